@@ -1,0 +1,44 @@
+# Thin wrapper around CMake. `make demo` and `make test` do all set-up on a fresh Debian 12.
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= 2
+WERROR     ?= OFF
+CMAKE_ARGS ?=
+
+.PHONY: all deps build test test-fast test-asan demo bench clean samples
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DHP_WERROR=$(WERROR) $(CMAKE_ARGS)
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake -S . -B $(BUILD) -DHP_WERROR=$(WERROR) >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+# All tests: the release build, then the same tests under ASan+UBSan.
+test: test-fast test-asan
+
+test-fast: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHP_SANITIZE=ON -DHP_WERROR=$(WERROR) $(CMAKE_ARGS) >/dev/null
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 HP_SANITIZED=1 \
+	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
+
+demo: build
+	@scripts/demo.sh $(BUILD)/bin
+
+bench: build
+	@bench/run.sh $(BUILD)/bin
+
+samples:
+	python3 scripts/make_sample_meshes.py sample_meshes
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,129 @@
+#include "common/tool.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <new>
+#include <optional>
+#include <unistd.h>
+
+#include <tbb/global_control.h>
+
+#include "core/error.hpp"
+#include "core/version.hpp"
+
+namespace hp::app {
+
+struct Tool::Impl {
+    std::optional<tbb::global_control> thread_limit;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    bool bar_drawn = false;
+};
+
+Tool::Tool(std::string name, const std::string& description, const std::string& examples)
+    : cli(description, name), name_(std::move(name)), impl_(std::make_unique<Impl>()) {
+    cli.footer(examples);
+    cli.set_version_flag("--version", std::string(name_) + " (hapticprep) " + kVersion);
+    cli.add_flag("--json", json, "print a machine-readable JSON summary on stdout");
+    cli.add_flag("-q,--quiet", quiet, "no progress bar, warnings or text summary");
+    cli.add_option("--threads", threads, "worker threads (default: all cores)")
+        ->check(CLI::Range(0, 1024));
+}
+
+Tool::~Tool() = default;
+
+void Tool::add_mesh_options(MeshLoadOptions& options) {
+    cli.add_option("--scale", options.scale, "multiply mesh coordinates by F (after --units)")
+        ->check(CLI::PositiveNumber)
+        ->type_name("F");
+    cli.add_option("--units", options.units, "unit of the mesh file; converts to metres")
+        ->check(CLI::IsMember({"mm", "cm", "m", "in"}))
+        ->type_name("mm|cm|m|in");
+}
+
+int Tool::run(int argc, char** argv, const std::function<int()>& body) {
+    try {
+        cli.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return cli.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return cli.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return cli.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << name_ << ": " << e.what() << " (see " << name_ << " --help)\n";
+        return static_cast<int>(ExitCode::usage);
+    }
+    if (threads > 0)
+        impl_->thread_limit.emplace(tbb::global_control::max_allowed_parallelism,
+                                    static_cast<std::size_t>(threads));
+    try {
+        int code = body();
+        if (impl_->bar_drawn) std::cerr << "\r\033[K" << std::flush;
+        return code;
+    } catch (const Error& e) {
+        if (impl_->bar_drawn) std::cerr << "\r\033[K";
+        std::cerr << name_ << ": " << e.what() << "\n";
+        return e.exit_code();
+    } catch (const std::bad_alloc&) {
+        if (impl_->bar_drawn) std::cerr << "\r\033[K";
+        std::cerr << name_ << ": out of memory (try a coarser voxel size or fewer threads)\n";
+        return static_cast<int>(ExitCode::bad_input);
+    } catch (const std::exception& e) {
+        if (impl_->bar_drawn) std::cerr << "\r\033[K";
+        std::cerr << name_ << ": internal error: " << e.what() << "\n";
+        return static_cast<int>(ExitCode::bad_input);
+    }
+}
+
+void Tool::warn(const std::string& message) const {
+    if (!quiet) std::cerr << name_ << ": warning: " << message << "\n";
+}
+
+Progress Tool::progress() {
+    if (quiet || json || !::isatty(STDERR_FILENO)) return {};
+    Impl* impl = impl_.get();
+    return Progress{[impl](std::string_view phase, double fraction) {
+        using namespace std::chrono;
+        auto now = steady_clock::now();
+        if (now - impl->start < seconds(1)) return;
+        static thread_local steady_clock::time_point last{};
+        if (now - last < milliseconds(100) && fraction < 1.0) return;
+        last = now;
+        const int width = 30;
+        int filled = static_cast<int>(std::clamp(fraction, 0.0, 1.0) * width + 0.5);
+        std::string bar(static_cast<std::size_t>(filled), '#');
+        bar.resize(width, '.');
+        std::fprintf(stderr, "\r\033[K%-10.*s [%s] %3d%%", static_cast<int>(phase.size()), phase.data(),
+                     bar.c_str(), static_cast<int>(fraction * 100 + 0.5));
+        std::fflush(stderr);
+        impl->bar_drawn = true;
+    }};
+}
+
+void Tool::print_json(const nlohmann::json& j) const {
+    if (json) std::cout << j.dump(2) << std::endl;
+}
+
+std::size_t peak_rss_bytes() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+    }
+    return 0;
+}
+
+std::string human_bytes(double bytes) {
+    const char* units[] = {"B", "KB", "MB", "GB", "TB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 4) {
+        bytes /= 1024;
+        ++u;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+    return buf;
+}
+
+}  // namespace hp::app

@@ -1,0 +1,64 @@
+#pragma once
+// The frame every executable shares: CLI11 set-up with the common flags, error reporting with
+// the exit codes of SPEC §1, the thread limit, warnings and the terminal progress bar.
+//
+//   int main(int argc, char** argv) {
+//       hp::app::Tool tool("haptic-x", "What it does.", "Examples:\n  haptic-x in.stl -o out.vdb\n");
+//       std::string in; tool.cli.add_option("MESH", in, "input mesh")->required();
+//       return tool.run(argc, argv, [&] { ...; return 0; });
+//   }
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "core/progress.hpp"
+#include "mesh/mesh.hpp"
+
+namespace hp::app {
+
+class Tool {
+public:
+    Tool(std::string name, const std::string& description, const std::string& examples);
+    ~Tool();
+
+    CLI::App cli;
+    bool json = false;   // --json: machine-readable summary on stdout
+    bool quiet = false;  // --quiet: no progress, no warnings, no text summary
+    int threads = 0;     // --threads N (0: all cores)
+
+    // Adds --scale and --units, filling `options`.
+    void add_mesh_options(MeshLoadOptions& options);
+
+    // Parses argv, applies --threads, runs `body` and maps exceptions to exit codes:
+    // hp::Error → its code with "name: message"; CLI11 errors → 2; bad_alloc → 3.
+    int run(int argc, char** argv, const std::function<int()>& body);
+
+    // "name: warning: ..." on stderr unless --quiet or --json... (warnings still go to stderr
+    // with --json, since stdout carries the JSON).
+    void warn(const std::string& message) const;
+    // Text for humans on stdout, unless --quiet or --json.
+    bool text_output() const { return !quiet && !json; }
+    // A progress reporter that draws a bar on stderr when it is a terminal, not in --quiet or
+    // --json mode, and only once the work has taken longer than about a second.
+    Progress progress();
+    // Prints `j` on stdout (pretty, 2 spaces) when --json was given.
+    void print_json(const nlohmann::json& j) const;
+
+    const std::string& name() const { return name_; }
+
+private:
+    std::string name_;
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Peak resident set size of this process in bytes (from /proc/self/status VmHWM; 0 if unknown).
+std::size_t peak_rss_bytes();
+// "12.3 MB" style.
+std::string human_bytes(double bytes);
+
+}  // namespace hp::app

@@ -1,0 +1,75 @@
+#pragma once
+// lib/mesh — triangle meshes in, welded and diagnosed.
+//
+// Contract: load_mesh() reads any format Assimp reads, applies node transforms, triangulates,
+// drops points and lines, applies --scale/--units, welds vertices by position (tolerance
+// relative to the bounding-box diagonal), drops degenerate and duplicate triangles, and computes
+// the diagnostics below on the welded mesh. Units: whatever the file holds times the scale; all
+// later stages work in these world units. Errors: hp::Error(bad_input) naming the file (missing,
+// empty, unreadable, no triangles, NaN/Inf coordinates, not a mesh).
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "geometry/vec.hpp"
+
+namespace hp {
+
+struct TriMesh {
+    std::vector<Vec3d> vertices;
+    std::vector<std::array<std::uint32_t, 3>> triangles;  // counter-clockwise seen from outside
+
+    Aabb bounds() const;
+};
+
+struct MeshDiagnostics {
+    std::size_t vertices = 0;
+    std::size_t triangles = 0;
+    Aabb bbox;
+    std::size_t boundary_edges = 0;      // edges used by exactly one triangle
+    std::size_t nonmanifold_edges = 0;   // edges used by three or more triangles
+    std::size_t inconsistent_edges = 0;  // manifold edges whose two triangles traverse it the same way
+    std::size_t components = 0;          // connected by shared vertices
+    double signed_volume = 0;            // positive for outward-wound closed meshes
+    bool watertight = false;             // no boundary, no non-manifold, no inconsistent edges
+    std::string orientation;             // "outward", "inward" or "mixed"
+    // What import did: welded vertices, dropped degenerate/duplicate triangles, dropped points/lines.
+    std::size_t welded_vertices = 0;
+    std::size_t dropped_degenerate = 0;
+    std::size_t dropped_duplicate = 0;
+    std::size_t dropped_primitives = 0;
+};
+
+struct MeshLoadOptions {
+    double scale = 1.0;       // multiplies coordinates (after units)
+    std::string units = "";   // "", "mm", "cm", "m" or "in": the file's unit; output is metres
+                              // when given, the file's own unit otherwise
+    double weld_tolerance = 1e-7;  // relative to the bounding-box diagonal
+};
+
+struct LoadedMesh {
+    TriMesh mesh;
+    MeshDiagnostics diagnostics;
+    std::string source_name;  // file name without folders
+    std::string source_hash;  // hex64 of the file's bytes
+    std::string units;        // units of the coordinates ("m", or "" when unknown)
+};
+
+LoadedMesh load_mesh(const std::filesystem::path& path, const MeshLoadOptions& options = {});
+
+// Weld, clean and diagnose a mesh given as a triangle soup (used by load_mesh and by tests).
+// `where` names the source in error messages.
+LoadedMesh prepare_mesh(TriMesh soup, const MeshLoadOptions& options, const std::string& where);
+
+MeshDiagnostics diagnose(const TriMesh& mesh);
+
+// {"vertices":..,"triangles":..,"bbox":{"min":[..],"max":[..]},"boundary_edges":..,
+//  "nonmanifold_edges":..,"inconsistent_edges":..,"components":..,"signed_volume":..,
+//  "watertight":..,"orientation":..}
+nlohmann::json to_json(const MeshDiagnostics& d);
+
+}  // namespace hp
