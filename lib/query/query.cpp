@@ -1,0 +1,167 @@
+#include "query/query.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace hp {
+
+std::array<Vec3d, 3> rotation_rows(const std::array<double, 4>& q_in) {
+    double n = std::sqrt(q_in[0] * q_in[0] + q_in[1] * q_in[1] + q_in[2] * q_in[2] + q_in[3] * q_in[3]);
+    if (!(n > 0) || !std::isfinite(n)) fail_usage("a pose has a zero or non-finite quaternion");
+    double w = q_in[0] / n, x = q_in[1] / n, y = q_in[2] / n, z = q_in[3] / n;
+    return {Vec3d{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
+            Vec3d{2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
+            Vec3d{2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}};
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class Traversal {
+public:
+    Traversal(const DistanceSampler& field, const MovingObject& moving, const Pose& pose, QueryResult& out)
+        : field_(field), moving_(moving), rot_(rotation_rows(pose.quaternion)), t_(pose.position), out_(out) {
+        // Rounding of the transform (a few ulps of the coordinates) must not prune a point whose
+        // value is just above zero: widen the sphere test by a tiny absolute amount.
+        margin_ = 1e-9 * field.grid().voxel_size;
+        best_checked_ = -std::numeric_limits<double>::infinity();
+        best_bound_ = -std::numeric_limits<double>::infinity();
+    }
+
+    Vec3d place(const Vec3d& p) const { return Vec3d{dot(rot_[0], p), dot(rot_[1], p), dot(rot_[2], p)} + t_; }
+    Vec3d turn(const Vec3d& n) const { return Vec3d{dot(rot_[0], n), dot(rot_[1], n), dot(rot_[2], n)}; }
+
+    // Checks one point; records a contact when V > 0.
+    void check_point(std::uint32_t index, std::int32_t segment) {
+        Vec3d p = place(moving_.points[index]);
+        double v = field_.value(p);
+        ++out_.points_tested;
+        best_checked_ = std::max(best_checked_, v);
+        best_bound_ = std::max(best_bound_, v);
+        if (v > 0) out_.contacts.push_back({index, p, turn(moving_.normals[index]), v, segment});
+    }
+
+    // Breadth-first from `start`; returns false when stopped by the deadline.
+    bool traverse(std::uint32_t start, std::int32_t segment, const Clock::time_point* deadline) {
+        const auto& clusters = moving_.tree->clusters;
+        queue_.clear();
+        queue_.push_back(start);
+        for (std::size_t head = 0; head < queue_.size(); ++head) {
+            if (deadline && (head & 15) == 0 && Clock::now() >= *deadline) {
+                out_.interrupted = true;
+                // Unvisited clusters still bound the separation from below.
+                for (std::size_t rest = head; rest < queue_.size(); ++rest) bound_sphere(clusters[queue_[rest]]);
+                return false;
+            }
+            const TreeCluster& c = clusters[queue_[head]];
+            out_.level_reached = std::max(out_.level_reached, c.level);
+            ++out_.spheres_tested;
+            double v = field_.value(place(c.sphere.center));
+            double reach = field_.lipschitz() * c.sphere.radius + margin_;
+            if (v + reach < 0) {
+                best_bound_ = std::max(best_bound_, v + reach);
+                continue;
+            }
+            if (c.children.empty()) {
+                for (std::uint32_t p : c.points) check_point(p, segment);
+            } else {
+                check_point(c.points[0], segment);
+                for (std::uint32_t ch : c.children) queue_.push_back(ch);
+            }
+        }
+        return true;
+    }
+
+    void bound_sphere(const TreeCluster& c) {
+        double v = field_.value(place(c.sphere.center));
+        best_bound_ = std::max(best_bound_, v + field_.lipschitz() * c.sphere.radius);
+    }
+
+    void finish() {
+        auto& cs = out_.contacts;
+        std::sort(cs.begin(), cs.end(), [](const Contact& a, const Contact& b) { return a.point < b.point; });
+        cs.erase(std::unique(cs.begin(), cs.end(), [](const Contact& a, const Contact& b) { return a.point == b.point; }),
+                 cs.end());
+        for (const Contact& c : cs) {
+            Vec3d f = c.normal * c.value;
+            out_.force += f;
+            out_.torque += cross(c.position - t_, f);
+            out_.max_penetration = std::max(out_.max_penetration, c.value);
+        }
+        if (cs.empty()) {
+            out_.min_distance_checked = std::isfinite(best_checked_) ? -best_checked_ : std::numeric_limits<double>::infinity();
+            out_.min_distance_bound = std::max(0.0, -best_bound_);
+        }
+    }
+
+private:
+    const DistanceSampler& field_;
+    const MovingObject& moving_;
+    std::array<Vec3d, 3> rot_;
+    Vec3d t_;
+    QueryResult& out_;
+    double margin_ = 0;
+    double best_checked_ = 0;  // max V over checked points
+    double best_bound_ = 0;    // max over checked points and pruned spheres of an upper bound of V
+    std::vector<std::uint32_t> queue_;
+};
+
+}  // namespace
+
+QueryResult run_query(const DistanceSampler& field, const MovingObject& moving, const Pose& pose,
+                      const QueryOptions& options) {
+    if (moving.points.size() != moving.normals.size())
+        fail_input("", "the moving object has " + std::to_string(moving.points.size()) + " points but " +
+                           std::to_string(moving.normals.size()) + " normals");
+    QueryResult out;
+    Clock::time_point start = Clock::now();
+    Traversal t(field, moving, pose, out);
+    const bool need_tree = options.mode != QueryMode::brute;
+    if (need_tree && (!moving.tree || moving.tree->clusters.empty()))
+        fail_input("", "this query mode needs a point-sphere tree (run haptic-spheretree)");
+
+    switch (options.mode) {
+    case QueryMode::brute:
+        for (std::uint32_t i = 0; i < moving.points.size(); ++i) t.check_point(i, -1);
+        break;
+    case QueryMode::full:
+        t.traverse(0, -1, nullptr);
+        break;
+    case QueryMode::time_critical: {
+        auto deadline = start + std::chrono::nanoseconds(static_cast<long long>(options.budget_us * 1000));
+        t.traverse(0, -1, &deadline);
+        break;
+    }
+    case QueryMode::segmented: {
+        const PointSphereTree& tree = *moving.tree;
+        if (options.level < 1 || options.level > tree.levels)
+            fail_usage("--level must be between 1 and " + std::to_string(tree.levels) + " for this tree");
+        for (std::uint32_t id = 0; id < tree.clusters.size(); ++id) {
+            if (tree.clusters[id].level != options.level) continue;
+            std::size_t before = out.contacts.size();
+            t.traverse(id, static_cast<std::int32_t>(id), nullptr);
+            // Keep only the segment's deepest contact (ties: lowest point index).
+            if (out.contacts.size() > before) {
+                auto deepest = std::max_element(out.contacts.begin() + static_cast<std::ptrdiff_t>(before), out.contacts.end(),
+                                                [](const Contact& a, const Contact& b) {
+                                                    return a.value < b.value || (a.value == b.value && a.point > b.point);
+                                                });
+                Contact keep = *deepest;
+                out.contacts.resize(before);
+                out.contacts.push_back(keep);
+            }
+        }
+        break;
+    }
+    }
+    t.finish();
+    return out;
+}
+
+}  // namespace hp

@@ -1,0 +1,85 @@
+#pragma once
+// lib/query — VPS collision queries (paper 000 sections 2.2–2.4, Algorithm 1).
+//
+// In: the static object's distance function V (DistanceSampler, inside positive), the moving
+// object's points with unit inward normals and its point-sphere tree, and a pose placing the
+// moving object in the static object's frame (world point = R p + t).
+// Out: the contact manifold {P, n, V(P)} of points with V(P) > 0 (P and n in the static frame),
+// the penalty force f = sum V(P_i) n_i (eq. 2) and torque t = sum (P_i - t) x f_i about the moving
+// object's origin (eq. 3, the paper's "pointshell frame"), the maximum penetration, and when
+// nothing collides bounds on the separation.
+//
+// Modes:
+//  full           Algorithm 1: FIFO from the root; a sphere (X, R) collides when
+//                 V(X) + L R >= 0 (L = the sampler's Lipschitz bound, see field.hpp; the paper's
+//                 V(X) >= -R is the case L = 1). A colliding cluster checks its parent point and
+//                 pushes its children; a leaf checks all its points. Because every point lies in
+//                 its ancestors' spheres and V changes by at most L per unit length, no colliding
+//                 point is ever pruned: full finds exactly the contacts brute finds.
+//  brute          every point, no tree.
+//  segmented      section 2.4: every cluster of one level starts its own traversal and keeps only
+//                 its deepest contact (one contact per segment).
+//  time_critical  full, stopped when the budget is spent; reports the level reached. Contacts are
+//                 those found so far (parent points of colliding clusters count).
+// Contacts are returned sorted by point index and summed in that order, so results are
+// deterministic and full and brute agree bit for bit.
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "geometry/vec.hpp"
+#include "query/field.hpp"
+#include "spheretree/tree.hpp"
+
+namespace hp {
+
+struct Pose {
+    Vec3d position;                                // t
+    std::array<double, 4> quaternion{1, 0, 0, 0};  // w, x, y, z; normalized before use
+};
+
+struct MovingObject {
+    std::span<const Vec3d> points;
+    std::span<const Vec3d> normals;  // unit, inward
+    const PointSphereTree* tree = nullptr;
+};
+
+enum class QueryMode { full, brute, segmented, time_critical };
+
+struct QueryOptions {
+    QueryMode mode = QueryMode::full;
+    int level = 0;             // segmented: the segmentation level (1 = root)
+    double budget_us = 1000;   // time_critical: per-query budget in microseconds
+};
+
+struct Contact {
+    std::uint32_t point = 0;  // index into the moving object's points
+    Vec3d position;           // static frame
+    Vec3d normal;             // static frame, inward normal of the moving object
+    double value = 0;         // V(P) > 0, penetration depth
+    std::int32_t segment = -1;  // segmented mode: the cluster id of the segment
+};
+
+struct QueryResult {
+    std::vector<Contact> contacts;
+    Vec3d force, torque;
+    double max_penetration = 0;     // max V over contacts, 0 when none
+    // When nothing collides: the separation is at least `min_distance_bound` (from pruned
+    // spheres and checked points) and at most `min_distance_checked` (the closest checked point).
+    double min_distance_bound = 0;
+    double min_distance_checked = 0;
+    std::size_t spheres_tested = 0;
+    std::size_t points_tested = 0;
+    int level_reached = 0;          // deepest tree level visited (0 for brute)
+    bool interrupted = false;       // time_critical stopped at its budget
+};
+
+// 3x3 rotation from a unit quaternion (w, x, y, z). Throws hp::Error(usage) for a zero or
+// non-finite quaternion.
+std::array<Vec3d, 3> rotation_rows(const std::array<double, 4>& q);
+
+QueryResult run_query(const DistanceSampler& field, const MovingObject& moving, const Pose& pose,
+                      const QueryOptions& options);
+
+}  // namespace hp

@@ -1,0 +1,205 @@
+#include "query/query.hpp"
+
+#include <cmath>
+#include <map>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+
+using hp::Vec3d;
+
+namespace {
+
+// A dense field sampled from an analytic signed distance (inside positive).
+template <class F>
+hp::DistanceSampler sampled(const hp::GridSpec& g, F f) {
+    std::vector<double> v(g.count());
+    for (int k = 0; k < g.dims[2]; ++k)
+        for (int j = 0; j < g.dims[1]; ++j)
+            for (int i = 0; i < g.dims[0]; ++i) v[g.index(i, j, k)] = f(g.center(i, j, k));
+    return hp::DistanceSampler(g, std::move(v));
+}
+
+hp::GridSpec cube_grid(double lo, double hi, double s) {
+    hp::GridSpec g;
+    g.voxel_size = s;
+    g.origin = {lo, lo, lo};
+    int n = static_cast<int>(std::lround((hi - lo) / s));
+    g.dims = {n, n, n};
+    return g;
+}
+
+struct Shell {
+    std::vector<Vec3d> points, normals;
+    hp::PointSphereTree tree;
+    hp::MovingObject view() const { return {points, normals, &tree}; }
+};
+
+// Points on a sphere of radius r around the origin, inward normals.
+Shell sphere_shell(double r, std::size_t n) {
+    Shell s;
+    std::mt19937 rng(1);
+    std::normal_distribution<double> g;
+    for (std::size_t i = 0; i < n; ++i) {
+        Vec3d d = hp::normalized(Vec3d{g(rng), g(rng), g(rng)});
+        s.points.push_back(d * r);
+        s.normals.push_back(-d);
+    }
+    s.tree = hp::build_point_sphere_tree(s.points, {});
+    return s;
+}
+
+}  // namespace
+
+TEST(DistanceSampler, TrilinearIsExactForAPlane) {
+    hp::GridSpec g = cube_grid(-1, 1, 0.1);
+    Vec3d n = hp::normalized(Vec3d{0.3, -0.5, 0.8});
+    auto plane = [&](Vec3d p) { return 0.2 - hp::dot(n, p); };
+    hp::DistanceSampler f = sampled(g, plane);
+    std::mt19937 rng(2);
+    std::uniform_real_distribution<double> u(-0.94, 0.94);  // inside the box of voxel centres
+    for (int i = 0; i < 1000; ++i) {
+        Vec3d p{u(rng), u(rng), u(rng)};
+        ASSERT_NEAR(f.value(p), plane(p), 1e-12);
+        ASSERT_NEAR(f.gradient_value(p), plane(p), 1e-12);
+    }
+    // Outside the centre box: value at the clamped point minus the distance to it.
+    Vec3d far{3.0, 0.0, 0.0}, clamped{0.95, 0.0, 0.0};
+    EXPECT_NEAR(f.value(far), plane(clamped) - 2.05, 1e-12);
+    // Lipschitz bound: per-axis differences of a plane are |n_a| s, so L = |n| + 1 = 2.
+    EXPECT_NEAR(f.lipschitz(), 2.0, 1e-6);
+}
+
+TEST(Query, RotationFromQuaternion) {
+    double h = std::sqrt(0.5);
+    auto r = hp::rotation_rows({h, 0, 0, h});  // 90 degrees about z
+    Vec3d x{1, 0, 0};
+    Vec3d rx{hp::dot(r[0], x), hp::dot(r[1], x), hp::dot(r[2], x)};
+    EXPECT_NEAR(rx.x, 0, 1e-15);
+    EXPECT_NEAR(rx.y, 1, 1e-15);
+    EXPECT_THROW(hp::rotation_rows({0, 0, 0, 0}), hp::Error);
+}
+
+TEST(Query, PlaneContactForceByHand) {
+    // Static half-space z < 0 (V = -z); moving: a 5 x 5 patch at z = -0.01 around the pose origin,
+    // inward normals +z. Every point penetrates 0.01: f = 25 * 0.01 * (0,0,1), torque 0 by symmetry.
+    hp::GridSpec g = cube_grid(-1, 1, 0.05);
+    hp::DistanceSampler f = sampled(g, [](Vec3d p) { return -p.z; });
+    Shell s;
+    for (int i = -2; i <= 2; ++i)
+        for (int j = -2; j <= 2; ++j) {
+            s.points.push_back({i * 0.02, j * 0.02, 0});
+            s.normals.push_back({0, 0, 1});
+        }
+    s.tree = hp::build_point_sphere_tree(s.points, {});
+    hp::Pose pose{{0.1, 0.2, -0.01}, {1, 0, 0, 0}};
+    for (hp::QueryMode mode : {hp::QueryMode::full, hp::QueryMode::brute}) {
+        hp::QueryResult r = hp::run_query(f, s.view(), pose, {.mode = mode});
+        ASSERT_EQ(r.contacts.size(), 25u);
+        EXPECT_NEAR(r.force.z, 0.25, 1e-12);
+        EXPECT_NEAR(r.force.x, 0, 1e-15);
+        EXPECT_NEAR(hp::length(r.torque), 0, 1e-14);
+        EXPECT_NEAR(r.max_penetration, 0.01, 1e-12);
+    }
+}
+
+TEST(Query, FullTraversalFindsExactlyTheBruteForceContacts) {
+    // Static: a ball of radius 0.5 (V = 0.5 - |p|). Moving: a sphere shell of radius 0.2.
+    hp::GridSpec g = cube_grid(-1, 1, 0.04);
+    hp::DistanceSampler f = sampled(g, [](Vec3d p) { return 0.5 - hp::length(p); });
+    Shell s = sphere_shell(0.2, 4000);
+    std::mt19937 rng(9);
+    std::normal_distribution<double> gauss;
+    std::uniform_real_distribution<double> depth(0.6, 0.72);
+    int colliding_poses = 0;
+    for (int trial = 0; trial < 60; ++trial) {
+        Vec3d dir = hp::normalized(Vec3d{gauss(rng), gauss(rng), gauss(rng)});
+        hp::Pose pose{dir * depth(rng), {gauss(rng), gauss(rng), gauss(rng), gauss(rng)}};
+        hp::QueryResult full = hp::run_query(f, s.view(), pose, {.mode = hp::QueryMode::full});
+        hp::QueryResult brute = hp::run_query(f, s.view(), pose, {.mode = hp::QueryMode::brute});
+        ASSERT_EQ(full.contacts.size(), brute.contacts.size()) << "trial " << trial;
+        for (std::size_t i = 0; i < full.contacts.size(); ++i) {
+            ASSERT_EQ(full.contacts[i].point, brute.contacts[i].point);
+            ASSERT_EQ(full.contacts[i].value, brute.contacts[i].value);
+        }
+        EXPECT_EQ(full.max_penetration, brute.max_penetration);
+        EXPECT_EQ(full.force, brute.force);
+        if (!full.contacts.empty()) {
+            ++colliding_poses;
+            EXPECT_LT(full.points_tested, brute.points_tested) << "the tree must prune something";
+            // Independent check of the deepest point against the analytic distance (the
+            // trilinear error of |p| on a 0.04 grid is below 1e-3 here).
+            double deepest = 0;
+            for (const Vec3d& p : s.points) {
+                auto r = hp::rotation_rows(pose.quaternion);
+                Vec3d w = Vec3d{hp::dot(r[0], p), hp::dot(r[1], p), hp::dot(r[2], p)} + pose.position;
+                deepest = std::max(deepest, 0.5 - hp::length(w));
+            }
+            EXPECT_NEAR(full.max_penetration, deepest, 1e-3);
+        } else {
+            EXPECT_LE(full.min_distance_bound, full.min_distance_checked);
+        }
+    }
+    EXPECT_GT(colliding_poses, 10);
+    EXPECT_LT(colliding_poses, 60);
+}
+
+TEST(Query, SeparationBoundsBracketTheTrueDistance) {
+    hp::GridSpec g = cube_grid(-1, 1, 0.04);
+    hp::DistanceSampler f = sampled(g, [](Vec3d p) { return 0.3 - hp::length(p); });
+    Shell s = sphere_shell(0.1, 1000);
+    hp::Pose pose{{0.7, 0, 0}, {1, 0, 0, 0}};  // closest point of the shell at x = 0.6
+    hp::QueryResult r = hp::run_query(f, s.view(), pose, {});
+    ASSERT_TRUE(r.contacts.empty());
+    double truth = 0.3;  // 0.6 - 0.3, up to the shell's sampling and the grid's interpolation
+    EXPECT_LE(r.min_distance_bound, truth + 1e-3);
+    EXPECT_GE(r.min_distance_checked, truth - 1e-3);
+    EXPECT_GT(r.min_distance_bound, 0.0);
+}
+
+TEST(Query, SegmentedKeepsTheDeepestContactPerCluster) {
+    hp::GridSpec g = cube_grid(-1, 1, 0.04);
+    hp::DistanceSampler f = sampled(g, [](Vec3d p) { return 0.5 - hp::length(p); });
+    Shell s = sphere_shell(0.2, 2000);
+    hp::Pose pose{{0.62, 0.1, 0}, {1, 0, 0, 0}};
+    hp::QueryResult brute = hp::run_query(f, s.view(), pose, {.mode = hp::QueryMode::brute});
+    ASSERT_FALSE(brute.contacts.empty());
+    const int level = 3;
+    hp::QueryResult seg = hp::run_query(f, s.view(), pose, {.mode = hp::QueryMode::segmented, .level = level});
+    ASSERT_FALSE(seg.contacts.empty());
+    // Independent: for each level-3 cluster, the deepest brute-force contact among its points.
+    std::vector<int> owner(s.points.size(), -1);
+    for (std::size_t id = 0; id < s.tree.clusters.size(); ++id) {
+        if (s.tree.clusters[id].level != level) continue;
+        std::vector<std::uint32_t> stack{static_cast<std::uint32_t>(id)};
+        while (!stack.empty()) {
+            auto c = stack.back();
+            stack.pop_back();
+            for (auto p : s.tree.clusters[c].points) owner[p] = static_cast<int>(id);
+            for (auto ch : s.tree.clusters[c].children) stack.push_back(ch);
+        }
+    }
+    std::map<int, double> deepest;
+    for (const hp::Contact& c : brute.contacts) deepest[owner[c.point]] = std::max(deepest[owner[c.point]], c.value);
+    ASSERT_EQ(seg.contacts.size(), deepest.size());
+    for (const hp::Contact& c : seg.contacts) EXPECT_EQ(c.value, deepest[c.segment]);
+    EXPECT_THROW(hp::run_query(f, s.view(), pose, {.mode = hp::QueryMode::segmented, .level = 99}), hp::Error);
+}
+
+TEST(Query, TimeCriticalStopsAtTheBudget) {
+    hp::GridSpec g = cube_grid(-1, 1, 0.04);
+    hp::DistanceSampler f = sampled(g, [](Vec3d p) { return 0.5 - hp::length(p); });
+    Shell s = sphere_shell(0.2, 4000);
+    hp::Pose pose{{0.6, 0, 0}, {1, 0, 0, 0}};
+    hp::QueryResult none = hp::run_query(f, s.view(), pose, {.mode = hp::QueryMode::time_critical, .budget_us = 0});
+    EXPECT_TRUE(none.interrupted);
+    EXPECT_EQ(none.spheres_tested, 0u);
+    hp::QueryResult all = hp::run_query(f, s.view(), pose, {.mode = hp::QueryMode::time_critical, .budget_us = 1e9});
+    hp::QueryResult full = hp::run_query(f, s.view(), pose, {});
+    EXPECT_FALSE(all.interrupted);
+    EXPECT_EQ(all.level_reached, s.tree.levels);
+    EXPECT_EQ(all.contacts.size(), full.contacts.size());
+    EXPECT_EQ(all.force, full.force);
+}
