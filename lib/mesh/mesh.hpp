@@ -72,4 +72,7 @@ MeshDiagnostics diagnose(const TriMesh& mesh);
 //  "watertight":..,"orientation":..}
 nlohmann::json to_json(const MeshDiagnostics& d);
 
+// The diagnostics as aligned text lines, for the tools' human-readable summaries.
+std::string format_diagnostics(const MeshDiagnostics& d);
+
 }  // namespace hp
