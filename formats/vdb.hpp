@@ -49,8 +49,8 @@ struct GridInfo {
     std::string grid_class;  // "level set", "fog volume", "unknown"
     std::size_t active_voxels = 0;
     std::size_t memory_bytes = 0;  // in-memory size of the tree
-    std::size_t leaf_nodes = 0;
-    std::size_t tiles = 0;
+    std::size_t leaf_nodes = 0;      // deep inspection only
+    std::size_t tiles = 0;           // active tiles; deep inspection only
 };
 
 struct FileInfo {
@@ -64,8 +64,10 @@ struct FileInfo {
 // True when the file starts with OpenVDB's magic number (content, not extension).
 bool looks_like_vdb(const std::filesystem::path& path);
 
-// Opens the file and describes it. Throws hp::Error(bad_input) when it is not a readable VDB.
-FileInfo inspect(const std::filesystem::path& path);
+// Opens the file and describes it: metadata only, or with `deep` also the trees (node counts and
+// memory). Verifies our checksum trailer first (see formats/vdb.md). Throws hp::Error(bad_input)
+// when it is not a readable VDB, is damaged, or was written by a newer format version.
+FileInfo inspect(const std::filesystem::path& path, bool deep = false);
 
 // Reads grid `name` densely over the file's GridSpec, calling `sink(z, values)` for
 // z = 0..dims[2]-1 in order (values as in SliceSource). Throws hp::Error(bad_input) when the
