@@ -1,0 +1,102 @@
+#pragma once
+// formats/container — the project's binary container for pointshells, point-sphere trees and
+// CFMs. Byte layout, versioning and damage detection: formats/container.md.
+//
+// A file is: a 40-byte header (magic "HAPTICPF", format version, a 4-byte kind tag, the total
+// file size, the section count, CRC-32 of the header), then sections, each a 32-byte section
+// header (name, payload length, CRC-32 of the payload, CRC-32 of the section header) and its
+// payload. The first section is always "meta": the JSON provenance block. Every byte is covered by
+// a CRC-32, so truncation and bit flips are detected before any payload is interpreted.
+// Little-endian throughout.
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+
+namespace hp::container {
+
+static_assert(std::endian::native == std::endian::little, "the container code assumes a little-endian host");
+
+inline constexpr std::uint32_t kFormatVersion = 1;
+
+enum class Kind { pointshell, tree, cfm };
+const char* kind_name(Kind k);  // "pointshell", "point-sphere tree", "closest feature map"
+
+// True when the file starts with the container's magic bytes.
+bool looks_like_container(const std::filesystem::path& path);
+
+class Writer {
+public:
+    Writer(Kind kind, nlohmann::json metadata);
+
+    void add_bytes(const std::string& name, std::string payload);
+    template <class T>
+    void add_array(const std::string& name, const std::vector<T>& values) {
+        static_assert(std::is_trivially_copyable_v<T>);
+        std::string bytes(values.size() * sizeof(T), '\0');
+        if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+        add_bytes(name, std::move(bytes));
+    }
+    // The whole file as bytes (deterministic), and an atomic write of it.
+    std::string serialize() const;
+    void write(const std::filesystem::path& path) const;
+
+private:
+    Kind kind_;
+    std::vector<std::pair<std::string, std::string>> sections_;
+};
+
+class Reader {
+public:
+    // Reads and validates the whole file (header, every section, every checksum). When
+    // `expected` is given, a file of another kind is rejected ("is a pointshell, expected ...").
+    // Throws hp::Error(bad_input) naming the file and the damage.
+    static Reader open(const std::filesystem::path& path, const Kind* expected = nullptr);
+    static Reader parse(std::string bytes, const std::string& where, const Kind* expected = nullptr);
+
+    Kind kind() const { return kind_; }
+    std::uint32_t version() const { return version_; }
+    const nlohmann::json& metadata() const { return metadata_; }
+    std::size_t file_size() const { return bytes_.size(); }
+
+    struct SectionInfo {
+        std::string name;
+        std::size_t offset;  // of the payload
+        std::size_t size;
+    };
+    const std::vector<SectionInfo>& sections() const { return sections_; }
+    bool has(const std::string& name) const;
+    std::string_view bytes(const std::string& name) const;  // throws when missing
+
+    // Section as an array of T. `expected_count` (when not SIZE_MAX) must match exactly.
+    template <class T>
+    std::vector<T> array(const std::string& name, std::size_t expected_count = SIZE_MAX) const {
+        static_assert(std::is_trivially_copyable_v<T>);
+        std::string_view b = bytes(name);
+        if (b.size() % sizeof(T) != 0 || (expected_count != SIZE_MAX && b.size() / sizeof(T) != expected_count))
+            fail_input(where_, "section '" + name + "' has " + std::to_string(b.size()) + " bytes, which does not fit " +
+                                   (expected_count == SIZE_MAX ? std::string("its element size")
+                                                               : std::to_string(expected_count) + " elements"));
+        std::vector<T> out(b.size() / sizeof(T));
+        if (!out.empty()) std::memcpy(out.data(), b.data(), b.size());
+        return out;
+    }
+
+private:
+    std::string where_;
+    std::string bytes_;
+    Kind kind_ = Kind::pointshell;
+    std::uint32_t version_ = 0;
+    nlohmann::json metadata_;
+    std::vector<SectionInfo> sections_;
+};
+
+}  // namespace hp::container
