@@ -114,16 +114,4 @@ std::size_t peak_rss_bytes() {
     return 0;
 }
 
-std::string human_bytes(double bytes) {
-    const char* units[] = {"B", "KB", "MB", "GB", "TB"};
-    int u = 0;
-    while (bytes >= 1024 && u < 4) {
-        bytes /= 1024;
-        ++u;
-    }
-    char buf[32];
-    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-    return buf;
-}
-
 }  // namespace hp::app

@@ -58,7 +58,5 @@ private:
 
 // Peak resident set size of this process in bytes (from /proc/self/status VmHWM; 0 if unknown).
 std::size_t peak_rss_bytes();
-// "12.3 MB" style.
-std::string human_bytes(double bytes);
 
 }  // namespace hp::app

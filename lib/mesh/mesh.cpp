@@ -17,6 +17,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "core/text.hpp"
 
 namespace hp {
 
@@ -87,12 +88,6 @@ struct DisjointSets {
         if (a != b) parent[std::max(a, b)] = std::min(a, b);
     }
 };
-
-std::string with_commas(std::size_t n) {
-    std::string s = std::to_string(n);
-    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
-    return s;
-}
 
 // Some importers trust the element counts of a file's header and allocate for them before
 // reading (Assimp's OFF reader takes 16 GB and a minute on a 309-byte file that declares billions

@@ -1,0 +1,87 @@
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "core/text.hpp"
+#include "formats/vdb.hpp"
+#include "inspect/inspect.hpp"
+
+namespace hp::inspect {
+namespace fs = std::filesystem;
+
+Summary describe_vdb(const fs::path& path) {
+    vdb::FileInfo info = vdb::inspect(path, true);
+    Summary s;
+    std::ostringstream o;
+    o << "file         " << path.string() << "\n";
+    const bool voxelmap = info.ours && std::any_of(info.grids.begin(), info.grids.end(),
+                                                   [](const vdb::GridInfo& g) { return g.name == "layers"; });
+    const bool distance = info.ours && std::any_of(info.grids.begin(), info.grids.end(),
+                                                   [](const vdb::GridInfo& g) { return g.name == "distance"; });
+    std::string kind = !info.ours ? "vdb" : (distance ? "distance field" : (voxelmap ? "voxelmap" : "vdb"));
+    o << "kind         " << kind << (info.ours ? " (hapticprep)" : " (not written by hapticprep)") << "\n";
+    o << "creator      " << (info.creator.empty() ? "-" : info.creator) << "\n";
+    o << "file size    " << human_bytes(static_cast<double>(fs::file_size(path))) << "\n";
+    nlohmann::json grids = nlohmann::json::array();
+    for (const auto& g : info.grids) {
+        o << "grid         " << g.name << ": " << g.value_type << ", " << g.grid_class << ", " << g.active_voxels
+          << " active voxels, " << g.leaf_nodes << " leaves, " << g.tiles << " tiles, " << human_bytes(static_cast<double>(g.memory_bytes))
+          << " in memory\n";
+        grids.push_back({{"name", g.name}, {"type", g.value_type}, {"class", g.grid_class},
+                         {"active_voxels", g.active_voxels}, {"leaf_nodes", g.leaf_nodes}, {"tiles", g.tiles},
+                         {"memory_bytes", g.memory_bytes}});
+    }
+    s.json = {{"file", path.string()}, {"kind", kind}, {"ours", info.ours}, {"creator", info.creator},
+              {"file_size", fs::file_size(path)}, {"grids", grids}, {"metadata", info.metadata}};
+    if (info.ours) {
+        const GridSpec& g = info.grid;
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "dimensions   %d x %d x %d voxels, voxel size %.6g\n", g.dims[0], g.dims[1],
+                      g.dims[2], g.voxel_size);
+        o << buf;
+        std::snprintf(buf, sizeof buf, "origin       [%.6g, %.6g, %.6g]\n", g.origin.x, g.origin.y, g.origin.z);
+        o << buf;
+        s.json["dimensions"] = {g.dims[0], g.dims[1], g.dims[2]};
+        s.json["voxel_size"] = g.voxel_size;
+        s.json["origin"] = {g.origin.x, g.origin.y, g.origin.z};
+        for (const auto& [key, value] : info.metadata.items()) {
+            if (key == "grid") continue;
+            o << "meta         " << key << " = " << (value.is_string() ? value.get<std::string>() : value.dump()) << "\n";
+        }
+        if (voxelmap) {
+            // Layer histogram: count per layer value.
+            std::map<std::int32_t, std::size_t> histogram;
+            vdb::read_slices(path, "layers", vdb::ValueType::int32, [&](int, const void* values) {
+                const auto* v = static_cast<const std::int32_t*>(values);
+                for (std::size_t i = 0; i < static_cast<std::size_t>(g.dims[0]) * static_cast<std::size_t>(g.dims[1]); ++i)
+                    ++histogram[v[i]];
+            });
+            std::size_t inside = 0, surface = 0, outside = 0;
+            nlohmann::json hist = nlohmann::json::object();
+            for (const auto& [layer, count] : histogram) {
+                (layer > 0 ? inside : layer < 0 ? outside : surface) += count;
+                hist[std::to_string(layer)] = count;
+            }
+            o << "layers       " << inside << " inside, " << surface << " surface, " << outside << " outside voxels; "
+              << "values " << histogram.begin()->first << " .. " << histogram.rbegin()->first << "\n";
+            o << "histogram   ";
+            int shown = 0;
+            for (const auto& [layer, count] : histogram) {
+                if (shown++ == 24) {
+                    o << " ...";
+                    break;
+                }
+                o << " " << layer << ":" << count;
+            }
+            o << "\n";
+            s.json["layers"] = {{"inside", inside}, {"surface", surface}, {"outside", outside},
+                                {"min", histogram.begin()->first}, {"max", histogram.rbegin()->first},
+                                {"histogram", hist}};
+        }
+    }
+    s.text = o.str();
+    return s;
+}
+
+}  // namespace hp::inspect

@@ -1,0 +1,29 @@
+#pragma once
+// lib/inspect — what haptic-dump says about a file.
+//
+// describe() identifies a file by its content (container magic, OpenVDB magic, else a mesh that
+// Assimp reads), never by its extension, and returns the same facts as text and as JSON.
+// Per-kind describers live in their own files (describe_*.cpp). Errors: hp::Error(bad_input)
+// for unreadable, damaged or unknown files.
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "mesh/mesh.hpp"
+
+namespace hp::inspect {
+
+struct Summary {
+    std::string text;     // aligned lines for people
+    nlohmann::json json;  // {"file": ..., "kind": ..., ...}
+};
+
+Summary describe(const std::filesystem::path& path, const MeshLoadOptions& mesh_options = {});
+
+// Per-kind describers (dispatched by describe()).
+Summary describe_mesh(const std::filesystem::path& path, const MeshLoadOptions& options);
+Summary describe_vdb(const std::filesystem::path& path);
+Summary describe_container(const std::filesystem::path& path);
+
+}  // namespace hp::inspect
