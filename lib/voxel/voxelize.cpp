@@ -1,0 +1,494 @@
+#include "voxel/voxelize.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <limits>
+
+#include <tbb/parallel_for.h>
+
+#include "core/error.hpp"
+#include "geometry/sat.hpp"
+#include "geometry/winding.hpp"
+
+namespace hp {
+
+const char* fill_name(FillMethod m) {
+    switch (m) {
+    case FillMethod::automatic: return "auto";
+    case FillMethod::scanline: return "scanline";
+    case FillMethod::vote: return "vote";
+    case FillMethod::winding: return "winding";
+    case FillMethod::flood: return "flood";
+    }
+    return "?";
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Working cells: (distance << 1) | inside. Surface cells are 0.
+constexpr std::uint16_t kFarDist = 32767;
+constexpr std::uint16_t kUnknown = static_cast<std::uint16_t>(kFarDist << 1);
+
+struct Work {
+    GridSpec grid;
+    std::size_t nx = 0, ny = 0, nz = 0, slice = 0;
+    std::vector<std::vector<std::uint16_t>> cells;  // [z][y * nx + x]
+
+    std::uint16_t& at(std::size_t i, std::size_t j, std::size_t k) { return cells[k][j * nx + i]; }
+    std::uint16_t at(std::size_t i, std::size_t j, std::size_t k) const { return cells[k][j * nx + i]; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Phase 1: surface voxels.
+
+void mark_surface(const TriMesh& mesh, Work& w, const Progress& progress) {
+    const GridSpec& g = w.grid;
+    const double s = g.voxel_size;
+    const Vec3d half{s / 2, s / 2, s / 2};
+    const std::size_t n = mesh.triangles.size();
+    std::atomic<std::size_t> done{0};
+    auto range = [&](double lo, double hi, int axis, int& a, int& b) {
+        // Voxels whose closed extent [o + i s, o + (i+1) s] meets [lo, hi].
+        a = std::max(0, static_cast<int>(std::ceil((lo - g.origin[axis]) / s)) - 1);
+        b = std::min(g.dims[axis] - 1, static_cast<int>(std::floor((hi - g.origin[axis]) / s)));
+    };
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 256), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t t = r.begin(); t != r.end(); ++t) {
+            const auto& tri = mesh.triangles[t];
+            const Vec3d& a = mesh.vertices[tri[0]];
+            const Vec3d& b = mesh.vertices[tri[1]];
+            const Vec3d& c = mesh.vertices[tri[2]];
+            Vec3d lo = cwise_min(a, cwise_min(b, c)), hi = cwise_max(a, cwise_max(b, c));
+            int i0, i1, j0, j1, k0, k1;
+            range(lo.x, hi.x, 0, i0, i1);
+            range(lo.y, hi.y, 1, j0, j1);
+            range(lo.z, hi.z, 2, k0, k1);
+            for (int k = k0; k <= k1; ++k)
+                for (int j = j0; j <= j1; ++j)
+                    for (int i = i0; i <= i1; ++i) {
+                        std::uint16_t& cell = w.at(static_cast<std::size_t>(i), static_cast<std::size_t>(j), static_cast<std::size_t>(k));
+                        if (std::atomic_ref<std::uint16_t>(cell).load(std::memory_order_relaxed) == 0) continue;
+                        if (triangle_box_overlap(g.center(i, j, k), half, a, b, c))
+                            std::atomic_ref<std::uint16_t>(cell).store(0, std::memory_order_relaxed);
+                    }
+        }
+        std::size_t d = done.fetch_add(r.size()) + r.size();
+        (void)d;
+    });
+    progress.report("surface", 1.0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phase 2: crossings of grid rows with the triangles.
+
+// Integer coordinates: snapped to s / 2^20 relative to the grid origin. Row centres are then the
+// exact integers (2j + 1) 2^19; a grid of at most 32000 voxels needs < 2^36, products < 2^73.
+constexpr double kSnap = 1048576.0;  // 2^20
+constexpr std::int64_t kHalf = 524288;  // 2^19
+
+struct Snapped {
+    std::int64_t u, v;
+};
+
+int perturbed_orient(const Snapped& a, const Snapped& b, std::int64_t pu, std::int64_t pv) {
+    __int128 det = static_cast<__int128>(b.u - a.u) * (pv - a.v) - static_cast<__int128>(b.v - a.v) * (pu - a.u);
+    if (det > 0) return 1;
+    if (det < 0) return -1;
+    // The row point is moved by (eps, eps^2): the first non-zero term decides.
+    if (b.v != a.v) return b.v > a.v ? -1 : 1;
+    if (b.u != a.u) return b.u > a.u ? 1 : -1;
+    return 0;
+}
+
+struct RowBins {
+    int axis = 0, au = 1, av = 2;  // row direction and the two row-index axes
+    std::size_t nu = 0, nv = 0;
+    std::vector<std::uint64_t> offsets;  // CSR: rows (ju + nu * jv) -> triangle ids
+    std::vector<std::uint32_t> tris;
+};
+
+std::int64_t snap(double c, double origin, double s) { return std::llround((c - origin) / s * kSnap); }
+
+RowBins bin_rows(const TriMesh& mesh, const GridSpec& g, int axis) {
+    RowBins b;
+    b.axis = axis;
+    b.au = (axis + 1) % 3;
+    b.av = (axis + 2) % 3;
+    b.nu = static_cast<std::size_t>(g.dims[b.au]);
+    b.nv = static_cast<std::size_t>(g.dims[b.av]);
+    const double s = g.voxel_size;
+    auto row_span = [&](std::int64_t lo, std::int64_t hi, std::size_t n, std::int64_t& a, std::int64_t& z) {
+        // Rows j with centre (2j+1) 2^19 in [lo, hi].
+        a = std::max<std::int64_t>(0, (lo - kHalf + (kSnap - 1) >= 0 ? (lo - kHalf + static_cast<std::int64_t>(kSnap) - 1) / static_cast<std::int64_t>(kSnap) : 0));
+        z = std::min<std::int64_t>(static_cast<std::int64_t>(n) - 1,
+                                   hi - kHalf >= 0 ? (hi - kHalf) / static_cast<std::int64_t>(kSnap) : -1);
+    };
+    std::vector<std::uint32_t> count(b.nu * b.nv + 1, 0);
+    auto for_each_row = [&](auto&& visit) {
+        for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+            std::int64_t ulo = INT64_MAX, uhi = INT64_MIN, vlo = INT64_MAX, vhi = INT64_MIN;
+            for (std::uint32_t vi : mesh.triangles[t]) {
+                std::int64_t u = snap(mesh.vertices[vi][b.au], g.origin[b.au], s);
+                std::int64_t v = snap(mesh.vertices[vi][b.av], g.origin[b.av], s);
+                ulo = std::min(ulo, u), uhi = std::max(uhi, u), vlo = std::min(vlo, v), vhi = std::max(vhi, v);
+            }
+            std::int64_t u0, u1, v0, v1;
+            row_span(ulo, uhi, b.nu, u0, u1);
+            row_span(vlo, vhi, b.nv, v0, v1);
+            for (std::int64_t jv = v0; jv <= v1; ++jv)
+                for (std::int64_t ju = u0; ju <= u1; ++ju)
+                    visit(static_cast<std::size_t>(ju) + b.nu * static_cast<std::size_t>(jv), static_cast<std::uint32_t>(t));
+        }
+    };
+    for_each_row([&](std::size_t row, std::uint32_t) { ++count[row + 1]; });
+    b.offsets.assign(count.size(), 0);
+    for (std::size_t r = 1; r < count.size(); ++r) b.offsets[r] = b.offsets[r - 1] + count[r];
+    b.tris.resize(b.offsets.back());
+    std::vector<std::uint64_t> fill(b.offsets.begin(), b.offsets.end() - 1);
+    for_each_row([&](std::size_t row, std::uint32_t t) { b.tris[fill[row]++] = t; });
+    return b;
+}
+
+// Sorted positions (along the row axis, world units) where row (ju, jv) crosses the mesh.
+void row_crossings(const TriMesh& mesh, const GridSpec& g, const RowBins& b, std::size_t ju, std::size_t jv,
+                   std::vector<double>& xs) {
+    xs.clear();
+    const double s = g.voxel_size;
+    const std::int64_t pu = static_cast<std::int64_t>(2 * ju + 1) * kHalf, pv = static_cast<std::int64_t>(2 * jv + 1) * kHalf;
+    const double cu = g.origin[b.au] + (static_cast<double>(ju) + 0.5) * s;
+    const double cv = g.origin[b.av] + (static_cast<double>(jv) + 0.5) * s;
+    const std::size_t row = ju + b.nu * jv;
+    for (std::uint64_t e = b.offsets[row]; e < b.offsets[row + 1]; ++e) {
+        const auto& tri = mesh.triangles[b.tris[e]];
+        Snapped p[3];
+        for (int k = 0; k < 3; ++k) {
+            const Vec3d& v = mesh.vertices[tri[static_cast<std::size_t>(k)]];
+            p[k] = {snap(v[b.au], g.origin[b.au], s), snap(v[b.av], g.origin[b.av], s)};
+        }
+        int o0 = perturbed_orient(p[0], p[1], pu, pv), o1 = perturbed_orient(p[1], p[2], pu, pv),
+            o2 = perturbed_orient(p[2], p[0], pu, pv);
+        if (o0 == 0 || o0 != o1 || o1 != o2) continue;
+        const Vec3d& a = mesh.vertices[tri[0]];
+        Vec3d n = cross(mesh.vertices[tri[1]] - a, mesh.vertices[tri[2]] - a);
+        double x;
+        if (n[b.axis] != 0) {
+            x = a[b.axis] - (n[b.au] * (cu - a[b.au]) + n[b.av] * (cv - a[b.av])) / n[b.axis];
+        } else {
+            x = (a[b.axis] + mesh.vertices[tri[1]][b.axis] + mesh.vertices[tri[2]][b.axis]) / 3;
+        }
+        xs.push_back(x);
+    }
+    std::sort(xs.begin(), xs.end());
+}
+
+// Calls visit(voxel index along the row, inside by parity) for every voxel of the row.
+template <class F>
+void walk_row(const GridSpec& g, int axis, const std::vector<double>& xs, F&& visit) {
+    std::size_t passed = 0;
+    for (int i = 0; i < g.dims[axis]; ++i) {
+        const double c = g.origin[axis] + (i + 0.5) * g.voxel_size;
+        while (passed < xs.size() && xs[passed] < c) ++passed;
+        visit(i, (passed & 1) != 0);
+    }
+}
+
+std::size_t voxel_offset(const Work& w, int axis, std::size_t i, std::size_t ju, std::size_t jv, std::size_t& k) {
+    // Returns the in-slice offset and sets k, for voxel i along `axis` in row (ju, jv).
+    std::size_t xyz[3];
+    xyz[axis] = i;
+    xyz[(axis + 1) % 3] = ju;
+    xyz[(axis + 2) % 3] = jv;
+    k = xyz[2];
+    return xyz[1] * w.nx + xyz[0];
+}
+
+void fill_scanline(const TriMesh& mesh, Work& w, const Progress& progress) {
+    RowBins b = bin_rows(mesh, w.grid, 0);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b.nu * b.nv, 64), [&](const tbb::blocked_range<std::size_t>& r) {
+        std::vector<double> xs;
+        for (std::size_t row = r.begin(); row != r.end(); ++row) {
+            std::size_t ju = row % b.nu, jv = row / b.nu;  // y, z
+            row_crossings(mesh, w.grid, b, ju, jv, xs);
+            std::uint16_t* cells = &w.cells[jv][ju * w.nx];
+            walk_row(w.grid, 0, xs, [&](int i, bool inside) {
+                if (inside && cells[i] != 0) cells[i] |= 1;
+            });
+        }
+    });
+    progress.report("fill", 1.0);
+}
+
+// Votes: low 2 bits = inside votes, next 2 bits = valid votes.
+std::size_t fill_vote(const TriMesh& mesh, Work& w, const Progress& progress) {
+    std::vector<std::vector<std::uint8_t>> votes(w.nz, std::vector<std::uint8_t>(w.slice, 0));
+    for (int axis = 0; axis < 3; ++axis) {
+        RowBins b = bin_rows(mesh, w.grid, axis);
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b.nu * b.nv, 64), [&](const tbb::blocked_range<std::size_t>& r) {
+            std::vector<double> xs;
+            for (std::size_t row = r.begin(); row != r.end(); ++row) {
+                std::size_t ju = row % b.nu, jv = row / b.nu;
+                row_crossings(mesh, w.grid, b, ju, jv, xs);
+                if (xs.size() % 2 != 0) continue;  // the row passes through a hole: no vote
+                walk_row(w.grid, axis, xs, [&](int i, bool inside) {
+                    std::size_t k;
+                    std::size_t off = voxel_offset(w, axis, static_cast<std::size_t>(i), ju, jv, k);
+                    votes[k][off] = static_cast<std::uint8_t>(votes[k][off] + 4 + (inside ? 1 : 0));
+                });
+            }
+        });
+        progress.report("fill", (axis + 1) / 4.0);
+    }
+    // Majority of valid votes; collect the undecided.
+    std::vector<std::size_t> undecided;
+    for (std::size_t k = 0; k < w.nz; ++k)
+        for (std::size_t o = 0; o < w.slice; ++o) {
+            std::uint16_t& cell = w.cells[k][o];
+            if (cell == 0) continue;
+            int ins = votes[k][o] & 3, valid = votes[k][o] >> 2;
+            if (2 * ins > valid) cell |= 1;
+            else if (valid == 0 || 2 * ins == valid) undecided.push_back(k * w.slice + o);
+        }
+    votes.clear();
+    votes.shrink_to_fit();
+    // Few undecided voxels: the winding number decides; many: their decided neighbours do.
+    const double cost = static_cast<double>(undecided.size()) * static_cast<double>(mesh.triangles.size());
+    if (cost <= 2e9) {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, undecided.size(), 16), [&](const tbb::blocked_range<std::size_t>& r) {
+            for (std::size_t u = r.begin(); u != r.end(); ++u) {
+                std::size_t idx = undecided[u], k = idx / w.slice, o = idx % w.slice;
+                int j = static_cast<int>(o / w.nx), i = static_cast<int>(o % w.nx);
+                if (std::abs(winding_number(mesh, w.grid.center(i, j, static_cast<int>(k)))) > 0.5) w.cells[k][o] |= 1;
+            }
+        });
+    } else {
+        // Repeated sweeps: an undecided voxel joins the majority of its decided face neighbours.
+        std::vector<char> open(undecided.size(), 1);
+        for (int sweep = 0; sweep < 64; ++sweep) {
+            bool changed = false;
+            for (std::size_t u = 0; u < undecided.size(); ++u) {
+                if (!open[u]) continue;
+                std::size_t idx = undecided[u], k = idx / w.slice, o = idx % w.slice, j = o / w.nx, i = o % w.nx;
+                int in = 0, out = 0;
+                const int d[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+                for (const auto& dd : d) {
+                    long ni = static_cast<long>(i) + dd[0], nj = static_cast<long>(j) + dd[1], nk = static_cast<long>(k) + dd[2];
+                    if (!w.grid.contains(static_cast<int>(ni), static_cast<int>(nj), static_cast<int>(nk))) {
+                        ++out;
+                        continue;
+                    }
+                    std::uint16_t c = w.at(static_cast<std::size_t>(ni), static_cast<std::size_t>(nj), static_cast<std::size_t>(nk));
+                    if (c == 0) continue;
+                    (c & 1 ? in : out) += 1;
+                }
+                if (in > out) w.cells[k][o] |= 1;
+                if (in != out) {
+                    open[u] = 0;
+                    changed = true;
+                }
+            }
+            if (!changed) break;
+        }
+    }
+    progress.report("fill", 1.0);
+    return undecided.size();
+}
+
+void fill_winding(const TriMesh& mesh, Work& w, const Progress& progress) {
+    const double cost = static_cast<double>(w.grid.count()) * static_cast<double>(mesh.triangles.size());
+    if (cost > 5e10)
+        fail_usage("--fill winding would evaluate " + std::to_string(mesh.triangles.size()) + " triangles at " +
+                   std::to_string(w.grid.count()) + " voxels; too slow for this grid (use --fill vote)");
+    std::atomic<std::size_t> done{0};
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, w.nz), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t k = r.begin(); k != r.end(); ++k) {
+            for (std::size_t o = 0; o < w.slice; ++o) {
+                std::uint16_t& cell = w.cells[k][o];
+                if (cell == 0) continue;
+                int j = static_cast<int>(o / w.nx), i = static_cast<int>(o % w.nx);
+                if (std::abs(winding_number(mesh, w.grid.center(i, j, static_cast<int>(k)))) > 0.5) cell |= 1;
+            }
+            done.fetch_add(1);
+        }
+    });
+    progress.report("fill", 1.0);
+}
+
+void fill_flood(Work& w, const Progress& progress) {
+    // Outside = 26-connected to the border through non-surface voxels. Mark inside first, then
+    // clear the bit on every voxel the flood reaches.
+    for (auto& sl : w.cells)
+        for (auto& c : sl)
+            if (c != 0) c |= 1;
+    std::deque<std::uint64_t> queue;
+    auto push = [&](std::size_t i, std::size_t j, std::size_t k) {
+        std::uint16_t& c = w.at(i, j, k);
+        if (c != 0 && (c & 1)) {
+            c &= static_cast<std::uint16_t>(~1u);
+            queue.push_back((static_cast<std::uint64_t>(k) * w.ny + j) * w.nx + i);
+        }
+    };
+    for (std::size_t k = 0; k < w.nz; ++k)
+        for (std::size_t j = 0; j < w.ny; ++j)
+            for (std::size_t i = 0; i < w.nx; ++i)
+                if (i == 0 || j == 0 || k == 0 || i + 1 == w.nx || j + 1 == w.ny || k + 1 == w.nz) push(i, j, k);
+    while (!queue.empty()) {
+        std::uint64_t idx = queue.front();
+        queue.pop_front();
+        std::size_t i = idx % w.nx, j = (idx / w.nx) % w.ny, k = idx / (w.nx * w.ny);
+        for (int dz = -1; dz <= 1; ++dz)
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    long ni = static_cast<long>(i) + dx, nj = static_cast<long>(j) + dy, nk = static_cast<long>(k) + dz;
+                    if (ni < 0 || nj < 0 || nk < 0 || ni >= static_cast<long>(w.nx) || nj >= static_cast<long>(w.ny) ||
+                        nk >= static_cast<long>(w.nz))
+                        continue;
+                    push(static_cast<std::size_t>(ni), static_cast<std::size_t>(nj), static_cast<std::size_t>(nk));
+                }
+    }
+    progress.report("fill", 1.0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phase 3: layers as an exact two-pass chamfer distance to the surface (Chebyshev for 26,
+// Manhattan for 6), keeping each cell's inside bit.
+
+inline std::uint16_t dist(std::uint16_t c) { return static_cast<std::uint16_t>(c >> 1); }
+
+// One row of one pass. `prev` are neighbour rows already final in this pass (nullptr: absent);
+// for 26 each contributes i-1, i, i+1 (diag = true), for 6 only i. `step` is +1 (forward) or -1.
+void relax_row(std::uint16_t* cur, std::size_t nx, const std::uint16_t* const* prev, int nprev, bool diag, int step,
+               std::vector<std::uint16_t>& best) {
+    best.assign(nx, kFarDist);
+    for (int p = 0; p < nprev; ++p) {
+        const std::uint16_t* r = prev[p];
+        if (!r) continue;
+        for (std::size_t i = 0; i < nx; ++i) best[i] = std::min<std::uint16_t>(best[i], dist(r[i]));
+        if (diag) {
+            for (std::size_t i = 1; i < nx; ++i) best[i] = std::min<std::uint16_t>(best[i], dist(r[i - 1]));
+            for (std::size_t i = 0; i + 1 < nx; ++i) best[i] = std::min<std::uint16_t>(best[i], dist(r[i + 1]));
+        }
+    }
+    auto update = [&](std::size_t i, std::uint16_t along) {
+        std::uint16_t cand = static_cast<std::uint16_t>(std::min<std::uint16_t>(best[i], along) + 1);
+        if (cand < dist(cur[i])) cur[i] = static_cast<std::uint16_t>((cand << 1) | (cur[i] & 1));
+    };
+    if (step > 0) {
+        update(0, kFarDist);
+        for (std::size_t i = 1; i < nx; ++i) update(i, dist(cur[i - 1]));
+    } else {
+        update(nx - 1, kFarDist);
+        for (std::size_t i = nx - 1; i-- > 0;) update(i, dist(cur[i + 1]));
+    }
+}
+
+void compute_layers(Work& w, int connectivity, const Progress& progress) {
+    const bool diag = connectivity == 26;
+    std::vector<std::uint16_t> best;
+    const std::uint16_t* prev[4];
+    for (int pass = 0; pass < 2; ++pass) {
+        const int step = pass == 0 ? 1 : -1;
+        for (std::size_t kk = 0; kk < w.nz; ++kk) {
+            const std::size_t k = pass == 0 ? kk : w.nz - 1 - kk;
+            const bool has_k = pass == 0 ? k > 0 : k + 1 < w.nz;
+            const std::vector<std::uint16_t>* other = has_k ? &w.cells[pass == 0 ? k - 1 : k + 1] : nullptr;
+            for (std::size_t jj = 0; jj < w.ny; ++jj) {
+                const std::size_t j = pass == 0 ? jj : w.ny - 1 - jj;
+                const bool has_j = pass == 0 ? j > 0 : j + 1 < w.ny;
+                const std::size_t jn = pass == 0 ? j - 1 : j + 1;
+                int n = 0;
+                if (diag) {
+                    // Same slice: the row before; other slice: rows j-1, j, j+1.
+                    prev[n++] = has_j ? &w.cells[k][jn * w.nx] : nullptr;
+                    if (other) {
+                        prev[n++] = &(*other)[j * w.nx];
+                        prev[n++] = j > 0 ? &(*other)[(j - 1) * w.nx] : nullptr;
+                        prev[n++] = j + 1 < w.ny ? &(*other)[(j + 1) * w.nx] : nullptr;
+                    }
+                } else {
+                    prev[n++] = has_j ? &w.cells[k][jn * w.nx] : nullptr;
+                    prev[n++] = other ? &(*other)[j * w.nx] : nullptr;
+                }
+                relax_row(&w.cells[k][j * w.nx], w.nx, prev, n, diag, step, best);
+            }
+            progress.report("layers", (pass * static_cast<double>(w.nz) + static_cast<double>(kk) + 1) / (2.0 * static_cast<double>(w.nz)));
+        }
+    }
+}
+
+}  // namespace
+
+LayerMap voxelize(const TriMesh& mesh, const GridSpec& grid, const VoxelizeOptions& options, const Progress& progress) {
+    for (int a = 0; a < 3; ++a)
+        if (grid.dims[a] < 1 || grid.dims[a] > kMaxGridDim)
+            fail_usage("the grid has " + std::to_string(grid.dims[a]) + " voxels along an axis; at most " +
+                       std::to_string(kMaxGridDim) + " are supported");
+    if (options.connectivity != 26 && options.connectivity != 6) fail_usage("--connectivity must be 26 or 6");
+    if (options.max_layers < 0) fail_usage("--max-layers must be >= 0 (0 = unlimited)");
+    if (mesh.triangles.empty()) fail_input("", "the mesh has no triangles");
+
+    Work w;
+    w.grid = grid;
+    w.nx = static_cast<std::size_t>(grid.dims[0]);
+    w.ny = static_cast<std::size_t>(grid.dims[1]);
+    w.nz = static_cast<std::size_t>(grid.dims[2]);
+    w.slice = w.nx * w.ny;
+    w.cells.assign(w.nz, std::vector<std::uint16_t>());
+    tbb::parallel_for(std::size_t{0}, w.nz, [&](std::size_t k) { w.cells[k].assign(w.slice, kUnknown); });
+
+    LayerMap out;
+    out.grid = grid;
+    auto t0 = Clock::now();
+    mark_surface(mesh, w, progress);
+    out.seconds_surface = since(t0);
+
+    t0 = Clock::now();
+    FillMethod method = options.fill;
+    if (method == FillMethod::automatic) {
+        MeshDiagnostics d = diagnose(mesh);
+        method = d.watertight ? FillMethod::scanline : FillMethod::vote;
+    }
+    out.fill_used = method;
+    switch (method) {
+    case FillMethod::scanline: fill_scanline(mesh, w, progress); break;
+    case FillMethod::vote: out.undecided = fill_vote(mesh, w, progress); break;
+    case FillMethod::winding: fill_winding(mesh, w, progress); break;
+    case FillMethod::flood: fill_flood(w, progress); break;
+    case FillMethod::automatic: break;
+    }
+    out.seconds_fill = since(t0);
+
+    t0 = Clock::now();
+    compute_layers(w, options.connectivity, progress);
+    // Signed layer values, one slice at a time, freeing the working slice as we go.
+    out.slices.resize(w.nz);
+    int lo = 0, hi = 0;
+    for (std::size_t k = 0; k < w.nz; ++k) {
+        std::vector<std::int16_t> s(w.slice);
+        const std::vector<std::uint16_t>& c = w.cells[k];
+        for (std::size_t o = 0; o < w.slice; ++o) {
+            int d = dist(c[o]);
+            if (options.max_layers > 0) d = std::min(d, options.max_layers);
+            int v = c[o] & 1 ? d : -d;
+            s[o] = static_cast<std::int16_t>(v);
+            if (v > 0) ++out.inside;
+            else if (v < 0) ++out.outside;
+            else ++out.surface;
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+        out.slices[k] = std::move(s);
+        std::vector<std::uint16_t>().swap(w.cells[k]);
+    }
+    out.min_layer = lo;
+    out.max_layer = hi;
+    out.seconds_layers = since(t0);
+    return out;
+}
+
+}  // namespace hp

@@ -1,0 +1,193 @@
+#include "voxel/voxelize.hpp"
+
+#include <deque>
+#include <filesystem>
+#include <map>
+
+#include <gtest/gtest.h>
+#include <tbb/global_control.h>
+
+#include "core/error.hpp"
+#include "geometry/sat.hpp"
+#include "geometry/winding.hpp"
+
+namespace {
+
+hp::TriMesh sample(const char* name) {
+    return hp::load_mesh(std::filesystem::path(HP_SOURCE_DIR) / "sample_meshes" / name).mesh;
+}
+
+std::map<int, std::size_t> histogram(const hp::LayerMap& m) {
+    std::map<int, std::size_t> h;
+    for (const auto& s : m.slices)
+        for (auto v : s) ++h[v];
+    return h;
+}
+
+// Independent checks of a voxelmap: layer 0 exactly where some triangle overlaps the voxel (brute
+// force over all triangles), and the sign of every other voxel by the winding number.
+void check_surface_and_signs(const hp::TriMesh& mesh, const hp::LayerMap& m, std::size_t* sign_errors) {
+    const hp::GridSpec& g = m.grid;
+    const hp::Vec3d half{g.voxel_size / 2, g.voxel_size / 2, g.voxel_size / 2};
+    *sign_errors = 0;
+    for (int k = 0; k < g.dims[2]; ++k)
+        for (int j = 0; j < g.dims[1]; ++j)
+            for (int i = 0; i < g.dims[0]; ++i) {
+                bool overlaps = false;
+                for (const auto& t : mesh.triangles)
+                    if (hp::triangle_box_overlap(g.center(i, j, k), half, mesh.vertices[t[0]], mesh.vertices[t[1]],
+                                                 mesh.vertices[t[2]])) {
+                        overlaps = true;
+                        break;
+                    }
+                const int v = m.at(i, j, k);
+                ASSERT_EQ(overlaps, v == 0) << "voxel " << i << " " << j << " " << k;
+                if (v != 0) {
+                    bool inside = std::abs(hp::winding_number(mesh, g.center(i, j, k))) > 0.5;
+                    if (inside != (v > 0)) ++*sign_errors;
+                }
+            }
+}
+
+// Reference layers by a queue BFS from the surface through same-side voxels.
+std::vector<int> bfs_layers(const hp::LayerMap& m, int connectivity) {
+    const hp::GridSpec& g = m.grid;
+    std::vector<int> d(g.count(), -1);
+    std::deque<std::array<int, 3>> q;
+    for (int k = 0; k < g.dims[2]; ++k)
+        for (int j = 0; j < g.dims[1]; ++j)
+            for (int i = 0; i < g.dims[0]; ++i)
+                if (m.at(i, j, k) == 0) {
+                    d[g.index(i, j, k)] = 0;
+                    q.push_back({i, j, k});
+                }
+    while (!q.empty()) {
+        auto [i, j, k] = q.front();
+        q.pop_front();
+        for (int dz = -1; dz <= 1; ++dz)
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    if (connectivity == 6 && std::abs(dx) + std::abs(dy) + std::abs(dz) != 1) continue;
+                    int a = i + dx, b = j + dy, c = k + dz;
+                    if (!g.contains(a, b, c) || d[g.index(a, b, c)] >= 0) continue;
+                    // Same side only (the source's side, or any side when leaving the surface).
+                    int here = m.at(i, j, k), there = m.at(a, b, c);
+                    if (here != 0 && (here > 0) != (there > 0)) continue;
+                    d[g.index(a, b, c)] = d[g.index(i, j, k)] + 1;
+                    q.push_back({a, b, c});
+                }
+    }
+    return d;
+}
+
+}  // namespace
+
+TEST(Voxelize, UnitCubeGoldenLayerCounts) {
+    // Unit cube, voxel 0.15, pad 2: 11^3 grid; the faces x = 0 and x = 1 fall inside voxels 2 and
+    // 8, so surface = 7^3 - 5^3, inside = 5^3 (layers 98 / 26 / 1 from the outside in), outside
+    // layers -1 = 9^3 - 7^3 and -2 = 11^3 - 9^3 (26-neighbourhood). Counted by hand.
+    hp::TriMesh cube = sample("seam-cube.obj");
+    hp::GridSpec g = hp::grid_around(cube.bounds(), 0.15, 2);
+    ASSERT_EQ(g.dims, (std::array<int, 3>{11, 11, 11}));
+    hp::LayerMap m = hp::voxelize(cube, g, {});
+    auto h = histogram(m);
+    EXPECT_EQ(m.fill_used, hp::FillMethod::scanline);
+    EXPECT_EQ(h[0], 218u);
+    EXPECT_EQ(h[1], 98u);
+    EXPECT_EQ(h[2], 26u);
+    EXPECT_EQ(h[3], 1u);
+    EXPECT_EQ(h[-1], 386u);
+    EXPECT_EQ(h[-2], 602u);
+    EXPECT_EQ(h.size(), 6u);
+    // Clamped at 2 layers.
+    hp::LayerMap c = hp::voxelize(cube, g, {.max_layers = 2});
+    EXPECT_EQ(histogram(c)[2], 27u);
+    EXPECT_EQ(c.max_layer, 2);
+}
+
+TEST(Voxelize, ClosedShapesMatchTheWindingNumber) {
+    for (const char* name : {"sphere.obj", "torus.off", "two-boxes.obj", "inverted-box.obj", "gear.obj", "bracket.obj"}) {
+        hp::TriMesh mesh = sample(name);
+        hp::GridSpec g = hp::grid_around(mesh.bounds(), mesh.bounds().diagonal() / 24, 2);
+        hp::LayerMap m = hp::voxelize(mesh, g, {});
+        EXPECT_EQ(m.fill_used, hp::FillMethod::scanline) << name;
+        EXPECT_GT(m.inside, 0u) << name;
+        std::size_t errors = 0;
+        check_surface_and_signs(mesh, m, &errors);
+        EXPECT_EQ(errors, 0u) << name;
+        // The other exact methods agree voxel for voxel on closed meshes.
+        for (hp::FillMethod f : {hp::FillMethod::vote, hp::FillMethod::flood, hp::FillMethod::winding}) {
+            hp::LayerMap other = hp::voxelize(mesh, g, {.fill = f});
+            EXPECT_EQ(other.slices, m.slices) << name << " " << hp::fill_name(f);
+        }
+    }
+}
+
+TEST(Voxelize, RowsThroughVerticesAndEdgesCountOnce) {
+    // An octahedron with its vertices on voxel centres: rows along x pass exactly through the
+    // vertices (+-1, 0, 0) and along its edges.
+    hp::TriMesh octa;
+    octa.vertices = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+    octa.triangles = {{0, 2, 4}, {2, 1, 4}, {1, 3, 4}, {3, 0, 4}, {2, 0, 5}, {1, 2, 5}, {3, 1, 5}, {0, 3, 5}};
+    for (double s : {0.25, 0.125, 0.1}) {
+        hp::GridSpec g;
+        g.voxel_size = s;
+        int n = static_cast<int>(std::lround(3.0 / s)) | 1;  // odd: a centre at 0
+        g.dims = {n, n, n};
+        g.origin = hp::Vec3d{-n * s / 2, -n * s / 2, -n * s / 2};
+        hp::LayerMap m = hp::voxelize(octa, g, {.fill = hp::FillMethod::scanline});
+        std::size_t errors = 0;
+        check_surface_and_signs(octa, m, &errors);
+        EXPECT_EQ(errors, 0u) << "voxel size " << s;
+        EXPECT_GT(m.inside, 0u);
+    }
+}
+
+TEST(Voxelize, OpenBoxIsSolidWithVote) {
+    hp::TriMesh open = sample("open-box.obj");
+    hp::GridSpec g = hp::grid_around(open.bounds(), 0.07, 2);
+    hp::LayerMap m = hp::voxelize(open, g, {});
+    EXPECT_EQ(m.fill_used, hp::FillMethod::vote);
+    std::size_t errors = 0;
+    check_surface_and_signs(open, m, &errors);
+    EXPECT_EQ(errors, 0u);
+    EXPECT_GT(m.inside, 100u);
+    // Scanline along x is also right here (x rows cross two walls); flood leaks through the top.
+    hp::LayerMap flood = hp::voxelize(open, g, {.fill = hp::FillMethod::flood});
+    EXPECT_EQ(flood.inside, 0u);
+}
+
+TEST(Voxelize, ChamferLayersEqualBreadthFirstLayers) {
+    for (int conn : {26, 6}) {
+        hp::TriMesh torus = sample("torus.off");
+        hp::GridSpec g = hp::grid_around(torus.bounds(), 0.06, 3);
+        hp::LayerMap m = hp::voxelize(torus, g, {.connectivity = conn});
+        std::vector<int> ref = bfs_layers(m, conn);
+        for (int k = 0; k < g.dims[2]; ++k)
+            for (int j = 0; j < g.dims[1]; ++j)
+                for (int i = 0; i < g.dims[0]; ++i)
+                    ASSERT_EQ(std::abs(m.at(i, j, k)), ref[g.index(i, j, k)]) << conn << ": " << i << " " << j << " " << k;
+    }
+}
+
+TEST(Voxelize, DeterministicWhateverTheThreads) {
+    hp::TriMesh mesh = sample("gear.obj");
+    hp::GridSpec g = hp::grid_around(mesh.bounds(), 0.02, 2);
+    hp::LayerMap a, b;
+    {
+        tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+        a = hp::voxelize(mesh, g, {.fill = hp::FillMethod::vote});
+    }
+    b = hp::voxelize(mesh, g, {.fill = hp::FillMethod::vote});
+    EXPECT_EQ(a.slices, b.slices);
+}
+
+TEST(Voxelize, BadOptions) {
+    hp::TriMesh cube = sample("seam-cube.obj");
+    hp::GridSpec g = hp::grid_around(cube.bounds(), 0.1, 2);
+    EXPECT_THROW(hp::voxelize(cube, g, {.connectivity = 8}), hp::Error);
+    EXPECT_THROW(hp::voxelize(cube, g, {.max_layers = -1}), hp::Error);
+    hp::GridSpec huge = g;
+    huge.dims = {40000, 1, 1};
+    EXPECT_THROW(hp::voxelize(cube, huge, {}), hp::Error);
+}
