@@ -125,6 +125,7 @@ int main(int argc, char** argv) {
                                    {"voxels", grid.count()}}},
                          {"fill", hp::fill_name(map.fill_used)},
                          {"undecided_voxels", map.undecided},
+                         {"winding_voxels", map.by_winding},
                          {"voxels", {{"inside", map.inside}, {"surface", map.surface}, {"outside", map.outside}}},
                          {"layers", {{"min", map.min_layer}, {"max", map.max_layer}}},
                          {"seconds", {{"surface", map.seconds_surface}, {"fill", map.seconds_fill},
@@ -137,8 +138,12 @@ int main(int argc, char** argv) {
                         m.diagnostics.watertight ? "watertight" : "not watertight");
             std::printf("grid         %d x %d x %d voxels (%s), voxel size %.6g\n", grid.dims[0], grid.dims[1], grid.dims[2],
                         hp::with_commas(grid.count()).c_str(), s);
-            std::printf("fill         %s%s\n", hp::fill_name(map.fill_used),
-                        map.undecided ? (" (" + hp::with_commas(map.undecided) + " voxels decided by winding number or neighbours)").c_str() : "");
+            std::printf("fill         %s", hp::fill_name(map.fill_used));
+            if (map.undecided)
+                std::printf(" (%s voxels without a majority: %s by their neighbours, %s by the winding number)",
+                            hp::with_commas(map.undecided).c_str(), hp::with_commas(map.undecided - map.by_winding).c_str(),
+                            hp::with_commas(map.by_winding).c_str());
+            std::printf("\n");
             std::printf("voxels       %s inside, %s surface, %s outside; layers %d .. %d\n", hp::with_commas(map.inside).c_str(),
                         hp::with_commas(map.surface).c_str(), hp::with_commas(map.outside).c_str(), map.min_layer, map.max_layer);
             std::printf("time         surface %.3f s, fill %.3f s, layers %.3f s, write %.3f s, total %.3f s\n",

@@ -187,114 +187,130 @@ void row_crossings(const TriMesh& mesh, const GridSpec& g, const RowBins& b, std
     std::sort(xs.begin(), xs.end());
 }
 
-// Calls visit(voxel index along the row, inside by parity) for every voxel of the row.
-template <class F>
-void walk_row(const GridSpec& g, int axis, const std::vector<double>& xs, F&& visit) {
-    std::size_t passed = 0;
-    for (int i = 0; i < g.dims[axis]; ++i) {
-        const double c = g.origin[axis] + (i + 0.5) * g.voxel_size;
-        while (passed < xs.size() && xs[passed] < c) ++passed;
-        visit(i, (passed & 1) != 0);
+// All crossings of all rows along one axis: CSR by row (ju + nu * jv), sorted within a row.
+struct CrossingTable {
+    int axis = 0;
+    std::size_t nu = 0;
+    std::vector<std::uint64_t> offsets;
+    std::vector<double> xs;
+
+    // Number of crossings of row (ju, jv) before position c, or -1 when the row abstains (an odd
+    // number of crossings: it passes through a hole) and `abstain_odd` is set.
+    int before(std::size_t ju, std::size_t jv, double c, bool abstain_odd) const {
+        const std::size_t row = ju + nu * jv;
+        const double* b = xs.data() + offsets[row];
+        const double* e = xs.data() + offsets[row + 1];
+        if (abstain_odd && ((e - b) & 1)) return -1;
+        return static_cast<int>(std::lower_bound(b, e, c) - b);
     }
+};
+
+CrossingTable crossing_table(const TriMesh& mesh, const GridSpec& g, int axis) {
+    RowBins b = bin_rows(mesh, g, axis);
+    const std::size_t rows = b.nu * b.nv;
+    std::vector<std::vector<double>> per_row(rows);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, rows, 256), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t row = r.begin(); row != r.end(); ++row)
+            if (b.offsets[row] != b.offsets[row + 1]) row_crossings(mesh, g, b, row % b.nu, row / b.nu, per_row[row]);
+    });
+    CrossingTable t;
+    t.axis = axis;
+    t.nu = b.nu;
+    t.offsets.assign(rows + 1, 0);
+    for (std::size_t row = 0; row < rows; ++row) t.offsets[row + 1] = t.offsets[row] + per_row[row].size();
+    t.xs.reserve(t.offsets.back());
+    for (const auto& v : per_row) t.xs.insert(t.xs.end(), v.begin(), v.end());
+    return t;
 }
 
-std::size_t voxel_offset(const Work& w, int axis, std::size_t i, std::size_t ju, std::size_t jv, std::size_t& k) {
-    // Returns the in-slice offset and sets k, for voxel i along `axis` in row (ju, jv).
-    std::size_t xyz[3];
-    xyz[axis] = i;
-    xyz[(axis + 1) % 3] = ju;
-    xyz[(axis + 2) % 3] = jv;
-    k = xyz[2];
-    return xyz[1] * w.nx + xyz[0];
+// Inside/outside of every non-surface voxel from the crossing parity of the rows through it:
+// one pass in memory order, parallel over z-slices, no per-voxel vote storage. With one table
+// (scanline) the x row decides; with three (vote) rows with odd counts abstain, the majority of
+// the others decides, and voxels without a majority are returned (sorted) as undecided.
+std::vector<std::size_t> classify(Work& w, const std::vector<CrossingTable>& tables, bool vote) {
+    const GridSpec& g = w.grid;
+    std::vector<std::vector<std::size_t>> undecided(w.nz);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, w.nz), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t k = r.begin(); k != r.end(); ++k) {
+            const double cz = g.origin.z + (static_cast<double>(k) + 0.5) * g.voxel_size;
+            for (std::size_t j = 0; j < w.ny; ++j) {
+                const double cy = g.origin.y + (static_cast<double>(j) + 0.5) * g.voxel_size;
+                std::uint16_t* row = &w.cells[k][j * w.nx];
+                for (std::size_t i = 0; i < w.nx; ++i) {
+                    if (row[i] == 0) continue;
+                    const double cx = g.origin.x + (static_cast<double>(i) + 0.5) * g.voxel_size;
+                    int ins = 0, valid = 0;
+                    for (const CrossingTable& t : tables) {
+                        // Rows run along t.axis and are indexed by the next two axes (cyclic).
+                        int n = t.axis == 0 ? t.before(j, k, cx, vote)
+                                            : (t.axis == 1 ? t.before(k, i, cy, vote) : t.before(i, j, cz, vote));
+                        if (n < 0) continue;
+                        ++valid;
+                        ins += n & 1;
+                    }
+                    if (2 * ins > valid) row[i] |= 1;
+                    else if (vote && 2 * ins == valid) undecided[k].push_back(k * w.slice + j * w.nx + i);
+                }
+            }
+        }
+    });
+    std::vector<std::size_t> all;
+    for (const auto& u : undecided) all.insert(all.end(), u.begin(), u.end());
+    return all;
 }
 
 void fill_scanline(const TriMesh& mesh, Work& w, const Progress& progress) {
-    RowBins b = bin_rows(mesh, w.grid, 0);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b.nu * b.nv, 64), [&](const tbb::blocked_range<std::size_t>& r) {
-        std::vector<double> xs;
-        for (std::size_t row = r.begin(); row != r.end(); ++row) {
-            std::size_t ju = row % b.nu, jv = row / b.nu;  // y, z
-            row_crossings(mesh, w.grid, b, ju, jv, xs);
-            std::uint16_t* cells = &w.cells[jv][ju * w.nx];
-            walk_row(w.grid, 0, xs, [&](int i, bool inside) {
-                if (inside && cells[i] != 0) cells[i] |= 1;
-            });
-        }
-    });
+    classify(w, {crossing_table(mesh, w.grid, 0)}, false);
     progress.report("fill", 1.0);
 }
 
-// Votes: low 2 bits = inside votes, next 2 bits = valid votes.
-std::size_t fill_vote(const TriMesh& mesh, Work& w, const Progress& progress) {
-    std::vector<std::vector<std::uint8_t>> votes(w.nz, std::vector<std::uint8_t>(w.slice, 0));
+std::size_t fill_vote(const TriMesh& mesh, Work& w, const Progress& progress, std::size_t& by_winding) {
+    std::vector<CrossingTable> tables;
     for (int axis = 0; axis < 3; ++axis) {
-        RowBins b = bin_rows(mesh, w.grid, axis);
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b.nu * b.nv, 64), [&](const tbb::blocked_range<std::size_t>& r) {
-            std::vector<double> xs;
-            for (std::size_t row = r.begin(); row != r.end(); ++row) {
-                std::size_t ju = row % b.nu, jv = row / b.nu;
-                row_crossings(mesh, w.grid, b, ju, jv, xs);
-                if (xs.size() % 2 != 0) continue;  // the row passes through a hole: no vote
-                walk_row(w.grid, axis, xs, [&](int i, bool inside) {
-                    std::size_t k;
-                    std::size_t off = voxel_offset(w, axis, static_cast<std::size_t>(i), ju, jv, k);
-                    votes[k][off] = static_cast<std::uint8_t>(votes[k][off] + 4 + (inside ? 1 : 0));
-                });
-            }
-        });
+        tables.push_back(crossing_table(mesh, w.grid, axis));
         progress.report("fill", (axis + 1) / 4.0);
     }
-    // Majority of valid votes; collect the undecided.
-    std::vector<std::size_t> undecided;
-    for (std::size_t k = 0; k < w.nz; ++k)
-        for (std::size_t o = 0; o < w.slice; ++o) {
-            std::uint16_t& cell = w.cells[k][o];
-            if (cell == 0) continue;
-            int ins = votes[k][o] & 3, valid = votes[k][o] >> 2;
-            if (2 * ins > valid) cell |= 1;
-            else if (valid == 0 || 2 * ins == valid) undecided.push_back(k * w.slice + o);
-        }
-    votes.clear();
-    votes.shrink_to_fit();
-    // Few undecided voxels: the winding number decides; many: their decided neighbours do.
-    const double cost = static_cast<double>(undecided.size()) * static_cast<double>(mesh.triangles.size());
-    if (cost <= 2e9) {
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, undecided.size(), 16), [&](const tbb::blocked_range<std::size_t>& r) {
-            for (std::size_t u = r.begin(); u != r.end(); ++u) {
-                std::size_t idx = undecided[u], k = idx / w.slice, o = idx % w.slice;
-                int j = static_cast<int>(o / w.nx), i = static_cast<int>(o % w.nx);
-                if (std::abs(winding_number(mesh, w.grid.center(i, j, static_cast<int>(k)))) > 0.5) w.cells[k][o] |= 1;
-            }
-        });
-    } else {
-        // Repeated sweeps: an undecided voxel joins the majority of its decided face neighbours.
-        std::vector<char> open(undecided.size(), 1);
-        for (int sweep = 0; sweep < 64; ++sweep) {
-            bool changed = false;
-            for (std::size_t u = 0; u < undecided.size(); ++u) {
-                if (!open[u]) continue;
-                std::size_t idx = undecided[u], k = idx / w.slice, o = idx % w.slice, j = o / w.nx, i = o % w.nx;
-                int in = 0, out = 0;
-                const int d[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
-                for (const auto& dd : d) {
-                    long ni = static_cast<long>(i) + dd[0], nj = static_cast<long>(j) + dd[1], nk = static_cast<long>(k) + dd[2];
-                    if (!w.grid.contains(static_cast<int>(ni), static_cast<int>(nj), static_cast<int>(nk))) {
-                        ++out;
-                        continue;
-                    }
-                    std::uint16_t c = w.at(static_cast<std::size_t>(ni), static_cast<std::size_t>(nj), static_cast<std::size_t>(nk));
-                    if (c == 0) continue;
-                    (c & 1 ? in : out) += 1;
+    const std::vector<std::size_t> undecided = classify(w, tables, true);
+    tables.clear();
+    // Undecided voxels first join the majority of their decided face neighbours (repeated sweeps,
+    // so a run of them fills in from its ends); what stays undecided (no decided neighbour, or a
+    // tie) gets the generalized winding number at its centre.
+    std::vector<std::size_t> open = undecided;
+    for (int sweep = 0; sweep < 16 && !open.empty(); ++sweep) {
+        std::vector<std::size_t> still;
+        std::vector<std::pair<std::size_t, bool>> decided;
+        for (std::size_t idx : open) {
+            std::size_t k = idx / w.slice, o = idx % w.slice, j = o / w.nx, i = o % w.nx;
+            int in = 0, out = 0;
+            const int d[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+            for (const auto& dd : d) {
+                long ni = static_cast<long>(i) + dd[0], nj = static_cast<long>(j) + dd[1], nk = static_cast<long>(k) + dd[2];
+                if (!w.grid.contains(static_cast<int>(ni), static_cast<int>(nj), static_cast<int>(nk))) {
+                    ++out;  // beyond the padded grid is outside
+                    continue;
                 }
-                if (in > out) w.cells[k][o] |= 1;
-                if (in != out) {
-                    open[u] = 0;
-                    changed = true;
-                }
+                const std::size_t nidx = (static_cast<std::size_t>(nk) * w.ny + static_cast<std::size_t>(nj)) * w.nx +
+                                         static_cast<std::size_t>(ni);
+                std::uint16_t c = w.cells[static_cast<std::size_t>(nk)][nidx % w.slice];
+                if (c == 0 || std::binary_search(open.begin(), open.end(), nidx)) continue;  // surface or undecided
+                (c & 1 ? in : out) += 1;
             }
-            if (!changed) break;
+            if (in != out) decided.emplace_back(idx, in > out);
+            else still.push_back(idx);
         }
+        if (decided.empty()) break;
+        for (const auto& [idx, inside] : decided)
+            if (inside) w.cells[idx / w.slice][idx % w.slice] |= 1;
+        open = std::move(still);
     }
+    by_winding = open.size();
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, open.size(), 16), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t u = r.begin(); u != r.end(); ++u) {
+            std::size_t idx = open[u], k = idx / w.slice, o = idx % w.slice;
+            int j = static_cast<int>(o / w.nx), i = static_cast<int>(o % w.nx);
+            if (std::abs(winding_number(mesh, w.grid.center(i, j, static_cast<int>(k)))) > 0.5) w.cells[k][o] |= 1;
+        }
+    });
     progress.report("fill", 1.0);
     return undecided.size();
 }
@@ -456,7 +472,7 @@ LayerMap voxelize(const TriMesh& mesh, const GridSpec& grid, const VoxelizeOptio
     out.fill_used = method;
     switch (method) {
     case FillMethod::scanline: fill_scanline(mesh, w, progress); break;
-    case FillMethod::vote: out.undecided = fill_vote(mesh, w, progress); break;
+    case FillMethod::vote: out.undecided = fill_vote(mesh, w, progress, out.by_winding); break;
     case FillMethod::winding: fill_winding(mesh, w, progress); break;
     case FillMethod::flood: fill_flood(w, progress); break;
     case FillMethod::automatic: break;

@@ -54,7 +54,8 @@ struct LayerMap {
     std::vector<std::vector<std::int16_t>> slices;  // slices[z][y * nx + x]
     FillMethod fill_used = FillMethod::scanline;
     std::size_t inside = 0, surface = 0, outside = 0;
-    std::size_t undecided = 0;  // vote: voxels without a majority (resolved as documented)
+    std::size_t undecided = 0;   // vote: voxels without a majority (resolved as documented)
+    std::size_t by_winding = 0;  // vote: of those, decided by the winding number
     int min_layer = 0, max_layer = 0;
     double seconds_surface = 0, seconds_fill = 0, seconds_layers = 0;
 

@@ -1,0 +1,28 @@
+# Stage rows of make bench (sourced by bench/run.sh; uses row, bin, meshes, runs).
+
+# voxelize vs OpenVDB meshToSignedDistanceField (3-voxel bands), same grid, same run.
+for spec in "stanford-bunny 0.0005" "fandisk 0.0165" "rocker-arm 0.0033"; do
+    set -- $spec
+    [ -f "$meshes/$1.obj" ] || continue
+    echo "bench: voxelize $1 at $2" >&2
+    row "$("$bin/bench_voxelize" "$meshes/$1.obj" --voxel-size "$2" --runs "$runs" --samples 1000)"
+done
+
+# Scaling of haptic-voxelize (whole tool: import, voxelize, write) on the bunny, one run each,
+# time and peak RSS from the tool's own --json. BENCH_SCALE_MIN sets the finest voxel size.
+for s in 0.001 0.0005 0.00025 0.000125; do
+    awk -v s="$s" -v m="${BENCH_SCALE_MIN:-0.000125}" 'BEGIN{exit !(s >= m)}' || continue
+    [ -f "$meshes/stanford-bunny.obj" ] || continue
+    echo "bench: haptic-voxelize bunny at $s" >&2
+    out=$(mktemp -d)
+    "$bin/haptic-voxelize" "$meshes/stanford-bunny.obj" --voxel-size "$s" -o "$out/b.vdb" --json 2>/dev/null |
+        python3 -c '
+import json, sys, os
+j = json.load(sys.stdin)
+d = j["grid"]["dims"]
+print(json.dumps({"stage": "voxelize-cli", "mesh": "stanford-bunny.obj @" + sys.argv[1],
+                  "seconds": j["seconds"]["total"], "peak_rss": j["peak_rss_bytes"],
+                  "notes": "%dx%dx%d, file %.1f MB" % (d[0], d[1], d[2], os.path.getsize(sys.argv[2]) / 1048576.0)}))
+' "$s" "$out/b.vdb" >>"$results"
+    rm -rf "$out"
+done
