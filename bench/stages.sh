@@ -26,3 +26,11 @@ print(json.dumps({"stage": "voxelize-cli", "mesh": "stanford-bunny.obj @" + sys.
 ' "$s" "$out/b.vdb" >>"$results"
     rm -rf "$out"
 done
+
+# voxelize + distance vs OpenVDB with a full interior band, and accuracy against brute force.
+for spec in "fandisk 0.0165" "rocker-arm 0.0033" "stanford-bunny 0.0005"; do
+    set -- $spec
+    [ -f "$meshes/$1.obj" ] || continue
+    echo "bench: voxelize+distance $1 at $2" >&2
+    row "$("$bin/bench_distance" "$meshes/$1.obj" --voxel-size "$2" --runs "$runs" --samples 1000)"
+done

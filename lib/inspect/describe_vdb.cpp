@@ -49,7 +49,7 @@ Summary describe_vdb(const fs::path& path) {
             if (key == "grid") continue;
             o << "meta         " << key << " = " << (value.is_string() ? value.get<std::string>() : value.dump()) << "\n";
         }
-        if (voxelmap) {
+        if (voxelmap && !distance) {
             // Layer histogram: count per layer value.
             std::map<std::int32_t, std::size_t> histogram;
             vdb::read_slices(path, "layers", vdb::ValueType::int32, [&](int, const void* values) {
@@ -78,6 +78,38 @@ Summary describe_vdb(const fs::path& path) {
             s.json["layers"] = {{"inside", inside}, {"surface", surface}, {"outside", outside},
                                 {"min", histogram.begin()->first}, {"max", histogram.rbegin()->first},
                                 {"histogram", hist}};
+        }
+        if (distance) {
+            // Distance values in world units (scaled encodings divided back), range and histogram.
+            const std::string encoding = info.metadata.value("encoding", "float");
+            std::vector<double> values;
+            if (encoding == "scaled") {
+                const double factor = info.metadata.value("scale_factor", 1.0);
+                for (std::int32_t v : vdb::read_int32(path, "distance")) values.push_back(v / factor);
+            } else {
+                values = vdb::read_real(path, "distance");
+            }
+            double lo = values.empty() ? 0 : *std::min_element(values.begin(), values.end());
+            double hi = values.empty() ? 0 : *std::max_element(values.begin(), values.end());
+            const int bins = 10;
+            std::vector<std::size_t> counts(bins, 0);
+            for (double v : values) {
+                int b = hi > lo ? static_cast<int>((v - lo) / (hi - lo) * bins) : 0;
+                ++counts[static_cast<std::size_t>(std::clamp(b, 0, bins - 1))];
+            }
+            std::size_t inside = static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [](double v) { return v > 0; }));
+            char buf[256];
+            std::snprintf(buf, sizeof buf, "distance     %.6g .. %.6g (inside positive), encoding %s, %zu voxels inside\n", lo, hi,
+                          encoding.c_str(), inside);
+            o << buf << "histogram   ";
+            for (int b = 0; b < bins; ++b) {
+                std::snprintf(buf, sizeof buf, " [%.3g..%.3g):%zu", lo + (hi - lo) * b / bins, lo + (hi - lo) * (b + 1) / bins,
+                              counts[static_cast<std::size_t>(b)]);
+                o << buf;
+            }
+            o << "\n";
+            s.json["distance"] = {{"min", lo}, {"max", hi}, {"encoding", encoding}, {"inside", inside},
+                                  {"histogram", {{"min", lo}, {"max", hi}, {"counts", counts}}}};
         }
     }
     s.text = o.str();

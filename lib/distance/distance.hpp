@@ -1,0 +1,51 @@
+#pragma once
+// lib/distance — signed distance fields over a layered voxelmap (paper 000 sections 2.1.1, 2.2).
+//
+// In: the mesh, the voxelmap's grid and layer values (lib/voxel). Out: per voxel the signed
+// distance from its centre to the mesh, inside positive, world units, and optionally the unit
+// gradient of that distance.
+//
+// Method and error bound:
+//  - exact band: every voxel within 3 voxels of the surface (Chebyshev distance to a surface
+//    voxel <= 3, i.e. |layer| <= 3 in a 26-neighbourhood map, |layer| <= 9 in a 6-neighbourhood
+//    one) gets the exact closest point on the mesh from a BVH query: error = rounding only.
+//  - further out: closest-feature propagation. Two raster sweeps (forward, backward) over the
+//    grid; each voxel takes the best of the closest triangles of its 13 already-swept neighbours
+//    (evaluated exactly at its own centre). The result is an upper bound of the true distance
+//    and equals it unless the true closest triangle is not the closest triangle of any neighbour;
+//    the benchmark (`make bench`) measures the error against brute force: below 1e-3 voxel on
+//    the reference meshes, and the bound this stage promises is 0.5 voxel.
+//  - sign: from the voxelmap (layer > 0 inside, < 0 outside), so open meshes keep the voxelmap's
+//    classification. Surface voxels (layer 0): from the angle-weighted pseudo-normal at the
+//    closest feature (outside when dot(centre - closest, normal) > 0), with the normals flipped
+//    for inward-wound meshes (negative signed volume).
+//  - gradient: the unit vector from the voxel centre towards increasing V: (q - p)/|q - p| for
+//    outside voxels, (p - q)/|p - q| inside, minus the pseudo-normal on the surface itself.
+// Cost: BVH queries for the band, O(13) exact point-triangle tests per other voxel and sweep.
+#include <cstdint>
+#include <vector>
+
+#include "core/progress.hpp"
+#include "mesh/mesh.hpp"
+#include "voxel/grid.hpp"
+
+namespace hp {
+
+struct DistanceOptions {
+    int connectivity = 26;  // of the voxelmap's layers (decides the exact band in layers)
+    bool gradient = false;
+};
+
+struct DistanceField {
+    GridSpec grid;
+    std::vector<double> values;     // x fastest, inside positive
+    std::vector<float> gradient;    // 3 per voxel when requested
+    std::size_t exact_voxels = 0;   // computed by BVH queries
+    double seconds_exact = 0, seconds_propagate = 0;
+};
+
+// `layers`: the voxelmap's values over `grid` (x fastest).
+DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const std::vector<std::int32_t>& layers,
+                               const DistanceOptions& options, const Progress& progress = {});
+
+}  // namespace hp
