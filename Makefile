@@ -1,4 +1,5 @@
 # Thin wrapper around CMake. `make demo` and `make test` do all set-up on a fresh Debian 12.
+MAKEFLAGS  += --no-print-directory
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= 2

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 bin=${1:-build/bin}
 mesh=${DEMO_MESH:-sample_meshes/block-with-hole.stl}
 units=${DEMO_UNITS:-mm}
-voxel=${DEMO_VOXEL:-0.001}
+voxel=${DEMO_VOXEL:-0.0005}
 out=${DEMO_OUT:-build/demo}
 mkdir -p "$out"
 name=$(basename "${mesh%.*}")
@@ -26,7 +26,7 @@ run_stage() {
     t1=$(now)
     local size="-"
     [ -f "$output" ] && size=$(du -h "$output" | cut -f1)
-    rows+=("$(printf '%-12s %-36s %8s %9.3f' "$stage" "$output" "$size" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')")")
+    rows+=("$(printf '%-12s %-44s %8s %9.3f' "$stage" "$output" "$size" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')")")
 }
 have() { [ -x "$bin/$1" ]; }
 
@@ -52,7 +52,7 @@ if have haptic-spheretree; then
         "$bin/haptic-spheretree" "$out/$name.shell.hps" -o "$out/$name.tree.hps" --quiet
 fi
 
-printf '%-12s %-36s %8s %9s\n' stage output size seconds
+printf '%-12s %-44s %8s %9s\n' stage output size seconds
 for r in "${rows[@]}"; do echo "$r"; done
 for f in "$out"/*.vdb; do
     [ -f "$f" ] || continue
