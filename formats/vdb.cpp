@@ -124,18 +124,22 @@ void finalize_file(const fs::path& path) {
     };
     for (std::size_t p = 8; p < std::min<std::size_t>(bytes.size(), 96); ++p) {
         if (!is_uuid_at(p)) continue;
-        std::string rest = bytes.substr(p + 36);
-        std::string hex = hex64(hash64(rest)) + hex64(hash64(rest.data(), rest.size(), 0x84222325cbf29ce4ULL));
+        // Hash the bytes after the UUID in place (no copy: the file may be gigabytes).
+        const char* rest = bytes.data() + p + 36;
+        const std::size_t rest_size = bytes.size() - p - 36;
+        std::string hex = hex64(hash64(rest, rest_size)) + hex64(hash64(rest, rest_size, 0x84222325cbf29ce4ULL));
         std::string uuid = hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" + hex.substr(16, 4) +
                            "-" + hex.substr(20, 12);
         bytes.replace(p, 36, uuid);
         break;
     }
     std::uint64_t h = hash64(bytes.data(), bytes.size());
-    bytes.append(kTrailerMagic, sizeof kTrailerMagic);
-    for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>((h >> (8 * i)) & 0xFF));
+    char trailer[kTrailerSize];
+    std::memcpy(trailer, kTrailerMagic, sizeof kTrailerMagic);
+    for (int i = 0; i < 8; ++i) trailer[8 + i] = static_cast<char>((h >> (8 * i)) & 0xFF);
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.write(trailer, sizeof trailer);
     out.close();
     if (!out) fail_write(path.string(), "write failed (disk full?)");
 }
@@ -253,6 +257,7 @@ void write(const fs::path& path, const GridSpec& grid, const std::vector<GridOut
         } catch (const std::exception& e) {
             fail_write(path.string(), std::string("cannot write the VDB file (") + e.what() + ")");
         }
+        out.clear();  // the trees are on disk: free them before the file is read back
         finalize_file(tmp);
     });
 }

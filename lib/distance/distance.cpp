@@ -29,7 +29,8 @@ struct State {
 // exact band is offered the closest triangles of its 13 neighbours already visited in this pass
 // (memory order, cache-friendly). A candidate equal to the voxel's own triangle, or one that the
 // triangle inequality rules out (d(neighbour) - |step| >= current distance), is not evaluated.
-void raster_pass(State& s, const std::vector<char>& fixed, int dir) {
+bool raster_pass(State& s, const std::vector<char>& fixed, int dir) {
+    bool changed = false;
     const int nx = static_cast<int>(s.nx), ny = static_cast<int>(s.ny), nz = static_cast<int>(s.nz);
     const double h = s.g.voxel_size * (1 + 1e-12);
     const double step_length[4] = {0, h, h * std::sqrt(2.0), h * std::sqrt(3.0)};
@@ -63,11 +64,13 @@ void raster_pass(State& s, const std::vector<char>& fixed, int dir) {
                         s.d2[v] = cp.distance2;
                         s.dist[v] = std::sqrt(cp.distance2);
                         s.tri[v] = t;
+                        changed = true;
                     }
                 }
             }
         }
     }
+    return changed;
 }
 }  // namespace
 
@@ -134,9 +137,13 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
     t0 = Clock::now();
     std::vector<char> fixed(n);
     for (std::size_t v = 0; v < n; ++v) fixed[v] = s.tri[v] != UINT32_MAX;
-    raster_pass(s, fixed, +1);
-    progress.report("distance", 0.65);
-    raster_pass(s, fixed, -1);
+    // Forward and backward passes until nothing changes (usually 2 to 4 passes).
+    for (int pass = 0; pass < 4; ++pass) {
+        const bool changed = raster_pass(s, fixed, pass % 2 == 0 ? +1 : -1);
+        progress.report("distance", 0.3 + 0.07 * (pass + 1));
+        if (!changed && pass >= 1) break;
+    }
+
     out.seconds_propagate = since(t0);
 
     out.values.resize(n);
