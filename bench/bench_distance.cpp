@@ -7,24 +7,13 @@
 #include <iostream>
 #include <random>
 
-#include <openvdb/openvdb.h>
-#include <openvdb/tools/MeshToVolume.h>
-
+#include "bench_common.hpp"
 #include "common/tool.hpp"
 #include "distance/distance.hpp"
 #include "geometry/closest_point.hpp"
 #include "geometry/winding.hpp"
 #include "voxel/voxelize.hpp"
 
-namespace {
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-double since(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-}  // namespace
 
 int main(int argc, char** argv) {
     hp::app::Tool tool("bench_distance", "Time and check voxelize + distance.", "Example:\n  bench_distance fandisk.obj --voxel-size 0.0165\n");
@@ -50,22 +39,9 @@ int main(int argc, char** argv) {
                 for (int j = 0; j < g.dims[1]; ++j)
                     for (int i = 0; i < g.dims[0]; ++i) layers[g.index(i, j, k)] = map.at(i, j, k);
             field = hp::compute_distance(m.mesh, g, layers, {});
-            ours.push_back(since(t0));
+            ours.push_back(hp::bench::seconds_since(t0));
         }
-        openvdb::initialize();
-        auto xform = openvdb::math::Transform::createLinearTransform(s);
-        xform->postTranslate(openvdb::Vec3d(g.origin.x + s / 2, g.origin.y + s / 2, g.origin.z + s / 2));
-        std::vector<openvdb::Vec3s> points;
-        std::vector<openvdb::Vec3I> tris;
-        for (const auto& v : m.mesh.vertices) points.emplace_back(float(v.x), float(v.y), float(v.z));
-        for (const auto& t : m.mesh.triangles) tris.emplace_back(t[0], t[1], t[2]);
-        std::vector<double> peer;
-        for (int r = 0; r < runs; ++r) {
-            auto t0 = std::chrono::steady_clock::now();
-            auto grid = openvdb::tools::meshToSignedDistanceField<openvdb::FloatGrid>(*xform, points, tris, {}, 3.0f,
-                                                                                      std::numeric_limits<float>::max());
-            peer.push_back(since(t0));
-        }
+        const double peer = hp::bench::openvdb_sdf_seconds(m.mesh, g, 3.0f, std::numeric_limits<float>::max(), runs);
         std::mt19937_64 rng(2);
         double band_err = 0, far_err = 0;
         std::size_t sign_errors = 0, band_n = 0, far_n = 0;
@@ -87,7 +63,7 @@ int main(int argc, char** argv) {
         std::snprintf(notes, sizeof notes, "%d samples: max err %.2g vox (band, n=%zu), %.2g vox (beyond, n=%zu); %zu sign errors",
                       samples, band_err, band_n, far_err, far_n, sign_errors);
         nlohmann::json j{{"stage", "vox+dist"}, {"mesh", m.source_name + " @" + std::to_string(s).substr(0, 8)},
-                         {"seconds", median(ours)}, {"peer_seconds", median(peer)}, {"peak_rss", hp::app::peak_rss_bytes()},
+                         {"seconds", hp::bench::median(ours)}, {"peer_seconds", peer}, {"peak_rss", hp::app::peak_rss_bytes()},
                          {"notes", notes}, {"band_error_voxels", band_err}, {"far_error_voxels", far_err},
                          {"sign_errors", sign_errors}};
         std::cout << j.dump() << std::endl;

@@ -10,23 +10,12 @@
 #include <random>
 #include <vector>
 
-#include <openvdb/openvdb.h>
-#include <openvdb/tools/MeshToVolume.h>
-
+#include "bench_common.hpp"
 #include "common/tool.hpp"
 #include "geometry/sat.hpp"
 #include "geometry/winding.hpp"
 #include "voxel/voxelize.hpp"
 
-namespace {
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-double seconds_since(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-}  // namespace
 
 int main(int argc, char** argv) {
     hp::app::Tool tool("bench_voxelize", "Time voxelize vs OpenVDB meshToSignedDistanceField; check signs.",
@@ -50,23 +39,11 @@ int main(int argc, char** argv) {
         for (int r = 0; r < runs; ++r) {
             auto t0 = std::chrono::steady_clock::now();
             map = hp::voxelize(m.mesh, g, {});
-            ours.push_back(seconds_since(t0));
+            ours.push_back(hp::bench::seconds_since(t0));
         }
 
-        openvdb::initialize();
-        auto xform = openvdb::math::Transform::createLinearTransform(s);
-        xform->postTranslate(openvdb::Vec3d(g.origin.x + s / 2, g.origin.y + s / 2, g.origin.z + s / 2));
-        std::vector<openvdb::Vec3s> points;
-        std::vector<openvdb::Vec3I> tris;
-        for (const auto& v : m.mesh.vertices) points.emplace_back(float(v.x), float(v.y), float(v.z));
-        for (const auto& t : m.mesh.triangles) tris.emplace_back(t[0], t[1], t[2]);
-        std::vector<double> peer;
         const float in_band = openvdb_full_interior ? std::numeric_limits<float>::max() : float(band);
-        for (int r = 0; r < runs; ++r) {
-            auto t0 = std::chrono::steady_clock::now();
-            auto grid = openvdb::tools::meshToSignedDistanceField<openvdb::FloatGrid>(*xform, points, tris, {}, float(band), in_band);
-            peer.push_back(seconds_since(t0));
-        }
+        const double peer = hp::bench::openvdb_sdf_seconds(m.mesh, g, float(band), in_band, runs);
 
         // Correctness at random voxels, by methods independent of the voxelizer's.
         std::mt19937_64 rng(1);
@@ -101,7 +78,7 @@ int main(int argc, char** argv) {
                       g.dims[0], g.dims[1], g.dims[2], hp::fill_name(map.fill_used), samples, surface_mismatch,
                       sign_errors, sign_checked);
         nlohmann::json j{{"stage", "voxelize"}, {"mesh", m.source_name + " @" + std::to_string(s).substr(0, 8)},
-                         {"seconds", median(ours)}, {"peer_seconds", median(peer)},
+                         {"seconds", hp::bench::median(ours)}, {"peer_seconds", peer},
                          {"peak_rss", hp::app::peak_rss_bytes()}, {"notes", notes},
                          {"surface_mismatches", surface_mismatch}, {"sign_errors", sign_errors},
                          {"sign_checked", sign_checked}};
