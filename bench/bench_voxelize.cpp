@@ -23,13 +23,14 @@ int main(int argc, char** argv) {
     std::string file;
     double s = 0;
     int runs = 5, samples = 1000, band = 3;
-    bool openvdb_full_interior = false;
+    bool openvdb_full_interior = false, uniform = false;
     tool.cli.add_option("MESH", file)->required();
     tool.cli.add_option("--voxel-size", s)->required();
     tool.cli.add_option("--runs", runs);
     tool.cli.add_option("--samples", samples, "random voxels for the correctness check (0: none)");
     tool.cli.add_option("--band", band, "OpenVDB exterior/interior band in voxels");
     tool.cli.add_flag("--full-interior", openvdb_full_interior, "OpenVDB with an unlimited interior band");
+    tool.cli.add_flag("--uniform", uniform, "sample voxels uniformly (default: half of them near the surface)");
     return tool.run(argc, argv, [&] {
         hp::LoadedMesh m = hp::load_mesh(file);
         hp::GridSpec g = hp::grid_around(m.diagnostics.bbox, s, 2);
@@ -52,7 +53,7 @@ int main(int argc, char** argv) {
         for (int n = 0; n < samples; ++n) {
             int i = int(rng() % unsigned(g.dims[0])), j = int(rng() % unsigned(g.dims[1])), k = int(rng() % unsigned(g.dims[2]));
             // Half of the samples near the surface (within 3 voxels of a random vertex), where errors live.
-            if (n % 2 == 0) {
+            if (!uniform && n % 2 == 0) {
                 const hp::Vec3d& v = m.mesh.vertices[rng() % m.mesh.vertices.size()];
                 i = std::clamp(int((v.x - g.origin.x) / s) + int(rng() % 7) - 3, 0, g.dims[0] - 1);
                 j = std::clamp(int((v.y - g.origin.y) / s) + int(rng() % 7) - 3, 0, g.dims[1] - 1);

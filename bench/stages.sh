@@ -8,6 +8,13 @@ for spec in "stanford-bunny 0.0005" "fandisk 0.0165" "rocker-arm 0.0033"; do
     row "$("$bin/bench_voxelize" "$meshes/$1.obj" --voxel-size "$2" --runs "$runs" --samples 1000)"
 done
 
+# Sign agreement over uniformly sampled voxels of the open bunny (the row above samples half of
+# its voxels near the surface, where disagreements concentrate).
+if [ -f "$meshes/stanford-bunny.obj" ]; then
+    echo "bench: voxelize bunny, uniform samples" >&2
+    row "$("$bin/bench_voxelize" "$meshes/stanford-bunny.obj" --voxel-size 0.0005 --runs 1 --samples 5000 --uniform)"
+fi
+
 # Scaling of haptic-voxelize (whole tool: import, voxelize, write) on the bunny, one run each,
 # time and peak RSS from the tool's own --json. BENCH_SCALE_MIN sets the finest voxel size.
 for s in 0.001 0.0005 0.00025 0.000125; do
