@@ -1,9 +1,11 @@
 #include "formats/container.hpp"
 
 #include <fstream>
+#include <stdexcept>
 
 #include "core/atomic_file.hpp"
 #include "core/hash.hpp"
+#include "core/version.hpp"
 
 namespace hp::container {
 namespace fs = std::filesystem;
@@ -37,6 +39,24 @@ T get(const std::string& in, std::size_t at) {
     return v;
 }
 
+// For a truncated file: ", in section 'name'" (or its header) where the bytes end, found by
+// walking the section headers that are complete and intact; "" when that cannot be told.
+std::string where_cut(const std::string& bytes) {
+    const std::uint32_t count = get<std::uint32_t>(bytes, 24);
+    std::size_t at = kHeaderSize;
+    for (std::uint32_t s = 0; s < count; ++s) {
+        if (at + kSectionHeaderSize > bytes.size()) return ", in the header of section " + std::to_string(s + 1);
+        if (crc32(bytes.data() + at, 28) != get<std::uint32_t>(bytes, at + 28)) return "";
+        std::string name(bytes.data() + at, kNameSize);
+        name.resize(std::strlen(name.c_str()));
+        const std::uint64_t size = get<std::uint64_t>(bytes, at + 16);
+        const std::size_t payload = at + kSectionHeaderSize;
+        if (size > bytes.size() - payload) return ", in section '" + name + "'";
+        at = payload + static_cast<std::size_t>(size);
+    }
+    return "";
+}
+
 }  // namespace
 
 const char* kind_name(Kind k) {
@@ -55,11 +75,18 @@ bool looks_like_container(const fs::path& path) {
 }
 
 Writer::Writer(Kind kind, nlohmann::json metadata) : kind_(kind) {
-    add_bytes("meta", metadata.dump());
+    if (!metadata.is_object()) metadata = nlohmann::json::object();
+    if (!metadata.contains("tool_version")) metadata["tool_version"] = kVersion;
+    if (!metadata.contains("sign_convention")) metadata["sign_convention"] = "inside_positive";
+    sections_.emplace_back("meta", metadata.dump());
 }
 
 void Writer::add_bytes(const std::string& name, std::string payload) {
-    if (name.empty() || name.size() > kNameSize) throw std::invalid_argument("section name must have 1-16 characters");
+    // Programming errors, not bad input: the callers name their sections.
+    if (name.empty() || name.size() > kNameSize || name.find('\0') != std::string::npos)
+        throw std::invalid_argument("section name must have 1-16 characters: '" + name + "'");
+    for (const auto& section : sections_)
+        if (section.first == name) throw std::invalid_argument("duplicate section name '" + name + "'");
     sections_.emplace_back(name, std::move(payload));
 }
 
@@ -118,10 +145,11 @@ Reader Reader::parse(std::string bytes, const std::string& where, const Kind* ex
         }
     if (!known) fail_input(where, "unknown kind of hapticprep file ('" + tag + "'; written by a newer version?)");
     const std::uint64_t declared = get<std::uint64_t>(bytes, 16);
-    if (declared != bytes.size())
-        fail_input(where, declared > bytes.size()
-                              ? "truncated: " + std::to_string(bytes.size()) + " of " + std::to_string(declared) + " bytes"
-                              : "corrupt: " + std::to_string(bytes.size() - declared) + " unexpected bytes after the end");
+    if (declared > bytes.size())
+        fail_input(where, "truncated at byte " + std::to_string(bytes.size()) + " of " + std::to_string(declared) +
+                              where_cut(bytes) + " (the copy is incomplete; copy or make it again)");
+    if (declared < bytes.size())
+        fail_input(where, "corrupt: " + std::to_string(bytes.size() - declared) + " unexpected bytes after the end");
     if (expected && *expected != r.kind_)
         fail_input(where, std::string("is a ") + kind_name(r.kind_) + ", expected a " + kind_name(*expected));
 
@@ -129,14 +157,14 @@ Reader Reader::parse(std::string bytes, const std::string& where, const Kind* ex
     std::size_t at = kHeaderSize;
     for (std::uint32_t s = 0; s < count; ++s) {
         if (at + kSectionHeaderSize > bytes.size())
-            fail_input(where, "truncated in the header of section " + std::to_string(s + 1));
+            fail_input(where, "corrupt: the header of section " + std::to_string(s + 1) + " runs past the end of the file");
         if (crc32(bytes.data() + at, 28) != get<std::uint32_t>(bytes, at + 28))
             fail_input(where, "corrupt: checksum mismatch in the header of section " + std::to_string(s + 1));
         std::string name(bytes.data() + at, kNameSize);
         name.resize(std::strlen(name.c_str()));
         const std::uint64_t size = get<std::uint64_t>(bytes, at + 16);
         const std::size_t payload = at + kSectionHeaderSize;
-        if (size > bytes.size() - payload) fail_input(where, "truncated in section '" + name + "'");
+        if (size > bytes.size() - payload) fail_input(where, "corrupt: section '" + name + "' runs past the end of the file");
         if (crc32(bytes.data() + payload, size) != get<std::uint32_t>(bytes, at + 24))
             fail_input(where, "corrupt: checksum mismatch in section '" + name + "'");
         r.sections_.push_back({name, payload, static_cast<std::size_t>(size)});
@@ -144,12 +172,17 @@ Reader Reader::parse(std::string bytes, const std::string& where, const Kind* ex
     }
     if (at != bytes.size()) fail_input(where, "corrupt: the sections do not fill the file");
     if (r.sections_.empty() || r.sections_[0].name != "meta") fail_input(where, "corrupt: no metadata section");
+    for (std::size_t a = 0; a < r.sections_.size(); ++a)
+        for (std::size_t b = a + 1; b < r.sections_.size(); ++b)
+            if (r.sections_[a].name == r.sections_[b].name)
+                fail_input(where, "corrupt: two sections named '" + r.sections_[a].name + "'");
     r.bytes_ = std::move(bytes);
     try {
         r.metadata_ = nlohmann::json::parse(r.bytes("meta"));
     } catch (const nlohmann::json::exception&) {
         fail_input(where, "corrupt: the metadata block is not valid JSON");
     }
+    if (!r.metadata_.is_object()) fail_input(where, "corrupt: the metadata block is not a JSON object");
     return r;
 }
 

@@ -35,7 +35,13 @@ bool looks_like_container(const std::filesystem::path& path);
 
 class Writer {
 public:
+    // `metadata` (a JSON object) becomes the "meta" section; tool_version (this build) and
+    // sign_convention ("inside_positive") are added when absent. No timestamp is added, so the
+    // same input gives byte-identical files (SPEC §4).
     Writer(Kind kind, nlohmann::json metadata);
+
+    // Sections are written in the order added. Names: 1-16 bytes, unique, not "meta"
+    // (std::invalid_argument otherwise: a programming error).
 
     void add_bytes(const std::string& name, std::string payload);
     template <class T>

@@ -37,11 +37,21 @@ struct GridOut {
     bool level_set = false;  // grid class level set (for exported standard level sets)
 };
 
-// Writes all grids over `grid` to `path` atomically (temp file + rename), with `metadata`.
-// Leaf nodes whose 512 voxels are all equal become tiles, so deep constant regions stay sparse;
-// every voxel of the grid reads back its value. Throws hp::Error(cannot_write).
+struct WriteOptions {
+    // A plain OpenVDB file as other tools write it: no haptic: metadata, no checksum trailer.
+    // For exports to other VDB tools; hapticprep's own readers treat it as a foreign file.
+    bool plain = false;
+};
+
+// Writes all grids over `grid` to `path` atomically (temp file + rename), with `metadata`
+// (keys without the "haptic:" prefix; format_version, grid, voxel_size are set here, and
+// sign_convention = "inside_positive" and tool_version when the caller gives none).
+// The tree is built slab by slab of 8 z-slices straight into leaf nodes; blocks of 8^3 equal
+// voxels become tiles and constant tiles are pruned upwards, so deep constant regions stay
+// sparse; every voxel of the grid reads back its value. Peak memory: the trees plus 8 slices
+// (the finished file is hashed by streaming). Throws hp::Error(cannot_write).
 void write(const std::filesystem::path& path, const GridSpec& grid, const std::vector<GridOut>& grids,
-           const nlohmann::json& metadata, const std::string& creator);
+           const nlohmann::json& metadata, const std::string& creator, const WriteOptions& options = {});
 
 struct GridInfo {
     std::string name;

@@ -36,6 +36,89 @@ done
 expect_exit 3 "$dump" "$TMP/lines.obj"
 expect_grep "no triangles" "$TMP/err"
 
+# Zero-length and text files are refused at once.
+for bad in "$TMP/empty.stl" "$TMP/notes.txt"; do
+    expect_exit_within 3 1 "$dump" "$bad" --json && expect_one_error_line
+done
+
+# A voxelmap: identified by content (whatever the extension), summary as text and JSON.
+"$HP_BIN/haptic-voxelize" "$SAMPLES/seam-cube.obj" --resolution 12 -o "$TMP/cube.vdb" --quiet
+cp "$TMP/cube.vdb" "$TMP/cube.data"
+expect_exit 0 "$dump" "$TMP/cube.data"
+expect_grep "kind +voxelmap \(hapticprep\)" "$TMP/out"
+expect_grep "grid +layers: int32" "$TMP/out"
+expect_grep "creator +hapticprep" "$TMP/out"
+expect_exit 0 "$dump" "$TMP/cube.data" --json
+cp "$TMP/out" "$TMP/vdb.json"
+expect_json "$TMP/vdb.json"
+check "vdb kind" "$(json_get "$TMP/vdb.json" 'j["kind"]')" voxelmap
+check "vdb grid name/type" "$(json_get "$TMP/vdb.json" '[(g["name"], g["type"]) for g in j["grids"]]')" "[('layers', 'int32')]"
+check "vdb active voxels = grid voxels" \
+    "$(json_get "$TMP/vdb.json" 'j["grids"][0]["active_voxels"] == j["dimensions"][0] * j["dimensions"][1] * j["dimensions"][2]')" True
+check "vdb sign convention" "$(json_get "$TMP/vdb.json" 'j["metadata"]["sign_convention"]')" inside_positive
+check "vdb format version" "$(json_get "$TMP/vdb.json" 'j["metadata"]["format_version"]')" 1
+check "vdb source name" "$(json_get "$TMP/vdb.json" 'j["metadata"]["source_name"]')" seam-cube.obj
+
+# Damaged VDB files: truncated (several places) or one bit flipped -> exit 3, one line, fast.
+size=$(stat -c %s "$TMP/cube.vdb")
+for cut in 7 64 $((size / 3)) $((size / 2)) $((size - 17)) $((size - 1)); do
+    head -c "$cut" "$TMP/cube.vdb" > "$TMP/cut.vdb"
+    expect_exit_within 3 1 "$dump" "$TMP/cut.vdb" && expect_one_error_line && expect_grep "cut.vdb" "$TMP/err"
+done
+python3 - "$TMP/cube.vdb" "$TMP/flip.vdb" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+b[len(b) // 2] ^= 0x10
+open(sys.argv[2], "wb").write(b)
+PY
+expect_exit_within 3 1 "$dump" "$TMP/flip.vdb"
+expect_grep "checksum mismatch" "$TMP/err"
+
+# A container written by an independent writer (Python, from the layout in formats/container.md).
+make_container() {  # make_container OUT KIND_TAG VERSION
+    python3 - "$@" <<'PY'
+import json, struct, sys, zlib
+out, tag, version = sys.argv[1], sys.argv[2].encode(), int(sys.argv[3])
+meta = json.dumps({"tool": "haptic-pointshell", "units": "m", "source_name": "cube.obj"}).encode()
+sections = [(b"meta", meta), (b"points", struct.pack("<6f", 1, 2, 3, 4, 5, 6)), (b"normals", struct.pack("<6f", 0, 0, -1, 0, 0, -1))]
+total = 40 + sum(32 + len(p) for _, p in sections)
+head = b"HAPTICPF" + struct.pack("<I", version) + tag + struct.pack("<QII", total, len(sections), 0)
+data = head + struct.pack("<II", zlib.crc32(head), 0)
+for name, payload in sections:
+    sh = name.ljust(16, b"\0") + struct.pack("<QI", len(payload), zlib.crc32(payload))
+    data += sh + struct.pack("<I", zlib.crc32(sh)) + payload
+open(out, "wb").write(data)
+PY
+}
+make_container "$TMP/shell.bin" SHEL 1
+expect_exit 0 "$dump" "$TMP/shell.bin"
+expect_grep "kind +pointshell \(format v1\)" "$TMP/out"
+expect_grep "section +points: 24 bytes" "$TMP/out"
+expect_exit 0 "$dump" "$TMP/shell.bin" --json
+cp "$TMP/out" "$TMP/shell.json"
+expect_json "$TMP/shell.json"
+check "container kind" "$(json_get "$TMP/shell.json" 'j["kind"]')" pointshell
+check "container sections" "$(json_get "$TMP/shell.json" '[(s["name"], s["bytes"]) for s in j["sections"]]')" \
+    "[('meta', $(python3 -c 'import json; print(len(json.dumps({"tool": "haptic-pointshell", "units": "m", "source_name": "cube.obj"})))')), ('points', 24), ('normals', 24)]"
+check "container metadata" "$(json_get "$TMP/shell.json" 'j["metadata"]["source_name"]')" cube.obj
+make_container "$TMP/tree.bin" TREE 1
+expect_exit 0 "$dump" "$TMP/tree.bin" --json
+check "tree kind" "$(json_get "$TMP/out" 'j["kind"]')" "point-sphere tree"
+
+# Damaged containers: every bit flip in a few bytes of each part, truncations, newer version.
+csize=$(stat -c %s "$TMP/shell.bin")
+for at in 0 9 13 20 33 45 60 $((csize - 30)) $((csize - 1)); do
+    python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[int(sys.argv[3])] ^= 4; open(sys.argv[2], "wb").write(b)' \
+        "$TMP/shell.bin" "$TMP/flip.bin" "$at"
+    expect_exit_within 3 1 "$dump" "$TMP/flip.bin" && expect_one_error_line
+done
+head -c $((csize - 5)) "$TMP/shell.bin" > "$TMP/cut.bin"
+expect_exit_within 3 1 "$dump" "$TMP/cut.bin"
+expect_grep "truncated at byte $((csize - 5)) of $csize, in section 'normals'" "$TMP/err"
+make_container "$TMP/v3.bin" SHEL 3
+expect_exit 3 "$dump" "$TMP/v3.bin"
+expect_grep "written by a newer hapticprep \(format v3\); this build reads up to v1" "$TMP/err"
+
 # Usage errors: exit 2.
 expect_exit 2 "$dump"
 expect_exit 2 "$dump" "$SAMPLES/peg.stl" --units furlong

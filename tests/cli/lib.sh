@@ -23,6 +23,20 @@ expect_exit() {
     pass "exit $want: $*"
 }
 
+# expect_exit_within CODE SECONDS CMD...: as expect_exit, and the command took less than SECONDS.
+expect_exit_within() {
+    local want=$1 limit=$2; shift 2
+    local t0 t1
+    t0=$(date +%s.%N)
+    expect_exit "$want" "$@" || return 1
+    t1=$(date +%s.%N)
+    if awk -v a="$t0" -v b="$t1" -v l="$limit" 'BEGIN{exit !(b - a < l)}'; then
+        pass "under $limit s"
+    else
+        fail "took $(awk -v a="$t0" -v b="$t1" 'BEGIN{print b - a}') s, limit $limit s: $*"; return 1
+    fi
+}
+
 # expect_one_error_line: stderr of the last command is exactly one line.
 expect_one_error_line() {
     local n

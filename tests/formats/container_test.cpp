@@ -7,11 +7,18 @@
 
 #include "core/atomic_file.hpp"
 #include "core/hash.hpp"
+#include "core/version.hpp"
 
 namespace fs = std::filesystem;
 using hp::container::Kind;
 
 namespace {
+
+// The meta block the writer should produce for small_file(): the caller's keys plus the defaults
+// (nlohmann::json keeps keys sorted, so dump() is canonical).
+nlohmann::json small_meta() {
+    return {{"tool", "test"}, {"units", "m"}, {"tool_version", hp::kVersion}, {"sign_convention", "inside_positive"}};
+}
 
 std::string small_file() {
     hp::container::Writer w(Kind::pointshell, {{"tool", "test"}, {"units", "m"}});
@@ -43,7 +50,7 @@ TEST(Container, RoundTrip) {
     EXPECT_THROW(r.array<float>("points", 7), hp::Error);
     EXPECT_THROW(r.bytes("normals"), hp::Error);
     // Layout by hand: header 40 + (32 + meta) + (32 + 24) + (32 + 8).
-    std::string meta = nlohmann::json{{"tool", "test"}, {"units", "m"}}.dump();
+    std::string meta = small_meta().dump();
     EXPECT_EQ(bytes.size(), 40 + 32 + meta.size() + 32 + 24 + 32 + 8);
     EXPECT_EQ(bytes.substr(0, 8), "HAPTICPF");
     EXPECT_EQ(bytes.substr(12, 4), "SHEL");
@@ -92,4 +99,45 @@ TEST(Container, WrongMagicWrongKindNewerVersion) {
     std::memcpy(newer.data() + 32, &crc, 4);
     EXPECT_EQ(parse_error(newer, &msg), hp::ExitCode::bad_input);
     EXPECT_NE(msg.find("newer hapticprep"), std::string::npos) << msg;
+}
+
+TEST(Container, TruncationNamesTheByteAndTheSection) {
+    const std::string good = small_file();
+    std::string msg;
+    // Cut inside the payload of "points" (the second section): header 40, meta section 32 + meta,
+    // then the points header (32) and 24 payload bytes; cut 10 bytes into the payload.
+    const std::size_t meta = small_meta().dump().size();
+    const std::size_t cut = 40 + 32 + meta + 32 + 10;
+    EXPECT_EQ(parse_error(good.substr(0, cut), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("truncated at byte " + std::to_string(cut) + " of " + std::to_string(good.size())), std::string::npos) << msg;
+    EXPECT_NE(msg.find("in section 'points'"), std::string::npos) << msg;
+    EXPECT_EQ(parse_error(good.substr(0, 40 + 32 + meta + 5), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("in the header of section 2"), std::string::npos) << msg;
+    EXPECT_EQ(parse_error(good + "x", &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("unexpected bytes after the end"), std::string::npos) << msg;
+    EXPECT_EQ(parse_error("", &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("empty"), std::string::npos) << msg;
+}
+
+TEST(Container, MetadataDefaultsAndSectionNames) {
+    hp::container::Reader r = hp::container::Reader::parse(small_file(), "x.hps");
+    EXPECT_EQ(r.metadata()["tool_version"], hp::kVersion);
+    EXPECT_EQ(r.metadata()["sign_convention"], "inside_positive");
+    ASSERT_EQ(r.sections().size(), 3u);
+    EXPECT_EQ(r.sections()[0].name, "meta");
+    EXPECT_EQ(r.sections()[1].name, "points");
+    EXPECT_EQ(r.sections()[1].size, 24u);
+    EXPECT_TRUE(r.has("triangles"));
+    EXPECT_FALSE(r.has("normals"));
+    hp::container::Writer w(Kind::cfm, {{"tool_version", "0.0.1"}});
+    w.add_bytes("a", "xyz");
+    EXPECT_THROW(w.add_bytes("a", ""), std::invalid_argument);
+    EXPECT_THROW(w.add_bytes("meta", ""), std::invalid_argument);
+    EXPECT_THROW(w.add_bytes("a-name-longer-than-16", ""), std::invalid_argument);
+    hp::container::Reader c = hp::container::Reader::parse(w.serialize(), "x.hcfm");
+    EXPECT_EQ(c.kind(), Kind::cfm);
+    EXPECT_EQ(c.metadata()["tool_version"], "0.0.1");
+    EXPECT_EQ(c.bytes("a"), "xyz");
+    // Same content, same bytes (no timestamps).
+    EXPECT_EQ(small_file(), small_file());
 }

@@ -1,6 +1,8 @@
 #include "formats/vdb.hpp"
 
+#include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -9,6 +11,8 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/hash.hpp"
+#include "core/version.hpp"
 
 namespace fs = std::filesystem;
 
@@ -127,7 +131,9 @@ TEST(Vdb, EveryTruncationAndBitFlipIsDetected) {
             EXPECT_EQ(e.code(), hp::ExitCode::bad_input) << what;
         }
     };
-    for (std::size_t cut = 0; cut < good.size(); cut += 1 + good.size() / 97) expect_rejected(good.substr(0, cut), "cut at " + std::to_string(cut));
+    // Every cut in the header and metadata region and near the end, a stride of cuts in between.
+    for (std::size_t cut = 0; cut < good.size(); cut += (cut < 1024 || cut + 64 > good.size()) ? 1 : 1 + good.size() / 500)
+        expect_rejected(good.substr(0, cut), "cut at " + std::to_string(cut));
     for (int flip = 0; flip < 200; ++flip) {
         std::string bytes = good;
         std::size_t at = rng() % bytes.size();
@@ -143,4 +149,241 @@ TEST(Vdb, WriteIntoMissingFolderIsCannotWrite) {
     } catch (const hp::Error& e) {
         EXPECT_EQ(e.code(), hp::ExitCode::cannot_write);
     }
+}
+
+namespace {
+
+// Values of the typed round trip: a constant 8-aligned block (a tile) and varying values
+// elsewhere, computed from (i, j, k) independently of the writer.
+template <class T>
+T typed_value(int i, int j, int k) {
+    const bool block = i < 8 && j < 8 && k >= 8 && k < 16;
+    const double v = block ? 2.5 : 0.25 * ((i * 7 + j * 13 + k * 3) % 17) - 1.0;
+    return static_cast<T>(v);
+}
+
+template <class T>
+void expect_round_trip(hp::vdb::ValueType type, const hp::GridSpec& g, const std::string& file) {
+    fs::path p = temp_dir() / file;
+    hp::vdb::GridOut out{"values", type,
+                         [&](int z, void* dst) {
+                             auto* v = static_cast<T*>(dst);
+                             for (int j = 0; j < g.dims[1]; ++j)
+                                 for (int i = 0; i < g.dims[0]; ++i) v[j * g.dims[0] + i] = typed_value<T>(i, j, z);
+                         },
+                         -3.0};
+    hp::vdb::write(p, g, {out}, {{"kind", "test"}}, "hapticprep test");
+    int seen = 0;
+    hp::vdb::read_slices(p, "values", type, [&](int z, const void* values) {
+        EXPECT_EQ(z, seen++);
+        const auto* v = static_cast<const T*>(values);
+        for (int j = 0; j < g.dims[1]; ++j)
+            for (int i = 0; i < g.dims[0]; ++i)
+                ASSERT_EQ(v[j * g.dims[0] + i], typed_value<T>(i, j, z)) << file << " at " << i << "," << j << "," << z;
+    });
+    EXPECT_EQ(seen, g.dims[2]);
+}
+
+}  // namespace
+
+TEST(Vdb, RoundTripInt32FloatDoubleOverOddGrids) {
+    hp::GridSpec g = odd_grid();
+    expect_round_trip<std::int32_t>(hp::vdb::ValueType::int32, g, "i32.vdb");
+    expect_round_trip<float>(hp::vdb::ValueType::float32, g, "f32.vdb");
+    expect_round_trip<double>(hp::vdb::ValueType::float64, g, "f64.vdb");
+    hp::GridSpec tiny;  // smaller than one leaf on every axis
+    tiny.voxel_size = 3;
+    tiny.dims = {1, 3, 5};
+    expect_round_trip<float>(hp::vdb::ValueType::float32, tiny, "tiny.vdb");
+    hp::vdb::FileInfo deep = hp::vdb::inspect(temp_dir() / "f32.vdb", true);
+    ASSERT_EQ(deep.grids.size(), 1u);
+    EXPECT_EQ(deep.grids[0].value_type, "float");
+    EXPECT_EQ(deep.grids[0].active_voxels, g.count());
+    EXPECT_EQ(deep.grids[0].tiles, 1u) << "the constant block at x, y < 8, 8 <= z < 16";
+    // 13 x 9 x 21 voxels: 2 x 2 x 3 leaf-sized blocks, one of them a tile.
+    EXPECT_EQ(deep.grids[0].leaf_nodes, 11u);
+}
+
+TEST(Vdb, RoundTripVec3f) {
+    hp::GridSpec g = odd_grid();
+    fs::path p = temp_dir() / "vec.vdb";
+    auto value = [](int i, int j, int k, int c) { return k >= 16 ? 0.5f * c : 0.125f * (i + 2 * j - 3 * k) + c; };
+    hp::vdb::GridOut out{"gradient", hp::vdb::ValueType::vec3f,
+                         [&](int z, void* dst) {
+                             auto* v = static_cast<float*>(dst);
+                             for (int j = 0; j < g.dims[1]; ++j)
+                                 for (int i = 0; i < g.dims[0]; ++i)
+                                     for (int c = 0; c < 3; ++c) v[3 * (j * g.dims[0] + i) + c] = value(i, j, z, c);
+                         },
+                         0.0};
+    hp::vdb::write(p, g, {out}, {}, "hapticprep test");
+    int seen = 0;
+    hp::vdb::read_slices(p, "gradient", hp::vdb::ValueType::vec3f, [&](int z, const void* values) {
+        EXPECT_EQ(z, seen++);
+        const auto* v = static_cast<const float*>(values);
+        for (int j = 0; j < g.dims[1]; ++j)
+            for (int i = 0; i < g.dims[0]; ++i)
+                for (int c = 0; c < 3; ++c) ASSERT_EQ(v[3 * (j * g.dims[0] + i) + c], value(i, j, z, c)) << i << "," << j << "," << z;
+    });
+    EXPECT_EQ(seen, g.dims[2]);
+    EXPECT_THROW(hp::vdb::read_slices(p, "gradient", hp::vdb::ValueType::float32, [](int, const void*) {}), hp::Error);
+}
+
+TEST(Vdb, DeepConstantRegionsArePrunedToLargeTiles) {
+    // 136^3 voxels, constant except one voxel.
+    hp::GridSpec g;
+    g.voxel_size = 1;
+    g.dims = {136, 136, 136};
+    auto value = [](int i, int j, int k) { return i == 130 && j == 3 && k == 135 ? 7 : -4; };
+    hp::vdb::GridOut out{"layers", hp::vdb::ValueType::int32,
+                         [&](int z, void* dst) {
+                             auto* v = static_cast<std::int32_t*>(dst);
+                             for (int j = 0; j < g.dims[1]; ++j)
+                                 for (int i = 0; i < g.dims[0]; ++i) v[j * g.dims[0] + i] = value(i, j, z);
+                         },
+                         -5.0};
+    fs::path p = temp_dir() / "sparse.vdb";
+    hp::vdb::write(p, g, {out}, {}, "hapticprep test");
+    std::vector<std::int32_t> back = hp::vdb::read_int32(p, "layers");
+    ASSERT_EQ(back.size(), g.count());
+    for (int k = 0; k < g.dims[2]; ++k)
+        for (int j = 0; j < g.dims[1]; ++j)
+            for (int i = 0; i < g.dims[0]; ++i) ASSERT_EQ(back[g.index(i, j, k)], value(i, j, k)) << i << "," << j << "," << k;
+    hp::vdb::FileInfo deep = hp::vdb::inspect(p, true);
+    ASSERT_EQ(deep.grids.size(), 1u);
+    EXPECT_EQ(deep.grids[0].active_voxels, g.count());
+    // 17^3 blocks of 8^3: the one holding the odd voxel is a leaf; the 16^3 blocks of the first
+    // 128^3 cube merge into one tile; the other 17^3 - 16^3 - 1 = 816 blocks stay 8^3 tiles
+    // (their 128^3 parents reach outside the grid, where voxels are inactive).
+    EXPECT_EQ(deep.grids[0].leaf_nodes, 1u);
+    EXPECT_EQ(deep.grids[0].tiles, 1u + 816u);
+    EXPECT_LT(fs::file_size(p), 200000u);
+}
+
+TEST(Vdb, MetadataRoundTripAndDefaults) {
+    hp::GridSpec g = odd_grid();
+    fs::path p = temp_dir() / "meta.vdb";
+    hp::vdb::GridOut out{"layers", hp::vdb::ValueType::int32, [&](int, void* dst) {
+                             std::memset(dst, 0, g.count() / static_cast<std::size_t>(g.dims[2]) * sizeof(std::int32_t));
+                         }};
+    nlohmann::json meta{{"source_name", "part.stl"}, {"source_hash", "0123456789abcdef"}, {"precision", 3},
+                        {"scale_factor", 1000.0}, {"parameters", nlohmann::json{{"pad", 2}, {"fill", "auto"}}.dump()},
+                        {"list", {1, 2}}};
+    hp::vdb::write(p, g, {out}, meta, "hapticprep 9.9");
+    hp::vdb::FileInfo info = hp::vdb::inspect(p);
+    EXPECT_TRUE(info.ours);
+    EXPECT_EQ(info.creator, "hapticprep 9.9");
+    EXPECT_EQ(info.metadata["source_name"], "part.stl");
+    EXPECT_EQ(info.metadata["source_hash"], "0123456789abcdef");
+    EXPECT_EQ(info.metadata["precision"], 3);
+    EXPECT_EQ(info.metadata["scale_factor"], 1000.0);
+    EXPECT_EQ(nlohmann::json::parse(info.metadata["parameters"].get<std::string>())["fill"], "auto");
+    EXPECT_EQ(nlohmann::json::parse(info.metadata["list"].get<std::string>()), nlohmann::json({1, 2}));
+    EXPECT_EQ(info.metadata["format_version"], 1);
+    EXPECT_EQ(info.metadata["sign_convention"], "inside_positive");
+    EXPECT_EQ(info.metadata["tool_version"], hp::kVersion);
+    EXPECT_EQ(info.metadata["voxel_size"], g.voxel_size);
+    EXPECT_EQ(info.grid.origin, g.origin);
+    EXPECT_EQ(info.grid.dims, g.dims);
+}
+
+TEST(Vdb, NewerFormatVersionIsRefused) {
+    fs::path p = write_sample(temp_dir() / "v1.vdb");
+    std::string bytes = hp::read_file(p);
+    // Patch the int64 value of haptic:format_version (the first grid's copy) to 2: in a VDB
+    // file a metadata entry is its name, its type name ("int64"), the value size (4 bytes), the value.
+    const std::string key = "haptic:format_version";
+    std::size_t at = bytes.find(key);
+    ASSERT_NE(at, std::string::npos);
+    at = bytes.find("int64", at + key.size());
+    ASSERT_NE(at, std::string::npos);
+    at += 5 + 4;
+    std::int64_t stored = 0;
+    std::memcpy(&stored, bytes.data() + at, 8);
+    ASSERT_EQ(stored, 1);
+    const std::int64_t newer = 2;
+    std::memcpy(bytes.data() + at, &newer, 8);
+    // Recompute the trailer: FNV-1a 64 of every byte before it, little-endian (formats/vdb.md).
+    const std::size_t body = bytes.size() - 16;
+    ASSERT_EQ(bytes.substr(body, 8), "HPVDBSUM");
+    const std::uint64_t h = hp::hash64(bytes.data(), body);
+    std::memcpy(bytes.data() + body + 8, &h, 8);
+    fs::path q = temp_dir() / "v2.vdb";
+    hp::write_file_atomically(q, bytes);
+    try {
+        hp::vdb::inspect(q);
+        FAIL() << "a newer format version was accepted";
+    } catch (const hp::Error& e) {
+        EXPECT_EQ(e.code(), hp::ExitCode::bad_input);
+        EXPECT_NE(std::string(e.what()).find("newer hapticprep (format v2); this build reads up to v1"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Vdb, ForeignFilesAreDescribedButNotReadAsOurs) {
+    hp::GridSpec g = odd_grid();
+    fs::path p = temp_dir() / "foreign.vdb";
+    hp::vdb::GridOut out{"density", hp::vdb::ValueType::float32, [&](int z, void* dst) {
+                             auto* v = static_cast<float*>(dst);
+                             for (std::size_t i = 0; i < static_cast<std::size_t>(g.dims[0] * g.dims[1]); ++i) v[i] = 0.5f * z;
+                         }};
+    hp::vdb::WriteOptions plain;
+    plain.plain = true;
+    hp::vdb::write(p, g, {out}, {{"kind", "x"}}, "other tool", plain);
+    EXPECT_EQ(hp::read_file(p).find("haptic:"), std::string::npos);
+    hp::vdb::FileInfo info = hp::vdb::inspect(p, true);
+    EXPECT_FALSE(info.ours);
+    EXPECT_EQ(info.creator, "other tool");
+    ASSERT_EQ(info.grids.size(), 1u);
+    EXPECT_EQ(info.grids[0].name, "density");
+    EXPECT_EQ(info.grids[0].active_voxels, g.count());
+    try {
+        hp::vdb::read_real(p, "density");
+        FAIL();
+    } catch (const hp::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("not one written by hapticprep"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Vdb, DamagedForeignFilesNeverCrashOrHang) {
+    // Foreign files carry no checksum: OpenVDB parses the damage. Every outcome must be a clean
+    // read or hp::Error(bad_input), each within a few seconds.
+    hp::GridSpec g = odd_grid();
+    fs::path p = temp_dir() / "foreign-good.vdb";
+    hp::vdb::GridOut out{"density", hp::vdb::ValueType::int32, [&](int z, void* dst) {
+                             auto* v = static_cast<std::int32_t*>(dst);
+                             for (int j = 0; j < g.dims[1]; ++j)
+                                 for (int i = 0; i < g.dims[0]; ++i) v[j * g.dims[0] + i] = pattern(i, j, z);
+                         }};
+    hp::vdb::WriteOptions plain;
+    plain.plain = true;
+    hp::vdb::write(p, g, {out}, {}, "other tool", plain);
+    const std::string good = hp::read_file(p);
+    fs::path bad = temp_dir() / "foreign-bad.vdb";
+    std::mt19937 rng(7);
+    int rejected = 0, read = 0;
+    double slowest = 0;
+    auto attempt = [&](const std::string& bytes, const std::string& what) {
+        { std::ofstream(bad, std::ios::binary | std::ios::trunc) << bytes; }
+        auto t0 = std::chrono::steady_clock::now();
+        try {
+            hp::vdb::inspect(bad, true);
+            ++read;
+        } catch (const hp::Error& e) {
+            EXPECT_EQ(e.code(), hp::ExitCode::bad_input) << what;
+            ++rejected;
+        }
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        slowest = std::max(slowest, s);
+        EXPECT_LT(s, 2.0) << what;
+    };
+    for (std::size_t cut = 0; cut < good.size(); cut += 1 + good.size() / 150) attempt(good.substr(0, cut), "cut at " + std::to_string(cut));
+    for (int flip = 0; flip < 300; ++flip) {
+        std::string bytes = good;
+        std::size_t at = rng() % bytes.size();
+        bytes[at] = static_cast<char>(bytes[at] ^ (1 << (rng() % 8)));
+        attempt(bytes, "bit flip at " + std::to_string(at));
+    }
+    EXPECT_GT(rejected, 0);
+    RecordProperty("slowest_seconds", std::to_string(slowest));
+    std::printf("damaged foreign files: %d rejected, %d read, slowest %.3f s\n", rejected, read, slowest);
 }
