@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include <gtest/gtest.h>
+#include <tbb/global_control.h>
 
 #include "geometry/closest_point.hpp"
 #include "voxel/voxelize.hpp"
@@ -97,4 +98,17 @@ TEST(Distance, InvertedMeshKeepsInsidePositive) {
         for (int j = 0; j < g.dims[1]; ++j)
             for (int i = 0; i < g.dims[0]; ++i)
                 ASSERT_NEAR(f.values[g.index(i, j, k)], cube_distance(g.center(i, j, k)), 1e-12);
+}
+
+TEST(Distance, SameFieldWhateverTheThreads) {
+    hp::TriMesh gear = sample("gear.obj");
+    hp::GridSpec g = hp::grid_around(gear.bounds(), 0.03, 8);
+    std::vector<std::int32_t> layers = dense(hp::voxelize(gear, g, {}));
+    hp::DistanceField a, b;
+    {
+        tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+        a = hp::compute_distance(gear, g, layers, {});
+    }
+    b = hp::compute_distance(gear, g, layers, {});
+    EXPECT_EQ(a.values, b.values);
 }
