@@ -1,7 +1,6 @@
 #include "distance/distance.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 
@@ -31,6 +30,7 @@ struct State {
 // (memory order, cache-friendly). A candidate equal to the voxel's own triangle, or one that the
 // triangle inequality rules out (d(neighbour) - |step| >= current distance), is not evaluated.
 bool raster_pass(State& s, const std::vector<char>& fixed, int dir) {
+    bool changed = false;
     const int nx = static_cast<int>(s.nx), ny = static_cast<int>(s.ny), nz = static_cast<int>(s.nz);
     const double h = s.g.voxel_size * (1 + 1e-12);
     const double step_length[4] = {0, h, h * std::sqrt(2.0), h * std::sqrt(3.0)};
@@ -38,51 +38,39 @@ bool raster_pass(State& s, const std::vector<char>& fixed, int dir) {
     static const int kPrev[13][3] = {{-1, 0, 0},  {-1, -1, 0}, {0, -1, 0},  {1, -1, 0},  {-1, -1, -1},
                                      {0, -1, -1}, {1, -1, -1}, {-1, 0, -1}, {0, 0, -1},  {1, 0, -1},
                                      {-1, 1, -1}, {0, 1, -1},  {1, 1, -1}};
-    // Row (jj, kk) (in pass order) needs rows (jj-1, kk), (jj-1..jj+1, kk-1): all on wavefronts
-    // jj + 2 kk smaller than its own, so the rows of one wavefront run in parallel and the result
-    // is the same as a sequential raster pass.
-    std::atomic<bool> changed{false};
-    auto do_row = [&](int jj, int kk) {
+    for (int kk = 0; kk < nz; ++kk) {
         const int k = dir > 0 ? kk : nz - 1 - kk;
-        const int j = dir > 0 ? jj : ny - 1 - jj;
-        bool row_changed = false;
-        for (int ii = 0; ii < nx; ++ii) {
-            const int i = dir > 0 ? ii : nx - 1 - ii;
-            const std::size_t v = (static_cast<std::size_t>(k) * s.ny + static_cast<std::size_t>(j)) * s.nx + static_cast<std::size_t>(i);
-            if (fixed[v]) continue;
-            std::uint32_t tried[13];
-            int ntried = 0;
-            for (const auto& o : kPrev) {
-                const int a = i + dir * o[0], b = j + dir * o[1], c = k + dir * o[2];
-                if (a < 0 || b < 0 || c < 0 || a >= nx || b >= ny || c >= nz) continue;
-                const std::size_t nb = (static_cast<std::size_t>(c) * s.ny + static_cast<std::size_t>(b)) * s.nx + static_cast<std::size_t>(a);
-                const std::uint32_t t = s.tri[nb];
-                if (t == UINT32_MAX || t == s.tri[v] || std::find(tried, tried + ntried, t) != tried + ntried) continue;
-                tried[ntried++] = t;
-                const double lower = s.dist[nb] - step_length[std::abs(o[0]) + std::abs(o[1]) + std::abs(o[2])];
-                if (lower > 0 && lower * lower >= s.d2[v]) continue;
-                const auto& f = s.mesh.triangles[t];
-                ClosestPoint cp = closest_point_on_triangle(s.g.center(i, j, k), s.mesh.vertices[f[0]], s.mesh.vertices[f[1]],
-                                                            s.mesh.vertices[f[2]]);
-                if (cp.distance2 < s.d2[v]) {
-                    s.d2[v] = cp.distance2;
-                    s.dist[v] = std::sqrt(cp.distance2);
-                    s.tri[v] = t;
-                    row_changed = true;
+        for (int jj = 0; jj < ny; ++jj) {
+            const int j = dir > 0 ? jj : ny - 1 - jj;
+            for (int ii = 0; ii < nx; ++ii) {
+                const int i = dir > 0 ? ii : nx - 1 - ii;
+                const std::size_t v = (static_cast<std::size_t>(k) * s.ny + static_cast<std::size_t>(j)) * s.nx + static_cast<std::size_t>(i);
+                if (fixed[v]) continue;
+                std::uint32_t tried[13];
+                int ntried = 0;
+                for (const auto& o : kPrev) {
+                    const int a = i + dir * o[0], b = j + dir * o[1], c = k + dir * o[2];
+                    if (a < 0 || b < 0 || c < 0 || a >= nx || b >= ny || c >= nz) continue;
+                    const std::size_t nb = (static_cast<std::size_t>(c) * s.ny + static_cast<std::size_t>(b)) * s.nx + static_cast<std::size_t>(a);
+                    const std::uint32_t t = s.tri[nb];
+                    if (t == UINT32_MAX || t == s.tri[v] || std::find(tried, tried + ntried, t) != tried + ntried) continue;
+                    tried[ntried++] = t;
+                    const double lower = s.dist[nb] - step_length[std::abs(o[0]) + std::abs(o[1]) + std::abs(o[2])];
+                    if (lower > 0 && lower * lower >= s.d2[v]) continue;
+                    const auto& f = s.mesh.triangles[t];
+                    ClosestPoint cp = closest_point_on_triangle(s.g.center(i, j, k), s.mesh.vertices[f[0]], s.mesh.vertices[f[1]],
+                                                                s.mesh.vertices[f[2]]);
+                    if (cp.distance2 < s.d2[v]) {
+                        s.d2[v] = cp.distance2;
+                        s.dist[v] = std::sqrt(cp.distance2);
+                        s.tri[v] = t;
+                        changed = true;
+                    }
                 }
             }
         }
-        if (row_changed) changed.store(true, std::memory_order_relaxed);
-    };
-    for (int wave = 0; wave <= (ny - 1) + 2 * (nz - 1); ++wave) {
-        const int k_lo = std::max(0, (wave - (ny - 1) + 1) / 2), k_hi = std::min(nz - 1, wave / 2);
-        if (k_hi - k_lo < 8) {
-            for (int kk = k_lo; kk <= k_hi; ++kk) do_row(wave - 2 * kk, kk);
-        } else {
-            tbb::parallel_for(k_lo, k_hi + 1, [&](int kk) { do_row(wave - 2 * kk, kk); });
-        }
     }
-    return changed.load();
+    return changed;
 }
 }  // namespace
 
