@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -345,6 +346,10 @@ TEST(Vdb, ForeignFilesAreDescribedButNotReadAsOurs) {
 }
 
 TEST(Vdb, DamagedForeignFilesNeverCrashOrHang) {
+    // Under ASan, OpenVDB (not instrumented) asks for exabyte buffers on some damaged foreign
+    // files and ASan's allocator aborts instead of throwing the std::bad_alloc that the reader
+    // catches in normal builds; the release run of make test covers this case.
+    if (std::getenv("HP_SANITIZED")) GTEST_SKIP() << "needs the normal allocator (see comment)";
     // Foreign files carry no checksum: OpenVDB parses the damage. Every outcome must be a clean
     // read or hp::Error(bad_input), each within a few seconds.
     hp::GridSpec g = odd_grid();
