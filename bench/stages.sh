@@ -41,3 +41,10 @@ for spec in "fandisk 0.0165" "rocker-arm 0.0033" "stanford-bunny 0.0005"; do
     echo "bench: voxelize+distance $1 at $2" >&2
     row "$("$bin/bench_distance" "$meshes/$1.obj" --voxel-size "$2" --runs "$runs" --samples 1000)"
 done
+
+# Geometry kernels on the bunny: exact BVH closest points at the voxels within 3 voxels of the
+# surface, fast winding number at every 2nd voxel along each axis (accuracy vs the exact sum).
+if [ -f "$meshes/stanford-bunny.obj" ]; then
+    echo "bench: geometry kernels, bunny" >&2
+    "$bin/bench_geometry" "$meshes/stanford-bunny.obj" --voxel-size 0.0005 --stride 2 >>"$results"
+fi

@@ -1,20 +1,132 @@
 #include "geometry/winding.hpp"
 
+#include <cassert>
 #include <cmath>
 #include <numbers>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 namespace hp {
+
+double solid_angle(const Vec3d& p, const Vec3d& a0, const Vec3d& b0, const Vec3d& c0) {
+    const Vec3d a = a0 - p, b = b0 - p, c = c0 - p;
+    const double la = length(a), lb = length(b), lc = length(c);
+    const double det = dot(a, cross(b, c));
+    const double den = la * lb * lc + dot(a, b) * lc + dot(b, c) * la + dot(c, a) * lb;
+    return 2 * std::atan2(det, den);
+}
 
 double winding_number(const TriMesh& mesh, const Vec3d& p) {
     double total = 0;
-    for (const auto& t : mesh.triangles) {
-        Vec3d a = mesh.vertices[t[0]] - p, b = mesh.vertices[t[1]] - p, c = mesh.vertices[t[2]] - p;
-        double la = length(a), lb = length(b), lc = length(c);
-        double det = dot(a, cross(b, c));
-        double den = la * lb * lc + dot(a, b) * lc + dot(b, c) * la + dot(c, a) * lb;
-        total += 2 * std::atan2(det, den);
-    }
+    for (const auto& t : mesh.triangles) total += solid_angle(p, mesh.vertices[t[0]], mesh.vertices[t[1]], mesh.vertices[t[2]]);
     return total / (4 * std::numbers::pi);
+}
+
+FastWinding::FastWinding(const TriangleBvh& bvh, double beta) : bvh_(bvh), beta_(beta) {
+    assert(beta > 1);
+    const auto& nodes = bvh.nodes();
+    clusters_.resize(nodes.size());
+    if (nodes.empty()) return;
+    // Slot range of every node (leaf order is a depth-first partition): children come after
+    // their parent in the node array, so a reverse sweep sees children first.
+    std::vector<std::uint32_t> begin(nodes.size()), end(nodes.size());
+    for (std::size_t n = nodes.size(); n-- > 0;) {
+        if (nodes[n].leaf()) {
+            begin[n] = nodes[n].first;
+            end[n] = nodes[n].first + nodes[n].count;
+        } else {
+            begin[n] = begin[nodes[n].first];
+            end[n] = end[nodes[n].first + 1];
+        }
+    }
+    // Every node from its own triangles (O(n log n) in all, independent per node).
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes.size(), 64), [&](const tbb::blocked_range<std::size_t>& range) {
+        for (std::size_t n = range.begin(); n != range.end(); ++n) {
+            // Centroid relative to the box centre, for precision far from the origin.
+            const Vec3d o = nodes[n].box.center();
+            Vec3d dipole, weighted;
+            double area = 0;
+            for (std::uint32_t s = begin[n]; s < end[n]; ++s) {
+                const auto& c = bvh.corners_at(s);
+                const Vec3d av = cross(c[1] - c[0], c[2] - c[0]) * 0.5;
+                const double ta = length(av);
+                dipole += av;
+                area += ta;
+                weighted += ((c[0] - o) + (c[1] - o) + (c[2] - o)) * (ta / 3);
+            }
+            const Vec3d centre = o + (area > 0 ? weighted / area : Vec3d{});
+            double radius2 = 0, m[3][3] = {};
+            for (std::uint32_t s = begin[n]; s < end[n]; ++s) {
+                const auto& c = bvh.corners_at(s);
+                const Vec3d av = cross(c[1] - c[0], c[2] - c[0]) * 0.5;
+                const Vec3d d = ((c[0] - centre) + (c[1] - centre) + (c[2] - centre)) / 3.0;
+                for (int i = 0; i < 3; ++i)
+                    for (int j = 0; j < 3; ++j) m[i][j] += av[i] * d[j];
+                for (const Vec3d& v : c) radius2 = std::max(radius2, length2(v - centre));
+            }
+            Cluster& cl = clusters_[n];
+            cl.centre = centre;
+            cl.accept2 = beta * beta * radius2;
+            cl.dipole = dipole;
+            cl.trace = m[0][0] + m[1][1] + m[2][2];
+            cl.m[0] = m[0][0], cl.m[1] = m[1][1], cl.m[2] = m[2][2];
+            cl.m[3] = 0.5 * (m[0][1] + m[1][0]), cl.m[4] = 0.5 * (m[1][2] + m[2][1]), cl.m[5] = 0.5 * (m[2][0] + m[0][2]);
+        }
+    });
+}
+
+template <bool kCount>
+double FastWinding::evaluate(const Vec3d& q, Stats* stats) const {
+    const auto& nodes = bvh_.nodes();
+    if (nodes.empty()) return 0;
+    double sum = 0;
+    std::uint32_t stack[TriangleBvh::kMaxDepth + 2];
+    int top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        const std::uint32_t n = stack[--top];
+        const Cluster& c = clusters_[n];
+        const Vec3d r = c.centre - q;
+        const double rho2 = length2(r);
+        if (rho2 >= c.accept2 && rho2 > 0) {
+            const double inv2 = 1 / rho2, inv3 = inv2 / std::sqrt(rho2);
+            const double rmr = c.m[0] * r.x * r.x + c.m[1] * r.y * r.y + c.m[2] * r.z * r.z +
+                               2 * (c.m[3] * r.x * r.y + c.m[4] * r.y * r.z + c.m[5] * r.z * r.x);
+            sum += (dot(c.dipole, r) + c.trace) * inv3 - 3 * rmr * inv3 * inv2;
+            if constexpr (kCount) ++stats->far_clusters;
+            continue;
+        }
+        const TriangleBvh::Node& node = nodes[n];
+        if (node.leaf()) {
+            for (std::uint32_t s = node.first; s < node.first + node.count; ++s) {
+                const auto& t = bvh_.corners_at(s);
+                sum += solid_angle(q, t[0], t[1], t[2]);
+            }
+            if constexpr (kCount) stats->exact_triangles += node.count;
+            continue;
+        }
+        stack[top++] = node.first + 1;
+        stack[top++] = node.first;
+    }
+    return sum / (4 * std::numbers::pi);
+}
+
+double FastWinding::at(const Vec3d& q) const { return evaluate<false>(q, nullptr); }
+
+double FastWinding::at(const Vec3d& q, Stats& stats) const { return evaluate<true>(q, &stats); }
+
+void FastWinding::at(std::span<const Vec3d> points, std::span<double> out) const {
+    assert(out.size() == points.size());
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, points.size(), 256), [&](const tbb::blocked_range<std::size_t>& range) {
+        for (std::size_t i = range.begin(); i != range.end(); ++i) out[i] = evaluate<false>(points[i], nullptr);
+    });
+}
+
+bool inside_by_winding(const WindingTree& tree, const TriMesh& mesh, const Vec3d& p) {
+    const double w = std::abs(tree(p));
+    if (std::abs(w - 0.5) > kWindingTolerance) return w > 0.5;
+    return std::abs(winding_number(mesh, p)) > 0.5;
 }
 
 }  // namespace hp

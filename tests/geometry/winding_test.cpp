@@ -1,8 +1,13 @@
 #include "geometry/winding.hpp"
 
 #include <filesystem>
+#include <random>
 
 #include <gtest/gtest.h>
+
+#include "shapes.hpp"
+
+using hp::Vec3d;
 
 namespace {
 hp::TriMesh sample(const char* name) {
@@ -18,4 +23,120 @@ TEST(Winding, ClosedInvertedAndOpenBoxes) {
     EXPECT_NEAR(hp::winding_number(inv, {0.5, 0.5, 0.5}), -1.0, 1e-12);
     // The open box (no top face) seen from its centre: the missing face subtends 1/6 of the sphere.
     EXPECT_NEAR(hp::winding_number(open, {0.5, 0.5, 0.5}), 5.0 / 6.0, 1e-12);
+}
+
+TEST(Winding, SphereInsideAndOutside) {
+    const hp::TriMesh sphere = hp::test::uv_sphere(30, 40);
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<double> u(-2, 2);
+    int inside = 0;
+    for (int n = 0; n < 2000; ++n) {
+        const Vec3d p{u(rng), u(rng), u(rng)};
+        const double r = hp::length(p);
+        if (std::abs(r - 1) < 0.02) continue;  // the faceted surface is within 0.01 of the unit sphere
+        const double want = r < 1 ? 1.0 : 0.0;
+        inside += r < 1;
+        ASSERT_NEAR(hp::winding_number(sphere, p), want, 1e-10) << p.x << " " << p.y << " " << p.z;
+    }
+    EXPECT_GT(inside, 50);
+}
+
+TEST(Winding, OpenHemisphereOnItsAxis) {
+    // Upper unit hemisphere, open at the equator. On the axis at height z (0 < z != 1):
+    // w = w_sphere - w_lower cap, and the lower cap subtends what the equator disk does:
+    // w_lower = (1 - z / sqrt(1 + z^2)) / 2. So w = (1 + z/sqrt(1+z^2))/2 inside (0.5 at the
+    // centre), -(1 - z/sqrt(1+z^2))/2 above the pole. The mesh's rim is a 512-gon: the closed
+    // form holds to about 1e-4.
+    const hp::TriMesh cap = hp::test::uv_sphere(64, 512, true);
+    for (double z : {0.0, 0.1, 0.3, 0.6, 0.9, 1.2, 2.0, 5.0}) {
+        const double k = z / std::sqrt(1 + z * z);
+        const double want = z < 1 ? (1 + k) / 2 : -(1 - k) / 2;
+        EXPECT_NEAR(hp::winding_number(cap, {0, 0, z}), want, 2e-4) << z;
+    }
+    EXPECT_NEAR(hp::winding_number(cap, {0, 0, 0}), 0.5, 2e-4);
+}
+
+namespace {
+// Fast vs exact at points spread over the mesh's box and near its surface.
+void expect_fast_within_tolerance(const hp::TriMesh& mesh, double beta, double tolerance, unsigned seed) {
+    const hp::TriangleBvh bvh(mesh);
+    const hp::FastWinding fast(bvh, beta);
+    const hp::Aabb box = mesh.bounds();
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(0, 1);
+    std::vector<Vec3d> points;
+    for (int n = 0; n < 600; ++n) {
+        const Vec3d t{u(rng), u(rng), u(rng)};
+        points.push_back(box.min - box.size() * 0.25 + Vec3d{t.x * box.size().x, t.y * box.size().y, t.z * box.size().z} * 1.5);
+    }
+    for (int n = 0; n < 400; ++n) {  // near the surface: a vertex plus a small offset
+        const Vec3d& v = mesh.vertices[rng() % mesh.vertices.size()];
+        points.push_back(v + Vec3d{u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5} * (0.02 * box.diagonal()));
+    }
+    std::vector<double> batch(points.size());
+    fast.at(points, batch);
+    hp::FastWinding::Stats stats;
+    double worst = 0;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const double exact = hp::winding_number(mesh, points[i]);
+        const double approx = fast.at(points[i], stats);
+        ASSERT_EQ(batch[i], approx);
+        worst = std::max(worst, std::abs(approx - exact));
+        ASSERT_LE(std::abs(approx - exact), tolerance) << i;
+    }
+    // The expansion is used (most of the mesh is summed by clusters, not triangle by triangle).
+    EXPECT_GT(stats.far_clusters, 0u);
+    EXPECT_LT(stats.exact_triangles, points.size() * mesh.triangles.size() * 3 / 4);
+    std::printf("  fast winding, beta %g: worst error %.3g, %.1f clusters + %.1f triangles per point (of %zu)\n", beta,
+                worst, double(stats.far_clusters) / double(points.size()), double(stats.exact_triangles) / double(points.size()),
+                mesh.triangles.size());
+}
+}  // namespace
+
+TEST(FastWinding, AgreesWithTheExactSumWithinTheTolerance) {
+    // The errors the header states for points near the surface: <= 0.1 at beta 2, <= 0.04 at 3.
+    for (auto [beta, tol] : {std::pair{2.0, 0.1}, std::pair{3.0, 0.04}}) {
+        expect_fast_within_tolerance(hp::test::uv_sphere(40, 60), beta, tol, 1);
+        expect_fast_within_tolerance(hp::test::uv_sphere(40, 60, true), beta, tol, 2);
+        expect_fast_within_tolerance(sample("torus.off"), beta, tol, 3);
+        expect_fast_within_tolerance(sample("gear.obj"), beta, tol, 4);
+        expect_fast_within_tolerance(hp::test::random_soup(3000, 5), beta, tol, 5);
+    }
+    // Far from the mesh the expansion is much better than that.
+    const hp::TriMesh torus = sample("torus.off");
+    const hp::TriangleBvh bvh(torus);
+    const hp::FastWinding fast(bvh);
+    for (const Vec3d& p : {Vec3d{5, 0, 0}, Vec3d{0, 7, 1}, Vec3d{-3, -3, 3}})
+        EXPECT_NEAR(fast.at(p), hp::winding_number(torus, p), 1e-3);
+}
+
+TEST(FastWinding, ClassifiesClosedMeshes) {
+    const hp::TriMesh sphere = hp::test::uv_sphere(100, 150);
+    const hp::TriangleBvh bvh(sphere);
+    const hp::FastWinding fast(bvh);
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> u(-1.5, 1.5);
+    for (int n = 0; n < 20000; ++n) {
+        const Vec3d p{u(rng), u(rng), u(rng)};
+        if (std::abs(hp::length(p) - 1) < 1e-3) continue;
+        ASSERT_EQ(fast.at(p) > 0.5, hp::length(p) < 1) << n;
+    }
+}
+
+TEST(FastWinding, InsideByWindingFallsBackToTheExactSumNearOneHalf) {
+    // The open box's hole: points across the missing face have w near 0.5; classification must
+    // equal the exact sum's everywhere.
+    const hp::TriMesh open = sample("open-box.obj");
+    const hp::WindingTree tree(open);
+    std::mt19937 rng(9);
+    std::uniform_real_distribution<double> u(-0.2, 1.2);
+    int near_half = 0;
+    for (int n = 0; n < 5000; ++n) {
+        const Vec3d p{u(rng), u(rng), u(rng)};
+        const double exact = hp::winding_number(open, p);
+        near_half += std::abs(std::abs(exact) - 0.5) < hp::kWindingTolerance;
+        ASSERT_EQ(hp::inside_by_winding(tree, open, p), std::abs(exact) > 0.5) << n;
+        ASSERT_NEAR(tree(p), tree.fast().at(p), 0.0);
+    }
+    EXPECT_GT(near_half, 20);
 }
