@@ -9,12 +9,14 @@
 //  - exact band: every voxel within 3 voxels of the surface (Chebyshev distance to a surface
 //    voxel <= 3, i.e. |layer| <= 3 in a 26-neighbourhood map, |layer| <= 9 in a 6-neighbourhood
 //    one) gets the exact closest point on the mesh from a BVH query: error = rounding only.
-//  - further out: closest-feature propagation gives every voxel an upper bound: two raster sweeps
-//    (forward, backward); each voxel takes the best of the closest triangles of its 13
-//    already-swept neighbours, evaluated exactly at its own centre. Propagation alone can miss
-//    the true closest triangle (the benchmark saw errors up to 1.5 voxels), so each voxel then
-//    runs an exact BVH query bounded by that upper bound: the field is exact everywhere (error =
-//    rounding), and the tight bound keeps the queries cheap.
+//  - further out: closest-feature propagation: raster sweeps (forward, backward, repeated until
+//    nothing changes, at most 4); each voxel outside the band takes the best of the closest
+//    triangles of its 13 already-swept neighbours, evaluated exactly at its own centre. The value
+//    is therefore the exact distance to *some* triangle, an upper bound of the true distance; it
+//    misses the true closest triangle only where that triangle's Voronoi region reaches the
+//    voxel without passing through any neighbour that holds it. There is no a-priori bound on
+//    that error; measured (bench_distance, exact brute force at 1000 random voxels): at most
+//    0.041 voxel on fandisk at 0.0165 (897 voxels beyond the band), well under the 0.5-voxel target.
 //  - sign: from the voxelmap (layer > 0 inside, < 0 outside), so open meshes keep the voxelmap's
 //    classification. Surface voxels (layer 0): from the angle-weighted pseudo-normal at the
 //    closest feature (outside when dot(centre - closest, normal) > 0), with the normals flipped
