@@ -41,3 +41,12 @@ for spec in "fandisk 0.0165" "rocker-arm 0.0033" "stanford-bunny 0.0005"; do
     echo "bench: voxelize+distance $1 at $2" >&2
     row "$("$bin/bench_distance" "$meshes/$1.obj" --voxel-size "$2" --runs "$runs" --samples 1000)"
 done
+
+# VDB writing at scale: a synthetic layered Int32 ball (worst case: almost no tiles), producer
+# freeing its slices as the writer goes. BENCH_VDB_DIM=1145 gives the largest target, 1.5e9 voxels.
+for d in ${BENCH_VDB_DIM:-512}; do
+    echo "bench: vdb write ${d}^3" >&2
+    out=$(mktemp -d)
+    row "$("$bin/bench_vdb_write" --dims "$d" "$d" "$d" -o "$out/big.vdb")"
+    rm -rf "$out"
+done
