@@ -48,3 +48,12 @@ if [ -f "$meshes/stanford-bunny.obj" ]; then
     echo "bench: geometry kernels, bunny" >&2
     "$bin/bench_geometry" "$meshes/stanford-bunny.obj" --voxel-size 0.0005 --stride 2 >>"$results"
 fi
+
+# VDB writing at scale: a synthetic layered Int32 ball (worst case: almost no tiles), producer
+# freeing its slices as the writer goes. BENCH_VDB_DIM=1145 gives the largest target, 1.5e9 voxels.
+for d in ${BENCH_VDB_DIM:-512}; do
+    echo "bench: vdb write ${d}^3" >&2
+    out=$(mktemp -d)
+    row "$("$bin/bench_vdb_write" --dims "$d" "$d" "$d" -o "$out/big.vdb")"
+    rm -rf "$out"
+done

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <mutex>
 
+#include <malloc.h>
 #include <memory>
 
 #include <openvdb/io/File.h>
@@ -42,7 +43,7 @@ void init_openvdb() {
 // order, so the tree does not depend on the thread count. Constant tiles are then pruned upwards
 // (8^3 tiles into 128^3 tiles...), so deep constant regions cost almost nothing.
 template <class GridT>
-typename GridT::Ptr build_grid(const GridSpec& g, const GridOut& out) {
+typename GridT::Ptr build_grid(const GridSpec& g, const GridOut& out, const std::function<void(double)>& done) {
     using ValueT = typename GridT::ValueType;
     using TreeT = typename GridT::TreeType;
     using LeafT = typename TreeT::LeafNodeType;
@@ -117,6 +118,7 @@ typename GridT::Ptr build_grid(const GridSpec& g, const GridOut& out) {
             if (blocks[b].leaf) tree.addLeaf(blocks[b].leaf.release());
             else tree.addTile(1, origin, blocks[b].tile, true);
         }
+        done(static_cast<double>(z0 + nz) / g.dims[2]);
     }
     openvdb::tools::prune(tree);
     return grid;
@@ -402,7 +404,7 @@ bool looks_like_vdb(const fs::path& path) {
 }
 
 void write(const fs::path& path, const GridSpec& grid, const std::vector<GridOut>& grids, const nlohmann::json& metadata,
-           const std::string& creator, const WriteOptions& options) {
+           const std::string& creator, const WriteOptions& options, const Progress& progress) {
     init_openvdb();
     for (int a = 0; a < 3; ++a)
         if (grid.dims[static_cast<std::size_t>(a)] < 1 || grid.dims[static_cast<std::size_t>(a)] > 2147483647 - 8)
@@ -422,13 +424,15 @@ void write(const fs::path& path, const GridSpec& grid, const std::vector<GridOut
     meta["voxel_size"] = grid.voxel_size;
     if (!meta.contains("sign_convention")) meta["sign_convention"] = "inside_positive";
     if (!meta.contains("tool_version")) meta["tool_version"] = kVersion;
-    for (const GridOut& g : grids) {
+    for (std::size_t n = 0; n < grids.size(); ++n) {
+        const GridOut& g = grids[n];
+        auto done = [&](double f) { progress.report("tree", (static_cast<double>(n) + f) / static_cast<double>(grids.size())); };
         openvdb::GridBase::Ptr base;
         switch (g.type) {
-        case ValueType::int32: base = build_grid<openvdb::Int32Grid>(grid, g); break;
-        case ValueType::float32: base = build_grid<openvdb::FloatGrid>(grid, g); break;
-        case ValueType::float64: base = build_grid<openvdb::DoubleGrid>(grid, g); break;
-        case ValueType::vec3f: base = build_grid<openvdb::Vec3SGrid>(grid, g); break;
+        case ValueType::int32: base = build_grid<openvdb::Int32Grid>(grid, g, done); break;
+        case ValueType::float32: base = build_grid<openvdb::FloatGrid>(grid, g, done); break;
+        case ValueType::float64: base = build_grid<openvdb::DoubleGrid>(grid, g, done); break;
+        case ValueType::vec3f: base = build_grid<openvdb::Vec3SGrid>(grid, g, done); break;
         }
         base->setName(g.name);
         base->setTransform(transform->copy());
@@ -441,10 +445,16 @@ void write(const fs::path& path, const GridSpec& grid, const std::vector<GridOut
     write_atomically(path, [&](const fs::path& tmp) {
         try {
             openvdb::io::File file(tmp.string());
+            progress.report("save", 0.0);
             file.write(out, file_meta);
             file.close();
             out.clear();  // the trees are on disk: free them before the file is hashed
+            // Most leaves were allocated on TBB worker threads, in their own malloc arenas, which
+            // the calling thread never reuses: hand the freed trees back to the system now.
+            ::malloc_trim(0);
+            progress.report("checksum", 0.0);
             if (!options.plain) finalize_file(tmp);
+            progress.report("checksum", 1.0);
         } catch (const Error&) {
             throw;
         } catch (const std::exception& e) {
