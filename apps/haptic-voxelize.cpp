@@ -43,10 +43,14 @@ int main(int argc, char** argv) {
         "Fill methods (--fill):\n"
         "  auto      scanline for watertight meshes, vote otherwise (default)\n"
         "  scanline  exact crossing parity along x rows (closed meshes, any orientation, many parts)\n"
-        "  vote      parity along x, y and z; rows through holes abstain; majority wins, ties by the\n"
-        "            generalized winding number (open meshes such as scans)\n"
-        "  winding   generalized winding number at every voxel (small grids only)\n"
+        "  vote      parity along x, y and z; rows through holes (odd counts) abstain; majority wins;\n"
+        "            ties join their neighbours' majority, the rest the generalized winding number\n"
+        "            (open meshes such as scans)\n"
+        "  winding   generalized winding number at every voxel (tree evaluated; slow on big grids)\n"
         "  flood     outside = reachable from the border (closed meshes; leaks through holes)\n"
+        "Layers count breadth-first steps from the surface through voxels of the same side; a pocket of\n"
+        "one side that no surface voxel borders (left by votes at a hole) joins the side around it.\n"
+        "--max-layers 0 (default) keeps every layer; otherwise values are clamped to +-L.\n"
         "\nExamples:\n"
         "  haptic-voxelize bunny.obj --voxel-size 0.0005 -o bunny.layers.vdb\n"
         "  haptic-voxelize part.stl --units mm --resolution 256 -o part.layers.vdb --json\n"
@@ -125,9 +129,10 @@ int main(int argc, char** argv) {
                                    {"voxels", grid.count()}}},
                          {"fill", hp::fill_name(map.fill_used)},
                          {"undecided_voxels", map.undecided},
+                         {"flipped_voxels", map.flipped},
                          {"winding_voxels", map.by_winding},
                          {"voxels", {{"inside", map.inside}, {"surface", map.surface}, {"outside", map.outside}}},
-                         {"layers", {{"min", map.min_layer}, {"max", map.max_layer}}},
+                         {"layers", {{"min", map.min_layer}, {"max", map.max_layer}, {"sweeps", map.layer_sweeps}}},
                          {"seconds", {{"surface", map.seconds_surface}, {"fill", map.seconds_fill},
                                       {"layers", map.seconds_layers}, {"write", write_s}, {"total", total_s}}},
                          {"peak_rss_bytes", rss}};
@@ -143,6 +148,8 @@ int main(int argc, char** argv) {
                 std::printf(" (%s voxels without a majority: %s by their neighbours, %s by the winding number)",
                             hp::with_commas(map.undecided).c_str(), hp::with_commas(map.undecided - map.by_winding).c_str(),
                             hp::with_commas(map.by_winding).c_str());
+            if (map.flipped) std::printf("; %s voxels in pockets cut off from the surface joined the side around them",
+                                         hp::with_commas(map.flipped).c_str());
             std::printf("\n");
             std::printf("voxels       %s inside, %s surface, %s outside; layers %d .. %d\n", hp::with_commas(map.inside).c_str(),
                         hp::with_commas(map.surface).c_str(), hp::with_commas(map.outside).c_str(), map.min_layer, map.max_layer);

@@ -16,20 +16,28 @@
 //                 its centre. Exact for closed meshes (any orientation, any number of parts).
 //       vote      the same along x, y and z; a row whose crossing count is odd (it passes through a
 //                 hole) abstains; each voxel takes the majority of the valid votes. Voxels without
-//                 a majority get the generalized winding number at their centre (|w| > 0.5 is
-//                 inside) when there are few, else the majority of their decided neighbours.
-//       winding   the generalized winding number at every voxel centre (exact, O(voxels x
-//                 triangles): for small meshes and grids only).
+//                 a majority (a tie, or all three rows abstain) join the majority of their decided
+//                 face neighbours (up to 16 sweeps, so short runs fill in from their ends); the
+//                 few left then get the generalized winding number at their centre (|w| > 0.5 is
+//                 inside; the fast tree evaluation, geometry/winding.hpp).
+//       winding   the generalized winding number at every voxel centre (fast tree evaluation,
+//                 O(voxels log triangles); slower than the parities by a large factor).
 //       flood     everything 26-connected to the grid's border without crossing a surface voxel
 //                 is outside, the rest inside (right for closed meshes; leaks through holes).
 //       auto      scanline for watertight meshes, vote otherwise.
 //  3. layers    the n-th layer is n breadth-first steps from the surface through voxels of the
-//               same side (26- or 6-neighbourhood). Surface voxels separate the sides (a step
-//               between two non-surface voxels cannot cross the surface), so this equals the
-//               Chebyshev (26) or Manhattan (6) distance to the nearest surface voxel, computed
-//               by an exact two-pass chamfer sweep. Values beyond max_layers are clamped.
-// Memory: 2 bytes per voxel (int16 layers, one buffer per z-slice so the writer can free them as
-// it goes) + 1 bit per voxel (inside) + 1 byte per voxel during `vote`.
+//               same side (26- or 6-neighbourhood; a step may leave a surface voxel to either side,
+//               never cross from inside to outside). Computed by chamfer sweeps: when the sides
+//               never touch (closed meshes: a surface between two neighbouring centres overlaps
+//               one of their cubes) one forward and one backward sweep give the exact Chebyshev
+//               (26) or Manhattan (6) distance to the nearest surface voxel; where they touch
+//               (open meshes, at holes) sweeps repeat until stable. A pocket of one side that no
+//               surface voxel borders (votes near a hole can leave one) cannot be reached; it
+//               joins the side around it and the sweeps go on. Rows on a wavefront 2k + j = t run
+//               in parallel (deterministic). Values beyond max_layers are clamped.
+// Memory: 2 bytes per voxel while working (distance and inside bit in a uint16, one buffer per
+// z-slice), converted slice by slice into the int16 output (the writer frees those as it goes),
+// plus the crossing tables (one double per row crossing; three axes for `vote`).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -57,6 +65,8 @@ struct LayerMap {
     std::size_t undecided = 0;   // vote: voxels without a majority (resolved as documented)
     std::size_t by_winding = 0;  // vote: of those, decided by the winding number
     int min_layer = 0, max_layer = 0;
+    int layer_sweeps = 0;        // chamfer sweeps made: 2 when inside and outside voxels never touch
+    std::size_t flipped = 0;     // voxels of a pocket no surface voxel borders, moved to the side around it
     double seconds_surface = 0, seconds_fill = 0, seconds_layers = 0;
 
     std::int16_t at(int i, int j, int k) const {

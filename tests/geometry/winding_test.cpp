@@ -140,3 +140,22 @@ TEST(FastWinding, InsideByWindingFallsBackToTheExactSumNearOneHalf) {
     }
     EXPECT_GT(near_half, 20);
 }
+TEST(Winding, WindingTreeClassifiesLikeTheExactSumOnSampleMeshes) {
+    std::mt19937 rng(5);
+    for (const char* name : {"sphere.obj", "torus.off", "open-box.obj", "inverted-box.obj", "gear.obj", "bracket.obj"}) {
+        hp::TriMesh mesh = sample(name);
+        hp::WindingTree tree(mesh);
+        const hp::Aabb box = mesh.bounds();
+        const hp::Vec3d lo = box.min - box.size() * 0.25, span = box.size() * 1.5;
+        std::uniform_real_distribution<double> u(0, 1);
+        double worst = 0;
+        for (int n = 0; n < 2000; ++n) {
+            const hp::Vec3d p = lo + hp::Vec3d{span.x * u(rng), span.y * u(rng), span.z * u(rng)};
+            const double exact = hp::winding_number(mesh, p), fast = tree(p);
+            worst = std::max(worst, std::abs(exact - fast));
+            ASSERT_EQ(std::abs(exact) > 0.5, hp::inside_by_winding(tree, mesh, p)) << name;
+        }
+        EXPECT_LT(worst, 0.05) << name;
+        EXPECT_LT(worst, hp::kWindingTolerance) << name;
+    }
+}

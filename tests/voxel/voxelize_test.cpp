@@ -162,11 +162,64 @@ TEST(Voxelize, ChamferLayersEqualBreadthFirstLayers) {
         hp::TriMesh torus = sample("torus.off");
         hp::GridSpec g = hp::grid_around(torus.bounds(), 0.06, 3);
         hp::LayerMap m = hp::voxelize(torus, g, {.connectivity = conn});
+        EXPECT_EQ(m.layer_sweeps, 2);
         std::vector<int> ref = bfs_layers(m, conn);
         for (int k = 0; k < g.dims[2]; ++k)
             for (int j = 0; j < g.dims[1]; ++j)
                 for (int i = 0; i < g.dims[0]; ++i)
                     ASSERT_EQ(std::abs(m.at(i, j, k)), ref[g.index(i, j, k)]) << conn << ": " << i << " " << j << " " << k;
+    }
+}
+
+// Adds the axis-aligned box [lo, hi], outward wound, optionally without its top (+z) face.
+void add_box(hp::TriMesh& m, const hp::Vec3d& lo, const hp::Vec3d& hi, bool open_top) {
+    const auto base = static_cast<std::uint32_t>(m.vertices.size());
+    for (int c = 0; c < 8; ++c) m.vertices.push_back({c & 1 ? hi.x : lo.x, c & 2 ? hi.y : lo.y, c & 4 ? hi.z : lo.z});
+    // Quads (corner bits: 1 = x, 2 = y, 4 = z), counter-clockwise seen from outside.
+    const std::uint32_t quads[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+    for (int f = 0; f < 6; ++f) {
+        if (open_top && f == 1) continue;
+        const auto* q = quads[f];
+        m.triangles.push_back({base + q[0], base + q[1], base + q[2]});
+        m.triangles.push_back({base + q[0], base + q[2], base + q[3]});
+    }
+}
+
+TEST(Voxelize, LayersOfOpenMeshesStayOnTheirSide) {
+    // An open box with a small closed cube floating above its opening. Inside and outside voxels
+    // touch at the opening; the inside voxels there are 2-3 steps from the cube's bottom through
+    // the outside but 10 from the walls through the inside: layers count the latter.
+    hp::TriMesh cup;
+    add_box(cup, {0, 0, 0}, {1, 1, 1}, true);
+    add_box(cup, {0.4, 0.4, 1.1}, {0.6, 0.6, 1.3}, false);
+    EXPECT_NEAR(hp::winding_number(cup, {0.5, 0.5, 0.5}), 5.0 / 6.0 + 0.0, 0.05);  // wound outward
+    for (int conn : {26, 6}) {
+        hp::GridSpec g = hp::grid_around(cup.bounds(), 1.0 / 19, 2);
+        hp::LayerMap m = hp::voxelize(cup, g, {.connectivity = conn});
+        ASSERT_EQ(m.fill_used, hp::FillMethod::vote);
+        EXPECT_GT(m.layer_sweeps, 2);
+        std::vector<int> ref = bfs_layers(m, conn);
+        int i = g.dims[0] / 2, j = g.dims[1] / 2, k = static_cast<int>((0.97 - g.origin.z) / g.voxel_size);
+        EXPECT_GT(m.at(i, j, k), 0) << "the top centre of the cup is inside";
+        EXPECT_GE(m.at(i, j, k), 8) << "its layer counts steps through the inside";
+        for (int k = 0; k < g.dims[2]; ++k)
+            for (int j = 0; j < g.dims[1]; ++j)
+                for (int i = 0; i < g.dims[0]; ++i)
+                    ASSERT_EQ(std::abs(m.at(i, j, k)), ref[g.index(i, j, k)]) << conn << ": " << i << " " << j << " " << k;
+    }
+    // The open box alone, at several voxel sizes.
+    hp::TriMesh open = sample("open-box.obj");
+    for (double s : {0.07, 0.045, 0.033}) {
+        for (int conn : {26, 6}) {
+            hp::GridSpec g = hp::grid_around(open.bounds(), s, 3);
+            hp::LayerMap m = hp::voxelize(open, g, {.connectivity = conn});
+            ASSERT_EQ(m.fill_used, hp::FillMethod::vote);
+            std::vector<int> ref = bfs_layers(m, conn);
+            for (int k = 0; k < g.dims[2]; ++k)
+                for (int j = 0; j < g.dims[1]; ++j)
+                    for (int i = 0; i < g.dims[0]; ++i)
+                        ASSERT_EQ(std::abs(m.at(i, j, k)), ref[g.index(i, j, k)]) << s << " " << conn << ": " << i << " " << j << " " << k;
+        }
     }
 }
 
