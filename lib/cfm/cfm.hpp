@@ -1,0 +1,98 @@
+#pragma once
+// lib/cfm — closest feature maps on point-sphere trees (paper 003, Giang & O'Sullivan 2006).
+//
+// In: a mesh (world units, triangles counter-clockwise from outside) and a point-sphere tree
+// built on a pointshell of it. Out: for every sphere of the tree (every cluster, in cluster-id
+// order) and every sample direction d of its layout (lib/cfm/sampling.hpp), at the sample point
+// centre + radius * d:
+//   - the closest mesh feature: a face, an edge or a vertex (paper section 4.1: the closest point
+//     on the closest triangle lies inside it, on one of its edges, or on a vertex), exact via a
+//     BVH over the triangles;
+//   - the closest point on the mesh;
+//   - the feature's outward normal: the face normal, or for an edge or a vertex the
+//     angle-weighted pseudo-normal (Baerentzen & Aanaes), negated when `outward_sign` is -1
+//     (meshes wound inward).
+// Feature indices (global, one per feature whichever triangle reported it):
+//   face   t        the triangle's index;
+//   edge   3 t + i  edge i = (v_i, v_i+1 mod 3) of triangle t, t the lowest-numbered triangle that
+//                   has this edge;
+//   vertex v        the mesh vertex index.
+// Progressive refinement: level l of an L-level tree gets stacks_for_level(l, L, stacks,
+// min_stacks) stacks. A sphere whose samples all see the same feature is `single_feature`: it
+// keeps one record, that of its sample 0, which answers every direction.
+// `store normal` keeps only the normals (the paper's "normal map"); `full` also the features and
+// closest points.
+// Parallel (TBB) over spheres; each sphere's result is independent of the others, merged in
+// cluster order, so the output is the same whatever the thread count.
+// Cost: one exact BVH query per sample, O(samples * log triangles) typical.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "cfm/sampling.hpp"
+#include "core/progress.hpp"
+#include "geometry/closest_point.hpp"
+#include "mesh/mesh.hpp"
+#include "spheretree/tree.hpp"
+
+namespace hp::cfm {
+
+enum class Store : std::uint8_t { normal = 0, full = 1 };
+const char* store_name(Store s);           // "normal", "full"
+const char* feature_name(FeatureType t);   // "face", "edge", "vertex"
+
+struct Options {
+    int stacks = 16;      // at the root
+    int min_stacks = 4;   // at the deepest level
+    Sampling sampling = Sampling::adaptive;
+    Store store = Store::normal;
+    double outward_sign = 1;  // -1 for meshes wound inward (normals are flipped)
+};
+
+struct Sphere {
+    std::uint32_t cluster = 0;  // tree cluster id (= index in ClosestFeatureMap::spheres)
+    int level = 0;              // 1 = root
+    Vec3d center;
+    double radius = 0;
+    int stacks = 0;
+    bool single_feature = false;
+    std::uint32_t first = 0;  // first record
+    std::uint32_t count = 0;  // records: 1 when single_feature, else the layout's sample count
+};
+
+struct ClosestFeatureMap {
+    Sampling sampling = Sampling::adaptive;
+    Store store = Store::normal;
+    int root_stacks = 0, min_stacks = 0, levels = 0;
+    std::vector<Sphere> spheres;
+    // One entry per record (store full: all four arrays; store normal: `normals` only).
+    std::vector<std::array<float, 3>> normals;  // unit, outward
+    std::vector<FeatureType> types;
+    std::vector<std::uint32_t> features;        // index as documented above
+    std::vector<Vec3d> points;                  // closest points on the mesh
+
+    std::size_t records() const { return normals.size(); }
+    // The record answering a contact direction (from the sphere's centre) on sphere `s`:
+    // the nearest sample's record, or the single record of a single_feature sphere. O(1).
+    std::size_t lookup(std::size_t s, const Vec3d& direction) const;
+    // The sample layout of the spheres of tree level `level` (1 = root).
+    const SampleLayout& layout(int level) const {
+        return layouts[static_cast<std::size_t>(level_layout[static_cast<std::size_t>(level - 1)])];
+    }
+
+    // Filled by make_layouts: one layout per distinct stack count, and per level (index
+    // level - 1) the index of its layout.
+    std::vector<SampleLayout> layouts;
+    std::vector<int> level_layout;
+};
+
+// Builds the map. Throws hp::Error(usage) for stacks outside [kMinStacks, kMaxStacks] or
+// min_stacks > stacks, hp::Error(bad_input) for a mesh without triangles or an empty tree.
+ClosestFeatureMap build_cfm(const TriMesh& mesh, const PointSphereTree& tree, const Options& options,
+                            const Progress& progress = {});
+
+// Fills `layouts` from sampling, root_stacks, min_stacks and levels (e.g. after reading a file).
+void make_layouts(ClosestFeatureMap& map);
+
+}  // namespace hp::cfm
