@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
         nlohmann::json j{{"output", output}, {"mesh", hp::to_json(m.diagnostics)}, {"encoding", encoding},
                          {"precision", encoding == "scaled" ? precision : -1},
                          {"grid", {{"dims", {g.dims[0], g.dims[1], g.dims[2]}}, {"voxel_size", g.voxel_size}}},
-                         {"range", {lo, hi}}, {"exact_voxels", field.exact_voxels},
+                         {"range", {lo, hi}}, {"exact_voxels", field.exact_voxels}, {"propagation_passes", field.propagation_passes},
                          {"seconds", {{"exact", field.seconds_exact}, {"propagate", field.seconds_propagate},
                                       {"write", write_s}, {"total", total_s}}},
                          {"file_bytes", std::filesystem::file_size(output)}, {"peak_rss_bytes", rss}};
