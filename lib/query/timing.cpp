@@ -98,16 +98,16 @@ std::string to_csv(const TimedRun& run) {
     return out.str();
 }
 
-std::size_t poses_outside_grid(const DistanceSampler& field, const MovingObject& moving, const std::vector<Pose>& poses) {
+std::size_t poses_beyond_grid(const DistanceSampler& field, const MovingObject& moving, const std::vector<Pose>& poses) {
     const MovingBounds mb = moving_bounds(moving);
     const Aabb box = field.grid().bounds();
     std::size_t outside = 0;
     for (const Pose& pose : poses) {
         const auto r = rotation_rows(pose.quaternion);
         const Vec3d c = Vec3d{dot(r[0], mb.center), dot(r[1], mb.center), dot(r[2], mb.center)} + pose.position;
-        bool in = true;
-        for (int a = 0; a < 3; ++a) in = in && c[a] - mb.radius >= box.min[a] && c[a] + mb.radius <= box.max[a];
-        outside += !in;
+        Vec3d gap;  // from the ball's centre to the box, per axis
+        for (int a = 0; a < 3; ++a) gap[a] = std::max({0.0, box.min[a] - c[a], c[a] - box.max[a]});
+        outside += length(gap) > mb.radius;
     }
     return outside;
 }

@@ -53,9 +53,10 @@ TimedRun run_timed(VpsQuery& query, const std::vector<Pose>& poses, std::size_t 
 std::string to_csv(const TimedRun& run);
 
 // Validation before timing.
-// Poses whose moving object's bounding ball (moving_bounds) leaves the field's grid box: V is
-// extrapolated there (field.hpp), so results far outside mean little.
-std::size_t poses_outside_grid(const DistanceSampler& field, const MovingObject& moving, const std::vector<Pose>& poses);
+// Poses whose moving object's bounding ball (moving_bounds) does not meet the field's grid box at
+// all: such a query only measures the extrapolated distance of field.hpp (no contact possible
+// when the border is outside, border_max_value() < 0).
+std::size_t poses_beyond_grid(const DistanceSampler& field, const MovingObject& moving, const std::vector<Pose>& poses);
 // True when the tree's leaves hold every point index below `points` exactly once and every
 // leaf point lies in the spheres of its cluster and all its ancestors (relative tolerance 1e-9),
 // which is what makes the traversal exact.

@@ -352,3 +352,31 @@ TEST(StaticField, DistanceAndVoxelmapFiles) {
     EXPECT_THROW(hp::load_static_field(dir / "text.vdb"), hp::Error);
     fs::remove_all(dir);
 }
+
+TEST(Validation, BorderPosesAndTreeCoverage) {
+    Fixture fx;
+    // Ball of radius 0.5 in [-1, 1]^3: the border's largest value is at a face centre,
+    // 0.5 - 0.98 (the outermost voxel centres are at +-0.98).
+    EXPECT_NEAR(fx.field.border_max_value(), 0.5 - std::sqrt(0.98 * 0.98 + 0.02 * 0.02 + 0.02 * 0.02), 1e-12);
+    hp::DistanceSampler big = sampled(fx.g, [](Vec3d p) { return 1.5 - hp::length(p); });
+    EXPECT_GT(big.border_max_value(), 0.0);
+
+    const Vec3d m = fx.shell.tree.clusters[0].sphere.center;
+    const double r = fx.shell.tree.clusters[0].sphere.radius;
+    auto at_centre = [&](Vec3d c) { return hp::Pose{c - m, {1, 0, 0, 0}}; };
+    std::vector<hp::Pose> poses{at_centre({0, 0, 0}), at_centre({1 + 0.9 * r, 0, 0}), at_centre({1 + 1.1 * r, 0, 0}),
+                                at_centre({1 + 0.7 * r, 1 + 0.7 * r, 0})};  // corner: 0.99 r away
+    EXPECT_EQ(hp::poses_beyond_grid(fx.field, fx.shell.view(), poses), 1u);
+
+    EXPECT_TRUE(hp::tree_covers_points(fx.shell.tree, fx.shell.points));
+    hp::PointSphereTree shrunk = fx.shell.tree;
+    shrunk.clusters[0].sphere.radius *= 0.9;  // the root no longer holds every point
+    EXPECT_FALSE(hp::tree_covers_points(shrunk, fx.shell.points));
+    hp::PointSphereTree twice = fx.shell.tree;
+    for (auto& c : twice.clusters)
+        if (c.children.empty()) {
+            c.points.push_back(c.points[0]);  // a point in a leaf twice
+            break;
+        }
+    EXPECT_FALSE(hp::tree_covers_points(twice, fx.shell.points));
+}
