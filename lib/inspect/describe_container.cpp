@@ -24,6 +24,7 @@ Summary describe_container(const fs::path& path) {
     s.text = o.str();
     s.json = {{"file", path.string()}, {"kind", container::kind_name(r.kind())}, {"format_version", r.version()},
               {"file_size", r.file_size()}, {"sections", sections}, {"metadata", r.metadata()}};
+    if (r.kind() == container::Kind::pointshell) describe_shell(path, s);
     return s;
 }
 

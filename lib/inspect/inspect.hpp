@@ -25,5 +25,7 @@ Summary describe(const std::filesystem::path& path, const MeshLoadOptions& mesh_
 Summary describe_mesh(const std::filesystem::path& path, const MeshLoadOptions& options);
 Summary describe_vdb(const std::filesystem::path& path);
 Summary describe_container(const std::filesystem::path& path);
+// Adds a pointshell's facts (count, spacing, bounds, normals) to its container summary `s`.
+void describe_shell(const std::filesystem::path& path, Summary& s);
 
 }  // namespace hp::inspect

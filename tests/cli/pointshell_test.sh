@@ -23,6 +23,55 @@ expect_exit 0 "$shell" "$SAMPLES/sphere.obj" "$TMP/sphere.d.vdb" -o "$TMP/sphere
 cmp -s "$TMP/sphere.hps" "$TMP/sphere1.hps" && pass "byte-identical with --threads 1" || fail "output differs with --threads 1"
 [ ! -s "$TMP/out" ] && pass "--quiet prints nothing" || fail "--quiet printed something"
 
+# haptic-dump on the pointshell: summary, JSON, and PLY export read back by a small independent
+# parser (binary little-endian and ASCII must hold the same points; the sphere's normals point
+# to its centre, the origin).
+expect_exit 0 "$dump" "$TMP/sphere.hps"
+expect_grep "^kind +pointshell" "$TMP/out"
+expect_grep "^spacing " "$TMP/out"
+expect_exit 0 "$dump" "$TMP/sphere.hps" --json
+cp "$TMP/out" "$TMP/d.json"
+check "dump count = tool count" "$(json_get "$TMP/d.json" 'j["points"]')" "$(json_get "$TMP/s.json" 'j["points"]')"
+check "dump spacing = tool spacing" "$(json_get "$TMP/d.json" 'j["spacing"]["min"]')" "$(json_get "$TMP/s.json" 'j["spacing"]["min"]')"
+check "provenance" "$(json_get "$TMP/d.json" 'j["metadata"]["source_name"] + " " + j["metadata"]["parameters"]["normals"]')" "sphere.obj gradient"
+expect_exit 0 "$dump" "$TMP/sphere.hps" --export ply -o "$TMP/s.ply"
+expect_exit 0 "$dump" "$TMP/sphere.hps" --export ply -o "$TMP/sa.ply" --ascii
+cat > "$TMP/ply.py" <<'PY'
+import struct, sys
+def read(path):
+    data = open(path, "rb").read()
+    end = data.index(b"end_header\n") + len(b"end_header\n")
+    header = data[:end].decode().split("\n")
+    assert header[0] == "ply", header[0]
+    fmt = header[1].split()[1]
+    n = int([l for l in header if l.startswith("element vertex")][0].split()[2])
+    props = [l.split()[2] for l in header if l.startswith("property float")]
+    assert props == ["x", "y", "z", "nx", "ny", "nz"], props
+    if fmt == "binary_little_endian":
+        body = data[end:]
+        assert len(body) == 24 * n, (len(body), n)
+        rows = [struct.unpack_from("<6f", body, 24 * i) for i in range(n)]
+    else:
+        assert fmt == "ascii", fmt
+        rows = [tuple(float(v) for v in l.split()) for l in data[end:].decode().splitlines()]
+        rows = [tuple(struct.unpack("<f", struct.pack("<f", v))[0] for v in r) for r in rows]
+    assert len(rows) == n
+    return rows
+b, a = read(sys.argv[1]), read(sys.argv[2])
+assert a == b, "ascii and binary differ"
+bad = [r for r in b if abs(r[3]**2 + r[4]**2 + r[5]**2 - 1) > 1e-5 or r[0]*r[3] + r[1]*r[4] + r[2]*r[5] >= 0]
+print(len(b), len(bad))
+PY
+check "PLY read back: count, unit inward normals" "$(python3 "$TMP/ply.py" "$TMP/s.ply" "$TMP/sa.ply")" "$(json_get "$TMP/s.json" 'j["points"]') 0"
+expect_exit 3 "$dump" "$TMP/sphere.vdb" --export ply -o "$TMP/x.ply"
+expect_exit 2 "$dump" "$TMP/sphere.hps" --export ply
+expect_exit 2 "$dump" "$TMP/sphere.hps" --export obj -o "$TMP/x.obj"
+head -c 2000 "$TMP/sphere.hps" > "$TMP/cut.hps"
+expect_exit 3 "$dump" "$TMP/cut.hps"
+expect_one_error_line
+expect_exit 3 "$dump" "$TMP/cut.hps" --export ply -o "$TMP/x.ply"
+[ ! -e "$TMP/x.ply" ] && pass "no PLY after errors" || fail "a PLY file was left behind"
+
 # Text summary names the facts.
 expect_exit 0 "$shell" "$SAMPLES/sphere.obj" "$TMP/sphere.vdb" -o "$TMP/sphere.l.hps" --normals surface
 for key in points spacing coverage normals wrote; do expect_grep "^$key " "$TMP/out"; done
