@@ -79,7 +79,7 @@ TEST(PointSphereTree, StructureOnASphereSampling) {
 
 TEST(PointSphereTree, SpheresContainAllPointsBelow) {
     auto pts = sphere_points(1500, 9);
-    hp::PointSphereTree t = hp::build_point_sphere_tree(pts, {.k = 5, .seed = 3, .threshold = 0});
+    hp::PointSphereTree t = hp::build_point_sphere_tree(pts, {.k = 5, .seed = 3});
     for (std::size_t id = 0; id < t.clusters.size(); ++id) {
         std::vector<std::uint32_t> below;
         gather(t, static_cast<std::uint32_t>(id), below);
@@ -99,10 +99,10 @@ TEST(PointSphereTree, DeterministicForASeedWhateverTheThreads) {
     hp::PointSphereTree a, b, c;
     {
         tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
-        a = hp::build_point_sphere_tree(pts, {.k = 4, .seed = 42, .threshold = 0});
+        a = hp::build_point_sphere_tree(pts, {.k = 4, .seed = 42});
     }
-    b = hp::build_point_sphere_tree(pts, {.k = 4, .seed = 42, .threshold = 0});
-    c = hp::build_point_sphere_tree(pts, {.k = 4, .seed = 43, .threshold = 0});
+    b = hp::build_point_sphere_tree(pts, {.k = 4, .seed = 42});
+    c = hp::build_point_sphere_tree(pts, {.k = 4, .seed = 43});
     ASSERT_EQ(a.clusters.size(), b.clusters.size());
     for (std::size_t i = 0; i < a.clusters.size(); ++i) {
         EXPECT_EQ(a.clusters[i].points, b.clusters[i].points);
@@ -132,10 +132,10 @@ TEST(PointSphereTree, ThresholdKeepsFarGroupsApart) {
     };
     int mixed_without = 0;
     for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-        hp::PointSphereTree with = hp::build_point_sphere_tree(pts, {.k = 4, .seed = seed, .threshold = 0});
+        hp::PointSphereTree with = hp::build_point_sphere_tree(pts, {.k = 4, .seed = seed});
         check_structure(with, pts.size());
         EXPECT_FALSE(mixes(with)) << "seed " << seed;
-        hp::PointSphereTree without = hp::build_point_sphere_tree(pts, {.k = 4, .seed = seed, .threshold = 1e9});
+        hp::PointSphereTree without = hp::build_point_sphere_tree(pts, {.k = 4, .seed = seed, .threshold = 0});
         mixed_without += mixes(without) ? 1 : 0;
     }
     EXPECT_GT(mixed_without, 0) << "the case must be one where the threshold matters";
