@@ -68,3 +68,13 @@ if [ -f "$meshes/stanford-bunny.obj" ]; then
         row "$("$bin/bench_spheretree" "$meshes/stanford-bunny.obj" --points 35000 --k "$k" --runs "$runs")"
     done
 fi
+
+# Closest feature maps (paper 003): sample counts (Table 1) and neighbour-distance spread
+# (Table 2) next to the paper's, then the bunny's map (16 -> 4 stacks) on a tree of its vertices:
+# build time, file sizes, stored records against brute force.
+echo "bench: cfm sampling" >&2
+row "$("$bin/bench_cfm" --sampling)"
+if [ -f "$meshes/stanford-bunny.obj" ]; then
+    echo "bench: cfm bunny" >&2
+    row "$("$bin/bench_cfm" "$meshes/stanford-bunny.obj" --runs "$runs")"
+fi

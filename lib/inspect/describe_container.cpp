@@ -9,6 +9,7 @@ namespace fs = std::filesystem;
 
 Summary describe_container(const fs::path& path) {
     container::Reader r = container::Reader::open(path);
+    if (r.kind() == container::Kind::cfm) return describe_cfm(path);
     Summary s;
     std::ostringstream o;
     o << "file         " << path.string() << "\n";
