@@ -3,6 +3,8 @@
 #include <iostream>
 
 #include "common/tool.hpp"
+#include "core/error.hpp"
+#include "inspect/export_ply.hpp"
 #include "inspect/inspect.hpp"
 
 int main(int argc, char** argv) {
@@ -11,12 +13,35 @@ int main(int argc, char** argv) {
                        "  haptic-dump part.stl                  mesh diagnostics (watertight? boundary edges?)\n"
                        "  haptic-dump part.stl --units mm       ... with coordinates converted from millimetres\n"
                        "  haptic-dump bunny.layers.vdb          voxelmap: dimensions, metadata, layer histogram\n"
-                       "  haptic-dump bunny.layers.vdb --json   the same as one JSON object\n");
+                       "  haptic-dump bunny.layers.vdb --json   the same as one JSON object\n"
+                       "  haptic-dump bunny.hps                 pointshell: count, spacing, bounds, provenance\n"
+                       "  haptic-dump bunny.hps --export ply -o bunny.ply [--ascii]   points + normals for a viewer\n"
+                       "  haptic-dump bunny.hcfm --export json -o bunny.cfm.json       every sphere and sample of a CFM\n");
     std::string file;
     hp::MeshLoadOptions mesh_options;
     tool.cli.add_option("FILE", file, "the file to inspect")->required();
+    std::string export_format, export_path;
+    bool ascii = false;
+    tool.cli.add_option("--export", export_format, "write the file's content in another format: ply (pointshells), json (closest feature maps)")
+        ->check(CLI::IsMember({"ply", "json"}));
+    tool.cli.add_option("-o,--output", export_path, "output file of --export");
+    tool.cli.add_flag("--ascii", ascii, "--export ply: text instead of binary little-endian");
     tool.add_mesh_options(mesh_options);
     return tool.run(argc, argv, [&] {
+        if (!export_format.empty()) {
+            if (export_path.empty()) hp::fail_usage("--export needs -o OUTPUT");
+            if (export_format == "json") {
+                hp::inspect::export_cfm_json(file, export_path);  // refuses other kinds (exit 3)
+                tool.print_json({{"file", file}, {"export", export_format}, {"output", export_path}});
+                if (tool.text_output()) std::cout << "exported     the closest feature map as JSON to " << export_path << "\n";
+                return 0;
+            }
+            const std::size_t n = hp::inspect::export_shell_ply(file, export_path, ascii);
+            tool.print_json({{"file", file}, {"export", export_format}, {"output", export_path},
+                             {"encoding", ascii ? "ascii" : "binary_little_endian"}, {"points", n}});
+            if (tool.text_output()) std::cout << "exported     " << n << " points with normals to " << export_path << "\n";
+            return 0;
+        }
         hp::inspect::Summary s = hp::inspect::describe(file, mesh_options);
         if (tool.json) tool.print_json(s.json);
         else if (!tool.quiet) std::cout << s.text;

@@ -57,3 +57,24 @@ for d in ${BENCH_VDB_DIM:-512}; do
     row "$("$bin/bench_vdb_write" --dims "$d" "$d" "$d" -o "$out/big.vdb")"
     rm -rf "$out"
 done
+
+# Point-sphere tree of the bunny at K = 4 and K = 8: build time, levels against log_K(N) and the
+# largest radius excess over a brute-force lower bound of each sphere's minimum. Input: a seeded
+# uniform random sampling of the surface with 35,000 points (the pointshell's size at the
+# paper's resolution).
+if [ -f "$meshes/stanford-bunny.obj" ]; then
+    for k in 4 8; do
+        echo "bench: spheretree bunny K=$k" >&2
+        row "$("$bin/bench_spheretree" "$meshes/stanford-bunny.obj" --points 35000 --k "$k" --runs "$runs")"
+    done
+fi
+
+# Closest feature maps (paper 003): sample counts (Table 1) and neighbour-distance spread
+# (Table 2) next to the paper's, then the bunny's map (16 -> 4 stacks) on a tree of its vertices:
+# build time, file sizes, stored records against brute force.
+echo "bench: cfm sampling" >&2
+row "$("$bin/bench_cfm" --sampling)"
+if [ -f "$meshes/stanford-bunny.obj" ]; then
+    echo "bench: cfm bunny" >&2
+    row "$("$bin/bench_cfm" "$meshes/stanford-bunny.obj" --runs "$runs")"
+fi

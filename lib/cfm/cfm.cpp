@@ -41,6 +41,31 @@ void make_layouts(ClosestFeatureMap& map) {
     }
 }
 
+std::vector<LevelStats> level_stats(const ClosestFeatureMap& map) {
+    std::vector<LevelStats> out(static_cast<std::size_t>(map.levels));
+    for (int l = 1; l <= map.levels; ++l) {
+        LevelStats& st = out[static_cast<std::size_t>(l - 1)];
+        st.level = l;
+        st.stacks = map.layout(l).stacks();
+        st.samples_per_sphere = map.layout(l).size();
+    }
+    for (const Sphere& sp : map.spheres) {
+        LevelStats& st = out[static_cast<std::size_t>(sp.level - 1)];
+        ++st.spheres;
+        st.single_feature += sp.single_feature ? 1 : 0;
+        st.records += sp.count;
+    }
+    return out;
+}
+
+std::size_t unique_features(const ClosestFeatureMap& map) {
+    std::vector<std::uint64_t> keys(map.features.size());
+    for (std::size_t k = 0; k < keys.size(); ++k)
+        keys[k] = (static_cast<std::uint64_t>(map.types[k]) << 32) | map.features[k];
+    std::sort(keys.begin(), keys.end());
+    return static_cast<std::size_t>(std::unique(keys.begin(), keys.end()) - keys.begin());
+}
+
 namespace {
 
 std::uint64_t edge_key(std::uint32_t a, std::uint32_t b) {

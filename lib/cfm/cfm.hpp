@@ -92,6 +92,15 @@ struct ClosestFeatureMap {
 ClosestFeatureMap build_cfm(const TriMesh& mesh, const PointSphereTree& tree, const Options& options,
                             const Progress& progress = {});
 
+// Per tree level: stacks, spheres, samples per sphere, single-feature spheres, stored records.
+struct LevelStats {
+    int level = 0, stacks = 0;
+    std::size_t spheres = 0, samples_per_sphere = 0, single_feature = 0, records = 0;
+};
+std::vector<LevelStats> level_stats(const ClosestFeatureMap& map);
+// Distinct (type, index) features among the records; 0 with store normal (no features kept).
+std::size_t unique_features(const ClosestFeatureMap& map);
+
 // Fills `layouts` from sampling, root_stacks, min_stacks and levels (e.g. after reading a file).
 void make_layouts(ClosestFeatureMap& map);
 

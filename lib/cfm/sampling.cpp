@@ -73,7 +73,10 @@ std::size_t SampleLayout::nearest(double phi, double theta) const {
     if (!std::isfinite(theta)) theta = 0;
     theta = std::fmod(theta, kTwoPi);
     if (theta < 0) theta += kTwoPi;
-    const Vec3d d{std::sin(phi) * std::cos(theta), std::sin(phi) * std::sin(theta), std::cos(phi)};
+    return nearest_unit({std::sin(phi) * std::cos(theta), std::sin(phi) * std::sin(theta), std::cos(phi)}, phi, theta);
+}
+
+std::size_t SampleLayout::nearest_unit(const Vec3d& d, double phi, double theta) const {
     const int n_stacks = stacks_;
     const double dphi = kPi / n_stacks;
     // Eq. 4: the ring just north of phi; phi lies between rings lo and lo + 1.
@@ -103,9 +106,11 @@ std::size_t SampleLayout::nearest(double phi, double theta) const {
 }
 
 std::size_t SampleLayout::nearest(const Vec3d& direction) const {
+    const double len = length(direction);
+    if (!(len > 0) || !std::isfinite(len)) return nearest(0.0, 0.0);
     double phi = 0, theta = 0;
-    if (length2(direction) > 0) direction_angles(direction, phi, theta);
-    return nearest(phi, theta);
+    direction_angles(direction, phi, theta);
+    return nearest_unit(direction / len, phi, theta);
 }
 
 }  // namespace hp::cfm

@@ -68,11 +68,13 @@ public:
     // Index of the sample nearest to the direction (phi, theta); phi is clamped to [0, pi],
     // theta taken modulo 2 pi. O(1).
     std::size_t nearest(double phi, double theta) const;
-    // The same for a direction vector (any length > 0; the zero vector gives the sample nearest
-    // to +z).
+    // The same for a direction vector (any length > 0; the zero vector, or one that is not
+    // finite, gives the sample nearest to +z).
     std::size_t nearest(const Vec3d& direction) const;
 
 private:
+    std::size_t nearest_unit(const Vec3d& unit, double phi, double theta) const;
+
     Sampling sampling_;
     int stacks_;
     std::vector<int> count_;            // per ring 0..N

@@ -9,6 +9,7 @@ namespace fs = std::filesystem;
 
 Summary describe_container(const fs::path& path) {
     container::Reader r = container::Reader::open(path);
+    if (r.kind() == container::Kind::cfm) return describe_cfm(path);
     Summary s;
     std::ostringstream o;
     o << "file         " << path.string() << "\n";
@@ -24,6 +25,7 @@ Summary describe_container(const fs::path& path) {
     s.text = o.str();
     s.json = {{"file", path.string()}, {"kind", container::kind_name(r.kind())}, {"format_version", r.version()},
               {"file_size", r.file_size()}, {"sections", sections}, {"metadata", r.metadata()}};
+    if (r.kind() == container::Kind::pointshell) describe_shell(path, s);
     return s;
 }
 

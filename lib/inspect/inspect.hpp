@@ -25,5 +25,13 @@ Summary describe(const std::filesystem::path& path, const MeshLoadOptions& mesh_
 Summary describe_mesh(const std::filesystem::path& path, const MeshLoadOptions& options);
 Summary describe_vdb(const std::filesystem::path& path);
 Summary describe_container(const std::filesystem::path& path);
+// Adds a pointshell's facts (count, spacing, bounds, normals) to its container summary `s`.
+void describe_shell(const std::filesystem::path& path, Summary& s);
+Summary describe_cfm(const std::filesystem::path& path);
+
+// --export json of a closest feature map: {"spheres": [{"cluster", "level", "center", "radius",
+// "stacks", "single_feature", "samples": [{"dir", "feature": {"type", "index"}, "point",
+// "normal"}]}]} (feature and point null with store normal), written atomically to `output`.
+void export_cfm_json(const std::filesystem::path& path, const std::filesystem::path& output);
 
 }  // namespace hp::inspect

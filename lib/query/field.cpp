@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <limits>
 
 #include "core/error.hpp"
 
@@ -61,6 +62,17 @@ double DistanceSampler::value(const Vec3d& p) const {
     double c1 = c01 * (1 - frac[1]) + c11 * frac[1];
     double v = c0 * (1 - frac[2]) + c1 * frac[2];
     return outside2 > 0 ? v - std::sqrt(outside2) * s : v;
+}
+
+double DistanceSampler::border_max_value() const {
+    const auto& d = grid_.dims;
+    double best = -std::numeric_limits<double>::infinity();
+    for (int k = 0; k < d[2]; ++k)
+        for (int j = 0; j < d[1]; ++j) {
+            const bool face = k == 0 || k == d[2] - 1 || j == 0 || j == d[1] - 1;
+            for (int i = 0; i < d[0]; i += face ? 1 : std::max(1, d[0] - 1)) best = std::max(best, at(i, j, k));
+        }
+    return best;
 }
 
 double DistanceSampler::gradient_value(const Vec3d& p) const {

@@ -34,6 +34,10 @@ public:
     double gradient_value(const Vec3d& p) const;
     double lipschitz() const { return lipschitz_; }
     double max_value() const { return max_value_; }
+    // The largest value on the grid's six border faces of voxels. Negative when the static object
+    // stays inside the grid, which makes the extension outside the grid safe (never a contact).
+    double border_max_value() const;
+    const std::vector<double>& values() const { return values_; }
 
 private:
     double at(int i, int j, int k) const { return values_[grid_.index(i, j, k)]; }

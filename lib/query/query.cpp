@@ -25,8 +25,10 @@ using Clock = std::chrono::steady_clock;
 
 class Traversal {
 public:
-    Traversal(const DistanceSampler& field, const MovingObject& moving, const Pose& pose, QueryResult& out)
-        : field_(field), moving_(moving), rot_(rotation_rows(pose.quaternion)), t_(pose.position), out_(out) {
+    Traversal(const DistanceSampler& field, const MovingObject& moving, const Pose& pose, QueryResult& out,
+              std::vector<std::uint32_t>& queue)
+        : field_(field), moving_(moving), rot_(rotation_rows(pose.quaternion)), t_(pose.position), out_(out),
+          queue_(queue) {
         // Rounding of the transform (a few ulps of the coordinates) must not prune a point whose
         // value is just above zero: widen the sphere test by a tiny absolute amount.
         margin_ = 1e-9 * field.grid().voxel_size;
@@ -109,19 +111,30 @@ private:
     double margin_ = 0;
     double best_checked_ = 0;  // max V over checked points
     double best_bound_ = 0;    // max over checked points and pruned spheres of an upper bound of V
-    std::vector<std::uint32_t> queue_;
+    std::vector<std::uint32_t>& queue_;  // scratch owned by the caller (reused between queries)
 };
 
-}  // namespace
+void reset(QueryResult& out) {
+    out.contacts.clear();  // keeps its capacity
+    out.force = {};
+    out.torque = {};
+    out.max_penetration = 0;
+    out.min_distance_bound = 0;
+    out.min_distance_checked = 0;
+    out.spheres_tested = 0;
+    out.points_tested = 0;
+    out.level_reached = 0;
+    out.interrupted = false;
+}
 
-QueryResult run_query(const DistanceSampler& field, const MovingObject& moving, const Pose& pose,
-                      const QueryOptions& options) {
+void run_into(const DistanceSampler& field, const MovingObject& moving, const Pose& pose, const QueryOptions& options,
+              QueryResult& out, std::vector<std::uint32_t>& queue) {
     if (moving.points.size() != moving.normals.size())
         fail_input("", "the moving object has " + std::to_string(moving.points.size()) + " points but " +
                            std::to_string(moving.normals.size()) + " normals");
-    QueryResult out;
+    reset(out);
     Clock::time_point start = Clock::now();
-    Traversal t(field, moving, pose, out);
+    Traversal t(field, moving, pose, out, queue);
     const bool need_tree = options.mode != QueryMode::brute;
     if (need_tree && (!moving.tree || moving.tree->clusters.empty()))
         fail_input("", "this query mode needs a point-sphere tree (run haptic-spheretree)");
@@ -161,7 +174,60 @@ QueryResult run_query(const DistanceSampler& field, const MovingObject& moving, 
     }
     }
     t.finish();
+}
+
+}  // namespace
+
+QueryResult run_query(const DistanceSampler& field, const MovingObject& moving, const Pose& pose,
+                      const QueryOptions& options) {
+    QueryResult out;
+    std::vector<std::uint32_t> queue;
+    run_into(field, moving, pose, options, out, queue);
     return out;
+}
+
+VpsQuery::VpsQuery(const DistanceSampler& field, const MovingObject& moving, const QueryOptions& options)
+    : field_(field), moving_(moving), options_(options) {
+    if (options_.mode != QueryMode::brute && (!moving_.tree || moving_.tree->clusters.empty()))
+        fail_input("", "this query mode needs a point-sphere tree (run haptic-spheretree)");
+    if (options_.mode == QueryMode::segmented && (options_.level < 1 || options_.level > moving_.tree->levels))
+        fail_usage("--level must be between 1 and " + std::to_string(moving_.tree->levels) + " for this tree");
+    if (moving_.tree) queue_.reserve(moving_.tree->clusters.size());
+}
+
+const QueryResult& VpsQuery::operator()(const Pose& pose) {
+    run_into(field_, moving_, pose, options_, result_, queue_);
+    return result_;
+}
+
+double max_point_value(const DistanceSampler& field, const MovingObject& moving, const Pose& pose) {
+    const auto rot = rotation_rows(pose.quaternion);
+    auto place = [&](const Vec3d& p) {
+        return Vec3d{dot(rot[0], p), dot(rot[1], p), dot(rot[2], p)} + pose.position;
+    };
+    double best = -std::numeric_limits<double>::infinity();
+    if (!moving.tree || moving.tree->clusters.empty()) {
+        for (const Vec3d& p : moving.points) best = std::max(best, field.value(place(p)));
+        return best;
+    }
+    // Depth-first branch and bound: a cluster whose sphere bound V(X) + L R cannot beat the best
+    // point so far holds no better point (same argument as the traversal's sphere test).
+    const auto& clusters = moving.tree->clusters;
+    const double margin = 1e-9 * field.grid().voxel_size;
+    std::vector<std::uint32_t> stack{0};
+    while (!stack.empty()) {
+        const TreeCluster& c = clusters[stack.back()];
+        stack.pop_back();
+        double bound = field.value(place(c.sphere.center)) + field.lipschitz() * c.sphere.radius + margin;
+        if (bound <= best) continue;
+        if (c.children.empty()) {
+            for (std::uint32_t p : c.points) best = std::max(best, field.value(place(moving.points[p])));
+        } else {
+            best = std::max(best, field.value(place(moving.points[c.points[0]])));
+            for (std::uint32_t ch : c.children) stack.push_back(ch);
+        }
+    }
+    return best;
 }
 
 }  // namespace hp

@@ -6,8 +6,11 @@
 // moving object in the static object's frame (world point = R p + t).
 // Out: the contact manifold {P, n, V(P)} of points with V(P) > 0 (P and n in the static frame),
 // the penalty force f = sum V(P_i) n_i (eq. 2) and torque t = sum (P_i - t) x f_i about the moving
-// object's origin (eq. 3, the paper's "pointshell frame"), the maximum penetration, and when
-// nothing collides bounds on the separation.
+// object's origin (eq. 3; the paper takes moments about the pointshell frame's origin, as here,
+// but expresses both vectors in that frame: multiply ours by R^T to get its components), the
+// maximum penetration, and when nothing collides bounds on the separation. Forces are not scaled
+// by the number of contacts (the paper leaves the stiffness scaling to the simulation).
+// V(P) is the trilinear interpolant of the field (see field.hpp for why not eq. 4 or 5).
 //
 // Modes:
 //  full           Algorithm 1: FIFO from the root; a sphere (X, R) collides when
@@ -79,7 +82,33 @@ struct QueryResult {
 // non-finite quaternion.
 std::array<Vec3d, 3> rotation_rows(const std::array<double, 4>& q);
 
+// One query. Allocates its result; a loop should use VpsQuery instead.
 QueryResult run_query(const DistanceSampler& field, const MovingObject& moving, const Pose& pose,
                       const QueryOptions& options);
+
+// The query for a 1 kHz loop: holds its scratch (queue, contact buffer) between calls, so after
+// the first calls have grown them no call allocates. `field` and `moving` must outlive it.
+// Throws like run_query, at construction for a missing tree or a bad segmentation level.
+//   hp::VpsQuery q(field, moving, {.mode = hp::QueryMode::full});
+//   for (;;) { const hp::QueryResult& r = q(pose_now()); apply(r.force, r.torque); }
+class VpsQuery {
+public:
+    VpsQuery(const DistanceSampler& field, const MovingObject& moving, const QueryOptions& options);
+    // The result stays valid until the next call.
+    const QueryResult& operator()(const Pose& pose);
+    const QueryOptions& options() const { return options_; }
+
+private:
+    const DistanceSampler& field_;
+    MovingObject moving_;
+    QueryOptions options_;
+    QueryResult result_;
+    std::vector<std::uint32_t> queue_;
+};
+
+// The largest V over all points of the moving object at `pose` (the deepest penetration when
+// positive, minus the separation the points measure when negative): exactly the maximum brute
+// force finds, by depth-first branch and bound over the tree (over all points without a tree).
+double max_point_value(const DistanceSampler& field, const MovingObject& moving, const Pose& pose);
 
 }  // namespace hp

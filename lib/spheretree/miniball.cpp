@@ -49,27 +49,34 @@ double max_distance(const Vec3d& c, std::span<const Vec3d> points) {
     return std::sqrt(r2);
 }
 
-// Move-to-front Welzl recursion over a linked list of point indices (Gärtner 1999, mtf_mb).
+// Gärtner's move-to-front Welzl recursion with pivoting (1999, mtf_mb and pivot_mb) over a
+// linked list of point indices.
 class MtfSolver {
 public:
+    using It = std::list<std::size_t>::iterator;
+
     explicit MtfSolver(std::span<const Vec3d> points) : points_(points) {
         for (std::size_t i = 0; i < points.size(); ++i) order_.push_back(i);
     }
 
+    // pivot_mb: the ball of the first point, then repeatedly the point farthest outside the
+    // current ball (the pivot) is put on the boundary of the ball of the support prefix and moved
+    // to the front; this stops when no point is outside or the radius stops growing (rounding).
     Ball solve() {
         if (points_.empty()) return {};
-        // Pivoting: repeat mtf on the whole list, each time starting from the support of the
-        // farthest point, until no point lies outside (usually one or two rounds).
         support_.clear();
-        mtf(order_.end());
-        for (int round = 0; round < 64; ++round) {
-            auto far = farthest();
-            if (far == order_.end() || !outside(points_[*far])) break;
-            // Move the violator to the front and rebuild with it as the first support point.
-            order_.splice(order_.begin(), order_, far);
-            support_.clear();
-            push(points_[order_.front()]);
-            mtf(order_.end());
+        ball_ = {};
+        mtf(std::next(order_.begin()));
+        // Each round strictly grows the radius, so the loop ends; the cap only guards rounding.
+        for (int round = 0; round < 10000; ++round) {
+            It pivot = farthest();
+            if (!outside(points_[*pivot])) break;
+            const double old_radius = ball_.radius;
+            if (!push(points_[*pivot])) break;  // cannot fail on an empty support
+            mtf(support_end_);
+            support_.pop_back();
+            move_to_front(pivot);
+            if (!(ball_.radius > old_radius)) break;
         }
         return ball_;
     }
@@ -83,10 +90,10 @@ private:
         return length2(p - ball_.center) > r2 * (1 + 1e-12) + 1e-300;
     }
 
-    std::list<std::size_t>::iterator farthest() {
-        auto best = order_.end();
+    It farthest() {
+        It best = order_.begin();
         double best_d = -1;
-        for (auto it = order_.begin(); it != order_.end(); ++it) {
+        for (It it = order_.begin(); it != order_.end(); ++it) {
             double d = length2(points_[*it] - ball_.center);
             if (d > best_d) {
                 best_d = d;
@@ -108,28 +115,30 @@ private:
         return true;
     }
 
-    // mtf_mb(end): the smallest ball of the points before `end` with the current support on
-    // its boundary; on return ball_ holds it and the points that defined it are moved to the
-    // front of the list (which is what makes later calls fast).
-    void mtf(std::list<std::size_t>::iterator end) {
-        if (support_.empty()) ball_ = {};
+    void move_to_front(It it) {
+        if (it == support_end_) ++support_end_;
+        order_.splice(order_.begin(), order_, it);
+    }
+
+    // mtf_mb(end): the smallest ball of the points before `end` with the current support on its
+    // boundary; on return ball_ holds it, and the points that defined it have been moved to the
+    // front of the list, before support_end_ (which is what makes later calls fast).
+    void mtf(It end) {
+        support_end_ = order_.begin();
         if (support_.size() == 4) return;
-        for (auto it = order_.begin(); it != end;) {
-            auto next = std::next(it);
-            const Vec3d& p = points_[*it];
-            if (outside(p)) {
-                if (push(p)) {
-                    mtf(it);
-                    support_.pop_back();
-                    order_.splice(order_.begin(), order_, it);
-                }
+        for (It it = order_.begin(); it != end;) {
+            It current = it++;
+            if (outside(points_[*current]) && push(points_[*current])) {
+                mtf(current);
+                support_.pop_back();
+                move_to_front(current);
             }
-            it = next;
         }
     }
 
     std::span<const Vec3d> points_;
     std::list<std::size_t> order_;
+    It support_end_;
     std::vector<Vec3d> support_;
     Ball ball_;
 };

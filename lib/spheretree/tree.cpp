@@ -45,8 +45,11 @@ public:
     void init() { hits_.clear(); }
     std::size_t size() const { return hits_.size(); }
     bool full() const { return hits_.size() == k_; }
+    // nanoflann offers a point only when its distance is below this, so a full set answers just
+    // above its worst distance: a point tied with the worst still comes in and the index decides.
     double worstDist() const {
-        return full() ? hits_.back().first : std::numeric_limits<double>::max();
+        return full() ? std::nextafter(hits_.back().first, std::numeric_limits<double>::infinity())
+                      : std::numeric_limits<double>::max();
     }
     bool addPoint(double dist, std::uint32_t index) {
         if (taken_[index]) return true;
@@ -86,11 +89,12 @@ std::size_t nearest_to_mean(const std::vector<std::uint32_t>& members, const Lev
     return best;
 }
 
-double auto_threshold(const KdTree& tree, const LevelCloud& cloud, int k) {
-    std::size_t n = cloud.ids->size();
-    std::size_t want = std::min<std::size_t>(static_cast<std::size_t>(k) + 1, n);
-    // Sample at most 4096 points evenly: the median is stable and this keeps big levels cheap.
-    std::size_t step = std::max<std::size_t>(1, n / 4096);
+// The level's typical cluster extent: the median distance from a point to its K-th nearest
+// other point, over at most 4096 points taken evenly (the median is stable; big levels stay cheap).
+double typical_extent(const KdTree& tree, const LevelCloud& cloud, int k) {
+    const std::size_t n = cloud.ids->size();
+    const std::size_t want = std::min<std::size_t>(static_cast<std::size_t>(k) + 1, n);  // + the point itself
+    const std::size_t step = std::max<std::size_t>(1, n / 4096);
     std::vector<double> dists;
     std::vector<std::uint32_t> idx(want);
     std::vector<double> d2(want);
@@ -101,20 +105,25 @@ double auto_threshold(const KdTree& tree, const LevelCloud& cloud, int k) {
         if (found > 1) dists.push_back(std::sqrt(d2[found - 1]));
     }
     if (dists.empty()) return 0;
-    std::nth_element(dists.begin(), dists.begin() + static_cast<std::ptrdiff_t>(dists.size() / 2), dists.end());
-    return 2.0 * dists[dists.size() / 2];
+    auto mid = dists.begin() + static_cast<std::ptrdiff_t>(dists.size() / 2);
+    std::nth_element(dists.begin(), mid, dists.end());
+    return *mid;
 }
 
-// Clusters the points `ids` of one level. Returns clusters of global indices, parent first.
+// Clusters the points `ids` of one level (steps 1-3 of the header). Returns clusters of global
+// indices, parent first; `threshold_used` is the distance used for tagging (0: none).
 std::vector<std::vector<std::uint32_t>> cluster_level(std::span<const Vec3d> points,
                                                       const std::vector<std::uint32_t>& ids, int k,
-                                                      std::uint64_t seed, double threshold_option,
+                                                      std::uint64_t seed, double threshold_factor,
                                                       double& threshold_used) {
     const std::size_t n = ids.size();
     LevelCloud cloud{points, &ids};
     KdTree tree(3, cloud, nanoflann::KDTreeSingleIndexAdaptorParams(16));
     tree.buildIndex();
-    double threshold = threshold_option > 0 ? threshold_option : auto_threshold(tree, cloud, k);
+    const double threshold = threshold_factor > 0 ? threshold_factor * typical_extent(tree, cloud, k) : 0;
+    // A level must shrink at least halfway from n to n / K; otherwise the threshold is too tight
+    // for it and the level is clustered again without tagging (this bounds the number of levels).
+    const double max_clusters = static_cast<double>(n) * (1.0 + 1.0 / k) / 2.0;
 
     for (int attempt = 0; attempt < 2; ++attempt) {
         const bool use_threshold = attempt == 0 && threshold > 0;
@@ -124,51 +133,48 @@ std::vector<std::vector<std::uint32_t>> cluster_level(std::span<const Vec3d> poi
         std::uint64_t state = seed;
         std::uint32_t start = static_cast<std::uint32_t>(splitmix64(state) % n);
         std::size_t cursor = 0, remaining = n;
-        UnclusteredKnn knn(static_cast<std::size_t>(k) + 1, taken);
+        UnclusteredKnn knn(static_cast<std::size_t>(k), taken);
         while (remaining > 0) {
             if (taken[start]) {
                 while (taken[cursor]) ++cursor;
                 start = static_cast<std::uint32_t>(cursor);
             }
+            // The start point and its K-1 nearest unclustered points; the K-th starts the next.
+            LevelCluster c;
+            c.members.push_back(start);
+            taken[start] = 1;
             Vec3d p = points[ids[start]];
             double q[3] = {p.x, p.y, p.z};
             knn.init();
             tree.findNeighbors(knn, q, nanoflann::SearchParams());
             const auto& hits = knn.hits();
-            std::size_t take = std::min<std::size_t>(static_cast<std::size_t>(k), hits.size());
-            LevelCluster c;
+            const std::size_t take = std::min<std::size_t>(static_cast<std::size_t>(k) - 1, hits.size());
             for (std::size_t i = 0; i < take; ++i) {
                 c.members.push_back(hits[i].second);
                 taken[hits[i].second] = 1;
             }
-            remaining -= take;
+            remaining -= take + 1;
             if (hits.size() > take) start = hits[take].second;
 
             // Parent point and threshold tagging (step 2).
             std::size_t parent = nearest_to_mean(c.members, cloud);
-            if (use_threshold) {
-                for (;;) {
-                    Vec3d pp = points[ids[c.members[parent]]];
-                    std::vector<std::uint32_t> kept;
-                    bool tagged_any = false;
-                    for (std::size_t i = 0; i < c.members.size(); ++i) {
-                        if (i != parent && length(points[ids[c.members[i]]] - pp) > threshold) {
-                            tagged.push_back(c.members[i]);
-                            tagged_any = true;
-                        } else {
-                            kept.push_back(c.members[i]);
-                        }
-                    }
-                    if (!tagged_any) break;
-                    c.members = std::move(kept);
-                    parent = nearest_to_mean(c.members, cloud);
+            while (use_threshold) {
+                const Vec3d pp = points[ids[c.members[parent]]];
+                std::vector<std::uint32_t> kept;
+                for (std::size_t i = 0; i < c.members.size(); ++i) {
+                    if (i != parent && length(points[ids[c.members[i]]] - pp) > threshold) tagged.push_back(c.members[i]);
+                    else kept.push_back(c.members[i]);
                 }
+                if (kept.size() == c.members.size()) break;
+                c.members = std::move(kept);
+                parent = nearest_to_mean(c.members, cloud);
             }
             std::swap(c.members[0], c.members[parent]);
             clusters.push_back(std::move(c));
         }
 
-        // Step 3: tagged points join the nearest parent within the threshold, or stand alone.
+        // Step 3: tagged points join the cluster of the nearest parent point within the threshold
+        // (parents of the clusters formed above), or become a cluster of their own.
         if (!tagged.empty()) {
             std::sort(tagged.begin(), tagged.end());
             std::vector<std::uint32_t> parent_ids;
@@ -176,35 +182,31 @@ std::vector<std::vector<std::uint32_t>> cluster_level(std::span<const Vec3d> poi
             LevelCloud parent_cloud{points, &parent_ids};
             KdTree parent_tree(3, parent_cloud, nanoflann::KDTreeSingleIndexAdaptorParams(16));
             parent_tree.buildIndex();
-            const std::size_t fixed_clusters = clusters.size();
+            const std::vector<char> none(parent_ids.size(), 0);
+            UnclusteredKnn nearest(1, none);  // ties: the lower cluster index
             for (std::uint32_t t : tagged) {
-                Vec3d p = points[ids[t]];
-                double q[3] = {p.x, p.y, p.z};
-                std::uint32_t nearest = 0;
-                double d2 = 0;
-                parent_tree.knnSearch(q, 1, &nearest, &d2);
-                if (nearest < fixed_clusters && std::sqrt(d2) <= threshold) {
-                    clusters[nearest].members.push_back(t);
-                } else {
-                    clusters.push_back(LevelCluster{{t}});
-                }
+                Vec3d tp = points[ids[t]];
+                double tq[3] = {tp.x, tp.y, tp.z};
+                nearest.init();
+                parent_tree.findNeighbors(nearest, tq, nanoflann::SearchParams());
+                const auto& best = nearest.hits().front();
+                if (std::sqrt(best.first) <= threshold) clusters[best.second].members.push_back(t);
+                else clusters.push_back(LevelCluster{{t}});
             }
         }
-        if (clusters.size() < n || n == 1 || !use_threshold) {
-            threshold_used = use_threshold ? threshold : 0;
-            std::vector<std::vector<std::uint32_t>> out;
-            out.reserve(clusters.size());
-            for (LevelCluster& c : clusters) {
-                std::vector<std::uint32_t> global;
-                global.reserve(c.members.size());
-                for (std::uint32_t m : c.members) global.push_back(ids[m]);
-                out.push_back(std::move(global));
-            }
-            return out;
+        if (use_threshold && static_cast<double>(clusters.size()) > max_clusters) continue;
+        threshold_used = use_threshold ? threshold : 0;
+        std::vector<std::vector<std::uint32_t>> out;
+        out.reserve(clusters.size());
+        for (LevelCluster& c : clusters) {
+            std::vector<std::uint32_t> global;
+            global.reserve(c.members.size());
+            for (std::uint32_t m : c.members) global.push_back(ids[m]);
+            out.push_back(std::move(global));
         }
-        // Every point ended up alone: the threshold is too tight for this level; retry without.
+        return out;
     }
-    return {};  // unreachable: the second attempt always returns
+    return {};  // unreachable: the attempt without threshold always returns
 }
 
 }  // namespace
@@ -213,7 +215,8 @@ PointSphereTree build_point_sphere_tree(std::span<const Vec3d> points, const Tre
                                         const Progress& progress) {
     if (points.empty()) fail_input("", "the pointshell has no points (nothing to cluster)");
     if (options.k < 2) fail_usage("--k must be at least 2 (got " + std::to_string(options.k) + ")");
-    if (!(options.threshold >= 0)) fail_usage("--threshold must be >= 0 (0 = automatic)");
+    if (!(options.threshold >= 0) || !std::isfinite(options.threshold))
+        fail_usage("--threshold must be a finite number >= 0 (0 = no tagging)");
     if (points.size() > std::numeric_limits<std::uint32_t>::max() / 2)
         fail_input("", "too many points for one tree (" + std::to_string(points.size()) + ")");
 

@@ -80,7 +80,9 @@ make_container() {  # make_container OUT KIND_TAG VERSION
 import json, struct, sys, zlib
 out, tag, version = sys.argv[1], sys.argv[2].encode(), int(sys.argv[3])
 meta = json.dumps({"tool": "haptic-pointshell", "units": "m", "source_name": "cube.obj"}).encode()
-sections = [(b"meta", meta), (b"points", struct.pack("<6f", 1, 2, 3, 4, 5, 6)), (b"normals", struct.pack("<6f", 0, 0, -1, 0, 0, -1))]
+# One point (float64 x y z), its unit inward normal, its source triangle (uint32): formats/shell.md.
+sections = [(b"meta", meta), (b"points", struct.pack("<3d", 1, 2, 3)), (b"normals", struct.pack("<3d", 0, 0, -1)),
+            (b"triangles", struct.pack("<I", 0))]
 total = 40 + sum(32 + len(p) for _, p in sections)
 head = b"HAPTICPF" + struct.pack("<I", version) + tag + struct.pack("<QII", total, len(sections), 0)
 data = head + struct.pack("<II", zlib.crc32(head), 0)
@@ -99,7 +101,8 @@ cp "$TMP/out" "$TMP/shell.json"
 expect_json "$TMP/shell.json"
 check "container kind" "$(json_get "$TMP/shell.json" 'j["kind"]')" pointshell
 check "container sections" "$(json_get "$TMP/shell.json" '[(s["name"], s["bytes"]) for s in j["sections"]]')" \
-    "[('meta', $(python3 -c 'import json; print(len(json.dumps({"tool": "haptic-pointshell", "units": "m", "source_name": "cube.obj"})))')), ('points', 24), ('normals', 24)]"
+    "[('meta', $(python3 -c 'import json; print(len(json.dumps({"tool": "haptic-pointshell", "units": "m", "source_name": "cube.obj"})))')), ('points', 24), ('normals', 24), ('triangles', 4)]"
+check "pointshell facts" "$(json_get "$TMP/shell.json" '(j["points"], j["bounds"]["min"])')" "(1, [1.0, 2.0, 3.0])"
 check "container metadata" "$(json_get "$TMP/shell.json" 'j["metadata"]["source_name"]')" cube.obj
 make_container "$TMP/tree.bin" TREE 1
 expect_exit 0 "$dump" "$TMP/tree.bin" --json
@@ -112,9 +115,9 @@ for at in 0 9 13 20 33 45 60 $((csize - 30)) $((csize - 1)); do
         "$TMP/shell.bin" "$TMP/flip.bin" "$at"
     expect_exit_within 3 5 "$dump" "$TMP/flip.bin" && expect_one_error_line
 done
-head -c $((csize - 5)) "$TMP/shell.bin" > "$TMP/cut.bin"
+head -c $((csize - 40)) "$TMP/shell.bin" > "$TMP/cut.bin"  # inside the normals, before the triangles
 expect_exit_within 3 5 "$dump" "$TMP/cut.bin"
-expect_grep "truncated at byte $((csize - 5)) of $csize, in section 'normals'" "$TMP/err"
+expect_grep "truncated at byte $((csize - 40)) of $csize, in section 'normals'" "$TMP/err"
 make_container "$TMP/v3.bin" SHEL 3
 expect_exit 3 "$dump" "$TMP/v3.bin"
 expect_grep "written by a newer hapticprep \(format v3\); this build reads up to v1" "$TMP/err"

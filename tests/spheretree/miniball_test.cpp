@@ -2,55 +2,23 @@
 
 #include <cmath>
 #include <optional>
+#include <string>
 #include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "reference_ball.hpp"
+
 using hp::Vec3d;
+using hp_test::brute_force_radius;
 
 namespace {
 
-// Independent reference: the circumsphere of 1-4 points by closed formulas (not the solver under
-// test), and the minimal ball as the smallest such sphere that contains every point.
-std::optional<hp::Ball> reference_circumsphere(const std::vector<Vec3d>& s) {
-    if (s.size() == 1) return hp::Ball{s[0], 0};
-    if (s.size() == 2) return hp::Ball{(s[0] + s[1]) * 0.5, hp::length(s[1] - s[0]) * 0.5};
-    if (s.size() == 3) {
-        // Circumcentre of a triangle: a + [ |ac|^2 (ab x ac) x ab + |ab|^2 ac x (ab x ac) ] / (2 |ab x ac|^2).
-        Vec3d ab = s[1] - s[0], ac = s[2] - s[0], n = hp::cross(ab, ac);
-        double n2 = hp::length2(n);
-        if (n2 < 1e-20) return std::nullopt;
-        Vec3d off = (hp::cross(n, ab) * hp::length2(ac) + hp::cross(ac, n) * hp::length2(ab)) / (2 * n2);
-        return hp::Ball{s[0] + off, hp::length(off)};
-    }
-    // Tetrahedron: Cramer's rule on 2 (p_i - p_0) . x = |p_i|^2 - |p_0|^2.
-    Vec3d a = (s[1] - s[0]) * 2, b = (s[2] - s[0]) * 2, c = (s[3] - s[0]) * 2;
-    double det = hp::dot(a, hp::cross(b, c));
-    if (std::abs(det) < 1e-12) return std::nullopt;
-    double ra = hp::length2(s[1]) - hp::length2(s[0]), rb = hp::length2(s[2]) - hp::length2(s[0]),
-           rc = hp::length2(s[3]) - hp::length2(s[0]);
-    Vec3d x = (hp::cross(b, c) * ra + hp::cross(c, a) * rb + hp::cross(a, b) * rc) / det;
-    return hp::Ball{x, hp::length(x - s[0])};
-}
-
-double brute_force_radius(const std::vector<Vec3d>& pts) {
-    double best = INFINITY;
-    std::size_t n = pts.size();
-    std::vector<Vec3d> subset;
-    for (unsigned mask = 1; mask < (1u << n); ++mask) {
-        if (__builtin_popcount(mask) > 4) continue;
-        subset.clear();
-        for (std::size_t i = 0; i < n; ++i)
-            if (mask & (1u << i)) subset.push_back(pts[i]);
-        auto ball = reference_circumsphere(subset);
-        if (!ball || ball->radius >= best) continue;
-        bool contains = true;
-        for (const Vec3d& p : pts)
-            if (hp::length(p - ball->center) > ball->radius * (1 + 1e-9) + 1e-12) contains = false;
-        if (contains) best = ball->radius;
-    }
-    return best;
+// The accuracy bar: within 1e-6 of the true minimum, relative.
+void expect_minimal(const hp::Ball& b, const std::vector<Vec3d>& pts, const std::string& what) {
+    double ref = brute_force_radius(pts);
+    EXPECT_LE(std::abs(b.radius - ref), 1e-6 * ref + 1e-300) << what << ": radius " << b.radius << ", brute force " << ref;
 }
 
 void expect_contains_all(const hp::Ball& b, const std::vector<Vec3d>& pts) {
@@ -75,7 +43,63 @@ TEST(Miniball, MatchesBruteForceOnRandomSmallSets) {
         for (Vec3d& p : pts) p = {u(rng), u(rng), u(rng)};
         hp::Ball b = hp::minimal_enclosing_ball(pts);
         expect_contains_all(b, pts);
-        EXPECT_NEAR(b.radius, brute_force_radius(pts), 1e-9) << "trial " << trial;
+        expect_minimal(b, pts, "trial " + std::to_string(trial));
+    }
+}
+
+TEST(Miniball, MatchesBruteForceOnDegenerateSmallSets) {
+    std::mt19937 rng(17);
+    std::uniform_real_distribution<double> u(-1, 1);
+    const double pi = std::acos(-1.0);
+    for (int trial = 0; trial < 100; ++trial) {
+        const std::size_t n = 3 + static_cast<std::size_t>(trial % 10);
+        const std::string tag = " (trial " + std::to_string(trial) + ")";
+        // A tilted plane through a random point: co-planar sets.
+        Vec3d o{u(rng), u(rng), u(rng)}, e1 = hp::normalized(Vec3d{u(rng), u(rng), u(rng)});
+        Vec3d e2 = hp::normalized(hp::cross(e1, Vec3d{u(rng), u(rng), u(rng)}));
+        std::vector<Vec3d> plane, circle, sphere, line, dup;
+        for (std::size_t i = 0; i < n; ++i) {
+            plane.push_back(o + e1 * u(rng) + e2 * u(rng));
+            double a = 2 * pi * (u(rng) + 1) / 2;  // co-circular points, some inside the circle
+            circle.push_back(o + (e1 * std::cos(a) + e2 * std::sin(a)) * (i % 3 == 0 ? 0.5 : 1.0));
+            sphere.push_back(o + hp::normalized(Vec3d{u(rng), u(rng), u(rng)}) * 0.7);  // co-spherical
+            line.push_back(o + e1 * u(rng));
+            dup.push_back(i % 2 == 0 || dup.empty() ? Vec3d{u(rng), u(rng), u(rng)} : dup.back());
+        }
+        for (auto* set : {&plane, &circle, &sphere, &line, &dup}) {
+            hp::Ball b = hp::minimal_enclosing_ball(*set);
+            expect_contains_all(b, *set);
+            expect_minimal(b, *set, "degenerate set" + tag);
+        }
+    }
+}
+
+TEST(Miniball, ScaleAndOffsetDoNotMatter) {
+    // Millimetre-sized clusters far from the origin (a pointshell in metres, placed off-centre).
+    std::mt19937 rng(23);
+    std::uniform_real_distribution<double> u(-1e-3, 1e-3);
+    for (int trial = 0; trial < 100; ++trial) {
+        std::vector<Vec3d> pts(2 + trial % 11);
+        for (Vec3d& p : pts) p = Vec3d{1000, -250, 40} + Vec3d{u(rng), u(rng), trial % 2 ? 0.0 : u(rng)};
+        hp::Ball b = hp::minimal_enclosing_ball(pts);
+        expect_contains_all(b, pts);
+        expect_minimal(b, pts, "offset trial " + std::to_string(trial));
+    }
+}
+
+TEST(Miniball, LargeSetsWithinTheirBruteForceBound) {
+    // Thousands of points: the brute force over the 10 points farthest from the returned centre
+    // gives a lower bound of the true minimum; the radius must be within 1e-6 of it.
+    std::mt19937 rng(29);
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (int trial = 0; trial < 20; ++trial) {
+        std::vector<Vec3d> pts(1000 + 200 * static_cast<std::size_t>(trial));
+        const double flat = trial % 3 == 0 ? 0.0 : (trial % 3 == 1 ? 1e-3 : 1.0);  // planar, slab, box
+        for (Vec3d& p : pts) p = Vec3d{u(rng), u(rng) * flat, u(rng)} * 0.05 + Vec3d{0.3, 0.1, -0.2};
+        hp::Ball b = hp::minimal_enclosing_ball(pts);
+        expect_contains_all(b, pts);
+        double lower = hp_test::lower_bound_radius(pts, b.center);
+        EXPECT_LE(b.radius - lower, 1e-6 * b.radius) << "trial " << trial;
     }
 }
 
@@ -107,10 +131,14 @@ TEST(Miniball, PointsOnASphereAndCubeCorners) {
     std::normal_distribution<double> g;
     std::vector<Vec3d> pts;
     for (int i = 0; i < 5000; ++i) pts.push_back(hp::normalized(Vec3d{g(rng), g(rng), g(rng)}) * 2.0 + Vec3d{5, 5, 5});
+    // A regular tetrahedron inscribed in the sphere: its minimal ball is the sphere, so the
+    // minimum for the whole set is exactly 2.
+    for (Vec3d v : {Vec3d{1, 1, 1}, Vec3d{1, -1, -1}, Vec3d{-1, 1, -1}, Vec3d{-1, -1, 1}})
+        pts.push_back(Vec3d{5, 5, 5} + v * (2.0 / std::sqrt(3.0)));
     hp::Ball b = hp::minimal_enclosing_ball(pts);
     expect_contains_all(b, pts);
-    EXPECT_LE(b.radius, 2.0 + 1e-12);
-    EXPECT_GT(b.radius, 1.99);  // 5000 points cover the sphere densely
+    EXPECT_NEAR(b.radius, 2.0, 1e-12);
+    EXPECT_NEAR(hp::length(b.center - Vec3d{5, 5, 5}), 0, 1e-9);
 
     // Cube corners plus its interior points: radius = half the space diagonal.
     std::vector<Vec3d> cube;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <set>
 
@@ -9,6 +10,7 @@
 #include <tbb/global_control.h>
 
 #include "core/error.hpp"
+#include "reference_ball.hpp"
 
 using hp::Vec3d;
 
@@ -57,7 +59,160 @@ void check_structure(const hp::PointSphereTree& t, std::size_t n_points) {
     for (std::size_t p = 0; p < n_points; ++p) ASSERT_EQ(leaf_count[p], 1) << "point " << p;
 }
 
+// Every sphere contains the points below it, and its radius is within 1e-6 (relative) of the
+// true minimum: at least the brute-force minimum of its 10 points farthest from its centre.
+void check_spheres(const hp::PointSphereTree& t, const std::vector<Vec3d>& pts) {
+    for (std::size_t id = 0; id < t.clusters.size(); ++id) {
+        std::vector<std::uint32_t> below;
+        gather(t, static_cast<std::uint32_t>(id), below);
+        const hp::Ball& b = t.clusters[id].sphere;
+        std::vector<Vec3d> below_pts;
+        for (std::uint32_t p : below) {
+            below_pts.push_back(pts[p]);
+            ASSERT_LE(hp::length(pts[p] - b.center), b.radius) << "cluster " << id << " point " << p;
+        }
+        double lower = hp_test::lower_bound_radius(below_pts, b.center);
+        ASSERT_LE(b.radius - lower, 1e-6 * b.radius) << "cluster " << id << " of " << below.size() << " points";
+    }
+}
+
+std::vector<std::size_t> clusters_per_level(const hp::PointSphereTree& t) {
+    std::vector<std::size_t> count(static_cast<std::size_t>(t.levels), 0);
+    for (const auto& c : t.clusters) ++count[static_cast<std::size_t>(c.level - 1)];
+    return count;
+}
+
+std::set<std::vector<std::uint32_t>> leaf_sets(const hp::PointSphereTree& t) {
+    std::set<std::vector<std::uint32_t>> out;
+    for (const auto& c : t.clusters)
+        if (c.children.empty()) {
+            std::vector<std::uint32_t> s = c.points;
+            std::sort(s.begin(), s.end());
+            out.insert(s);
+        }
+    return out;
+}
+
+bool same_tree(const hp::PointSphereTree& a, const hp::PointSphereTree& b) {
+    if (a.levels != b.levels || a.clusters.size() != b.clusters.size() || a.thresholds != b.thresholds) return false;
+    for (std::size_t i = 0; i < a.clusters.size(); ++i) {
+        const auto &x = a.clusters[i], &y = b.clusters[i];
+        if (x.level != y.level || x.points != y.points || x.children != y.children || x.parent != y.parent ||
+            !(x.sphere.center == y.sphere.center) || x.sphere.radius != y.sphere.radius)
+            return false;
+    }
+    return true;
+}
+
 }  // namespace
+
+TEST(PointSphereTree, HierarchicalGridGivesTheCountsExpectedByHand) {
+    // 2D: unit squares of 4 points, 4 of them on a square of side 10, 4 of those on a square of
+    // side 100 (64 points). Whatever the start, K = 4 groups each unit square (its 3 mates lie
+    // within sqrt 2, any other point at least 9 away), then each side-10 square, then the root:
+    // 16, 4 and 1 clusters.
+    std::vector<Vec3d> grid;
+    for (int a = 0; a < 4; ++a)
+        for (int b = 0; b < 4; ++b)
+            for (int c = 0; c < 4; ++c)
+                grid.push_back({100.0 * (a & 1) + 10.0 * (b & 1) + (c & 1), 100.0 * (a >> 1) + 10.0 * (b >> 1) + (c >> 1), 0});
+    std::set<std::vector<std::uint32_t>> squares;
+    for (std::uint32_t g = 0; g < 16; ++g) squares.insert({4 * g, 4 * g + 1, 4 * g + 2, 4 * g + 3});
+    for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+        hp::PointSphereTree t = hp::build_point_sphere_tree(grid, {.k = 4, .seed = seed});
+        check_structure(t, grid.size());
+        EXPECT_EQ(clusters_per_level(t), (std::vector<std::size_t>{1, 4, 16})) << "seed " << seed;
+        EXPECT_EQ(leaf_sets(t), squares) << "seed " << seed;
+        EXPECT_NEAR(t.clusters[0].sphere.radius, std::sqrt(2.0) * 111 / 2, 1e-9);  // half the diagonal
+        for (std::size_t id = 1; id < 5; ++id)  // the side-10 squares: half of 11 sqrt 2
+            EXPECT_NEAR(t.clusters[id].sphere.radius, std::sqrt(2.0) * 11 / 2, 1e-9);
+    }
+    // 3D, K = 8: unit cubes of 8 points on a cube of side 10 (64 points): 8 leaves and the root.
+    std::vector<Vec3d> cubes;
+    for (int a = 0; a < 8; ++a)
+        for (int c = 0; c < 8; ++c)
+            cubes.push_back({10.0 * (a & 1) + (c & 1), 10.0 * ((a >> 1) & 1) + ((c >> 1) & 1), 10.0 * (a >> 2) + (c >> 2)});
+    for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+        hp::PointSphereTree t = hp::build_point_sphere_tree(cubes, {.k = 8, .seed = seed});
+        check_structure(t, cubes.size());
+        EXPECT_EQ(clusters_per_level(t), (std::vector<std::size_t>{1, 8})) << "seed " << seed;
+        for (const auto& leaf : leaf_sets(t)) EXPECT_EQ(leaf.front() / 8, leaf.back() / 8) << "one unit cube per leaf";
+        for (std::size_t id = 1; id < 9; ++id) EXPECT_NEAR(t.clusters[id].sphere.radius, std::sqrt(3.0) / 2, 1e-12);
+    }
+}
+
+TEST(PointSphereTree, TaggedPointRejoinsItsGroupByHand) {
+    // x = 0..4 and x = 1000..1002 on a line, K = 4. By hand: the level's typical extent (median
+    // distance to the 4th nearest other point) is 4, so the threshold is 8. Whatever the start,
+    // greedy clustering puts one point of the first group with the second group; it is tagged
+    // (about 1000 from that parent) and joins its own group's parent (within 4). Leaves: {0..4}
+    // and {5, 6, 7}; two parents make the root.
+    std::vector<Vec3d> pts;
+    for (int i = 0; i < 5; ++i) pts.push_back({double(i), 0, 0});
+    for (int i = 0; i < 3; ++i) pts.push_back({1000.0 + i, 0, 0});
+    const std::set<std::vector<std::uint32_t>> expected{{0, 1, 2, 3, 4}, {5, 6, 7}};
+    for (std::uint64_t seed = 1; seed <= 16; ++seed) {
+        hp::PointSphereTree t = hp::build_point_sphere_tree(pts, {.k = 4, .seed = seed});
+        check_structure(t, pts.size());
+        EXPECT_EQ(leaf_sets(t), expected) << "seed " << seed;
+        EXPECT_EQ(t.levels, 2);
+        ASSERT_EQ(t.thresholds.size(), 2u);
+        EXPECT_DOUBLE_EQ(t.thresholds[1], 8.0);
+        // Without tagging, some leaf mixes the groups (4 + 4 points).
+        hp::PointSphereTree plain = hp::build_point_sphere_tree(pts, {.k = 4, .seed = seed, .threshold = 0});
+        check_structure(plain, pts.size());
+        EXPECT_NE(leaf_sets(plain), expected);
+        EXPECT_EQ(plain.thresholds[1], 0.0);
+    }
+}
+
+TEST(PointSphereTree, SpheresAreMinimalOnRandomClouds) {
+    std::mt19937 rng(31);
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (int k : {2, 4, 8}) {
+        std::vector<Vec3d> box(1500), slab(1500);
+        for (Vec3d& p : box) p = {u(rng), u(rng), u(rng)};
+        for (Vec3d& p : slab) p = {u(rng), 0.25, u(rng)};  // co-planar
+        for (const auto* pts : {&box, &slab}) {
+            hp::PointSphereTree t = hp::build_point_sphere_tree(*pts, {.k = k, .seed = 5});
+            check_structure(t, pts->size());
+            check_spheres(t, *pts);
+            // About log_K(N) levels: at least that many, and not much more.
+            double log_k = std::log(1500.0) / std::log(double(k));
+            EXPECT_GE(t.levels, static_cast<int>(std::floor(log_k))) << "K " << k;
+            EXPECT_LE(t.levels, static_cast<int>(std::ceil(log_k)) + 3) << "K " << k;
+        }
+    }
+}
+
+TEST(PointSphereTree, DuplicateAndCoplanarPoints) {
+    // 60 distinct positions, each 5 times: equal points cluster together, spheres of radius 0.
+    std::mt19937 rng(37);
+    std::uniform_real_distribution<double> u(0, 1);
+    std::vector<Vec3d> dup;
+    for (int i = 0; i < 60; ++i) {
+        Vec3d p{u(rng), u(rng), u(rng)};
+        for (int c = 0; c < 5; ++c) dup.push_back(p);
+    }
+    for (int k : {4, 5, 8}) {
+        hp::PointSphereTree t = hp::build_point_sphere_tree(dup, {.k = k, .seed = 2});
+        check_structure(t, dup.size());
+        check_spheres(t, dup);
+        if (k == 5)  // K equals the multiplicity: every leaf is one position
+            for (const auto& c : t.clusters)
+                if (c.children.empty()) {
+                    EXPECT_EQ(c.sphere.radius, 0.0);
+                }
+    }
+    // A jittered planar grid in a tilted plane.
+    std::vector<Vec3d> plane;
+    const Vec3d e1 = hp::normalized(Vec3d{1, 2, 0.5}), e2 = hp::normalized(hp::cross(e1, Vec3d{0, 0, 1}));
+    for (int i = 0; i < 40; ++i)
+        for (int j = 0; j < 40; ++j) plane.push_back(Vec3d{3, 4, 5} + e1 * (i + 0.3 * u(rng)) + e2 * (j + 0.3 * u(rng)));
+    hp::PointSphereTree t = hp::build_point_sphere_tree(plane, {.k = 4, .seed = 9});
+    check_structure(t, plane.size());
+    check_spheres(t, plane);
+}
 
 TEST(PointSphereTree, StructureOnASphereSampling) {
     auto pts = sphere_points(3000);
@@ -79,7 +234,7 @@ TEST(PointSphereTree, StructureOnASphereSampling) {
 
 TEST(PointSphereTree, SpheresContainAllPointsBelow) {
     auto pts = sphere_points(1500, 9);
-    hp::PointSphereTree t = hp::build_point_sphere_tree(pts, {.k = 5, .seed = 3, .threshold = 0});
+    hp::PointSphereTree t = hp::build_point_sphere_tree(pts, {.k = 5, .seed = 3});
     for (std::size_t id = 0; id < t.clusters.size(); ++id) {
         std::vector<std::uint32_t> below;
         gather(t, static_cast<std::uint32_t>(id), below);
@@ -95,24 +250,18 @@ TEST(PointSphereTree, SpheresContainAllPointsBelow) {
 }
 
 TEST(PointSphereTree, DeterministicForASeedWhateverTheThreads) {
-    auto pts = sphere_points(2000, 4);
-    hp::PointSphereTree a, b, c;
+    auto pts = sphere_points(4000, 4);
+    hp::PointSphereTree reference;
     {
         tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
-        a = hp::build_point_sphere_tree(pts, {.k = 4, .seed = 42, .threshold = 0});
+        reference = hp::build_point_sphere_tree(pts, {.k = 4, .seed = 42});
     }
-    b = hp::build_point_sphere_tree(pts, {.k = 4, .seed = 42, .threshold = 0});
-    c = hp::build_point_sphere_tree(pts, {.k = 4, .seed = 43, .threshold = 0});
-    ASSERT_EQ(a.clusters.size(), b.clusters.size());
-    for (std::size_t i = 0; i < a.clusters.size(); ++i) {
-        EXPECT_EQ(a.clusters[i].points, b.clusters[i].points);
-        EXPECT_EQ(a.clusters[i].children, b.clusters[i].children);
-        EXPECT_EQ(a.clusters[i].sphere.center, b.clusters[i].sphere.center);
-        EXPECT_EQ(a.clusters[i].sphere.radius, b.clusters[i].sphere.radius);
+    for (std::size_t threads : {2, 4, 8}) {
+        tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+        EXPECT_TRUE(same_tree(reference, hp::build_point_sphere_tree(pts, {.k = 4, .seed = 42}))) << threads << " threads";
     }
-    bool differs = a.clusters.size() != c.clusters.size();
-    for (std::size_t i = 0; !differs && i < a.clusters.size(); ++i) differs = a.clusters[i].points != c.clusters[i].points;
-    EXPECT_TRUE(differs) << "another seed gives another clustering";
+    EXPECT_TRUE(same_tree(reference, hp::build_point_sphere_tree(pts, {.k = 4, .seed = 42}))) << "default threads";
+    EXPECT_FALSE(same_tree(reference, hp::build_point_sphere_tree(pts, {.k = 4, .seed = 43}))) << "another seed, another tree";
 }
 
 TEST(PointSphereTree, ThresholdKeepsFarGroupsApart) {
@@ -132,10 +281,10 @@ TEST(PointSphereTree, ThresholdKeepsFarGroupsApart) {
     };
     int mixed_without = 0;
     for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-        hp::PointSphereTree with = hp::build_point_sphere_tree(pts, {.k = 4, .seed = seed, .threshold = 0});
+        hp::PointSphereTree with = hp::build_point_sphere_tree(pts, {.k = 4, .seed = seed});
         check_structure(with, pts.size());
         EXPECT_FALSE(mixes(with)) << "seed " << seed;
-        hp::PointSphereTree without = hp::build_point_sphere_tree(pts, {.k = 4, .seed = seed, .threshold = 1e9});
+        hp::PointSphereTree without = hp::build_point_sphere_tree(pts, {.k = 4, .seed = seed, .threshold = 0});
         mixed_without += mixes(without) ? 1 : 0;
     }
     EXPECT_GT(mixed_without, 0) << "the case must be one where the threshold matters";
@@ -153,6 +302,7 @@ TEST(PointSphereTree, TinyInputsAndErrors) {
     check_structure(d, dup.size());
 
     EXPECT_THROW(hp::build_point_sphere_tree({}, {}), hp::Error);
+    for (double bad : {-1.0, std::nan(""), std::numeric_limits<double>::infinity()}) EXPECT_THROW(hp::build_point_sphere_tree(one, {.threshold = bad}), hp::Error);
     try {
         hp::build_point_sphere_tree(one, {.k = 1});
         FAIL();

@@ -1,0 +1,130 @@
+// haptic-pipeline: a JSON pipeline of stages over many meshes, in-process. See lib/pipeline.
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <unistd.h>
+
+#include "common/tool.hpp"
+#include "core/error.hpp"
+#include "pipeline/batch.hpp"
+#include "pipeline/report.hpp"
+
+namespace {
+
+// On a terminal: one line per finished mesh, and a status line of the running ones below.
+struct Display {
+    std::size_t total = 0, done = 0;
+    std::map<std::size_t, std::string> running;  // index -> "name stage 40%"
+    std::map<std::size_t, std::string> names;
+    std::chrono::steady_clock::time_point last{};
+
+    void status(bool force) {
+        const auto now = std::chrono::steady_clock::now();
+        if (!force && now - last < std::chrono::milliseconds(100)) return;
+        last = now;
+        std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "]";
+        for (const auto& [i, s] : running) line += "  " + s;
+        if (line.size() > 150) line = line.substr(0, 147) + "...";
+        std::fprintf(stderr, "\r\033[K%s", line.c_str());
+        std::fflush(stderr);
+    }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    hp::app::Tool tool(
+        "haptic-pipeline",
+        "Run a JSON pipeline of stages (voxelize, distance, ...) over many meshes: one folder per mesh under\n"
+        "OUTDIR, a manifest OUTDIR/manifest.json with every output's size and hash, per-stage times and memory.",
+        "A pipeline file: {\"name\": ..., \"description\": ..., \"stages\": [{\"stage\": \"voxelize\", \"resolution\": 128}, ...]};\n"
+        "a stage's keys are its executable's options with '_' for '-' (--list-stages shows them).\n"
+        "Exit codes: 0 all meshes converted, 1 some failed (see the manifest), 2 bad pipeline or options.\n"
+        "\nExamples:\n"
+        "  haptic-pipeline pipelines/vps-default.json parts/*.stl -o out -j 4\n"
+        "  haptic-pipeline pipelines/cad-mm.json parts/*.stl -o out --set voxelize.voxel_size=0.001 --resume\n"
+        "  haptic-pipeline pipelines/vps-default.json parts/*.stl -o out --shard 3/8     (one job of a job array)\n"
+        "  haptic-pipeline --merge out/manifest.shard-*-of-8.json -o out\n"
+        "  haptic-pipeline --list-stages\n"
+        "See docs/pipeline.md for Slurm job arrays, GNU parallel and make.\n");
+    std::vector<std::string> args, sets;
+    std::string outdir, shard_text;
+    int jobs = 1;
+    bool resume = false, emit_only = false, merge = false, list = false;
+    tool.cli.add_option("FILES", args, "PIPELINE.json MESH... (with --merge: SHARD_MANIFEST...)");
+    tool.cli.add_option("-o,--output", outdir, "output folder (one folder per mesh, manifest.json)");
+    tool.cli.add_option("-j,--jobs", jobs, "meshes converted at the same time (default 1)")->check(CLI::Range(1, 1024));
+    tool.cli.add_flag("--resume", resume, "skip meshes whose outputs exist with the same input and parameter hashes");
+    tool.cli.add_option("--set", sets, "override a parameter: stage.key=value (stage.key= resets it)")->type_name("S.K=V");
+    tool.cli.add_flag("--emit-manifest-only", emit_only, "validate and write the manifest of the planned work; run nothing");
+    tool.cli.add_option("--shard", shard_text, "run only shard I of N of the meshes (manifest.shard-I-of-N.json)")->type_name("I/N");
+    tool.cli.add_flag("--merge", merge, "combine the given shard manifests into OUTDIR/manifest.json");
+    tool.cli.add_flag("--list-stages", list, "list the stages of this build and their parameters");
+    return tool.run(argc, argv, [&] {
+        namespace pl = hp::pipeline;
+        if (list) {
+            tool.print_json(pl::stages_json());
+            if (tool.text_output()) std::cout << pl::format_stages();
+            return 0;
+        }
+        if (outdir.empty()) hp::fail_usage("give the output folder with -o OUTDIR");
+        nlohmann::json manifest;
+        std::string manifest_file = (std::filesystem::path(outdir) / "manifest.json").string();
+        if (merge) {
+            if (emit_only || resume || !shard_text.empty() || !sets.empty())
+                hp::fail_usage("--merge takes only shard manifests and -o OUTDIR");
+            manifest = pl::merge_manifests(std::vector<std::filesystem::path>(args.begin(), args.end()), outdir);
+        } else {
+            if (args.size() < 2) hp::fail_usage("give a pipeline file and at least one mesh (see --help)");
+            std::vector<pl::Override> overrides;
+            for (const auto& s : sets) overrides.push_back(pl::parse_override(s));
+            const pl::Pipeline pipeline = pl::load_pipeline(args[0], overrides);
+            const auto all = pl::plan_meshes(std::vector<std::filesystem::path>(args.begin() + 1, args.end()));
+            pl::BatchOptions opt;
+            opt.outdir = outdir;
+            opt.jobs = jobs;
+            opt.resume = resume;
+            if (!shard_text.empty()) opt.shard = pl::parse_shard(shard_text);
+            opt.batch_meshes = all.size();
+            const auto selected = pl::select_shard(all, opt.shard);
+            manifest_file = pl::manifest_path(outdir, opt.shard).string();
+            if (emit_only) {
+                manifest = pl::plan_batch(pipeline, selected, opt);
+            } else {
+                Display display;
+                display.total = selected.size();
+                pl::BatchEvents events;
+                if (!tool.quiet && !tool.json && ::isatty(STDERR_FILENO)) {
+                    events.started = [&](std::size_t i, const pl::MeshJob& job) {
+                        display.names[i] = job.name;
+                        display.running[i] = job.name;
+                        display.status(true);
+                    };
+                    events.progress = [&](std::size_t i, std::string_view stage, std::string_view phase, double f) {
+                        display.running[i] = display.names[i] + " " + std::string(stage) +
+                                             (phase.empty() ? "" : " " + std::string(phase)) + " " +
+                                             std::to_string(static_cast<int>(f * 100 + 0.5)) + "%";
+                        display.status(false);
+                    };
+                    events.finished = [&](std::size_t i, const nlohmann::json& entry) {
+                        display.running.erase(i);
+                        ++display.done;
+                        std::fprintf(stderr, "\r\033[K%s\n", pl::format_mesh_line(entry).c_str());
+                        display.status(true);
+                    };
+                }
+                manifest = pl::run_batch(pipeline, selected, opt, events);
+                if (events.finished) std::fprintf(stderr, "\r\033[K");
+            }
+        }
+        tool.print_json(manifest);
+        if (tool.text_output()) {
+            const auto& p = manifest["pipeline"];
+            std::printf("pipeline %s (%s), %zu stage(s)\n", p.value("name", "").c_str(),
+                        manifest.value("pipeline_file", "").c_str(), p["stages"].size());
+            std::cout << pl::format_summary(manifest, manifest_file);
+        }
+        return manifest["summary"].value("failed", 0) > 0 ? 1 : 0;
+    });
+}

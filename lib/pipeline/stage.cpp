@@ -1,0 +1,236 @@
+#include "pipeline/stage.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+
+#include "pipeline/stage_runs.hpp"
+#include "voxel/voxelize.hpp"
+
+namespace hp::pipeline {
+
+namespace {
+
+using nlohmann::json;
+
+ParamSpec integer(std::string key, std::string option, json def, double lo, double hi, std::string help) {
+    ParamSpec p;
+    p.key = std::move(key), p.option = std::move(option), p.type = ParamType::integer;
+    p.default_value = std::move(def), p.min = lo, p.max = hi, p.help = std::move(help);
+    return p;
+}
+ParamSpec choice(std::string key, std::string option, ParamType type, json def, std::vector<json> choices,
+                 std::string help) {
+    ParamSpec p;
+    p.key = std::move(key), p.option = std::move(option), p.type = type;
+    p.default_value = std::move(def), p.choices = std::move(choices), p.help = std::move(help);
+    return p;
+}
+ParamSpec positive(std::string key, std::string option, json def, std::string help) {
+    ParamSpec p;
+    p.key = std::move(key), p.option = std::move(option), p.type = ParamType::number;
+    p.default_value = std::move(def), p.positive = true, p.help = std::move(help);
+    return p;
+}
+ParamSpec flag(std::string key, std::string option, std::string help) {
+    ParamSpec p;
+    p.key = std::move(key), p.option = std::move(option), p.type = ParamType::flag;
+    p.default_value = false, p.help = std::move(help);
+    return p;
+}
+
+// --scale and --units as hp::app::Tool::add_mesh_options declares them.
+void add_mesh_params(std::vector<ParamSpec>& params, json scale_default, const std::string& inherit) {
+    params.push_back(positive("scale", "--scale", std::move(scale_default),
+                              "multiply mesh coordinates by F (after --units)" + inherit));
+    params.push_back(choice("units", "--units", ParamType::string, nullptr, {"mm", "cm", "m", "in"},
+                            "unit of the mesh file; converts to metres" + inherit));
+}
+
+std::vector<StageSpec> make_stages() {
+    std::vector<StageSpec> all;
+
+    // haptic-voxelize (apps/haptic-voxelize.cpp)
+    StageSpec vox;
+    vox.name = "voxelize";
+    vox.tool = "haptic-voxelize";
+    vox.description = "layered voxelmap (surface 0, inside +n, outside -n)";
+    vox.output_name = "voxelize.vdb";
+    vox.produces = "voxelmap";
+    vox.available = true;
+    {
+        ParamSpec vs = positive("voxel_size", "--voxel-size", nullptr, "voxel edge length in world units");
+        vs.excludes = {"resolution"};
+        ParamSpec res = integer("resolution", "--resolution", nullptr, 1, kMaxGridDim,
+                                "voxels along the longest side (default 128 when voxel_size is not given)");
+        res.excludes = {"voxel_size"};
+        vox.params = {vs, res,
+                      integer("pad", "--pad", 2, 0, 1000, "voxels of padding on every side"),
+                      choice("fill", "--fill", ParamType::string, "auto", {"auto", "scanline", "vote", "winding", "flood"},
+                             "inside/outside method"),
+                      integer("max_layers", "--max-layers", 0, 0, 32767, "clamp layer values to +-L (0 = unlimited)"),
+                      choice("connectivity", "--connectivity", ParamType::integer, 26, {26, 6},
+                             "layer steps through 26 or 6 neighbours")};
+        add_mesh_params(vox.params, 1.0, "");
+    }
+    vox.run = run_voxelize;
+    all.push_back(std::move(vox));
+
+    // haptic-distance (apps/haptic-distance.cpp)
+    StageSpec dist;
+    dist.name = "distance";
+    dist.tool = "haptic-distance";
+    dist.description = "signed distance field (inside positive) over the voxelmap";
+    dist.output_name = "distance.vdb";
+    dist.produces = "distance";
+    dist.needs = {"voxelmap"};
+    dist.available = true;
+    dist.params = {choice("encoding", "--encoding", ParamType::string, "float", {"float", "double", "scaled"},
+                          "float, double or scaled"),
+                   integer("precision", "--precision", 6, 0, 12, "decimal digits P of the scaled encoding"),
+                   flag("gradient", "--gradient", "also write a Vec3f 'gradient' grid"),
+                   flag("force", "--force", "proceed even if the mesh is not the one the voxelmap was made from")};
+    add_mesh_params(dist.params, nullptr, " (default: the voxelmap's)");
+    dist.run = run_distance;
+    all.push_back(std::move(dist));
+
+    // Stages whose library or executable has not landed in this build: known by name so that
+    // validation says so, never run.
+    const std::pair<const char*, const char*> later[] = {
+        {"pointshell", "haptic-pointshell"}, {"spheretree", "haptic-spheretree"},
+        {"cfm", "haptic-cfm"}, {"query", "haptic-query"}};
+    for (const auto& [name, tool] : later) {
+        StageSpec s;
+        s.name = name;
+        s.tool = tool;
+        s.available = false;
+        all.push_back(std::move(s));
+    }
+    return all;
+}
+
+std::string number_text(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+}  // namespace
+
+const char* type_name(ParamType t) {
+    switch (t) {
+    case ParamType::integer: return "an integer";
+    case ParamType::number: return "a number";
+    case ParamType::string: return "a string";
+    case ParamType::flag: return "true or false";
+    }
+    return "?";
+}
+
+const ParamSpec* StageSpec::param(std::string_view key) const {
+    for (const auto& p : params)
+        if (p.key == key) return &p;
+    return nullptr;
+}
+
+const std::vector<StageSpec>& stages() {
+    static const std::vector<StageSpec> all = make_stages();
+    return all;
+}
+
+const StageSpec* find_stage(std::string_view name) {
+    for (const auto& s : stages())
+        if (s.name == name) return &s;
+    return nullptr;
+}
+
+std::string normalize_key(std::string_view key) {
+    while (!key.empty() && key.front() == '-') key.remove_prefix(1);
+    std::string k(key);
+    for (char& c : k)
+        if (c == '-') c = '_';
+    return k;
+}
+
+std::string check_value(const ParamSpec& spec, const json& value) {
+    auto got = [&] { return " (got " + value.dump() + ")"; };
+    switch (spec.type) {
+    case ParamType::integer:
+        if (!value.is_number_integer()) return std::string("must be ") + type_name(spec.type) + got();
+        break;
+    case ParamType::number:
+        if (!value.is_number() || !std::isfinite(value.get<double>()))
+            return std::string("must be ") + type_name(spec.type) + got();
+        break;
+    case ParamType::string:
+        if (!value.is_string()) return std::string("must be ") + type_name(spec.type) + got();
+        break;
+    case ParamType::flag:
+        if (!value.is_boolean()) return std::string("must be ") + type_name(spec.type) + got();
+        break;
+    }
+    if (!spec.choices.empty()) {
+        bool ok = false;
+        std::string list;
+        for (const auto& c : spec.choices) {
+            ok = ok || c == value;
+            list += (list.empty() ? "" : ", ") + (c.is_string() ? c.get<std::string>() : c.dump());
+        }
+        if (!ok) return "must be one of " + list + got();
+    }
+    if (spec.type == ParamType::integer || spec.type == ParamType::number) {
+        const double v = value.get<double>();
+        if (spec.positive && !(v > 0)) return "must be a positive number" + got();
+        if ((spec.min && v < *spec.min) || (spec.max && v > *spec.max))
+            return std::string("must be ") + type_name(spec.type) + " in [" + number_text(*spec.min) + ", " +
+                   number_text(*spec.max) + "]" + got();
+    }
+    return {};
+}
+
+std::optional<json> parse_value(const ParamSpec& spec, std::string_view text) {
+    const std::string s(text);
+    switch (spec.type) {
+    case ParamType::integer: {
+        if (s.empty()) return std::nullopt;
+        char* end = nullptr;
+        errno = 0;
+        long long v = std::strtoll(s.c_str(), &end, 10);
+        if (errno != 0 || *end != '\0') return std::nullopt;
+        return json(v);
+    }
+    case ParamType::number: {
+        if (s.empty()) return std::nullopt;
+        char* end = nullptr;
+        errno = 0;
+        double v = std::strtod(s.c_str(), &end);
+        if (errno != 0 || *end != '\0' || !std::isfinite(v)) return std::nullopt;
+        return json(v);
+    }
+    case ParamType::string: return json(s);
+    case ParamType::flag:
+        if (s == "true" || s == "1" || s == "yes" || s == "on") return json(true);
+        if (s == "false" || s == "0" || s == "no" || s == "off") return json(false);
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+std::size_t peak_rss_bytes() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+    return 0;
+}
+
+bool reset_peak_rss() {
+    std::ofstream f("/proc/self/clear_refs");
+    if (!f) return false;
+    f << "5";
+    f.flush();
+    return static_cast<bool>(f);
+}
+
+}  // namespace hp::pipeline

@@ -1,0 +1,12 @@
+#pragma once
+// The run functions of the stages (one file each), registered in stage.cpp. Each does what its
+// executable does between parsing the options and printing: same library calls, same metadata,
+// same output bytes.
+#include "pipeline/stage.hpp"
+
+namespace hp::pipeline {
+
+nlohmann::json run_voxelize(const StageContext& ctx);  // stage_voxelize.cpp (haptic-voxelize)
+nlohmann::json run_distance(const StageContext& ctx);  // stage_distance.cpp (haptic-distance)
+
+}  // namespace hp::pipeline

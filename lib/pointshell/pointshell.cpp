@@ -1,0 +1,381 @@
+#include "pointshell/pointshell.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include <nanoflann.hpp>
+#include <tbb/parallel_for.h>
+
+#include "core/error.hpp"
+#include "geometry/closest_point.hpp"
+#include "geometry/pseudo_normals.hpp"
+#include "query/field.hpp"
+
+namespace hp {
+
+const char* shell_normals_name(ShellNormals n) { return n == ShellNormals::surface ? "surface" : "gradient"; }
+
+namespace {
+
+constexpr double kRadToDeg = 57.295779513082320876798;
+
+// Compressed rows: row r is items[offsets[r] .. offsets[r+1]).
+struct Csr {
+    std::vector<std::uint32_t> offsets, items;
+    std::span<const std::uint32_t> row(std::size_t r) const {
+        return {items.data() + offsets[r], items.data() + offsets[r + 1]};
+    }
+};
+
+// Triangles around each vertex, in triangle order.
+Csr vertex_triangles(const TriMesh& mesh) {
+    Csr c;
+    c.offsets.assign(mesh.vertices.size() + 1, 0);
+    for (const auto& tri : mesh.triangles)
+        for (std::uint32_t v : tri) ++c.offsets[v + 1];
+    std::partial_sum(c.offsets.begin(), c.offsets.end(), c.offsets.begin());
+    c.items.resize(c.offsets.back());
+    std::vector<std::uint32_t> fill(c.offsets.begin(), c.offsets.end() - 1);
+    for (std::uint32_t t = 0; t < mesh.triangles.size(); ++t)
+        for (std::uint32_t v : mesh.triangles[t]) c.items[fill[v]++] = t;
+    return c;
+}
+
+// The triangles sharing a vertex with each triangle (itself excluded), sorted.
+Csr triangle_neighbours(const TriMesh& mesh, const Csr& around) {
+    const std::size_t n = mesh.triangles.size();
+    std::vector<std::vector<std::uint32_t>> rows(n);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t t = r.begin(); t < r.end(); ++t) {
+            auto& row = rows[t];
+            for (std::uint32_t v : mesh.triangles[t])
+                for (std::uint32_t u : around.row(v))
+                    if (u != t) row.push_back(u);
+            std::sort(row.begin(), row.end());
+            row.erase(std::unique(row.begin(), row.end()), row.end());
+        }
+    });
+    Csr c;
+    c.offsets.assign(n + 1, 0);
+    for (std::size_t t = 0; t < n; ++t) c.offsets[t + 1] = c.offsets[t] + static_cast<std::uint32_t>(rows[t].size());
+    c.items.reserve(c.offsets.back());
+    for (auto& row : rows) c.items.insert(c.items.end(), row.begin(), row.end());
+    return c;
+}
+
+// Greedy colouring in index order: each triangle takes the smallest colour none of its
+// lower-index neighbours has. Neighbours never share a colour.
+std::vector<std::uint32_t> colour_triangles(const Csr& nbr, std::size_t n, std::size_t& colours) {
+    std::vector<std::uint32_t> colour(n, 0);
+    std::vector<std::uint32_t> seen;  // seen[c] == t + 1 when colour c is taken around t
+    colours = 0;
+    for (std::uint32_t t = 0; t < n; ++t) {
+        for (std::uint32_t u : nbr.row(t)) {
+            if (u >= t) break;  // sorted
+            if (colour[u] >= seen.size()) seen.resize(colour[u] + 1, 0);
+            seen[colour[u]] = t + 1;
+        }
+        std::uint32_t c = 0;
+        while (c < seen.size() && seen[c] == t + 1) ++c;
+        colour[t] = c;
+        colours = std::max<std::size_t>(colours, c + 1);
+    }
+    return colour;
+}
+
+// Connected components by shared vertices; ids in order of first appearance in triangle order.
+std::vector<std::uint32_t> triangle_components(const TriMesh& mesh, std::size_t& count) {
+    std::vector<std::uint32_t> parent(mesh.vertices.size());
+    std::iota(parent.begin(), parent.end(), 0u);
+    auto find = [&](std::uint32_t v) {
+        while (parent[v] != v) v = parent[v] = parent[parent[v]];
+        return v;
+    };
+    for (const auto& tri : mesh.triangles)
+        for (int i = 1; i < 3; ++i) {
+            std::uint32_t a = find(tri[0]), b = find(tri[static_cast<std::size_t>(i)]);
+            if (a != b) parent[std::max(a, b)] = std::min(a, b);
+        }
+    std::vector<std::uint32_t> id(mesh.vertices.size(), UINT32_MAX), comp(mesh.triangles.size());
+    count = 0;
+    for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+        std::uint32_t root = find(mesh.triangles[t][0]);
+        if (id[root] == UINT32_MAX) id[root] = static_cast<std::uint32_t>(count++);
+        comp[t] = id[root];
+    }
+    return comp;
+}
+
+// Central-difference gradient of the trilinear sampler with step h.
+Vec3d field_gradient(const DistanceSampler& f, const Vec3d& p, double h) {
+    Vec3d g;
+    for (int a = 0; a < 3; ++a) {
+        Vec3d d;
+        d[a] = h;
+        g[a] = (f.value(p + d) - f.value(p - d)) / (2 * h);
+    }
+    return g;
+}
+
+struct Candidate {
+    double distance2;
+    std::size_t voxel;
+    ClosestPoint cp;
+};
+
+double percentile(std::vector<double> v, double q) {
+    if (v.empty()) return 0;
+    const std::size_t k = std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5));
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+    return v[k];
+}
+
+struct Cloud {
+    std::span<const Vec3d> pts;
+    std::size_t kdtree_get_point_count() const { return pts.size(); }
+    double kdtree_get_pt(std::size_t i, std::size_t dim) const { return pts[i][static_cast<int>(dim)]; }
+    template <class Box>
+    bool kdtree_get_bbox(Box&) const { return false; }
+};
+using KdTree = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<double, Cloud>, Cloud, 3, std::uint32_t>;
+
+}  // namespace
+
+PointshellResult sample_pointshell(const TriMesh& mesh, ShellField field, const PointshellOptions& options,
+                                   const Progress& progress) {
+    if (!(options.alpha > 0) || !std::isfinite(options.alpha)) fail_usage("--alpha must be a positive number");
+    const GridSpec g = field.grid;
+    if (field.layers.size() != g.count() || g.count() == 0) fail_input("", "the voxelmap's layers do not match its grid");
+    if (!field.distance.empty() && field.distance.size() != g.count())
+        fail_input("", "the distance field does not match its grid");
+    if (std::find(field.layers.begin(), field.layers.end(), 0) == field.layers.end())
+        fail_input("", "the voxelmap has no surface voxels (layer 0), so there is nothing to sample");
+
+    PointshellResult res;
+    const std::size_t nt = mesh.triangles.size();
+    const double s = g.voxel_size;
+    const double r2 = options.alpha * s * options.alpha * s;
+
+    // Field for gradients and the orientation vote: the distances, or the layers scaled to length.
+    const bool have_distance = !field.distance.empty();
+    std::vector<double> values;
+    if (have_distance) {
+        values = std::move(field.distance);
+    } else {
+        values.resize(field.layers.size());
+        for (std::size_t i = 0; i < values.size(); ++i) values[i] = field.layers[i] * s;
+    }
+    const DistanceSampler sampler(g, std::move(values));
+    const double h = have_distance ? s : 1.5 * s;
+    progress.report("neighbours", 0);
+
+    const Csr around = vertex_triangles(mesh);
+    const Csr nbr = triangle_neighbours(mesh, around);
+    const std::vector<std::uint32_t> colour = colour_triangles(nbr, nt, res.colours);
+    const std::vector<std::uint32_t> comp = triangle_components(mesh, res.components);
+    const PseudoNormals pseudo(mesh);
+
+    // Orientation vote per component (area-weighted: |cross| = 2 area).
+    std::vector<double> vote_t(nt), weight_t(nt);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nt, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t t = r.begin(); t < r.end(); ++t) {
+            const auto& tri = mesh.triangles[t];
+            const Vec3d &a = mesh.vertices[tri[0]], &b = mesh.vertices[tri[1]], &c = mesh.vertices[tri[2]];
+            const Vec3d n = cross(b - a, c - a);
+            const Vec3d grad = field_gradient(sampler, (a + b + c) / 3.0, h);
+            vote_t[t] = dot(n, grad);
+            weight_t[t] = length(n) * length(grad);
+        }
+    });
+    std::vector<double> vote(res.components, 0), weight(res.components, 0);
+    for (std::size_t t = 0; t < nt; ++t) vote[comp[t]] += vote_t[t], weight[comp[t]] += weight_t[t];
+    // Decided only by a clear majority (10% of the total weight); else the winding convention.
+    std::vector<char> inward_winding(res.components, 0);
+    for (std::size_t c = 0; c < res.components; ++c) {
+        inward_winding[c] = vote[c] > 0.1 * weight[c] && vote[c] > 0;
+        res.inverted_components += inward_winding[c] ? 1 : 0;
+    }
+    auto inward = [&](std::size_t t, const Vec3d& winding_normal) {
+        return inward_winding[comp[t]] ? winding_normal : -winding_normal;
+    };
+
+    // Triangles by colour.
+    std::vector<std::vector<std::uint32_t>> by_colour(res.colours);
+    for (std::uint32_t t = 0; t < nt; ++t) by_colour[colour[t]].push_back(t);
+
+    std::vector<std::vector<Vec3d>> kept(nt), kept_normals(nt);
+    std::vector<std::uint32_t> cand_count(nt, 0), fallback_count(nt, 0), dropped_count(nt, 0);
+    const bool surface_mode = options.normals == ShellNormals::surface;
+
+    auto process = [&](std::uint32_t t, std::vector<Candidate>& cands) {
+        const auto& tri = mesh.triangles[t];
+        const Vec3d &a = mesh.vertices[tri[0]], &b = mesh.vertices[tri[1]], &c = mesh.vertices[tri[2]];
+        Aabb box;
+        box.extend(a), box.extend(b), box.extend(c);
+        int lo[3], hi[3];
+        for (int ax = 0; ax < 3; ++ax) {
+            // Voxel i's closed cube [o + i s, o + (i + 1) s] meets [min, max].
+            const double u0 = (box.min[ax] - g.origin[ax]) / s, u1 = (box.max[ax] - g.origin[ax]) / s;
+            lo[ax] = static_cast<int>(std::max(0.0, std::ceil(u0) - 1));
+            hi[ax] = static_cast<int>(std::min(static_cast<double>(g.dims[ax] - 1), std::floor(u1)));
+        }
+        cands.clear();
+        for (int k = lo[2]; k <= hi[2]; ++k)
+            for (int j = lo[1]; j <= hi[1]; ++j)
+                for (int i = lo[0]; i <= hi[0]; ++i) {
+                    const std::size_t v = g.index(i, j, k);
+                    if (field.layers[v] != 0) continue;
+                    const ClosestPoint cp = closest_point_on_triangle(g.center(i, j, k), a, b, c);
+                    cands.push_back({cp.distance2, v, cp});
+                }
+        std::sort(cands.begin(), cands.end(), [](const Candidate& x, const Candidate& y) {
+            return x.distance2 != y.distance2 ? x.distance2 < y.distance2 : x.voxel < y.voxel;
+        });
+        cand_count[t] = static_cast<std::uint32_t>(cands.size());
+        auto& mine = kept[t];
+        auto& mine_n = kept_normals[t];
+        const std::span<const std::uint32_t> around_t = nbr.row(t);
+        for (const Candidate& cd : cands) {
+            const Vec3d& p = cd.cp.point;
+            auto near = [&](const std::vector<Vec3d>& pts) {
+                for (const Vec3d& q : pts)
+                    if (length2(p - q) < r2) return true;
+                return false;
+            };
+            if (near(mine)) continue;
+            bool rejected = false;
+            for (std::uint32_t u : around_t)
+                if (near(kept[u])) {
+                    rejected = true;
+                    break;
+                }
+            if (rejected) continue;
+            // Inward surface normal at the feature the point lies on (face normal as a fallback
+            // when the pseudo-normal cancels, e.g. on an edge between two opposite faces).
+            Vec3d n_in = pseudo.at(t, cd.cp);
+            if (length2(n_in) == 0) n_in = pseudo.face(t);
+            n_in = inward(t, n_in);
+            Vec3d n = n_in;
+            if (!surface_mode) {
+                const Vec3d grad = field_gradient(sampler, p, h);
+                const double len = length(grad);
+                if (len >= 0.25 && (length2(n_in) == 0 || dot(grad, n_in) > 0)) {
+                    n = grad / len;
+                } else {
+                    ++fallback_count[t];
+                }
+            }
+            if (length2(n) == 0 || !is_finite(n)) {
+                ++dropped_count[t];
+                continue;
+            }
+            mine.push_back(p);
+            mine_n.push_back(normalized(n));
+        }
+    };
+
+    for (std::size_t col = 0; col < by_colour.size(); ++col) {
+        const auto& list = by_colour[col];
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, list.size(), 64), [&](const tbb::blocked_range<std::size_t>& r) {
+            std::vector<Candidate> cands;
+            for (std::size_t i = r.begin(); i < r.end(); ++i) process(list[i], cands);
+        });
+        progress.report("sample", static_cast<double>(col + 1) / static_cast<double>(by_colour.size()));
+    }
+
+    // Gather in triangle order; deviation from the inward plane normal of the source triangle.
+    std::vector<double> deviation;
+    for (std::uint32_t t = 0; t < nt; ++t) {
+        res.candidates += cand_count[t];
+        res.surface_fallbacks += fallback_count[t];
+        res.dropped_no_normal += dropped_count[t];
+        const Vec3d face_in = inward(t, pseudo.face(t));
+        for (std::size_t i = 0; i < kept[t].size(); ++i) {
+            res.shell.points.push_back(kept[t][i]);
+            res.shell.normals.push_back(kept_normals[t][i]);
+            res.shell.triangles.push_back(t);
+            if (length2(face_in) > 0)
+                deviation.push_back(std::acos(std::clamp(dot(face_in, kept_normals[t][i]), -1.0, 1.0)) * kRadToDeg);
+        }
+    }
+    res.deviation_median_deg = percentile(deviation, 0.5);
+    res.deviation_p95_deg = percentile(deviation, 0.95);
+    res.deviation_max_deg = deviation.empty() ? 0 : *std::max_element(deviation.begin(), deviation.end());
+    res.normal_source = surface_mode ? "surface" : (have_distance ? "distance gradient" : "layer gradient");
+    return res;
+}
+
+SpacingStats nearest_neighbour_spacing(std::span<const Vec3d> points) {
+    SpacingStats st;
+    if (points.size() < 2) return st;
+    Cloud cloud{points};
+    KdTree tree(3, cloud, nanoflann::KDTreeSingleIndexAdaptorParams(16));
+    tree.buildIndex();
+    std::vector<double> nn(points.size());
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, points.size(), 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t i = r.begin(); i < r.end(); ++i) {
+            std::uint32_t idx[2];
+            double d2[2];
+            nanoflann::KNNResultSet<double, std::uint32_t> rs(2);
+            rs.init(idx, d2);
+            const double q[3] = {points[i].x, points[i].y, points[i].z};
+            tree.findNeighbors(rs, q, nanoflann::SearchParams());
+            nn[i] = std::sqrt(d2[1]);  // d2[0] is the point itself (or an equal duplicate)
+        }
+    });
+    st.min = *std::min_element(nn.begin(), nn.end());
+    st.max = *std::max_element(nn.begin(), nn.end());
+    st.median = percentile(std::move(nn), 0.5);
+    return st;
+}
+
+CoverageStats sampled_coverage(const TriMesh& mesh, std::span<const Vec3d> points, std::size_t samples,
+                               std::uint64_t seed) {
+    CoverageStats st;
+    if (points.empty() || mesh.triangles.empty() || samples == 0) return st;
+    std::vector<double> cumulative(mesh.triangles.size());
+    double total = 0;
+    for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+        const auto& tri = mesh.triangles[t];
+        total += 0.5 * length(cross(mesh.vertices[tri[1]] - mesh.vertices[tri[0]], mesh.vertices[tri[2]] - mesh.vertices[tri[0]]));
+        cumulative[t] = total;
+    }
+    if (!(total > 0)) return st;
+    // Samples drawn sequentially (fixed seed, fixed order), queried in parallel.
+    std::mt19937_64 rng(seed);
+    auto unit = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
+    std::vector<Vec3d> q(samples);
+    for (Vec3d& p : q) {
+        const double u = unit() * total;
+        const std::size_t t = std::min<std::size_t>(
+            static_cast<std::size_t>(std::upper_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin()),
+            cumulative.size() - 1);
+        const auto& tri = mesh.triangles[t];
+        double r1 = std::sqrt(unit()), r2 = unit();
+        p = mesh.vertices[tri[0]] * (1 - r1) + mesh.vertices[tri[1]] * (r1 * (1 - r2)) + mesh.vertices[tri[2]] * (r1 * r2);
+    }
+    Cloud cloud{points};
+    KdTree tree(3, cloud, nanoflann::KDTreeSingleIndexAdaptorParams(16));
+    tree.buildIndex();
+    std::vector<double> d(samples);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, samples, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t i = r.begin(); i < r.end(); ++i) {
+            std::uint32_t idx;
+            double d2;
+            nanoflann::KNNResultSet<double, std::uint32_t> rs(1);
+            rs.init(&idx, &d2);
+            const double pq[3] = {q[i].x, q[i].y, q[i].z};
+            tree.findNeighbors(rs, pq, nanoflann::SearchParams());
+            d[i] = std::sqrt(d2);
+        }
+    });
+    st.samples = samples;
+    st.max = *std::max_element(d.begin(), d.end());
+    st.p99 = percentile(std::move(d), 0.99);
+    return st;
+}
+
+}  // namespace hp

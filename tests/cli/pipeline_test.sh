@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# haptic-pipeline end to end: validation before work, a batch with a broken mesh, the manifest,
+# --resume, -j 1 vs -j 2 byte equality, shards + merge, and equality with the executables.
+source "$(dirname "$0")/lib.sh"
+pipe="$HP_BIN/haptic-pipeline"
+P="$HP_SOURCE_DIR/pipelines"
+small=(--set voxelize.resolution=24)   # keeps the batch quick; the stages are tested elsewhere
+
+# FNV-1a 64 of a file, written here independently of lib/core/hash.
+fnv() { python3 -c '
+import sys
+h = 0xcbf29ce484222325
+for b in open(sys.argv[1], "rb").read():
+    h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+print("%016x" % h)' "$1"; }
+
+# --- validation: exit 2 naming stage and key, before any work --------------------------------
+printf '{"name": "t", "stages": [{"stage": "voxelize", "pad": "two"}]}\n' > "$TMP/badtype.json"
+expect_exit 2 "$pipe" "$TMP/badtype.json" "$SAMPLES/peg.stl" -o "$TMP/never"
+expect_grep "stage 'voxelize'.*key 'pad'" "$TMP/err"
+expect_one_error_line
+expect_exit 2 "$pipe" "$P/vps-default.json" "$SAMPLES/peg.stl" -o "$TMP/never" --set distance.precison=3
+expect_grep "stage 'distance'.*key 'precison'" "$TMP/err"
+printf '{"name": "t", "stages": [{"stage": "distance"}]}\n' > "$TMP/noinput.json"
+expect_exit 2 "$pipe" "$TMP/noinput.json" "$SAMPLES/peg.stl" -o "$TMP/never"
+expect_grep "stage 'distance'.*'voxelmap'" "$TMP/err"
+printf '{"name": "t", "stages": [{"stage": "voxelize"}, {"stage": "cfm"}]}\n' > "$TMP/later.json"
+if "$pipe" --list-stages --json | python3 -c 'import json,sys; sys.exit(0 if any(s["stage"]=="cfm" and not s["available"] for s in json.load(sys.stdin)["stages"]) else 1)'; then
+    expect_exit 2 "$pipe" "$TMP/later.json" "$SAMPLES/peg.stl" -o "$TMP/never"
+    expect_grep "stage 'cfm' is not available in this build" "$TMP/err"
+fi
+printf '{"name": "t", "stages": [' > "$TMP/syntax.json"
+expect_exit 2 "$pipe" "$TMP/syntax.json" "$SAMPLES/peg.stl" -o "$TMP/never"
+expect_exit 2 "$pipe" "$P/vps-default.json" "$SAMPLES/peg.stl" -o "$TMP/never" --shard 3/2
+[ ! -e "$TMP/never" ] && pass "no output folder after validation errors" || fail "validation errors left $TMP/never"
+
+# Every parameter of every available stage is an option of its executable.
+"$pipe" --list-stages --json > "$TMP/stages.json"
+expect_json "$TMP/stages.json"
+python3 - "$TMP/stages.json" "$HP_BIN" <<'EOF' && pass "stage keys are the executables' options" || fail "a stage key is not an option of its executable"
+import json, subprocess, sys
+ok = True
+for s in json.load(open(sys.argv[1]))["stages"]:
+    if not s["available"]:
+        continue
+    help_text = subprocess.run([sys.argv[2] + "/" + s["tool"], "--help"], capture_output=True, text=True).stdout
+    for p in s["params"]:
+        if p["option"] + " " not in help_text and p["option"] + "," not in help_text:
+            print("missing:", s["tool"], p["option"]); ok = False
+        if p["key"] != p["option"].lstrip("-").replace("-", "_"):
+            print("key/option mismatch:", p["key"], p["option"]); ok = False
+sys.exit(0 if ok else 1)
+EOF
+
+# --- a batch over the sample meshes with one broken mesh ---------------------------------------
+printf 'v 0 0 0\nthis is not an obj file\n\x00\x01\x02' > "$TMP/broken.obj"
+meshes=("$SAMPLES"/*.obj "$SAMPLES"/*.stl "$SAMPLES"/*.off "$TMP/broken.obj")
+n=${#meshes[@]}
+expect_exit 1 "$pipe" "$P/vps-default.json" "${meshes[@]}" -o "$TMP/j1" -j 1 "${small[@]}"
+expect_grep "broken .*failed" "$TMP/out"
+M1="$TMP/j1/manifest.json"
+expect_json "$M1"
+check "manifest has every mesh" "$(json_get "$M1" 'len(j["meshes"])')" "$n"
+check "one failed" "$(json_get "$M1" 'j["summary"]["failed"]')" 1
+check "the rest ok" "$(json_get "$M1" 'j["summary"]["ok"]')" $((n - 1))
+check "broken entry" "$(json_get "$M1" '[(e["status"], "broken.obj" in e["error"], e["exit_code"]) for e in j["meshes"] if e["name"]=="broken"]')" "[('failed', True, 3)]"
+check "ok entries have diagnostics, 2 outputs, per-stage time and memory" \
+    "$(json_get "$M1" 'all(e["diagnostics"]["triangles"] > 0 and len(e["outputs"]) == 2 and all(s["seconds"] >= 0 and s["peak_rss_bytes"] > 0 for s in e["stages"]) for e in j["meshes"] if e["status"] == "ok")')" True
+check "tool version and pipeline recorded" "$(json_get "$M1" 'bool(j["tool_version"]) and j["pipeline"]["name"]')" vps-default
+# Recorded sizes and hashes are those of the files (hash recomputed here).
+bad=0
+while read -r file bytes hash; do
+    [ "$(stat -c %s "$TMP/j1/$file")" = "$bytes" ] && [ "$(fnv "$TMP/j1/$file")" = "$hash" ] || { bad=1; echo "mismatch: $file" >&2; }
+done < <(json_get "$M1" '"\n".join("%s %d %s" % (o["file"], o["bytes"], o["hash"]) for e in j["meshes"] for o in e["outputs"])')
+check "output sizes and hashes match the files" "$bad" 0
+
+# --- -j 2: byte-identical artifacts ------------------------------------------------------------
+expect_exit 1 "$pipe" "$P/vps-default.json" "${meshes[@]}" -o "$TMP/j2" -j 2 --threads 2 "${small[@]}" --quiet
+diff -r -x manifest.json "$TMP/j1" "$TMP/j2" >/dev/null && pass "-j 1 and -j 2 artifacts are byte-identical" || fail "-j 1 and -j 2 differ"
+check "same hashes in both manifests" \
+    "$(python3 -c 'import json,sys; h=lambda f: sorted((o["file"],o["hash"]) for e in json.load(open(f))["meshes"] for o in e["outputs"]); print(h(sys.argv[1]) == h(sys.argv[2]))' "$M1" "$TMP/j2/manifest.json")" True
+
+# --- the stages write what the executables write ----------------------------------------------
+mkdir -p "$TMP/apps"
+"$HP_BIN/haptic-voxelize" "$SAMPLES/peg.stl" --resolution 24 --fill auto -o "$TMP/apps/voxelize.vdb" --quiet
+"$HP_BIN/haptic-distance" "$SAMPLES/peg.stl" "$TMP/apps/voxelize.vdb" --gradient -o "$TMP/apps/distance.vdb" --quiet
+cmp -s "$TMP/apps/voxelize.vdb" "$TMP/j1/peg/voxelize.vdb" && cmp -s "$TMP/apps/distance.vdb" "$TMP/j1/peg/distance.vdb" \
+    && pass "pipeline outputs equal haptic-voxelize + haptic-distance outputs" || fail "pipeline outputs differ from the executables'"
+
+# --- --resume ----------------------------------------------------------------------------------
+stamp() { find "$TMP/j1" -name '*.vdb' -printf '%p %T@\n' | sort; }
+stamp > "$TMP/before"
+expect_exit 1 "$pipe" "$P/vps-default.json" "${meshes[@]}" -o "$TMP/j1" --resume "${small[@]}" --quiet
+check "resume skips the converted meshes" "$(json_get "$M1" 'j["summary"]["resumed"]')" $((n - 1))
+check "resume retries the broken one" "$(json_get "$M1" '[e["status"] for e in j["meshes"] if e["name"]=="broken"]')" "['failed']"
+stamp > "$TMP/after"
+cmp -s "$TMP/before" "$TMP/after" && pass "resume rewrote no artifact" || fail "resume rewrote artifacts"
+rm "$TMP/j1/peg/distance.vdb"
+expect_exit 1 "$pipe" "$P/vps-default.json" "${meshes[@]}" -o "$TMP/j1" --resume "${small[@]}" --quiet
+check "a mesh with a missing output runs again" "$(json_get "$M1" '[e["resumed"] for e in j["meshes"] if e["name"]=="peg"]')" "[False]"
+check "the others stay resumed" "$(json_get "$M1" 'j["summary"]["resumed"]')" $((n - 2))
+cmp -s "$TMP/j1/peg/distance.vdb" "$TMP/j2/peg/distance.vdb" && pass "rerun output identical" || fail "rerun output differs"
+expect_exit 1 "$pipe" "$P/vps-default.json" "${meshes[@]}" -o "$TMP/j1" --resume "${small[@]}" --set distance.gradient=false --quiet
+check "other parameters: nothing resumed" "$(json_get "$M1" 'j["summary"]["resumed"]')" 0
+
+# --- shards and merge --------------------------------------------------------------------------
+expect_exit 0 "$pipe" "$P/vps-default.json" "${meshes[@]}" -o "$TMP/sh" --shard 1/2 --emit-manifest-only "${small[@]}" --quiet
+check "plan: every mesh of shard 1 planned" "$(json_get "$TMP/sh/manifest.shard-1-of-2.json" 'set(e["status"] for e in j["meshes"])')" "{'planned'}"
+[ -z "$(find "$TMP/sh" -name '*.vdb')" ] && pass "the plan ran nothing" || fail "--emit-manifest-only wrote artifacts"
+"$pipe" "$P/vps-default.json" "${meshes[@]}" -o "$TMP/sh" --shard 1/2 "${small[@]}" --quiet
+"$pipe" "$P/vps-default.json" "${meshes[@]}" -o "$TMP/sh" --shard 2/2 "${small[@]}" --quiet
+check "shards split the batch" \
+    "$(python3 -c 'import json,sys; a,b=[len(json.load(open(f))["meshes"]) for f in sys.argv[1:]]; print(a+b, abs(a-b) <= 1)' "$TMP/sh/manifest.shard-1-of-2.json" "$TMP/sh/manifest.shard-2-of-2.json")" "$n True"
+expect_exit 1 "$pipe" --merge "$TMP/sh/manifest.shard-2-of-2.json" "$TMP/sh/manifest.shard-1-of-2.json" -o "$TMP/sh"
+expect_grep "failed" "$TMP/out"
+check "merged manifest = unsharded manifest (meshes, statuses, output hashes)" \
+    "$(python3 -c 'import json,sys; k=lambda f: sorted((e["name"], e["status"], tuple((o["file"], o["hash"]) for o in e["outputs"])) for e in json.load(open(f))["meshes"]); print(k(sys.argv[1]) == k(sys.argv[2]))' "$TMP/sh/manifest.json" "$TMP/j2/manifest.json")" True
+expect_exit 2 "$pipe" --merge "$TMP/sh/manifest.shard-1-of-2.json" -o "$TMP/sh2"
+expect_grep "shard 2/2 is missing" "$TMP/err"
+
+# --- text and JSON output ----------------------------------------------------------------------
+expect_exit 0 "$pipe" "$P/voxelmap-only.json" "$SAMPLES/peg.stl" "$SAMPLES/gear.obj" -o "$TMP/vo" --json "${small[@]}"
+expect_json "$TMP/out"
+check "--json prints the manifest" "$(json_get "$TMP/out" 'j["summary"]["ok"]')" 2
+expect_exit 0 "$pipe" --help
+expect_grep "Examples" "$TMP/out"
+finish

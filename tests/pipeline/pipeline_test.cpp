@@ -1,0 +1,186 @@
+// Pipeline files: validation errors name the stage and the key; --set parsing and overrides.
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "pipeline/pipeline.hpp"
+
+namespace hp::pipeline {
+namespace {
+
+using nlohmann::json;
+
+// The usage error that parse_pipeline(raw) throws (fails the test if none or another code).
+std::string usage_error(const json& raw, const std::vector<Override>& overrides = {}) {
+    try {
+        json copy = raw;
+        apply_overrides(copy, overrides, "p.json");
+        parse_pipeline(copy, "p.json");
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ExitCode::usage) << e.what();
+        return e.what();
+    }
+    ADD_FAILURE() << "no error for " << raw.dump();
+    return {};
+}
+
+json two_stages() {
+    return json::parse(R"({"name": "t", "stages": [{"stage": "voxelize", "voxel_size": 0.01},
+                                                   {"stage": "distance", "gradient": true}]})");
+}
+
+TEST(PipelineValidation, AcceptsAValidPipelineAndFillsDefaults) {
+    Pipeline p = parse_pipeline(two_stages(), "p.json");
+    ASSERT_EQ(p.stages.size(), 2u);
+    EXPECT_EQ(p.name, "t");
+    EXPECT_EQ(p.stages[0].spec->name, "voxelize");
+    EXPECT_EQ(p.stages[0].params["voxel_size"], 0.01);
+    EXPECT_EQ(p.stages[0].params["pad"], 2);            // haptic-voxelize --pad default
+    EXPECT_EQ(p.stages[0].params["fill"], "auto");
+    EXPECT_TRUE(p.stages[0].params["resolution"].is_null());
+    EXPECT_EQ(p.stages[1].params["gradient"], true);
+    EXPECT_EQ(p.stages[1].params["encoding"], "float");
+    EXPECT_EQ(p.stages[0].given.size(), 1u);           // only what the file gave
+}
+
+TEST(PipelineValidation, OptionSpellingsNormalise) {
+    json raw = json::parse(R"({"name": "t", "stages": [{"stage": "voxelize", "max-layers": 5, "--pad": 3}]})");
+    Pipeline p = parse_pipeline(raw, "p.json");
+    EXPECT_EQ(p.stages[0].params["max_layers"], 5);
+    EXPECT_EQ(p.stages[0].params["pad"], 3);
+}
+
+TEST(PipelineValidation, ErrorsNameTheStageAndTheKey) {
+    struct Case {
+        const char* json;
+        std::vector<std::string> mentions;
+    };
+    const Case cases[] = {
+        {R"({"name":"t","stages":[{"stage":"voxelize","voxelsize":0.1}]})", {"stage 'voxelize'", "key 'voxelsize'", "unknown"}},
+        {R"({"name":"t","stages":[{"stage":"voxelize","pad":"2"}]})", {"stage 'voxelize'", "key 'pad'", "integer"}},
+        {R"({"name":"t","stages":[{"stage":"voxelize","pad":2.5}]})", {"stage 'voxelize'", "key 'pad'", "integer"}},
+        {R"({"name":"t","stages":[{"stage":"voxelize","pad":1001}]})", {"key 'pad'", "[0, 1000]", "--pad"}},
+        {R"({"name":"t","stages":[{"stage":"voxelize","voxel_size":-1}]})", {"key 'voxel_size'", "positive"}},
+        {R"({"name":"t","stages":[{"stage":"voxelize","fill":"magic"}]})", {"key 'fill'", "scanline"}},
+        {R"({"name":"t","stages":[{"stage":"voxelize","connectivity":18}]})", {"key 'connectivity'", "26, 6"}},
+        {R"({"name":"t","stages":[{"stage":"voxelize","units":"ft"}]})", {"key 'units'", "mm"}},
+        {R"({"name":"t","stages":[{"stage":"voxelize","voxel_size":0.1,"resolution":64}]})",
+         {"stage 'voxelize'", "'resolution'", "'voxel_size'"}},
+        {R"({"name":"t","stages":[{"stage":"voxelize"},{"stage":"distance","gradient":1}]})",
+         {"stage 'distance'", "key 'gradient'", "true or false"}},
+        {R"({"name":"t","stages":[{"stage":"distance"}]})", {"stage 'distance'", "'voxelmap'", "'voxelize'"}},
+        {R"({"name":"t","stages":[{"stage":"voxelize"},{"stage":"voxelize"}]})", {"stage 'voxelize'", "twice"}},
+        {R"({"name":"t","stages":[{"stage":"voxelise"}]})", {"stages[0]", "unknown stage 'voxelise'", "voxelize"}},
+        {R"({"name":"t","stages":[{"voxel_size":0.1}]})", {"stages[0]", "key 'stage'"}},
+        {R"({"name":"t","stages":[]})", {"key 'stages'"}},
+        {R"({"stages":[{"stage":"voxelize"}]})", {"key 'name'"}},
+        {R"({"name":"t","stages":[{"stage":"voxelize"}],"stagse":[]})", {"unknown key 'stagse'"}},
+    };
+    for (const auto& c : cases) {
+        const std::string msg = usage_error(json::parse(c.json));
+        EXPECT_EQ(msg.rfind("p.json", 0), 0u) << msg;  // names the pipeline file first
+        for (const auto& m : c.mentions) EXPECT_NE(msg.find(m), std::string::npos) << "'" << m << "' not in: " << msg;
+    }
+}
+
+TEST(PipelineValidation, StagesNotInThisBuildAreRejectedByName) {
+    for (const auto& s : stages()) {
+        if (s.available) continue;
+        json raw = {{"name", "t"}, {"stages", {{{"stage", "voxelize"}}, {{"stage", s.name}}}}};
+        const std::string msg = usage_error(raw);
+        EXPECT_NE(msg.find("stage '" + s.name + "' is not available in this build"), std::string::npos) << msg;
+    }
+}
+
+TEST(PipelineValidation, EveryDefaultIsAValidValue) {
+    for (const auto& s : stages())
+        for (const auto& p : s.params)
+            if (!p.default_value.is_null()) {
+                EXPECT_EQ(check_value(p, p.default_value), "") << s.name << "." << p.key;
+            }
+}
+
+TEST(SetParsing, SplitsStageKeyAndValue) {
+    Override o = parse_override("voxelize.voxel_size=0.001");
+    EXPECT_EQ(o.stage, "voxelize");
+    EXPECT_EQ(o.key, "voxel_size");
+    EXPECT_EQ(o.value, "0.001");
+    EXPECT_FALSE(o.unset);
+    o = parse_override("voxelize.voxel-size=1e-3");
+    EXPECT_EQ(o.key, "voxel_size");
+    o = parse_override("distance.encoding=");
+    EXPECT_TRUE(o.unset);
+    o = parse_override("voxelize.units=a=b");  // the value is everything after the first '='
+    EXPECT_EQ(o.value, "a=b");
+    for (const char* bad : {"voxelize", "voxelize=1", "voxelize.=1", ".pad=1", "pad=1.voxelize"}) {
+        try {
+            parse_override(bad);
+            ADD_FAILURE() << "accepted " << bad;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.code(), ExitCode::usage);
+            EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+        }
+    }
+}
+
+TEST(SetParsing, OverridesAreTypedByTheParameter) {
+    json raw = two_stages();
+    apply_overrides(raw,
+                    {parse_override("voxelize.pad=4"), parse_override("voxelize.voxel_size=0.002"),
+                     parse_override("distance.gradient=false"), parse_override("distance.encoding=scaled")},
+                    "p.json");
+    Pipeline p = parse_pipeline(raw, "p.json");
+    EXPECT_EQ(p.stages[0].params["pad"], 4);
+    EXPECT_TRUE(p.stages[0].params["pad"].is_number_integer());
+    EXPECT_DOUBLE_EQ(p.stages[0].params["voxel_size"].get<double>(), 0.002);
+    EXPECT_EQ(p.stages[1].params["gradient"], false);
+    EXPECT_EQ(p.stages[1].params["encoding"], "scaled");
+}
+
+TEST(SetParsing, CommandLineWinsOverExcludedKeysAndResets) {
+    json raw = two_stages();  // the file gives voxel_size
+    apply_overrides(raw, {parse_override("voxelize.resolution=64")}, "p.json");
+    Pipeline p = parse_pipeline(raw, "p.json");
+    EXPECT_EQ(p.stages[0].params["resolution"], 64);
+    EXPECT_TRUE(p.stages[0].params["voxel_size"].is_null());
+
+    raw = two_stages();
+    apply_overrides(raw, {parse_override("voxelize.voxel_size=")}, "p.json");
+    p = parse_pipeline(raw, "p.json");
+    EXPECT_TRUE(p.stages[0].params["voxel_size"].is_null());
+}
+
+TEST(SetParsing, BadOverridesNameStageAndKey) {
+    struct Case {
+        const char* set;
+        std::vector<std::string> mentions;
+    };
+    const Case cases[] = {
+        {"voxelize.pad=two", {"stage 'voxelize'", "key 'pad'", "integer"}},
+        {"voxelize.pad=2.5", {"key 'pad'", "integer"}},
+        {"distance.gradient=maybe", {"stage 'distance'", "key 'gradient'"}},
+        {"voxelize.voxelsize=1", {"stage 'voxelize'", "key 'voxelsize'"}},
+        {"voxelise.pad=1", {"unknown stage 'voxelise'"}},
+        {"voxelize.pad=5000", {"key 'pad'", "[0, 1000]"}},  // range is checked by validation
+    };
+    for (const auto& c : cases) {
+        const std::string msg = usage_error(two_stages(), {parse_override(c.set)});
+        for (const auto& m : c.mentions) EXPECT_NE(msg.find(m), std::string::npos) << "'" << m << "' not in: " << msg;
+    }
+    json only_voxelize = json::parse(R"({"name": "t", "stages": [{"stage": "voxelize"}]})");
+    const std::string msg = usage_error(only_voxelize, {parse_override("distance.gradient=true")});
+    EXPECT_NE(msg.find("stage 'distance' is not in the pipeline"), std::string::npos) << msg;
+}
+
+TEST(PipelineHash, ChangesWithParametersNotWithNames) {
+    json a = two_stages(), b = two_stages(), c = two_stages();
+    b["name"] = "other";
+    b["description"] = "same stages";
+    c["stages"][1]["gradient"] = false;
+    const std::string ha = parse_pipeline(a, "a").params_hash();
+    EXPECT_EQ(ha, parse_pipeline(b, "b").params_hash());
+    EXPECT_NE(ha, parse_pipeline(c, "c").params_hash());
+    EXPECT_EQ(ha.size(), 16u);
+}
+
+}  // namespace
+}  // namespace hp::pipeline
