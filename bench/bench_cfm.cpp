@@ -1,6 +1,7 @@
 // Benchmark of closest feature maps (paper 003). Prints JSON lines for bench/run.sh:
 //   bench_cfm --sampling               sample counts (Table 1) and neighbour-distance spread (Table 2)
-//   bench_cfm MESH [--tree T.hps]      build time, file sizes and exactness on a mesh's tree
+//   bench_cfm MESH [--tree T.hps]      build time, file sizes and exactness on a mesh's tree (a
+//                                      pointshell file gets a tree built here: K = 4, seed 1)
 //   bench_cfm MESH --write-tree T.hps  only write a tree on the mesh's vertices (a test fixture
 //                                      while no pointshell is at hand)
 // Without --tree the tree is built on the mesh's vertices (as the pointshell), seed 1, K = 4.
@@ -136,7 +137,7 @@ int main(int argc, char** argv) {
     int runs = 3, stacks = 16, min_stacks = 4, check = 1000;
     bool sampling = false;
     tool.cli.add_option("MESH", file);
-    tool.cli.add_option("--tree", tree_file, "point-sphere tree of the mesh (default: one on its vertices)");
+    tool.cli.add_option("--tree", tree_file, "point-sphere tree or pointshell of the mesh (default: a tree on its vertices)");
     tool.cli.add_option("--write-tree", write_tree, "only write the vertex tree to this file");
     tool.cli.add_option("--runs", runs);
     tool.cli.add_option("--stacks", stacks);
@@ -151,9 +152,10 @@ int main(int argc, char** argv) {
         hp::PointSphereTree tree;
         std::string tree_note;
         if (!tree_file.empty()) {
-            hp::ShellFile sf = hp::read_shell_file(tree_file, true);
-            tree = *sf.tree;
-            tree_note = "tree " + std::filesystem::path(tree_file).filename().string() + " (" +
+            hp::ShellFile sf = hp::read_shell_file(tree_file);
+            tree = sf.tree ? *sf.tree : hp::build_point_sphere_tree(sf.shell.points, {});
+            tree_note = std::string(sf.tree ? "tree " : "tree (K = 4) on the pointshell ") +
+                        std::filesystem::path(tree_file).filename().string() + " (" +
                         std::to_string(sf.shell.points.size()) + " points)";
         } else {
             vertex_tree(m, shell, tree);

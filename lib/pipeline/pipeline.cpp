@@ -1,5 +1,6 @@
 #include "pipeline/pipeline.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "core/atomic_file.hpp"
@@ -154,15 +155,23 @@ Pipeline parse_pipeline(const json& raw, const std::string& source) {
             for (const auto& x : param.excludes)
                 if (cfg.given.contains(param.key) && cfg.given.contains(x))
                     fail_key(source, spec, i, param.key, "cannot be given together with '" + x + "' (choose one)");
-        for (const auto& need : spec.needs)
-            if (!made.count(need)) {
-                std::string maker;
+        for (const auto& need : spec.needs) {
+            // "a|b": any of these kinds, the first one present preferred.
+            bool found = false;
+            std::string kinds, makers;
+            for (std::size_t a = 0, b; a <= need.size(); a = b + 1) {
+                b = std::min(need.find('|', a), need.size());
+                const std::string kind = need.substr(a, b - a);
+                found = found || made.count(kind);
+                kinds += (kinds.empty() ? "'" : " or '") + kind + "'";
                 for (const auto& s : stages())
-                    if (s.produces == need) maker = s.name;
-                fail_key(source, spec, i, "stage",
-                         "input '" + need + "' is missing: no earlier stage makes it (put a '" + maker +
-                             "' stage before '" + name + "')");
+                    if (s.produces == kind) makers += (makers.empty() ? "'" : " or '") + s.name + "'";
             }
+            if (!found)
+                fail_key(source, spec, i, "stage",
+                         "input " + kinds + " is missing: no earlier stage makes it (put a " + makers +
+                             " stage before '" + name + "')");
+        }
         made.insert(spec.produces);
         cfg.params = json::object();
         for (const auto& param : spec.params)

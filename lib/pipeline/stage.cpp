@@ -95,10 +95,31 @@ std::vector<StageSpec> make_stages() {
     dist.run = run_distance;
     all.push_back(std::move(dist));
 
+    // haptic-pointshell (apps/haptic-pointshell.cpp): FIELD is the distance field when the
+    // pipeline makes one, else the voxelmap.
+    StageSpec shell;
+    shell.name = "pointshell";
+    shell.tool = "haptic-pointshell";
+    shell.description = "surface points about alpha voxels apart with inward normals";
+    shell.output_name = "pointshell.hps";
+    shell.produces = "pointshell";
+    shell.needs = {"distance|voxelmap"};
+    shell.available = true;
+    {
+        ParamSpec alpha = positive("alpha", "--alpha", std::sqrt(2.0), "minimum spacing in voxel sizes");
+        shell.params = {alpha,
+                        choice("normals", "--normals", ParamType::string, "gradient", {"gradient", "surface"},
+                               "gradient (of the distance field) or surface (angle-weighted)"),
+                        flag("force", "--force", "proceed even if the mesh is not the one the field was made from")};
+    }
+    add_mesh_params(shell.params, nullptr, " (default: the field's)");
+    shell.run = run_pointshell;
+    all.push_back(std::move(shell));
+
     // Stages whose library or executable has not landed in this build: known by name so that
     // validation says so, never run.
     const std::pair<const char*, const char*> later[] = {
-        {"pointshell", "haptic-pointshell"}, {"spheretree", "haptic-spheretree"},
+        {"spheretree", "haptic-spheretree"},
         {"cfm", "haptic-cfm"}, {"query", "haptic-query"}};
     for (const auto& [name, tool] : later) {
         StageSpec s;

@@ -64,7 +64,8 @@ struct StageSpec {
     std::string description;
     std::string output_name;          // file name in the mesh's folder: "voxelize.vdb"
     std::string produces;             // kind of the output: "voxelmap"
-    std::vector<std::string> needs;   // kinds of earlier outputs it reads ("mesh" is always there)
+    std::vector<std::string> needs;   // kinds of earlier outputs it reads ("mesh" is always there);
+                                      // "a|b": either, the first one a stage made preferred
     std::vector<ParamSpec> params;
     bool available = false;           // false: the library is not in this build; validation rejects it
     StageRun run;

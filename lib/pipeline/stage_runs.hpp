@@ -8,5 +8,6 @@ namespace hp::pipeline {
 
 nlohmann::json run_voxelize(const StageContext& ctx);  // stage_voxelize.cpp (haptic-voxelize)
 nlohmann::json run_distance(const StageContext& ctx);  // stage_distance.cpp (haptic-distance)
+nlohmann::json run_pointshell(const StageContext& ctx);  // stage_pointshell.cpp (haptic-pointshell)
 
 }  // namespace hp::pipeline

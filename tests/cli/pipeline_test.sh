@@ -64,8 +64,8 @@ check "manifest has every mesh" "$(json_get "$M1" 'len(j["meshes"])')" "$n"
 check "one failed" "$(json_get "$M1" 'j["summary"]["failed"]')" 1
 check "the rest ok" "$(json_get "$M1" 'j["summary"]["ok"]')" $((n - 1))
 check "broken entry" "$(json_get "$M1" '[(e["status"], "broken.obj" in e["error"], e["exit_code"]) for e in j["meshes"] if e["name"]=="broken"]')" "[('failed', True, 3)]"
-check "ok entries have diagnostics, 2 outputs, per-stage time and memory" \
-    "$(json_get "$M1" 'all(e["diagnostics"]["triangles"] > 0 and len(e["outputs"]) == 2 and all(s["seconds"] >= 0 and s["peak_rss_bytes"] > 0 for s in e["stages"]) for e in j["meshes"] if e["status"] == "ok")')" True
+check "ok entries have diagnostics, one output per stage, per-stage time and memory" \
+    "$(json_get "$M1" 'all(e["diagnostics"]["triangles"] > 0 and len(e["outputs"]) == len(j["pipeline"]["stages"]) and all(s["seconds"] >= 0 and s["peak_rss_bytes"] > 0 for s in e["stages"]) for e in j["meshes"] if e["status"] == "ok")')" True
 check "tool version and pipeline recorded" "$(json_get "$M1" 'bool(j["tool_version"]) and j["pipeline"]["name"]')" vps-default
 # Recorded sizes and hashes are those of the files (hash recomputed here).
 bad=0
@@ -84,11 +84,17 @@ check "same hashes in both manifests" \
 mkdir -p "$TMP/apps"
 "$HP_BIN/haptic-voxelize" "$SAMPLES/peg.stl" --resolution 24 --fill auto -o "$TMP/apps/voxelize.vdb" --quiet
 "$HP_BIN/haptic-distance" "$SAMPLES/peg.stl" "$TMP/apps/voxelize.vdb" --gradient -o "$TMP/apps/distance.vdb" --quiet
-cmp -s "$TMP/apps/voxelize.vdb" "$TMP/j1/peg/voxelize.vdb" && cmp -s "$TMP/apps/distance.vdb" "$TMP/j1/peg/distance.vdb" \
-    && pass "pipeline outputs equal haptic-voxelize + haptic-distance outputs" || fail "pipeline outputs differ from the executables'"
+for stage in voxelize distance; do
+    cmp -s "$TMP/apps/$stage.vdb" "$TMP/j1/peg/$stage.vdb" && pass "$stage: pipeline output = haptic-$stage output" || fail "$stage: pipeline output differs from haptic-$stage's"
+done
+if json_get "$M1" '"pointshell" in [s["stage"] for s in j["pipeline"]["stages"]]' | grep -q True; then
+    "$HP_BIN/haptic-pointshell" "$SAMPLES/peg.stl" "$TMP/apps/distance.vdb" --normals gradient -o "$TMP/apps/pointshell.hps" --quiet
+    cmp -s "$TMP/apps/pointshell.hps" "$TMP/j1/peg/pointshell.hps" && pass "pointshell: pipeline output = haptic-pointshell output" \
+        || fail "pointshell: pipeline output differs from haptic-pointshell's"
+fi
 
 # --- --resume ----------------------------------------------------------------------------------
-stamp() { find "$TMP/j1" -name '*.vdb' -printf '%p %T@\n' | sort; }
+stamp() { find "$TMP/j1" -name '*.*' ! -name 'manifest*' -printf '%p %T@\n' | sort; }
 stamp > "$TMP/before"
 expect_exit 1 "$pipe" "$P/vps-default.json" "${meshes[@]}" -o "$TMP/j1" --resume "${small[@]}" --quiet
 check "resume skips the converted meshes" "$(json_get "$M1" 'j["summary"]["resumed"]')" $((n - 1))
@@ -106,7 +112,7 @@ check "other parameters: nothing resumed" "$(json_get "$M1" 'j["summary"]["resum
 # --- shards and merge --------------------------------------------------------------------------
 expect_exit 0 "$pipe" "$P/vps-default.json" "${meshes[@]}" -o "$TMP/sh" --shard 1/2 --emit-manifest-only "${small[@]}" --quiet
 check "plan: every mesh of shard 1 planned" "$(json_get "$TMP/sh/manifest.shard-1-of-2.json" 'set(e["status"] for e in j["meshes"])')" "{'planned'}"
-[ -z "$(find "$TMP/sh" -name '*.vdb')" ] && pass "the plan ran nothing" || fail "--emit-manifest-only wrote artifacts"
+[ -z "$(find "$TMP/sh" -mindepth 2 -type f)" ] && pass "the plan ran nothing" || fail "--emit-manifest-only wrote artifacts"
 "$pipe" "$P/vps-default.json" "${meshes[@]}" -o "$TMP/sh" --shard 1/2 "${small[@]}" --quiet
 "$pipe" "$P/vps-default.json" "${meshes[@]}" -o "$TMP/sh" --shard 2/2 "${small[@]}" --quiet
 check "shards split the batch" \

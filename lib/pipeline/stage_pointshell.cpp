@@ -1,0 +1,90 @@
+// The pointshell stage: what haptic-pointshell does after option parsing
+// (apps/haptic-pointshell.cpp), with the same library calls, metadata and output bytes.
+#include <chrono>
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "core/version.hpp"
+#include "formats/shell.hpp"
+#include "formats/vdb.hpp"
+#include "pipeline/stage_runs.hpp"
+#include "pointshell/pointshell.hpp"
+
+namespace hp::pipeline {
+
+nlohmann::json run_pointshell(const StageContext& ctx) {
+    const nlohmann::json& p = ctx.params;
+    // FIELD: the distance field when the pipeline makes one, else the voxelmap.
+    const std::filesystem::path field_path =
+        ctx.inputs->count("distance") ? ctx.inputs->at("distance") : ctx.inputs->at("voxelmap");
+    const double alpha = p.at("alpha").get<double>();
+    const std::string normals = p.at("normals").get<std::string>();
+    const bool force = p.at("force").get<bool>();
+
+    vdb::FileInfo info;
+    ShellField field = read_shell_field(field_path, info);
+    nlohmann::json params = nlohmann::json::parse(info.metadata.value("parameters", "{}"), nullptr, false);
+    if (params.is_discarded() || !params.is_object()) params = nlohmann::json::object();
+    MeshLoadOptions mopt;
+    mopt.units = p.at("units").is_null() ? params.value("units", "") : p.at("units").get<std::string>();
+    mopt.scale = p.at("scale").is_null() ? params.value("scale", 1.0) : p.at("scale").get<double>();
+    const LoadedMesh& m = ctx.load_mesh(mopt);
+    nlohmann::json warnings = nlohmann::json::array();
+    const std::string recorded = info.metadata.value("source_hash", "");
+    if (recorded != m.source_hash) {
+        std::string what = ctx.mesh.string() + ": not the mesh " + field_path.string() + " was made from (hash " +
+                           m.source_hash + ", the field records " + (recorded.empty() ? std::string("none") : recorded) + ")";
+        if (!force) fail_input("", what + "; set force to proceed anyway");
+        warnings.push_back(what + "; proceeding (force)");
+    }
+
+    PointshellOptions opt;
+    opt.alpha = alpha;
+    opt.normals = normals == "surface" ? ShellNormals::surface : ShellNormals::gradient;
+    const GridSpec g = field.grid;
+    PointshellResult r;
+    try {
+        r = sample_pointshell(m.mesh, std::move(field), opt, ctx.progress);
+    } catch (const Error& e) {
+        if (e.code() == ExitCode::bad_input) fail_input(field_path.string(), e.what());
+        throw;
+    }
+    if (r.shell.points.empty())
+        fail_input(field_path.string(), "no surface voxel lies in the bounding box of any triangle of " + ctx.mesh.string() +
+                                            " (is it the right mesh?)");
+    const SpacingStats sp = nearest_neighbour_spacing(r.shell.points);
+    const CoverageStats cov = sampled_coverage(m.mesh, r.shell.points);
+    const double as = alpha * g.voxel_size;
+    nlohmann::json stats{{"points", r.shell.points.size()},
+                         {"spacing", {{"min", sp.min}, {"median", sp.median}, {"max", sp.max}, {"alpha_s", as}}},
+                         {"coverage", {{"samples", cov.samples}, {"max", cov.max}, {"p99", cov.p99}}},
+                         {"normal_deviation_deg", {{"median", r.deviation_median_deg}, {"p95", r.deviation_p95_deg},
+                                                   {"max", r.deviation_max_deg}}}};
+    nlohmann::json meta{{"kind", "pointshell"},
+                        {"tool", "haptic-pointshell"},
+                        {"tool_version", kVersion},
+                        {"source_name", m.source_name},
+                        {"source_hash", m.source_hash},
+                        {"units", m.units},
+                        {"parameters", {{"alpha", alpha}, {"normals", normals}, {"units", mopt.units}, {"scale", mopt.scale}}},
+                        {"field", field_path.filename().string()},
+                        {"field_kind", info.metadata.value("kind", "")},
+                        {"grid", {{"origin", {g.origin.x, g.origin.y, g.origin.z}}, {"voxel_size", g.voxel_size},
+                                  {"dims", {g.dims[0], g.dims[1], g.dims[2]}}}},
+                        {"normal_source", r.normal_source},
+                        {"statistics", stats}};
+    write_shell_file(ctx.output, meta, r.shell);
+
+    nlohmann::json j = stats;
+    j["grid"] = meta["grid"];
+    j["alpha"] = alpha;
+    j["normals"] = {{"mode", normals}, {"source", r.normal_source}, {"surface_fallbacks", r.surface_fallbacks},
+                    {"dropped_no_normal", r.dropped_no_normal}, {"components", r.components},
+                    {"inverted_components", r.inverted_components}};
+    j["candidates"] = r.candidates;
+    j["colours"] = r.colours;
+    j["warnings"] = warnings;
+    return j;
+}
+
+}  // namespace hp::pipeline
