@@ -210,7 +210,7 @@ PointshellResult sample_pointshell(const TriMesh& mesh, ShellField field, const 
     std::vector<std::uint32_t> cand_count(nt, 0), fallback_count(nt, 0), dropped_count(nt, 0);
     const bool surface_mode = options.normals == ShellNormals::surface;
 
-    auto process = [&](std::uint32_t t, std::vector<Candidate>& cands) {
+    auto process = [&](std::uint32_t t, std::vector<Candidate>& cands, std::vector<Vec3d>& local) {
         const auto& tri = mesh.triangles[t];
         const Vec3d &a = mesh.vertices[tri[0]], &b = mesh.vertices[tri[1]], &c = mesh.vertices[tri[2]];
         Aabb box;
@@ -235,20 +235,18 @@ PointshellResult sample_pointshell(const TriMesh& mesh, ShellField field, const 
             return x.distance2 != y.distance2 ? x.distance2 < y.distance2 : x.voxel < y.voxel;
         });
         cand_count[t] = static_cast<std::uint32_t>(cands.size());
+        if (cands.empty()) return;
+        // The neighbourhood's points, gathered once (they do not change while t is processed:
+        // neighbours never share t's colour); t's own points are appended as they are kept.
+        local.clear();
+        for (std::uint32_t u : nbr.row(t)) local.insert(local.end(), kept[u].begin(), kept[u].end());
         auto& mine = kept[t];
         auto& mine_n = kept_normals[t];
-        const std::span<const std::uint32_t> around_t = nbr.row(t);
         for (const Candidate& cd : cands) {
             const Vec3d& p = cd.cp.point;
-            auto near = [&](const std::vector<Vec3d>& pts) {
-                for (const Vec3d& q : pts)
-                    if (length2(p - q) < r2) return true;
-                return false;
-            };
-            if (near(mine)) continue;
             bool rejected = false;
-            for (std::uint32_t u : around_t)
-                if (near(kept[u])) {
+            for (auto q = local.rbegin(); q != local.rend(); ++q)  // t's own points first: most rejections
+                if (length2(p - *q) < r2) {
                     rejected = true;
                     break;
                 }
@@ -274,6 +272,7 @@ PointshellResult sample_pointshell(const TriMesh& mesh, ShellField field, const 
             }
             mine.push_back(p);
             mine_n.push_back(normalized(n));
+            local.push_back(p);
         }
     };
 
@@ -281,7 +280,8 @@ PointshellResult sample_pointshell(const TriMesh& mesh, ShellField field, const 
         const auto& list = by_colour[col];
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, list.size(), 64), [&](const tbb::blocked_range<std::size_t>& r) {
             std::vector<Candidate> cands;
-            for (std::size_t i = r.begin(); i < r.end(); ++i) process(list[i], cands);
+            std::vector<Vec3d> local;
+            for (std::size_t i = r.begin(); i < r.end(); ++i) process(list[i], cands, local);
         });
         progress.report("sample", static_cast<double>(col + 1) / static_cast<double>(by_colour.size()));
     }
