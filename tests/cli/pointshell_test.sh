@@ -18,6 +18,7 @@ check "spacing min >= 0.3 alpha*s" "$(json_get "$TMP/s.json" 'j["spacing"]["min"
 check "median spacing near alpha*s" "$(json_get "$TMP/s.json" '0.0707 <= j["spacing"]["median"] <= 2 * 0.0707')" True
 check "count plausible for the area" "$(json_get "$TMP/s.json" '4 * 3.1416 / (2 * 0.0707)**2 < j["points"] < 4 * 3.1416 / (0.0707**2 / 2)')" True
 check "coverage within 1.5 alpha*s" "$(json_get "$TMP/s.json" 'j["coverage"]["max"] <= 1.5 * 0.0707')" True
+check "no gap reported" "$(json_get "$TMP/s.json" 'j["coverage"]["gap"]')" False
 check "normals from the distance gradient" "$(json_get "$TMP/s.json" 'j["normals"]["source"]')" "distance gradient"
 expect_exit 0 "$shell" "$SAMPLES/sphere.obj" "$TMP/sphere.d.vdb" -o "$TMP/sphere1.hps" --threads 1 --quiet
 cmp -s "$TMP/sphere.hps" "$TMP/sphere1.hps" && pass "byte-identical with --threads 1" || fail "output differs with --threads 1"
@@ -71,6 +72,13 @@ expect_exit 3 "$dump" "$TMP/cut.hps"
 expect_one_error_line
 expect_exit 3 "$dump" "$TMP/cut.hps" --export ply -o "$TMP/x.ply"
 [ ! -e "$TMP/x.ply" ] && pass "no PLY after errors" || fail "a PLY file was left behind"
+
+# A scaled-integer distance field gives the same points (they depend on the surface voxels only)
+# and gradient normals from its distances.
+expect_exit 0 "$dist" "$SAMPLES/sphere.obj" "$TMP/sphere.vdb" -o "$TMP/sphere.s.vdb" --encoding scaled --precision 6 --quiet
+expect_exit 0 "$shell" "$SAMPLES/sphere.obj" "$TMP/sphere.s.vdb" -o "$TMP/sphere.s.hps" --json
+check "scaled field: same count" "$(json_get "$TMP/out" 'j["points"]')" "$(json_get "$TMP/s.json" 'j["points"]')"
+check "scaled field: distance gradient" "$(json_get "$TMP/out" 'j["normals"]["source"]')" "distance gradient"
 
 # Text summary names the facts.
 expect_exit 0 "$shell" "$SAMPLES/sphere.obj" "$TMP/sphere.vdb" -o "$TMP/sphere.l.hps" --normals surface
