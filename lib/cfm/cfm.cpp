@@ -125,6 +125,11 @@ ClosestFeatureMap build_cfm(const TriMesh& mesh, const PointSphereTree& tree, co
                    std::to_string(kMinStacks) + " and --stacks (" + std::to_string(options.stacks) + ")");
     if (mesh.triangles.empty()) fail_input("", "the mesh has no triangles (a closest feature map needs a surface)");
     if (tree.clusters.empty()) fail_input("", "the point-sphere tree has no spheres");
+    for (std::size_t s = 0; s < tree.clusters.size(); ++s) {
+        const TreeCluster& c = tree.clusters[s];
+        if (!is_finite(c.sphere.center) || !std::isfinite(c.sphere.radius) || c.level < 1)
+            fail_input("", "sphere " + std::to_string(s) + " of the point-sphere tree is not a finite sphere on a level >= 1");
+    }
 
     ClosestFeatureMap map;
     map.sampling = options.sampling;

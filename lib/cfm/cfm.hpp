@@ -88,7 +88,8 @@ struct ClosestFeatureMap {
 };
 
 // Builds the map. Throws hp::Error(usage) for stacks outside [kMinStacks, kMaxStacks] or
-// min_stacks > stacks, hp::Error(bad_input) for a mesh without triangles or an empty tree.
+// min_stacks > stacks, hp::Error(bad_input) for a mesh without triangles, an empty tree or a
+// sphere that is not finite.
 ClosestFeatureMap build_cfm(const TriMesh& mesh, const PointSphereTree& tree, const Options& options,
                             const Progress& progress = {});
 

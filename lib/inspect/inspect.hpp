@@ -31,7 +31,8 @@ Summary describe_cfm(const std::filesystem::path& path);
 
 // --export json of a closest feature map: {"spheres": [{"cluster", "level", "center", "radius",
 // "stacks", "single_feature", "samples": [{"dir", "feature": {"type", "index"}, "point",
-// "normal"}]}]} (feature and point null with store normal), written atomically to `output`.
+// "normal"}]}]} (feature and point null with store normal; a single_feature sphere lists one
+// sample, its sample 0, which answers every direction), written atomically to `output`.
 void export_cfm_json(const std::filesystem::path& path, const std::filesystem::path& output);
 
 }  // namespace hp::inspect

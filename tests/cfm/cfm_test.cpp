@@ -285,6 +285,8 @@ TEST(Cfm, RejectsBadParameters) {
     o.stacks = 8;
     o.min_stacks = 9;
     EXPECT_THROW(cfm::build_cfm(m, t, o), hp::Error);
+    hp::PointSphereTree nan_tree = one_sphere({0, NAN, 0}, 2);
+    EXPECT_THROW(cfm::build_cfm(m, nan_tree, {}), hp::Error);
     try {
         cfm::build_cfm(hp::TriMesh{}, t, {});
         FAIL() << "no throw";
