@@ -12,7 +12,8 @@
 //    N = 10 and 167 at N = 16; leaf 3 at N = 2 and 11 at N = 4) and the adaptive column of
 //    Table 2 at 10 and 20 stacks to six digits (bench_cfm). No rule of the form "about N sin phi
 //    per ring plus two pole samples" gives 65 and 167: for even N the rings pair up around the
-//    equator, so an odd total needs an odd equator count, i.e. N + 1 rather than N.
+//    equator, so an odd total needs an odd equator count, i.e. N + 1 rather than N
+//    (scripts/cfm_sampling_rules.py tries the rounding/base/pole candidates).
 //  - polar (paper Fig. 3a, "full polar"): N + 1 samples on each ring i = 1..N-1 and one sample at
 //    each pole, N^2 + 1 in all. The paper's own polar sampling also uses N + 1 per ring (its
 //    Table 2 column is reproduced with N + 1 coincident samples at each pole); a pole is one
