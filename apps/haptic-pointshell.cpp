@@ -78,18 +78,12 @@ int main(int argc, char** argv) {
         const hp::CoverageStats cov = hp::sampled_coverage(m.mesh, r.shell.points);
         const double stats_s = since(t2);
         const double as = alpha * g.voxel_size;
-        // The greedy rule keeps every candidate within alpha*s of a point, so a larger gap means the
-        // field lacks surface voxels along part of the mesh (or it is not this mesh's field).
-        if (cov.max > 1.5 * as)
+        const nlohmann::json stats = hp::shell_statistics_json(r, sp, cov, as);
+        if (stats["coverage"]["gap"].get<bool>())
             tool.warn("a gap in the pointshell: a surface point lies " + std::to_string(cov.max / as).substr(0, 5) +
                       " alpha*s from the nearest point (expected <= 1.5); " + field_path +
                       " has no surface voxels along part of the mesh");
 
-        nlohmann::json stats{{"points", r.shell.points.size()},
-                             {"spacing", {{"min", sp.min}, {"median", sp.median}, {"max", sp.max}, {"alpha_s", as}}},
-                             {"coverage", {{"samples", cov.samples}, {"max", cov.max}, {"p99", cov.p99}, {"gap", cov.max > 1.5 * alpha * g.voxel_size}}},
-                             {"normal_deviation_deg", {{"median", r.deviation_median_deg}, {"p95", r.deviation_p95_deg},
-                                                       {"max", r.deviation_max_deg}}}};
         nlohmann::json meta{{"kind", "pointshell"},
                             {"tool", "haptic-pointshell"},
                             {"tool_version", hp::kVersion},

@@ -378,4 +378,14 @@ CoverageStats sampled_coverage(const TriMesh& mesh, std::span<const Vec3d> point
     return st;
 }
 
+nlohmann::json shell_statistics_json(const PointshellResult& r, const SpacingStats& spacing,
+                                     const CoverageStats& coverage, double alpha_s) {
+    return {{"points", r.shell.points.size()},
+            {"spacing", {{"min", spacing.min}, {"median", spacing.median}, {"max", spacing.max}, {"alpha_s", alpha_s}}},
+            {"coverage", {{"samples", coverage.samples}, {"max", coverage.max}, {"p99", coverage.p99},
+                          {"gap", coverage.max > 1.5 * alpha_s}}},
+            {"normal_deviation_deg", {{"median", r.deviation_median_deg}, {"p95", r.deviation_p95_deg},
+                                      {"max", r.deviation_max_deg}}}};
+}
+
 }  // namespace hp

@@ -106,6 +106,18 @@ CoverageStats sampled_coverage(const TriMesh& mesh, std::span<const Vec3d> point
 
 }  // namespace hp
 
+namespace hp {
+
+// The statistics block of a run, shared by haptic-pointshell and the pipeline's pointshell stage
+// (printed in --json and recorded in the file's metadata): points, spacing {min, median, max,
+// alpha_s}, coverage {samples, max, p99, gap}, normal_deviation_deg {median, p95, max}.
+// gap: the sampled coverage exceeds 1.5 alpha*s. The greedy rule keeps every candidate within
+// alpha*s of a point, so a gap means the field lacks surface voxels along part of the mesh.
+nlohmann::json shell_statistics_json(const PointshellResult& r, const SpacingStats& spacing,
+                                     const CoverageStats& coverage, double alpha_s);
+
+}  // namespace hp
+
 namespace hp::vdb {
 struct FileInfo;
 }
