@@ -219,8 +219,10 @@ PointshellResult sample_pointshell(const TriMesh& mesh, ShellField field, const 
         for (int ax = 0; ax < 3; ++ax) {
             // Voxel i's closed cube [o + i s, o + (i + 1) s] meets [min, max].
             const double u0 = (box.min[ax] - g.origin[ax]) / s, u1 = (box.max[ax] - g.origin[ax]) / s;
-            lo[ax] = static_cast<int>(std::max(0.0, std::ceil(u0) - 1));
-            hi[ax] = static_cast<int>(std::min(static_cast<double>(g.dims[ax] - 1), std::floor(u1)));
+            // Clamped in doubles first: a triangle far outside the grid (a forced mismatch) must
+            // not overflow the int conversion; it just gets an empty range.
+            lo[ax] = static_cast<int>(std::clamp(std::ceil(u0) - 1, 0.0, static_cast<double>(g.dims[ax])));
+            hi[ax] = static_cast<int>(std::clamp(std::floor(u1), -1.0, static_cast<double>(g.dims[ax] - 1)));
         }
         cands.clear();
         for (int k = lo[2]; k <= hi[2]; ++k)

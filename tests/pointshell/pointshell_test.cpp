@@ -313,6 +313,10 @@ TEST(Pointshell, BadInputs) {
     }
     f.layers.pop_back();
     EXPECT_THROW(hp::sample_pointshell(m, f, {}), hp::Error);
+    // A mesh far outside the grid (a forced mismatch): no candidates, no points, no overflow.
+    hp::TriMesh far = square();
+    for (Vec3d& v : far.vertices) v = v * 1e15 + Vec3d{-3e15, 2e15, 1e15};
+    EXPECT_TRUE(hp::sample_pointshell(far, square_field(), {}).shell.points.empty());
 }
 
 TEST(PointshellStats, SpacingOfALattice) {
