@@ -3,6 +3,7 @@
 #include "core/text.hpp"
 #include "formats/container.hpp"
 #include "inspect/inspect.hpp"
+#include "inspect/tree.hpp"
 
 namespace hp::inspect {
 namespace fs = std::filesystem;
@@ -25,7 +26,8 @@ Summary describe_container(const fs::path& path) {
     s.text = o.str();
     s.json = {{"file", path.string()}, {"kind", container::kind_name(r.kind())}, {"format_version", r.version()},
               {"file_size", r.file_size()}, {"sections", sections}, {"metadata", r.metadata()}};
-    if (r.kind() == container::Kind::pointshell) describe_shell(path, s);
+    if (r.kind() == container::Kind::pointshell || r.kind() == container::Kind::tree) describe_shell(path, s);
+    if (r.kind() == container::Kind::tree) describe_tree(path, s);
     return s;
 }
 

@@ -311,4 +311,32 @@ PointSphereTree build_point_sphere_tree(std::span<const Vec3d> points, const Tre
     return tree;
 }
 
+std::vector<TreeLevelStats> level_statistics(const PointSphereTree& tree) {
+    std::vector<TreeLevelStats> out(static_cast<std::size_t>(std::max(tree.levels, 0)));
+    std::vector<std::vector<double>> radii(out.size());
+    for (const TreeCluster& c : tree.clusters) {
+        assert(c.level >= 1 && c.level <= tree.levels);
+        const auto l = static_cast<std::size_t>(c.level - 1);
+        ++out[l].clusters;
+        out[l].leaves += c.children.empty() ? 1 : 0;
+        out[l].points += c.points.size();
+        radii[l].push_back(c.sphere.radius);
+    }
+    for (std::size_t l = 0; l < out.size(); ++l) {
+        TreeLevelStats& s = out[l];
+        s.level = static_cast<int>(l + 1);
+        s.threshold = l < tree.thresholds.size() ? tree.thresholds[l] : 0;
+        std::vector<double>& r = radii[l];
+        if (r.empty()) continue;
+        std::sort(r.begin(), r.end());
+        s.radius_min = r.front();
+        s.radius_max = r.back();
+        s.radius_median = r[r.size() / 2];
+        double sum = 0;
+        for (double v : r) sum += v;
+        s.radius_mean = sum / static_cast<double>(r.size());
+    }
+    return out;
+}
+
 }  // namespace hp

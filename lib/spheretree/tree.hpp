@@ -68,6 +68,18 @@ struct PointSphereTree {
     std::vector<TreeCluster> clusters;  // breadth-first from the root
 };
 
+// Per-level figures of a tree (what haptic-spheretree and haptic-dump print).
+struct TreeLevelStats {
+    int level = 0;              // 1 = root
+    std::size_t clusters = 0;
+    std::size_t leaves = 0;     // clusters without children on this level
+    std::size_t points = 0;     // members of this level's clusters (parent points included)
+    double radius_min = 0, radius_median = 0, radius_mean = 0, radius_max = 0;
+    double threshold = 0;       // tagging distance used to form this level's clusters (0: none)
+};
+// One entry per level, root first. O(clusters log clusters).
+std::vector<TreeLevelStats> level_statistics(const PointSphereTree& tree);
+
 // Builds the tree. Throws hp::Error(bad_input) when `points` is empty and hp::Error(usage) when
 // k < 2 or the threshold is negative or not finite.
 PointSphereTree build_point_sphere_tree(std::span<const Vec3d> points, const TreeOptions& options,

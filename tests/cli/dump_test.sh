@@ -83,6 +83,10 @@ meta = json.dumps({"tool": "haptic-pointshell", "units": "m", "source_name": "cu
 # One point (float64 x y z), its unit inward normal, its source triangle (uint32): formats/shell.md.
 sections = [(b"meta", meta), (b"points", struct.pack("<3d", 1, 2, 3)), (b"normals", struct.pack("<3d", 0, 0, -1)),
             (b"triangles", struct.pack("<I", 0))]
+if tag == b"TREE":  # its one-cluster tree: the root holds the point (record layout in formats/shell.md)
+    sections += [(b"tree", json.dumps({"k": 4, "levels": 1, "thresholds": [0], "clusters": 1}).encode()),
+                 (b"clusters", struct.pack("<iiIIII4d", 1, -1, 0, 1, 0, 0, 1, 2, 3, 0)),
+                 (b"cluster_points", struct.pack("<I", 0))]
 total = 40 + sum(32 + len(p) for _, p in sections)
 head = b"HAPTICPF" + struct.pack("<I", version) + tag + struct.pack("<QII", total, len(sections), 0)
 data = head + struct.pack("<II", zlib.crc32(head), 0)
@@ -107,6 +111,7 @@ check "container metadata" "$(json_get "$TMP/shell.json" 'j["metadata"]["source_
 make_container "$TMP/tree.bin" TREE 1
 expect_exit 0 "$dump" "$TMP/tree.bin" --json
 check "tree kind" "$(json_get "$TMP/out" 'j["kind"]')" "point-sphere tree"
+check "tree facts" "$(json_get "$TMP/out" '(j["points"], j["tree"]["levels"], j["tree"]["per_level"][0]["radius"]["max"])')" "(1, 1, 0.0)"
 
 # Damaged containers: every bit flip in a few bytes of each part, truncations, newer version.
 csize=$(stat -c %s "$TMP/shell.bin")

@@ -1,0 +1,114 @@
+// haptic-dump on point-sphere tree files: per-level cluster counts and radii, and the JSON and
+// per-level PLY exports (lib/inspect/tree.hpp).
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "formats/container.hpp"
+#include "formats/shell.hpp"
+#include "inspect/export_ply.hpp"
+#include "inspect/tree.hpp"
+
+namespace hp::inspect {
+namespace fs = std::filesystem;
+
+namespace {
+
+ShellFile read_tree_file(const fs::path& path) {
+    if (!container::looks_like_container(path))
+        fail_input(path.string(), "is not a point-sphere tree file (make one with haptic-spheretree)");
+    return read_shell_file(path, /*require_tree=*/true);
+}
+
+}  // namespace
+
+bool is_shell_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    char head[16] = {};
+    if (!in.read(head, sizeof head)) return false;
+    const std::string_view magic(head, 8), tag(head + 12, 4);
+    return magic == "HAPTICPF" && (tag == "SHEL" || tag == "TREE");  // formats/container.md
+}
+
+std::string format_tree_levels(const PointSphereTree& tree, const std::vector<TreeLevelStats>& levels) {
+    std::size_t leaves = 0;
+    for (const TreeLevelStats& l : levels) leaves += l.leaves;
+    std::ostringstream o;
+    char buf[256];
+    o << "tree         K = " << tree.k << ", " << tree.levels << " levels, " << with_commas(tree.clusters.size())
+      << " clusters (" << with_commas(leaves) << " leaves)\n";
+    o << "level        clusters     points   radius min      median        mean         max   threshold\n";
+    for (const TreeLevelStats& l : levels) {
+        std::snprintf(buf, sizeof buf, "  %-8d %10s %10s %12.5g %11.5g %11.5g %11.5g %11.5g\n", l.level,
+                      with_commas(l.clusters).c_str(), with_commas(l.points).c_str(), l.radius_min, l.radius_median,
+                      l.radius_mean, l.radius_max, l.threshold);
+        o << buf;
+    }
+    return o.str();
+}
+
+nlohmann::json tree_levels_json(const PointSphereTree& tree, const std::vector<TreeLevelStats>& levels) {
+    nlohmann::json per_level = nlohmann::json::array();
+    std::size_t leaves = 0;
+    for (const TreeLevelStats& l : levels) {
+        leaves += l.leaves;
+        per_level.push_back({{"level", l.level}, {"clusters", l.clusters}, {"leaves", l.leaves}, {"points", l.points},
+                             {"radius", {{"min", l.radius_min}, {"median", l.radius_median}, {"mean", l.radius_mean},
+                                         {"max", l.radius_max}}},
+                             {"threshold", l.threshold}});
+    }
+    return {{"k", tree.k}, {"levels", tree.levels}, {"clusters", tree.clusters.size()}, {"leaves", leaves},
+            {"per_level", per_level}};
+}
+
+void describe_tree(const fs::path& path, Summary& s) {
+    const ShellFile f = read_tree_file(path);
+    const std::vector<TreeLevelStats> levels = level_statistics(*f.tree);
+    s.text += format_tree_levels(*f.tree, levels);
+    s.json["tree"] = tree_levels_json(*f.tree, levels);
+}
+
+std::size_t export_tree_json(const fs::path& input, const fs::path& output) {
+    const ShellFile f = read_tree_file(input);
+    const Pointshell& sh = f.shell;
+    const PointSphereTree& t = *f.tree;
+    nlohmann::json points = nlohmann::json::array();
+    for (std::size_t i = 0; i < sh.points.size(); ++i) {
+        const Vec3d p = sh.points[i], n = sh.normals[i];
+        points.push_back({p.x, p.y, p.z, n.x, n.y, n.z});
+    }
+    nlohmann::json clusters = nlohmann::json::array();
+    for (std::size_t id = 0; id < t.clusters.size(); ++id) {
+        const TreeCluster& c = t.clusters[id];
+        const Vec3d ctr = c.sphere.center;
+        clusters.push_back({{"id", id}, {"level", c.level}, {"center", {ctr.x, ctr.y, ctr.z}},
+                            {"radius", c.sphere.radius}, {"points", c.points}, {"children", c.children},
+                            {"parent", c.parent}});
+    }
+    const nlohmann::json j{{"k", t.k}, {"levels", t.levels}, {"source", input.filename().string()},
+                           {"points", std::move(points)}, {"clusters", std::move(clusters)}};
+    write_file_atomically(output, j.dump() + "\n");
+    return t.clusters.size();
+}
+
+std::size_t export_tree_level_ply(const fs::path& input, const fs::path& output, int level, bool ascii) {
+    const ShellFile f = read_tree_file(input);
+    const PointSphereTree& t = *f.tree;
+    if (level < 1 || level > t.levels)
+        fail_usage("--level " + std::to_string(level) + ": " + input.string() + " has levels 1 (root) to " +
+                   std::to_string(t.levels));
+    std::vector<Vec3d> points, normals;
+    for (const TreeCluster& c : t.clusters) {
+        if (c.level != level) continue;
+        points.push_back(f.shell.points[c.points.front()]);
+        normals.push_back(f.shell.normals[c.points.front()]);
+    }
+    write_ply(output, points, normals, ascii,
+              "parent points of level " + std::to_string(level) + " of " + input.filename().string());
+    return points.size();
+}
+
+}  // namespace hp::inspect
