@@ -4,8 +4,9 @@
 // of the cluster's farthest points from the returned centre: the minimal ball of a subset is never
 // larger than the minimal ball of the set, so (r - r_subset) / r bounds the excess from above).
 //
-// Input: a pointshell file (--shell) or, by default, a seeded area-weighted uniform random
-// sampling of the mesh's surface with --points points (a stand-in with the pointshell's density).
+// Input: the mesh's pointshell built through the library at --voxel-size (voxelize, then sample
+// with surface normals; not timed), or a pointshell/tree file (--shell), or else a seeded
+// area-weighted uniform random sampling of the mesh's surface with --points points.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -18,6 +19,9 @@
 #include <tbb/parallel_for.h>
 
 #include "common/tool.hpp"
+#include "formats/shell.hpp"
+#include "pointshell/pointshell.hpp"
+#include "voxel/voxelize.hpp"
 #include "spheretree/tree.hpp"
 
 namespace {
@@ -115,42 +119,76 @@ std::pair<double, bool> check_spheres(const hp::PointSphereTree& t, const std::v
 
 int main(int argc, char** argv) {
     hp::app::Tool tool("bench_spheretree", "Time and check the point-sphere tree builder.",
-                       "Example:\n  bench_spheretree bunny.obj --points 35000 --k 4 --runs 5\n");
+                       "Examples:\n  bench_spheretree bunny.obj --voxel-size 0.0005 --k 4,8 --runs 5\n"
+                       "  bench_spheretree bunny.obj --points 35000 --k 4 --runs 5\n");
     std::string file;
-    int runs = 5, k = 4;
-    double threshold = 2;
+    int runs = 5;
+    std::vector<int> ks{4};
+    double threshold = 2, voxel_size = 0;
+    std::string shell_file;
     std::size_t n = 35000;
     tool.cli.add_option("MESH", file)->required();
-    tool.cli.add_option("--points", n, "surface samples")->check(CLI::Range(1, 100000000));
-    tool.cli.add_option("--k", k)->check(CLI::Range(2, 64));
+    tool.cli.add_option("--points", n, "random surface samples (without --voxel-size or --shell)")->check(CLI::Range(1, 100000000));
+    tool.cli.add_option("--voxel-size", voxel_size, "build the mesh's pointshell at this voxel size")->check(CLI::PositiveNumber);
+    tool.cli.add_option("--shell", shell_file, "read the points of this pointshell file");
+    tool.cli.add_option("--k", ks, "points per cluster; a list (4,8) prints one row per K")->delimiter(',')->check(CLI::Range(2, 64));
     tool.cli.add_option("--runs", runs)->check(CLI::Range(1, 100));
     tool.cli.add_option("--threshold", threshold, "tagging threshold, multiples of the typical cluster extent (0: none)")->check(CLI::NonNegativeNumber);
     return tool.run(argc, argv, [&] {
         hp::LoadedMesh m = hp::load_mesh(file);
-        std::vector<Vec3d> pts = sample_surface(m.mesh, n, 1);
-        std::vector<double> seconds;
-        hp::PointSphereTree tree;
-        for (int r = 0; r < runs; ++r) {
-            auto t0 = std::chrono::steady_clock::now();
-            tree = hp::build_point_sphere_tree(pts, {.k = k, .seed = 1, .threshold = threshold});
-            seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        std::vector<Vec3d> pts;
+        std::string input;
+        if (!shell_file.empty()) {
+            pts = hp::read_shell_file(shell_file).shell.points;
+            input = "pointshell file";
+        } else if (voxel_size > 0) {
+            const hp::GridSpec g = hp::grid_around(m.diagnostics.bbox, voxel_size, 2);
+            hp::ShellField field;
+            field.grid = g;
+            const hp::LayerMap map = hp::voxelize(m.mesh, g, {});
+            field.layers.resize(g.count());
+            for (int z = 0; z < g.dims[2]; ++z)
+                for (int y = 0; y < g.dims[1]; ++y)
+                    for (int x = 0; x < g.dims[0]; ++x) field.layers[g.index(x, y, z)] = map.at(x, y, z);
+            hp::PointshellOptions popt;
+            popt.normals = hp::ShellNormals::surface;
+            pts = hp::sample_pointshell(m.mesh, std::move(field), popt).shell.points;
+            std::ostringstream o;
+            o << "pointshell at voxel " << voxel_size;
+            input = o.str();
+        } else {
+            pts = sample_surface(m.mesh, n, 1);
+            input = "random surface samples";
         }
-        std::sort(seconds.begin(), seconds.end());
-        auto [excess, contains] = check_spheres(tree, pts);
-        std::size_t leaves = 0;
-        for (const auto& c : tree.clusters) leaves += c.children.empty() ? 1 : 0;
-        const double log_k = std::log(static_cast<double>(pts.size())) / std::log(static_cast<double>(k));
-        std::ostringstream notes;
-        notes.precision(3);
-        notes << "K=" << k << ", " << pts.size() << " surface samples, " << tree.levels << " levels (log_K N = " << log_k
-              << "), " << tree.clusters.size() << " clusters, " << leaves << " leaves, max radius excess " << excess
-              << (contains ? "" : ", CONTAINMENT FAILED");
-        nlohmann::json j{{"stage", "spheretree"}, {"mesh", m.source_name}, {"runs", runs},
-                         {"seconds", seconds[seconds.size() / 2]}, {"peak_rss", hp::app::peak_rss_bytes()},
-                         {"k", k}, {"points", pts.size()}, {"levels", tree.levels}, {"log_k_points", log_k},
-                         {"clusters", tree.clusters.size()}, {"leaves", leaves}, {"max_radius_excess", excess},
-                         {"contains_all", contains}, {"notes", notes.str()}};
-        std::cout << j.dump() << std::endl;
+        std::ostringstream label;
+        label << m.source_name;
+        if (shell_file.empty() && voxel_size > 0) label << " @" << voxel_size;
+        const std::string mesh_label = label.str();
+        for (const int k : ks) {
+            std::vector<double> seconds;
+            hp::PointSphereTree tree;
+            for (int r = 0; r < runs; ++r) {
+                auto t0 = std::chrono::steady_clock::now();
+                tree = hp::build_point_sphere_tree(pts, {.k = k, .seed = 1, .threshold = threshold});
+                seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+            }
+            std::sort(seconds.begin(), seconds.end());
+            auto [excess, contains] = check_spheres(tree, pts);
+            std::size_t leaves = 0;
+            for (const auto& c : tree.clusters) leaves += c.children.empty() ? 1 : 0;
+            const double log_k = std::log(static_cast<double>(pts.size())) / std::log(static_cast<double>(k));
+            std::ostringstream notes;
+            notes.precision(3);
+            notes << "K=" << k << ", " << pts.size() << " points (" << input << "), " << tree.levels << " levels (log_K N = " << log_k
+                  << "), " << tree.clusters.size() << " clusters, " << leaves << " leaves, max radius excess " << excess
+                  << (contains ? "" : ", CONTAINMENT FAILED");
+            nlohmann::json j{{"stage", "spheretree"}, {"mesh", mesh_label}, {"runs", runs},
+                             {"seconds", seconds[seconds.size() / 2]}, {"peak_rss", hp::app::peak_rss_bytes()},
+                             {"k", k}, {"points", pts.size()}, {"input", input}, {"levels", tree.levels}, {"log_k_points", log_k},
+                             {"clusters", tree.clusters.size()}, {"leaves", leaves}, {"max_radius_excess", excess},
+                             {"contains_all", contains}, {"notes", notes.str()}};
+            std::cout << j.dump() << std::endl;
+        }
         return 0;
     });
 }
