@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace hp {
 
@@ -15,7 +16,14 @@ inline bool separated(const Vec3d& axis, const Vec3d& v0, const Vec3d& v1, const
 }
 }  // namespace
 
-bool triangle_box_overlap(const Vec3d& center, const Vec3d& half, const Vec3d& a, const Vec3d& b, const Vec3d& c) {
+bool triangle_box_overlap(const Vec3d& center, const Vec3d& box_half, const Vec3d& a, const Vec3d& b, const Vec3d& c) {
+    // Closed boxes, with the half extents widened by a few rounding units of the coordinates: a
+    // box centre computed as origin + (i + 1/2) s and the shift of the vertices to it each round,
+    // so a triangle lying exactly on a face shared by two voxels could otherwise miss both (a
+    // flat cap on a voxel boundary would get no surface voxels at all).
+    const double scale = std::max({std::abs(center.x), std::abs(center.y), std::abs(center.z), box_half.x, box_half.y, box_half.z});
+    const double slack = 16 * std::numeric_limits<double>::epsilon() * scale;
+    const Vec3d half{box_half.x + slack, box_half.y + slack, box_half.z + slack};
     const Vec3d v0 = a - center, v1 = b - center, v2 = c - center;
     // Box normals: the triangle's bounding box against the box.
     for (int k = 0; k < 3; ++k) {

@@ -244,3 +244,27 @@ TEST(Voxelize, BadOptions) {
     huge.dims = {40000, 1, 1};
     EXPECT_THROW(hp::voxelize(cube, huge, {}), hp::Error);
 }
+
+// The peg's top cap (z = 30 mm) lies exactly on a voxel boundary at 0.5 mm voxels: both voxels
+// touching it are surface voxels (closed boxes), so inside and outside never meet without a
+// surface voxel between them. Checked over every pair of 26-neighbours.
+TEST(Voxelize, FacesOnVoxelBoundariesStillMakeSurfaceVoxels) {
+    hp::MeshLoadOptions mm;
+    mm.units = "mm";
+    hp::LoadedMesh m = hp::load_mesh(std::filesystem::path(HP_SOURCE_DIR) / "sample_meshes" / "peg.stl", mm);
+    const hp::GridSpec g = hp::grid_around(m.diagnostics.bbox, 0.0005, 2);
+    const hp::LayerMap map = hp::voxelize(m.mesh, g, {});
+    std::size_t touching = 0;
+    for (int k = 0; k + 1 < g.dims[2]; ++k)
+        for (int j = 0; j + 1 < g.dims[1]; ++j)
+            for (int i = 0; i + 1 < g.dims[0]; ++i) {
+                const int a = map.at(i, j, k);
+                for (int dk = 0; dk <= 1; ++dk)
+                    for (int dj = 0; dj <= 1; ++dj)
+                        for (int di = 0; di <= 1; ++di) {
+                            const int b = map.at(i + di, j + dj, k + dk);
+                            if ((a > 0 && b < 0) || (a < 0 && b > 0)) ++touching;
+                        }
+            }
+    EXPECT_EQ(touching, 0u);
+}
