@@ -4,6 +4,7 @@
 
 #include "common/tool.hpp"
 #include "core/error.hpp"
+#include "inspect/check.hpp"
 #include "inspect/export.hpp"
 #include "inspect/inspect.hpp"
 #include "inspect/slice.hpp"
@@ -43,16 +44,23 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--level", export_options.level, "--export ply of a tree: only the parent points of this level (1 = root)")
         ->check(CLI::PositiveNumber);
     tool.cli.add_option("-o,--output", output, "output file of --export");
+    bool check = false;
+    tool.cli.add_flag("--check", check, "full integrity check; exit 1 listing the first problems (3 if unreadable)");
     tool.cli.add_flag("--ascii", export_options.ascii, "--export ply: text instead of binary little-endian");
     tool.add_mesh_options(mesh_options);
     return tool.run(argc, argv, [&] {
         hp::inspect::Summary s;
-        if (!slice.empty()) s = hp::inspect::slice_command(file, slice, png);
+        int code = 0;
+        if (check) {
+            const hp::inspect::CheckReport r = hp::inspect::check(file, mesh_options);
+            s = r.summary();
+            code = r.ok() ? 0 : 1;
+        } else if (!slice.empty()) s = hp::inspect::slice_command(file, slice, png);
         else if (!export_format.empty() || export_options.level > 0)
             s = hp::inspect::export_file(file, export_format, output, export_options, tool.progress());
         else s = hp::inspect::describe(file, mesh_options);
         if (tool.json) tool.print_json(s.json);
         else if (!tool.quiet) std::cout << s.text;
-        return 0;
+        return code;
     });
 }

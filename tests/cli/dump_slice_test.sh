@@ -115,4 +115,31 @@ for bad in "$TMP/cut.vdb" "$TMP/flip.vdb" "$TMP/empty.vdb" "$TMP/fake.bin" "$TMP
     done
 done
 [ ! -e "$TMP/bad.png" ] && [ ! -e "$TMP/bad.vdb" ] && pass "nothing written for bad inputs" || fail "output left behind"
+
+# --check: our files pass; a file whose metadata was edited (trailer recomputed, so the checksum
+# holds) fails with exit 1 and the problem listed; damaged files are exit 3 as everywhere.
+for f in cube.vdb cube.dist.vdb; do
+    expect_exit 0 "$dump" "$TMP/$f" --check
+    expect_grep "^check +passed" "$TMP/out"
+done
+expect_exit 0 "$dump" "$TMP/cube.dist.vdb" --check --json
+check "check json" "$(json_get "$TMP/out" 'j["check"]["ok"], j["kind"], len(j["check"]["problems"])')" "(True, 'distance field', 0)"
+python3 - "$TMP/cube.dist.vdb" "$TMP/edited.vdb" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+assert b[-16:-8] == b"HPVDBSUM"
+body = bytes(b[:-16]).replace(b"inside_positive", b"inside_negative")
+h = 0xcbf29ce484222325
+for x in body:  # FNV-1a 64, formats/vdb.md
+    h = ((h ^ x) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+open(sys.argv[2], "wb").write(body + b"HPVDBSUM" + struct.pack("<Q", h))
+PY
+expect_exit 1 "$dump" "$TMP/edited.vdb" --check
+expect_grep "^PROBLEM +haptic:sign_convention is \"inside_negative\"" "$TMP/out"
+expect_grep "^check +FAILED" "$TMP/out"
+expect_exit 1 "$dump" "$TMP/ls.vdb" --check
+expect_grep "not written by hapticprep" "$TMP/out"
+for bad in "$TMP/cut.vdb" "$TMP/flip.vdb" "$TMP/empty.vdb" "$TMP/fake.bin" "$TMP/missing.vdb"; do
+    expect_exit_within 3 5 "$dump" "$bad" --check && expect_one_error_line
+done
 finish
