@@ -4,9 +4,10 @@
 
 #include "common/tool.hpp"
 #include "core/error.hpp"
-#include "inspect/export_ply.hpp"
+#include "inspect/check.hpp"
+#include "inspect/export.hpp"
 #include "inspect/inspect.hpp"
-#include "inspect/tree.hpp"
+#include "inspect/slice.hpp"
 
 int main(int argc, char** argv) {
     hp::app::Tool tool("haptic-dump", "Inspect a hapticprep file or a mesh: kind, provenance, sizes, statistics.",
@@ -20,50 +21,46 @@ int main(int argc, char** argv) {
                        "  haptic-dump bunny.hcfm --export json -o bunny.cfm.json       every sphere and sample of a CFM\n"
                        "  haptic-dump bunny.tree.hps            tree: clusters and sphere radii per level\n"
                        "  haptic-dump bunny.tree.hps --export json -o tree.json       every cluster: sphere, points, links\n"
-                       "  haptic-dump bunny.tree.hps --level 3 --export ply -o l3.ply  the parent points of level 3\n");
-    std::string file;
+                       "  haptic-dump bunny.tree.hps --level 3 --export ply -o l3.ply  the parent points of level 3\n"
+                       "  haptic-dump bunny.dist.vdb --slice z=40 --png z40.png   an image of one slice\n"
+                       "  haptic-dump cube.layers.vdb --slice x=6                 the same as ASCII (small grids)\n"
+                       "  haptic-dump bunny.dist.vdb --export levelset -o bunny.ls.vdb   a level set for other VDB tools\n"
+                       "\n"
+                       "Slice colours (voxelmaps and distance fields): one voxel = NxN pixels (N = 512 / longest\n"
+                       "side, at least 1); x=I shows y right and z up, y=J x right and z up, z=K x right and y up.\n"
+                       "Surface voxels (layer 0) black; inside warm: #fddbc7 one step in, through #f4a582, #d6604d\n"
+                       "to #b2182b; outside cool: #d1e5f0 through #92c5de, #4393c3 to #2166ac; linear in the value\n"
+                       "(layers, or distance / voxel size), saturating at the largest |value| in the file, which\n"
+                       "is printed. ASCII: # surface, 1-9 inside, a-i outside (voxels from the surface), + ~ farther.\n");
+    std::string file, slice, png, export_format, output;
+    hp::inspect::ExportOptions export_options;
     hp::MeshLoadOptions mesh_options;
     tool.cli.add_option("FILE", file, "the file to inspect")->required();
-    std::string export_format, export_path;
-    bool ascii = false;
-    int level = 0;
+    auto* slice_opt = tool.cli.add_option("--slice", slice, "x=I, y=J or z=K: one slice of a voxelmap or distance field (ASCII, or --png)");
+    tool.cli.add_option("--png", png, "write the --slice as a PNG image to this file")->needs(slice_opt);
     tool.cli.add_option("--export", export_format,
                         "write the file's content in another format: ply (points of pointshells and trees), json (trees, "
-                        "closest feature maps)")
-        ->check(CLI::IsMember({"ply", "json"}));
-    tool.cli.add_option("--level", level, "--export ply of a tree: only the parent points of this level (1 = root)")
+                        "closest feature maps), levelset (voxelmaps, distance fields)");
+    tool.cli.add_option("--level", export_options.level, "--export ply of a tree: only the parent points of this level (1 = root)")
         ->check(CLI::PositiveNumber);
-    tool.cli.add_option("-o,--output", export_path, "output file of --export");
-    tool.cli.add_flag("--ascii", ascii, "--export ply: text instead of binary little-endian");
+    tool.cli.add_option("-o,--output", output, "output file of --export");
+    bool check = false;
+    tool.cli.add_flag("--check", check, "full integrity check; exit 1 listing the first problems (3 if unreadable)");
+    tool.cli.add_flag("--ascii", export_options.ascii, "--export ply: text instead of binary little-endian");
     tool.add_mesh_options(mesh_options);
     return tool.run(argc, argv, [&] {
-        if (level > 0 && export_format != "ply") hp::fail_usage("--level goes with --export ply");
-        if (!export_format.empty()) {
-            if (export_path.empty()) hp::fail_usage("--export needs -o OUTPUT");
-            if (export_format == "json") {
-                if (hp::inspect::is_shell_file(file)) {  // trees; a plain pointshell is refused there
-                    const std::size_t n = hp::inspect::export_tree_json(file, export_path);
-                    tool.print_json({{"file", file}, {"export", export_format}, {"output", export_path}, {"clusters", n}});
-                    if (tool.text_output()) std::cout << "exported     " << n << " clusters and their points to " << export_path << "\n";
-                    return 0;
-                }
-                hp::inspect::export_cfm_json(file, export_path);  // refuses other kinds (exit 3)
-                tool.print_json({{"file", file}, {"export", export_format}, {"output", export_path}});
-                if (tool.text_output()) std::cout << "exported     the closest feature map as JSON to " << export_path << "\n";
-                return 0;
-            }
-            const std::size_t n = level > 0 ? hp::inspect::export_tree_level_ply(file, export_path, level, ascii)
-                                            : hp::inspect::export_shell_ply(file, export_path, ascii);
-            tool.print_json({{"file", file}, {"export", export_format}, {"output", export_path},
-                             {"encoding", ascii ? "ascii" : "binary_little_endian"}, {"points", n}, {"level", level}});
-            if (tool.text_output())
-                std::cout << "exported     " << n << (level > 0 ? " parent points of level " + std::to_string(level) : " points")
-                          << " with normals to " << export_path << "\n";
-            return 0;
-        }
-        hp::inspect::Summary s = hp::inspect::describe(file, mesh_options);
+        hp::inspect::Summary s;
+        int code = 0;
+        if (check) {
+            const hp::inspect::CheckReport r = hp::inspect::check(file, mesh_options);
+            s = r.summary();
+            code = r.ok() ? 0 : 1;
+        } else if (!slice.empty()) s = hp::inspect::slice_command(file, slice, png);
+        else if (!export_format.empty() || export_options.level > 0)
+            s = hp::inspect::export_file(file, export_format, output, export_options, tool.progress());
+        else s = hp::inspect::describe(file, mesh_options);
         if (tool.json) tool.print_json(s.json);
         else if (!tool.quiet) std::cout << s.text;
-        return 0;
+        return code;
     });
 }

@@ -81,6 +81,10 @@ expect_exit_within 3 5 "$query" --static "$TMP/block.dist.vdb" --moving "$TMP/fl
 expect_one_error_line
 expect_exit 3 "$query" --static "$TMP/peg.hps" --moving "$TMP/peg.hps" --poses "$TMP/poses.json"
 expect_exit 3 "$query" --static "$TMP/block.dist.vdb" --moving "$TMP/block.vdb" --poses "$TMP/poses.json"
+if [ -f "$TMP/peg.ps.hps" ]; then  # a pointshell without its tree
+    expect_exit 3 "$query" --static "$TMP/block.dist.vdb" --moving "$TMP/peg.ps.hps" --poses "$TMP/poses.json"
+    expect_grep "without a tree" "$TMP/err"
+fi
 printf '{"poses": [{"position": [0, 0], "quaternion": [1, 0, 0, 0]}]}' >"$TMP/bad.json"
 expect_exit 3 "$query" --static "$TMP/block.dist.vdb" --moving "$TMP/peg.hps" --poses "$TMP/bad.json"
 expect_grep "pose 0" "$TMP/err"

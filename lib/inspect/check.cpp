@@ -1,0 +1,177 @@
+#include "inspect/check.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <system_error>
+
+#include "core/error.hpp"
+#include "formats/container.hpp"
+#include "formats/vdb.hpp"
+
+namespace hp::inspect {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string fmt(const char* f, double a, double b = 0, double c = 0) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, f, a, b, c);
+    return buf;
+}
+
+// Layers against distances (world units, inside positive) over the same grid.
+// `quantum`: the encoding's rounding step (1 / scale factor for scaled, 0 else).
+void check_layers_vs_distance(const GridSpec& g, const std::vector<std::int32_t>& layers, const std::vector<double>& d,
+                              double quantum, CheckReport& r) {
+    const double s = g.voxel_size;
+    // A surface voxel overlaps a triangle, so its centre is within half its diagonal of the surface.
+    // (Float storage rounds relatively by 6e-8, hence 1e-6; scaled storage by half a step.)
+    const double surface_limit = 0.5 * std::sqrt(3.0) * s * (1 + 1e-6) + 0.5 * quantum;
+    // (No lower bound on |d| from the layer number: with internal faces or layers that step only
+    // through one side, a voxel's layer can exceed its distance to the nearest triangle.)
+    std::size_t sign = 0, surface = 0;
+    std::string first_sign, first_surface;
+    for (int k = 0; k < g.dims[2]; ++k)
+        for (int j = 0; j < g.dims[1]; ++j)
+            for (int i = 0; i < g.dims[0]; ++i) {
+                const std::size_t n = g.index(i, j, k);
+                const int l = layers[n];
+                const double v = d[n];
+                const std::string at = "(" + std::to_string(i) + ", " + std::to_string(j) + ", " + std::to_string(k) + "): layer " +
+                                       std::to_string(l) + ", distance " + fmt("%.6g", v);
+                if (l == 0) {
+                    if (!(std::abs(v) <= surface_limit) && surface++ == 0) first_surface = at;
+                } else if (!((l > 0 && v > 0) || (l < 0 && v < 0))) {
+                    if (sign++ == 0) first_sign = at;
+                }
+            }
+    if (sign) r.problem(std::to_string(sign) + " voxels where the sign of the distance disagrees with the layer, first at " + first_sign);
+    else r.pass("the sign of every distance agrees with its layer");
+    if (surface) r.problem(std::to_string(surface) + " surface voxels farther than half a voxel diagonal from the surface, first at " + first_surface);
+    else r.pass("surface voxels lie within half a voxel diagonal of the surface");
+}
+
+}  // namespace
+
+Summary CheckReport::summary(std::size_t max_problems) const {
+    Summary s;
+    std::ostringstream o;
+    o << "file         " << file << "\nkind         " << kind << "\n";
+    for (const auto& p : passed) o << "ok           " << p << "\n";
+    for (std::size_t n = 0; n < problems.size() && n < max_problems; ++n) o << "PROBLEM      " << problems[n] << "\n";
+    if (problems.size() > max_problems) o << "             ... and " << problems.size() - max_problems << " more\n";
+    o << "check        " << (ok() ? "passed (" + std::to_string(passed.size()) + " checks)" : "FAILED (" + std::to_string(problems.size()) + " problems)") << "\n";
+    s.text = o.str();
+    s.json = {{"file", file}, {"kind", kind}, {"check", {{"ok", ok()}, {"passed", passed}, {"problems", problems}}}};
+    return s;
+}
+
+CheckReport check(const fs::path& path, const MeshLoadOptions& mesh_options) {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) fail_input(path.string(), "no such file");
+    if (fs::is_directory(path, ec)) fail_input(path.string(), "is a folder, not a file");
+    if (fs::file_size(path, ec) == 0) fail_input(path.string(), "the file is empty (0 bytes)");
+    CheckReport r;
+    r.file = path.string();
+    if (container::looks_like_container(path)) {
+        check_container(path, r);
+    } else if (vdb::looks_like_vdb(path)) {
+        check_vdb(path, r);
+    } else {
+        LoadedMesh m = load_mesh(path, mesh_options);  // throws when unreadable
+        r.kind = "mesh";
+        r.pass("the mesh reads: " + std::to_string(m.diagnostics.triangles) + " triangles");
+    }
+    return r;
+}
+
+void check_container(const fs::path& path, CheckReport& r) {
+    container::Reader reader = container::Reader::open(path);  // header, sections, every checksum
+    r.kind = container::kind_name(reader.kind());
+    r.pass("header, section framing and every section checksum");
+    const nlohmann::json& meta = reader.metadata();
+    for (const char* key : {"tool", "tool_version", "sign_convention"})
+        if (!meta.contains(key)) r.problem(std::string("metadata has no '") + key + "'");
+    // Per-kind hooks, one line each (see check.hpp), e.g.:
+    //   if (reader.kind() == container::Kind::pointshell) check_pointshell(path, r);
+}
+
+void check_vdb(const fs::path& path, CheckReport& r) {
+    vdb::FileInfo info = vdb::inspect(path, true);  // checksum trailer, framing, format version
+    const bool has = [&] {
+        for (const auto& g : info.grids)
+            if (g.name == "distance") return true;
+        return false;
+    }();
+    r.kind = !info.ours ? "vdb" : has ? "distance field" : "voxelmap";
+    if (!info.ours) {
+        r.problem("not written by hapticprep (no haptic: metadata, no checksum to verify)");
+        return;
+    }
+    r.pass("checksum trailer and VDB framing");
+    const nlohmann::json& m = info.metadata;
+    const GridSpec& g = info.grid;
+    std::vector<std::string> missing;
+    for (const char* key : {"format_version", "grid", "voxel_size", "sign_convention", "tool", "tool_version", "kind",
+                            "source_name", "source_hash", "parameters"})
+        if (!m.contains(key)) missing.push_back(key);
+    const std::string kind = m.value("kind", "");
+    if (kind == "distance")
+        for (const char* key : {"encoding", "scale_factor", "voxelmap"})
+            if (!m.contains(key)) missing.push_back(key);
+    if (!missing.empty()) {
+        std::string list;
+        for (const auto& k : missing) list += (list.empty() ? "" : ", ") + k;
+        r.problem("metadata incomplete: no haptic:" + list);
+    } else {
+        r.pass("metadata complete (format version, grid, voxel size, sign convention, tool, version, kind, source, parameters)");
+    }
+    if (m.contains("sign_convention") && m["sign_convention"] != "inside_positive")
+        r.problem("haptic:sign_convention is " + m["sign_convention"].dump() + ", expected \"inside_positive\"");
+    if (m.contains("parameters") && (!m["parameters"].is_string() || !nlohmann::json::parse(m["parameters"].get<std::string>(), nullptr, false).is_object()))
+        r.problem("haptic:parameters is not a JSON object");
+    if (m.contains("voxel_size") && !(m["voxel_size"].is_number() && m["voxel_size"].get<double>() == g.voxel_size))
+        r.problem("haptic:voxel_size " + m["voxel_size"].dump() + " differs from the grid's " + fmt("%.17g", g.voxel_size));
+    if (kind != "voxelmap" && kind != "distance")
+        r.problem("haptic:kind is '" + kind + "', expected voxelmap or distance");
+    // Grids: each covers exactly the grid spec's voxels and carries the same spec.
+    std::string layers_type, distance_type;
+    bool dims_ok = true;
+    for (const auto& gi : info.grids) {
+        if (gi.name == "layers") layers_type = gi.value_type;
+        if (gi.name == "distance") distance_type = gi.value_type;
+        if (gi.active_voxels != g.count()) {
+            dims_ok = false;
+            r.problem("grid '" + gi.name + "' has " + std::to_string(gi.active_voxels) + " active voxels, the grid spec " +
+                      std::to_string(g.count()) + " (" + std::to_string(g.dims[0]) + " x " + std::to_string(g.dims[1]) + " x " +
+                      std::to_string(g.dims[2]) + ")");
+        }
+    }
+    if (dims_ok) r.pass("every grid covers the " + std::to_string(g.dims[0]) + " x " + std::to_string(g.dims[1]) + " x " +
+                        std::to_string(g.dims[2]) + " voxels of the grid spec");
+    if (layers_type != "int32") r.problem(layers_type.empty() ? "no 'layers' grid" : "grid 'layers' holds " + layers_type + ", expected int32");
+    if (kind == "distance" && distance_type.empty()) r.problem("a distance file without a 'distance' grid");
+    if (!r.ok() || distance_type.empty()) return;
+    // Layers against distances.
+    std::vector<double> d;
+    double quantum = 0;
+    const std::string encoding = m.value("encoding", "");
+    if (distance_type == "int32") {
+        const double factor = m.value("scale_factor", 0.0);
+        const double precision = static_cast<double>(m.value("precision", std::int64_t{-1}));
+        if (encoding != "scaled") r.problem("Int32 distances but haptic:encoding is '" + encoding + "'");
+        if (!(factor > 0) || std::abs(factor - std::pow(10.0, precision)) > 1e-9 * factor)
+            r.problem("haptic:scale_factor " + fmt("%.17g", factor) + " is not 10^precision (" + fmt("%.0f", precision) + ")");
+        if (!r.ok()) return;
+        for (std::int32_t v : vdb::read_int32(path, "distance")) d.push_back(v / factor);
+        quantum = 1 / factor;
+    } else {
+        if (encoding != (distance_type == "double" ? "double" : "float"))
+            r.problem(distance_type + " distances but haptic:encoding is '" + encoding + "'");
+        d = vdb::read_real(path, "distance");
+    }
+    check_layers_vs_distance(g, vdb::read_int32(path, "layers"), d, quantum, r);
+}
+
+}  // namespace hp::inspect
