@@ -21,6 +21,24 @@ Summary describe_vdb(const fs::path& path) {
                                                    [](const vdb::GridInfo& g) { return g.name == "distance"; });
     std::string kind = !info.ours ? "vdb" : (distance ? "distance field" : (voxelmap ? "voxelmap" : "vdb"));
     o << "kind         " << kind << (info.ours ? " (hapticprep)" : " (not written by hapticprep)") << "\n";
+    const nlohmann::json& meta = info.metadata;
+    auto text_of = [&](const char* key) -> std::string {
+        if (!meta.contains(key)) return "-";
+        return meta[key].is_string() ? meta[key].get<std::string>() : meta[key].dump();
+    };
+    nlohmann::json provenance = nlohmann::json::object();
+    if (info.ours) {
+        o << "format       v" << text_of("format_version") << "\n";
+        o << "made by      " << text_of("tool") << " " << text_of("tool_version") << "\n";
+        o << "source       " << text_of("source_name") << ", hash " << text_of("source_hash") << ", units " << text_of("units") << "\n";
+        o << "parameters   " << text_of("parameters") << "\n";
+        o << "created      not recorded (files are deterministic: same input, same bytes)\n";
+        nlohmann::json params = nlohmann::json::parse(meta.value("parameters", "null"), nullptr, false);
+        provenance = {{"tool", meta.value("tool", "")}, {"tool_version", meta.value("tool_version", "")},
+                      {"source_name", meta.value("source_name", "")}, {"source_hash", meta.value("source_hash", "")},
+                      {"units", meta.value("units", "")}, {"parameters", params.is_discarded() ? nlohmann::json() : params},
+                      {"created", nullptr}};
+    }
     o << "creator      " << (info.creator.empty() ? "-" : info.creator) << "\n";
     o << "file size    " << human_bytes(static_cast<double>(fs::file_size(path))) << "\n";
     nlohmann::json grids = nlohmann::json::array();
@@ -35,6 +53,10 @@ Summary describe_vdb(const fs::path& path) {
     s.json = {{"file", path.string()}, {"kind", kind}, {"ours", info.ours}, {"creator", info.creator},
               {"file_size", fs::file_size(path)}, {"grids", grids}, {"metadata", info.metadata}};
     if (info.ours) {
+        s.json["format_version"] = meta.value("format_version", std::int64_t{0});
+        s.json["provenance"] = provenance;
+    }
+    if (info.ours) {
         const GridSpec& g = info.grid;
         char buf[256];
         std::snprintf(buf, sizeof buf, "dimensions   %d x %d x %d voxels, voxel size %.6g\n", g.dims[0], g.dims[1],
@@ -42,14 +64,18 @@ Summary describe_vdb(const fs::path& path) {
         o << buf;
         std::snprintf(buf, sizeof buf, "origin       [%.6g, %.6g, %.6g]\n", g.origin.x, g.origin.y, g.origin.z);
         o << buf;
+        o << "voxels       " << with_commas(g.count()) << "\n";
+        s.json["voxels"] = g.count();
         s.json["dimensions"] = {g.dims[0], g.dims[1], g.dims[2]};
         s.json["voxel_size"] = g.voxel_size;
         s.json["origin"] = {g.origin.x, g.origin.y, g.origin.z};
         for (const auto& [key, value] : info.metadata.items()) {
-            if (key == "grid") continue;
+            static const char* const shown[] = {"grid", "format_version", "tool", "tool_version", "source_name",
+                                                "source_hash", "units", "parameters"};
+            if (std::find(std::begin(shown), std::end(shown), key) != std::end(shown)) continue;
             o << "meta         " << key << " = " << (value.is_string() ? value.get<std::string>() : value.dump()) << "\n";
         }
-        if (voxelmap && !distance) {
+        if (voxelmap) {
             // Layer histogram: count per layer value.
             std::map<std::int32_t, std::size_t> histogram;
             vdb::read_slices(path, "layers", vdb::ValueType::int32, [&](int, const void* values) {
