@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
     return tool.run(argc, argv, [&] {
         if (poses_path.empty() && scenario.empty()) hp::fail_usage("give --poses POSES.json or --scenario contact|approach|random");
         if (!cfm_path.empty())
-            hp::fail_usage("--cfm is not supported yet: time-critical contact normals from a CFM need formats/cfm, which this build lacks");
+            hp::fail_usage("--cfm is not supported yet: haptic-query does not read closest feature maps (time-critical mode uses the points' own normals)");
         const hp::QueryMode mode = mode_name == "brute"       ? hp::QueryMode::brute
                                    : mode_name == "segmented" ? hp::QueryMode::segmented
                                    : mode_name == "time-critical" ? hp::QueryMode::time_critical

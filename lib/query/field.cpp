@@ -26,9 +26,14 @@ DistanceSampler::DistanceSampler(const GridSpec& grid, std::vector<double> value
                 if (j + 1 < d[1]) g[1] = std::max(g[1], std::abs(at(i, j + 1, k) - v));
                 if (k + 1 < d[2]) g[2] = std::max(g[2], std::abs(at(i, j, k + 1) - v));
             }
-    // Inside the centre box the interpolant's gradient has components bounded by g[a]/s; outside,
-    // the clamp adds at most 1 (see header). A small relative margin absorbs rounding in value().
-    lipschitz_ = (std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) / s + 1.0) * (1 + 1e-9);
+    // Inside the centre box the interpolant's gradient has components bounded by g[a]/s, so it is
+    // L_in-Lipschitz with L_in = |g| / s. Outside, V(P) = V(c(P)) - |P - c(P)| with c the projection
+    // onto the box; projections onto convex sets are firmly nonexpansive:
+    // |c(P) - c(Q)|^2 + |(P - c(P)) - (Q - c(Q))|^2 <= |P - Q|^2, so by Cauchy-Schwarz
+    // |V(P) - V(Q)| <= L_in a + b <= sqrt(L_in^2 + 1) |P - Q|. A small relative margin absorbs
+    // rounding in value().
+    const double inside = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) / s;
+    lipschitz_ = std::sqrt(inside * inside + 1.0) * (1 + 1e-9);
 }
 
 double DistanceSampler::value(const Vec3d& p) const {

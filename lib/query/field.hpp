@@ -10,7 +10,8 @@
 //
 // Lipschitz bound: `lipschitz()` is a bound L on |V(P) - V(Q)| / |P - Q| over all space, computed
 // once from the samples (per cell, the gradient of a trilinear interpolant is bounded by the
-// largest difference along each axis; plus 1 for the extension outside the grid). The query's
+// largest difference along each axis; combined with the slope 1 of the extension outside the grid
+// as sqrt(L_in^2 + 1), see field.cpp). The query's
 // sphere test uses it, which is what makes the hierarchical traversal find exactly the colliding
 // points that brute force finds.
 #include <span>

@@ -68,8 +68,15 @@ TEST(DistanceSampler, TrilinearIsExactForAPlane) {
     // Outside the centre box: value at the clamped point minus the distance to it.
     Vec3d far{3.0, 0.0, 0.0}, clamped{0.95, 0.0, 0.0};
     EXPECT_NEAR(f.value(far), plane(clamped) - 2.05, 1e-12);
-    // Lipschitz bound: per-axis differences of a plane are |n_a| s, so L = |n| + 1 = 2.
-    EXPECT_NEAR(f.lipschitz(), 2.0, 1e-6);
+    // Lipschitz bound: per-axis differences of a plane are |n_a| s, so L_in = |n| = 1 and
+    // L = sqrt(L_in^2 + 1) = sqrt 2.
+    EXPECT_NEAR(f.lipschitz(), std::sqrt(2.0), 1e-6);
+    // The bound holds across the grid's border: random pairs inside, outside and across.
+    std::uniform_real_distribution<double> wide(-2.5, 2.5);
+    for (int i = 0; i < 20000; ++i) {
+        Vec3d p{wide(rng), wide(rng), wide(rng)}, q{wide(rng), wide(rng), wide(rng)};
+        ASSERT_LE(std::abs(f.value(p) - f.value(q)), f.lipschitz() * hp::length(p - q) + 1e-12);
+    }
 }
 
 TEST(Query, RotationFromQuaternion) {
