@@ -14,6 +14,11 @@ jobs=${DEMO_JOBS:-2}
 meshes=(sample_meshes/*.stl sample_meshes/*.obj sample_meshes/*.off)
 echo "== hapticprep demo: $pipeline over ${#meshes[@]} meshes of sample_meshes/ -> $out =="
 echo
-"$bin/haptic-pipeline" "$pipeline" "${meshes[@]}" -o "$out" -j "$jobs"
+# Exit 1 means some mesh failed, e.g. the 1 kHz timing check on a machine busy with other work:
+# the table says which and why; the demo still shows it. Other codes are real errors.
+rc=0
+"$bin/haptic-pipeline" "$pipeline" "${meshes[@]}" -o "$out" -j "$jobs" || rc=$?
+[ "$rc" -le 1 ] || exit "$rc"
+[ "$rc" -eq 0 ] || echo "(some meshes failed: their rows above say why; $out/manifest.json has the details)"
 echo
 echo "Inspect a result:  $bin/haptic-dump $out/block-with-hole/distance.vdb"

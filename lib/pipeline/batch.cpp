@@ -100,6 +100,15 @@ bool still_valid(const json& prev, const std::string& input_hash, const std::str
     return true;
 }
 
+json output_entry(const MeshJob& job, const StageSpec& spec, const fs::path& file) {
+    json o = {{"stage", spec.name},
+              {"file", job.name + "/" + spec.output_name},
+              {"bytes", fs::file_size(file)},
+              {"hash", file_hash(file)}};
+    if (!spec.deterministic) o["deterministic"] = false;  // holds measurements: differs per run
+    return o;
+}
+
 struct MeshRunner {
     const Pipeline& pipeline;
     const BatchOptions& options;
@@ -155,10 +164,7 @@ struct MeshRunner {
                 }
                 entry["stages"].push_back(
                     {{"stage", s.spec->name}, {"seconds", seconds}, {"peak_rss_bytes", peak_rss_bytes()}, {"report", report}});
-                outputs.push_back({{"stage", s.spec->name},
-                                   {"file", job.name + "/" + s.spec->output_name},
-                                   {"bytes", fs::file_size(ctx.output)},
-                                   {"hash", file_hash(ctx.output)}});
+                outputs.push_back(output_entry(job, *s.spec, ctx.output));
                 inputs[s.spec->produces] = ctx.output;
             }
             entry["outputs"] = outputs;
@@ -177,18 +183,13 @@ struct MeshRunner {
             entry["exit_code"] = static_cast<int>(ExitCode::bad_input);
         }
         if (entry["status"] == "failed") {
-            // Keep what was written before the failure, as files on disk with their hashes.
+            // Keep what this run wrote before the failure (stale files were removed first; a
+            // stage that fails a check, like query over budget, still writes its report).
             json kept = json::array();
-            for (const auto& st : entry["stages"]) {
-                const std::string name = st["stage"].get<std::string>();
-                for (const auto& s : pipeline.stages)
-                    if (s.spec->name == name) {
-                        const fs::path f = options.outdir / job.name / s.spec->output_name;
-                        std::error_code ec;
-                        if (fs::is_regular_file(f, ec))
-                            kept.push_back({{"stage", name}, {"file", job.name + "/" + s.spec->output_name},
-                                            {"bytes", fs::file_size(f, ec)}, {"hash", file_hash(f)}});
-                    }
+            for (const auto& s : pipeline.stages) {
+                const fs::path f = options.outdir / job.name / s.spec->output_name;
+                std::error_code ec;
+                if (fs::is_regular_file(f, ec)) kept.push_back(output_entry(job, *s.spec, f));
             }
             entry["outputs"] = kept;
         }
@@ -212,7 +213,7 @@ void prepare_outdir(const fs::path& outdir) {
 
 std::string file_hash(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) fail_input(path.string(), "cannot be read");
+    if (!in) fail_input(path.string(), "cannot be read (missing, or no permission to read it)");
     std::uint64_t h = 0xcbf29ce484222325ULL;
     std::vector<char> buf(1 << 20);
     while (in) {

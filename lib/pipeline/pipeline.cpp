@@ -176,6 +176,10 @@ Pipeline parse_pipeline(const json& raw, const std::string& source) {
         cfg.params = json::object();
         for (const auto& param : spec.params)
             cfg.params[param.key] = cfg.given.contains(param.key) ? cfg.given[param.key] : param.default_value;
+        if (spec.check) {
+            const auto [key, what] = spec.check(cfg.params);
+            if (!what.empty()) fail_key(source, spec, i, key, what);
+        }
         p.stages.push_back(std::move(cfg));
     }
     return p;

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "pipeline/stage_runs.hpp"
+#include "cfm/cfm.hpp"
 #include "voxel/voxelize.hpp"
 
 namespace hp::pipeline {
@@ -116,18 +117,91 @@ std::vector<StageSpec> make_stages() {
     shell.run = run_pointshell;
     all.push_back(std::move(shell));
 
-    // Stages whose library or executable has not landed in this build: known by name so that
-    // validation says so, never run.
-    const std::pair<const char*, const char*> later[] = {
-        {"spheretree", "haptic-spheretree"},
-        {"cfm", "haptic-cfm"}, {"query", "haptic-query"}};
-    for (const auto& [name, tool] : later) {
-        StageSpec s;
-        s.name = name;
-        s.tool = tool;
-        s.available = false;
-        all.push_back(std::move(s));
+    // haptic-spheretree (apps/haptic-spheretree.cpp)
+    StageSpec tree;
+    tree.name = "spheretree";
+    tree.tool = "haptic-spheretree";
+    tree.description = "the pointshell with its point-sphere tree";
+    tree.output_name = "spheretree.hps";
+    tree.produces = "tree";
+    tree.needs = {"pointshell"};
+    tree.available = true;
+    {
+        ParamSpec seed = integer("seed", "--seed", 1, 0, 9.2e18, "chooses the start point of each level");
+        ParamSpec threshold;
+        threshold.key = "threshold", threshold.option = "--threshold", threshold.type = ParamType::number;
+        threshold.default_value = 2.0, threshold.min = 0.0;
+        threshold.help = "tagging threshold in multiples of the level's median K-th-neighbour distance (0 = off)";
+        tree.params = {integer("k", "--k", 4, 2, 1024, "points per cluster"), seed, threshold};
     }
+    tree.run = run_spheretree;
+    all.push_back(std::move(tree));
+
+    // haptic-cfm (apps/haptic-cfm.cpp)
+    StageSpec cfm;
+    cfm.name = "cfm";
+    cfm.tool = "haptic-cfm";
+    cfm.description = "closest feature map of every sphere of the tree";
+    cfm.output_name = "cfm.hcfm";
+    cfm.produces = "cfm";
+    cfm.needs = {"tree"};
+    cfm.available = true;
+    cfm.params = {integer("stacks", "--stacks", 16, cfm::kMinStacks, cfm::kMaxStacks, "stacks at the root"),
+                  integer("min_stacks", "--min-stacks", 4, cfm::kMinStacks, cfm::kMaxStacks, "stacks at the deepest level"),
+                  choice("sampling", "--sampling", ParamType::string, "adaptive", {"adaptive", "polar"}, "adaptive or polar"),
+                  choice("store", "--store", ParamType::string, "normal", {"normal", "full"},
+                         "normal (normals only) or full (features, points, normals)"),
+                  flag("force", "--force", "proceed even if the mesh is not the one the tree was made from")};
+    add_mesh_params(cfm.params, nullptr, " (default: the tree's)");
+    cfm.check = [](const json& p) -> std::pair<std::string, std::string> {
+        if (p["min_stacks"].get<int>() > p["stacks"].get<int>())
+            return {"min_stacks", "must not exceed stacks (" + p["min_stacks"].dump() + " > " + p["stacks"].dump() + ")"};
+        return {};
+    };
+    cfm.run = run_cfm;
+    all.push_back(std::move(cfm));
+
+    // haptic-query (apps/haptic-query.cpp): the tree of the mesh against its own distance field;
+    // --static, --moving and --report are the pipeline's files.
+    StageSpec query;
+    query.name = "query";
+    query.tool = "haptic-query";
+    query.description = "timed VPS queries of the mesh's tree against its own distance field (report)";
+    query.output_name = "query.json";
+    query.produces = "report";
+    query.needs = {"distance|voxelmap", "tree"};
+    query.available = true;
+    query.deterministic = false;
+    {
+        ParamSpec poses;
+        poses.key = "poses", poses.option = "--poses", poses.type = ParamType::string, poses.help = "poses file (JSON)";
+        poses.excludes = {"scenario"};
+        ParamSpec scenario = choice("scenario", "--scenario", ParamType::string, nullptr, {"contact", "approach", "random"},
+                                    "generate poses: contact, approach or random");
+        scenario.excludes = {"poses"};
+        ParamSpec max_over;
+        max_over.key = "max_over_budget", max_over.option = "--max-over-budget", max_over.type = ParamType::number;
+        max_over.min = 0.0, max_over.max = 1.0;
+        max_over.help = "pass when at most this fraction of queries is over budget (instead of p99)";
+        query.params = {poses, scenario,
+                        integer("count", "--count", 1000, 1, 100000000, "scenario: number of poses"),
+                        integer("seed", "--seed", 1, 0, 9.2e18, "scenario: random seed"),
+                        positive("depth", "--depth", 5.0, "contact: maximum penetration in voxels"),
+                        choice("mode", "--mode", ParamType::string, "full", {"full", "brute", "segmented", "time-critical"},
+                               "full, brute, segmented or time-critical"),
+                        integer("level", "--level", nullptr, 1, 1000, "segmented: tree level of the segments (1 = root)"),
+                        positive("budget_us", "--budget-us", 1000.0, "per-query budget in microseconds"),
+                        max_over,
+                        integer("warmup", "--warmup", nullptr, 0, 100000000, "untimed queries first (default: min(count, 100))")};
+    }
+    query.check = [](const json& p) -> std::pair<std::string, std::string> {
+        if (p["poses"].is_null() && p["scenario"].is_null())
+            return {"scenario", "give poses (a file) or scenario (contact, approach or random)"};
+        if (p["mode"] == "segmented" && p["level"].is_null()) return {"level", "mode segmented needs a level"};
+        return {};
+    };
+    query.run = run_query;
+    all.push_back(std::move(query));
     return all;
 }
 
@@ -203,9 +277,13 @@ std::string check_value(const ParamSpec& spec, const json& value) {
     if (spec.type == ParamType::integer || spec.type == ParamType::number) {
         const double v = value.get<double>();
         if (spec.positive && !(v > 0)) return "must be a positive number" + got();
-        if ((spec.min && v < *spec.min) || (spec.max && v > *spec.max))
-            return std::string("must be ") + type_name(spec.type) + " in [" + number_text(*spec.min) + ", " +
-                   number_text(*spec.max) + "]" + got();
+        if ((spec.min && v < *spec.min) || (spec.max && v > *spec.max)) {
+            if (spec.min && spec.max)
+                return std::string("must be ") + type_name(spec.type) + " in [" + number_text(*spec.min) + ", " +
+                       number_text(*spec.max) + "]" + got();
+            return std::string("must be ") + type_name(spec.type) + (spec.min ? " >= " + number_text(*spec.min)
+                                                                              : " <= " + number_text(*spec.max)) + got();
+        }
     }
     return {};
 }

@@ -68,6 +68,10 @@ struct StageSpec {
                                       // "a|b": either, the first one a stage made preferred
     std::vector<ParamSpec> params;
     bool available = false;           // false: the library is not in this build; validation rejects it
+    bool deterministic = true;        // false: the output holds measurements (timings) that vary per run
+    // Checks between keys the executable makes at run time (e.g. --min-stacks <= --stacks), made
+    // at validation instead: returns "" or {key, what is wrong}.
+    std::function<std::pair<std::string, std::string>(const nlohmann::json& params)> check;
     StageRun run;
 
     const ParamSpec* param(std::string_view key) const;
