@@ -3,6 +3,7 @@
 // (a timing check of the result against itself), the report as the stage's file. A report holds
 // measured latencies, so unlike the other stages' files it differs from run to run.
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 
 #include "core/atomic_file.hpp"
@@ -105,12 +106,15 @@ nlohmann::json run_query(const StageContext& ctx) {
     for (const QuerySummary& s : run.results) per.push_back(to_json(s));
     report["per_query"] = std::move(per);
     write_file_atomically(ctx.output, report.dump(1) + "\n");
-    if (!pass)
-        throw Error(ExitCode::check_failed,
-                    ctx.output.string() + ": " +
-                        (covered ? "over budget: p99 " + std::to_string(stats.p99) + " us, " + std::to_string(over) + " of " +
-                                       std::to_string(poses.size()) + " queries over " + std::to_string(budget_us) + " us"
-                                 : std::string("the tree does not cover its points")));
+    if (!pass) {
+        char what[256];
+        if (covered)
+            std::snprintf(what, sizeof what, "over budget: p99 %.1f us, %zu of %zu queries over %.6g us", stats.p99, over,
+                          poses.size(), budget_us);
+        else
+            std::snprintf(what, sizeof what, "the tree does not cover its points");
+        throw Error(ExitCode::check_failed, ctx.output.string() + ": " + what);
+    }
     summary["warnings"] = warnings;
     return summary;
 }
