@@ -38,12 +38,14 @@ void check_layers_vs_distance(const GridSpec& g, const std::vector<std::int32_t>
                 const std::size_t n = g.index(i, j, k);
                 const int l = layers[n];
                 const double v = d[n];
-                const std::string at = "(" + std::to_string(i) + ", " + std::to_string(j) + ", " + std::to_string(k) + "): layer " +
-                                       std::to_string(l) + ", distance " + fmt("%.6g", v);
+                auto at = [&] {  // only built for the first problem of each kind
+                    return "(" + std::to_string(i) + ", " + std::to_string(j) + ", " + std::to_string(k) + "): layer " +
+                           std::to_string(l) + ", distance " + fmt("%.6g", v);
+                };
                 if (l == 0) {
-                    if (!(std::abs(v) <= surface_limit) && surface++ == 0) first_surface = at;
+                    if (!(std::abs(v) <= surface_limit) && surface++ == 0) first_surface = at();
                 } else if (!((l > 0 && v > 0) || (l < 0 && v < 0))) {
-                    if (sign++ == 0) first_sign = at;
+                    if (sign++ == 0) first_sign = at();
                 }
             }
     if (sign) r.problem(std::to_string(sign) + " voxels where the sign of the distance disagrees with the layer, first at " + first_sign);
