@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
                        "  haptic-dump bunny.tree.hps            tree: clusters and sphere radii per level\n"
                        "  haptic-dump bunny.tree.hps --export json -o tree.json       every cluster: sphere, points, links\n"
                        "  haptic-dump bunny.tree.hps --level 3 --export ply -o l3.ply  the parent points of level 3\n"
+                       "  haptic-dump bunny.tree.hps --level 3 --export obj -o l3.obj  the spheres of level 3 as low-poly meshes\n"
                        "  haptic-dump bunny.dist.vdb --slice z=40 --png z40.png   an image of one slice\n"
                        "  haptic-dump cube.layers.vdb --slice x=6                 the same as ASCII (small grids)\n"
                        "  haptic-dump bunny.dist.vdb --export levelset -o bunny.ls.vdb   a level set for other VDB tools\n"
@@ -40,8 +41,8 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--png", png, "write the --slice as a PNG image to this file")->needs(slice_opt);
     tool.cli.add_option("--export", export_format,
                         "write the file's content in another format: ply (points of pointshells and trees), json (trees, "
-                        "closest feature maps), levelset (voxelmaps, distance fields)");
-    tool.cli.add_option("--level", export_options.level, "--export ply of a tree: only the parent points of this level (1 = root)")
+                        "closest feature maps), obj (a tree level's spheres, with --level), levelset (voxelmaps, distance fields)");
+    tool.cli.add_option("--level", export_options.level, "--export ply of a tree: only the parent points of this level (1 = root); --export obj: this level's spheres")
         ->check(CLI::PositiveNumber);
     tool.cli.add_option("-o,--output", output, "output file of --export");
     bool check = false;

@@ -1,5 +1,7 @@
 // haptic-dump on point-sphere tree files: per-level cluster counts and radii, and the JSON and
 // per-level PLY exports (lib/inspect/tree.hpp).
+#include <array>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -109,6 +111,52 @@ std::size_t export_tree_level_ply(const fs::path& input, const fs::path& output,
     write_ply(output, points, normals, ascii,
               "parent points of level " + std::to_string(level) + " of " + input.filename().string());
     return points.size();
+}
+
+namespace {
+// The regular icosahedron's 12 vertices (unit circumradius) and 20 faces, wound outwards.
+const std::array<Vec3d, 12>& icosahedron_vertices() {
+    static const std::array<Vec3d, 12> v = [] {
+        const double p = (1 + std::sqrt(5.0)) / 2, r = std::sqrt(1 + p * p);
+        std::array<Vec3d, 12> out{Vec3d{-1, p, 0}, {1, p, 0},  {-1, -p, 0}, {1, -p, 0}, {0, -1, p},  {0, 1, p},
+                                  {0, -1, -p},     {0, 1, -p}, {p, 0, -1},  {p, 0, 1},  {-p, 0, -1}, {-p, 0, 1}};
+        for (Vec3d& x : out) x = x * (1 / r);
+        return out;
+    }();
+    return v;
+}
+constexpr int kIcosahedronFaces[20][3] = {{0, 11, 5}, {0, 5, 1},  {0, 1, 7},   {0, 7, 10}, {0, 10, 11},
+                                          {1, 5, 9},  {5, 11, 4}, {11, 10, 2}, {10, 7, 6}, {7, 1, 8},
+                                          {3, 9, 4},  {3, 4, 2},  {3, 2, 6},   {3, 6, 8},  {3, 8, 9},
+                                          {4, 9, 5},  {2, 4, 11}, {6, 2, 10},  {8, 6, 7}, {9, 8, 1}};
+}  // namespace
+
+std::size_t export_tree_level_obj(const fs::path& input, const fs::path& output, int level) {
+    const ShellFile f = read_tree_file(input);
+    const PointSphereTree& t = *f.tree;
+    if (level < 1 || level > t.levels)
+        fail_usage("--export obj needs --level L, 1 (root) to " + std::to_string(t.levels) + " for " + input.string());
+    std::ostringstream o;
+    o << "# hapticprep: spheres of level " << level << " of " << input.filename().string()
+      << " as icosahedra (12 vertices on each sphere), one object per cluster\n";
+    char line[160];
+    std::size_t count = 0, base = 1;
+    for (std::size_t id = 0; id < t.clusters.size(); ++id) {
+        const TreeCluster& c = t.clusters[id];
+        if (c.level != level) continue;
+        o << "o cluster_" << id << "\n";
+        for (const Vec3d& u : icosahedron_vertices()) {
+            const Vec3d p = c.sphere.center + u * c.sphere.radius;
+            std::snprintf(line, sizeof line, "v %.17g %.17g %.17g\n", p.x, p.y, p.z);
+            o << line;
+        }
+        for (const auto& face : kIcosahedronFaces)
+            o << "f " << base + face[0] << ' ' << base + face[1] << ' ' << base + face[2] << "\n";
+        base += 12;
+        ++count;
+    }
+    write_file_atomically(output, o.str());
+    return count;
 }
 
 }  // namespace hp::inspect

@@ -17,9 +17,9 @@ namespace fs = std::filesystem;
 
 Summary export_file(const fs::path& path, const std::string& format, const fs::path& out, const ExportOptions& options,
                     const Progress& progress) {
-    if (options.level > 0 && format != "ply") fail_usage("--level goes with --export ply");
-    if (format != "levelset" && format != "ply" && format != "json")
-        fail_usage("--export " + format + ": unknown format (levelset, ply, json)");
+    if (options.level > 0 && format != "ply" && format != "obj") fail_usage("--level goes with --export ply or obj");
+    if (format != "levelset" && format != "ply" && format != "json" && format != "obj")
+        fail_usage("--export " + format + ": unknown format (levelset, ply, json, obj)");
     if (out.empty()) fail_usage("--export " + format + " needs an output file (-o OUT)");
     if (format == "levelset") return export_levelset(path, out, progress);
     Summary s;
@@ -33,6 +33,13 @@ Summary export_file(const fs::path& path, const std::string& format, const fs::p
         export_cfm_json(path, out);  // refuses other kinds (exit 3)
         s.json = {{"file", path.string()}, {"export", format}, {"output", out.string()}};
         s.text = "exported     the closest feature map as JSON to " + out.string() + "\n";
+        return s;
+    }
+    if (format == "obj") {
+        const std::size_t n = export_tree_level_obj(path, out, options.level);
+        s.json = {{"file", path.string()}, {"export", format}, {"output", out.string()}, {"level", options.level}, {"spheres", n}};
+        s.text = "exported     " + std::to_string(n) + " spheres of level " + std::to_string(options.level) +
+                 " as icosahedra to " + out.string() + "\n";
         return s;
     }
     const int level = options.level;

@@ -6,6 +6,7 @@
 //             with --level L a tree level's parent points (lib/inspect/tree.hpp).
 //   json      tree -> every cluster (tree.hpp); closest feature map -> every sphere and sample
 //             (export_cfm_json, inspect.hpp).
+//   obj       tree with --level L -> the spheres of level L as icosahedra (export_tree_level_obj).
 //   levelset  voxelmap or distance field -> standard OpenVDB level set (formats/vdb_levelset.hpp):
 //             FloatGrid `surface`, class level set, inside negative, world units, background 3
 //             voxels. From a distance field phi = -distance; from a voxelmap phi = -layer * voxel

@@ -34,6 +34,11 @@ bool is_shell_file(const std::filesystem::path& path);
 // Adds a tree file's per-level facts to its container summary `s`.
 void describe_tree(const std::filesystem::path& path, Summary& s);
 
+// Writes the spheres of one tree level as low-poly sphere meshes (OBJ text, atomically): per
+// cluster of that level an object "cluster_<id>", a regular icosahedron whose 12 vertices lie on
+// the cluster's sphere. Returns the sphere count. hp::Error(usage) for a level outside 1..levels.
+std::size_t export_tree_level_obj(const std::filesystem::path& input, const std::filesystem::path& output, int level);
+
 // Writes the JSON export above of the tree file `input` (atomically); returns the cluster count.
 // hp::Error(bad_input) when `input` is not a tree file, hp::Error(cannot_write) on write failure.
 std::size_t export_tree_json(const std::filesystem::path& input, const std::filesystem::path& output);
