@@ -95,8 +95,8 @@ void check_container(const fs::path& path, CheckReport& r) {
     const nlohmann::json& meta = reader.metadata();
     for (const char* key : {"tool", "tool_version", "sign_convention"})
         if (!meta.contains(key)) r.problem(std::string("metadata has no '") + key + "'");
-    // Per-kind hooks, one line each (see check.hpp), e.g.:
-    //   if (reader.kind() == container::Kind::pointshell) check_pointshell(path, r);
+    // Per-kind hooks, one line each (see check.hpp).
+    if (reader.kind() == container::Kind::pointshell || reader.kind() == container::Kind::tree) check_shell(path, r);
 }
 
 void check_vdb(const fs::path& path, CheckReport& r) {

@@ -46,5 +46,8 @@ CheckReport check(const std::filesystem::path& path, const MeshLoadOptions& mesh
 // Per-kind checks (dispatched by check()).
 void check_vdb(const std::filesystem::path& path, CheckReport& report);
 void check_container(const std::filesystem::path& path, CheckReport& report);
+// Pointshells and trees (check_shell.cpp): the reader's structural checks (counts, unit normals,
+// links, one leaf per point) and, for trees, that every sphere contains every point below it.
+void check_shell(const std::filesystem::path& path, CheckReport& report);
 
 }  // namespace hp::inspect

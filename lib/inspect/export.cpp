@@ -36,6 +36,7 @@ Summary export_file(const fs::path& path, const std::string& format, const fs::p
         return s;
     }
     if (format == "obj") {
+        if (options.level <= 0) fail_usage("--export obj writes the spheres of one tree level: add --level L (1 = root)");
         const std::size_t n = export_tree_level_obj(path, out, options.level);
         s.json = {{"file", path.string()}, {"export", format}, {"output", out.string()}, {"level", options.level}, {"spheres", n}};
         s.text = "exported     " + std::to_string(n) + " spheres of level " + std::to_string(options.level) +

@@ -66,7 +66,7 @@ PY
 check "PLY read back: count, unit inward normals" "$(python3 "$TMP/ply.py" "$TMP/s.ply" "$TMP/sa.ply")" "$(json_get "$TMP/s.json" 'j["points"]') 0"
 expect_exit 3 "$dump" "$TMP/sphere.vdb" --export ply -o "$TMP/x.ply"
 expect_exit 2 "$dump" "$TMP/sphere.hps" --export ply
-expect_exit 2 "$dump" "$TMP/sphere.hps" --export obj -o "$TMP/x.obj"
+expect_exit 2 "$dump" "$TMP/sphere.hps" --export stl -o "$TMP/x.obj"
 head -c 2000 "$TMP/sphere.hps" > "$TMP/cut.hps"
 expect_exit 3 "$dump" "$TMP/cut.hps"
 expect_one_error_line
