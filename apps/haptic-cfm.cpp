@@ -63,12 +63,8 @@ int main(int argc, char** argv) {
             mopt.scale = params["scale"].get<double>();
         hp::LoadedMesh m = hp::load_mesh(mesh_path, mopt);
         const std::string recorded = shell.metadata.value("source_hash", "");
-        if (recorded != m.source_hash) {
-            const std::string what = mesh_path + ": not the mesh " + tree_path + " was made from (hash " + m.source_hash +
-                                     ", the tree records " + (recorded.empty() ? "none" : recorded) + ")";
-            if (!force) hp::fail_input("", what + "; use --force to proceed anyway");
-            tool.warn(what + "; proceeding (--force)");
-        }
+        const std::string mismatch = hp::check_source_hash(mesh_path, m.source_hash, tree_path, "tree", recorded, force, "--force");
+        if (!mismatch.empty()) tool.warn(mismatch);
         if (m.diagnostics.orientation == "inward") opt.outward_sign = -1;
         if (m.diagnostics.orientation == "mixed")
             tool.warn(mesh_path + ": triangles are not consistently oriented; normals follow each triangle's winding");

@@ -45,13 +45,9 @@ int main(int argc, char** argv) {
         if (tool.cli.count("--units") == 0) mopt.units = params.value("units", "");
         if (tool.cli.count("--scale") == 0) mopt.scale = params.value("scale", 1.0);
         hp::LoadedMesh m = hp::load_mesh(mesh_path, mopt);
-        const std::string recorded = info.metadata.value("source_hash", "");
-        if (recorded != m.source_hash) {
-            std::string what = mesh_path + ": not the mesh " + map_path + " was made from (hash " + m.source_hash +
-                               ", the voxelmap records " + recorded + ")";
-            if (!force) hp::fail_input("", what + "; use --force to proceed anyway");
-            tool.warn(what + "; proceeding (--force)");
-        }
+        const std::string mismatch = hp::check_source_hash(mesh_path, m.source_hash, map_path, "voxelmap",
+                                                           info.metadata.value("source_hash", ""), force, "--force");
+        if (!mismatch.empty()) tool.warn(mismatch);
         hp::DistanceOptions dopt;
         dopt.connectivity = static_cast<int>(info.metadata.value("connectivity", std::int64_t{26}));
         dopt.gradient = gradient;

@@ -49,13 +49,9 @@ int main(int argc, char** argv) {
         if (tool.cli.count("--units") == 0) mopt.units = params.value("units", "");
         if (tool.cli.count("--scale") == 0) mopt.scale = params.value("scale", 1.0);
         hp::LoadedMesh m = hp::load_mesh(mesh_path, mopt);
-        const std::string recorded = info.metadata.value("source_hash", "");
-        if (recorded != m.source_hash) {
-            std::string what = mesh_path + ": not the mesh " + field_path + " was made from (hash " + m.source_hash +
-                               ", the field records " + (recorded.empty() ? std::string("none") : recorded) + ")";
-            if (!force) hp::fail_input("", what + "; use --force to proceed anyway");
-            tool.warn(what + "; proceeding (--force)");
-        }
+        const std::string mismatch = hp::check_source_hash(mesh_path, m.source_hash, field_path, "field",
+                                                           info.metadata.value("source_hash", ""), force, "--force");
+        if (!mismatch.empty()) tool.warn(mismatch);
         const double read_s = since(t0);
 
         hp::PointshellOptions opt;

@@ -392,4 +392,14 @@ std::string format_diagnostics(const MeshDiagnostics& d) {
     return o.str();
 }
 
+std::string check_source_hash(const std::string& mesh, const std::string& mesh_hash, const std::string& file,
+                              const std::string& file_kind, const std::string& recorded, bool force,
+                              const std::string& force_name) {
+    if (recorded == mesh_hash) return "";
+    const std::string what = mesh + ": not the mesh " + file + " was made from (hash " + mesh_hash + ", the " + file_kind +
+                             " records " + (recorded.empty() ? std::string("none") : recorded) + ")";
+    if (!force) fail_input("", what + "; use " + force_name + " to proceed anyway");
+    return what + "; proceeding (" + force_name + ")";
+}
+
 }  // namespace hp

@@ -61,6 +61,15 @@ struct LoadedMesh {
 
 LoadedMesh load_mesh(const std::filesystem::path& path, const MeshLoadOptions& options = {});
 
+// Whether `mesh` is the mesh that `file` (a `file_kind`: "voxelmap", "field", "tree") was made
+// from, by the source hash the file recorded. Equal: returns "". Different: throws
+// hp::Error(bad_input) "MESH: not the mesh FILE was made from (hash H, the KIND records R); use
+// FORCE to proceed anyway" unless `force`, else returns that line ending "; proceeding (FORCE)"
+// for the caller to print. `force_name`: how the caller spells the override ("--force", "force").
+std::string check_source_hash(const std::string& mesh, const std::string& mesh_hash, const std::string& file,
+                              const std::string& file_kind, const std::string& recorded, bool force,
+                              const std::string& force_name);
+
 // Weld, clean and diagnose a mesh given as a triangle soup (used by load_mesh and by tests).
 // `where` names the source in error messages.
 LoadedMesh prepare_mesh(TriMesh soup, const MeshLoadOptions& options, const std::string& where);

@@ -36,12 +36,9 @@ nlohmann::json run_cfm(const StageContext& ctx) {
     const LoadedMesh& m = ctx.load_mesh(mopt);
     nlohmann::json warnings = nlohmann::json::array();
     const std::string recorded = shell.metadata.value("source_hash", "");
-    if (recorded != m.source_hash) {
-        const std::string what = ctx.mesh.string() + ": not the mesh " + tree_path.string() + " was made from (hash " +
-                                 m.source_hash + ", the tree records " + (recorded.empty() ? "none" : recorded) + ")";
-        if (!force) fail_input("", what + "; set force to proceed anyway");
-        warnings.push_back(what + "; proceeding (force)");
-    }
+    const std::string mismatch =
+        check_source_hash(ctx.mesh.string(), m.source_hash, tree_path.string(), "tree", recorded, force, "force");
+    if (!mismatch.empty()) warnings.push_back(mismatch);
     if (m.diagnostics.orientation == "inward") opt.outward_sign = -1;
     if (m.diagnostics.orientation == "mixed")
         warnings.push_back(ctx.mesh.string() + ": triangles are not consistently oriented; normals follow each triangle's winding");

@@ -33,13 +33,9 @@ nlohmann::json run_distance(const StageContext& ctx) {
     mopt.scale = p.at("scale").is_null() ? params.value("scale", 1.0) : p.at("scale").get<double>();
     const LoadedMesh& m = ctx.load_mesh(mopt);
     nlohmann::json warnings = nlohmann::json::array();
-    const std::string recorded = info.metadata.value("source_hash", "");
-    if (recorded != m.source_hash) {
-        std::string what = ctx.mesh.string() + ": not the mesh " + map_path.string() + " was made from (hash " +
-                           m.source_hash + ", the voxelmap records " + recorded + ")";
-        if (!force) fail_input("", what + "; set force to proceed anyway");
-        warnings.push_back(what + "; proceeding (force)");
-    }
+    const std::string mismatch = check_source_hash(ctx.mesh.string(), m.source_hash, map_path.string(), "voxelmap",
+                                                   info.metadata.value("source_hash", ""), force, "force");
+    if (!mismatch.empty()) warnings.push_back(mismatch);
     DistanceOptions dopt;
     dopt.connectivity = static_cast<int>(info.metadata.value("connectivity", std::int64_t{26}));
     dopt.gradient = gradient;

@@ -30,13 +30,9 @@ nlohmann::json run_pointshell(const StageContext& ctx) {
     mopt.scale = p.at("scale").is_null() ? params.value("scale", 1.0) : p.at("scale").get<double>();
     const LoadedMesh& m = ctx.load_mesh(mopt);
     nlohmann::json warnings = nlohmann::json::array();
-    const std::string recorded = info.metadata.value("source_hash", "");
-    if (recorded != m.source_hash) {
-        std::string what = ctx.mesh.string() + ": not the mesh " + field_path.string() + " was made from (hash " +
-                           m.source_hash + ", the field records " + (recorded.empty() ? std::string("none") : recorded) + ")";
-        if (!force) fail_input("", what + "; set force to proceed anyway");
-        warnings.push_back(what + "; proceeding (force)");
-    }
+    const std::string mismatch = check_source_hash(ctx.mesh.string(), m.source_hash, field_path.string(), "field",
+                                                   info.metadata.value("source_hash", ""), force, "force");
+    if (!mismatch.empty()) warnings.push_back(mismatch);
 
     PointshellOptions opt;
     opt.alpha = alpha;
