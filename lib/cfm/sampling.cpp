@@ -17,7 +17,7 @@ const char* sampling_name(Sampling s) { return s == Sampling::polar ? "polar" : 
 
 int ring_size(Sampling s, int stacks, int ring) {
     assert(stacks >= kMinStacks && stacks <= kMaxStacks && ring >= 0 && ring <= stacks);
-    if (s == Sampling::polar) return ring == 0 || ring == stacks ? 1 : stacks + 1;
+    if (s == Sampling::polar) return ring == 0 || ring == stacks ? 1 : stacks;
     if (ring == 0 || ring == stacks) return 0;
     // (N+1) sin(i pi / N) is never an integer except at the equator, where sin is exactly 1 in
     // floating point too (Niven: sin of a rational multiple of pi is rational only for 0, 1/2, 1;

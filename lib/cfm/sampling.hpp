@@ -14,9 +14,10 @@
 //    per ring plus two pole samples" gives 65 and 167: for even N the rings pair up around the
 //    equator, so an odd total needs an odd equator count, i.e. N + 1 rather than N
 //    (scripts/cfm_sampling_rules.py tries the rounding/base/pole candidates).
-//  - polar (paper Fig. 3a, "full polar"): N + 1 samples on each ring i = 1..N-1 and one sample at
-//    each pole, N^2 + 1 in all. The paper's own polar sampling also uses N + 1 per ring (its
-//    Table 2 column is reproduced with N + 1 coincident samples at each pole); a pole is one
+//  - polar (paper Fig. 3a, "full polar"): N samples on each ring i = 1..N-1 and one sample at
+//    each pole, N(N - 1) + 2 in all (242 at N = 16). The paper's own full polar sampling puts
+//    N + 1 on every ring i = 0..N, the pole "rings" included, i.e. N + 1 coincident samples at
+//    each pole: bench_cfm reproduces its Table 2 column with that layout; a pole is one
 //    direction, so we keep it once.
 // Sample order: ring by ring from the north pole (phi = 0) southwards, theta ascending in a ring.
 //

@@ -61,7 +61,7 @@ PY
 expect_exit 0 "$cfm" "$mesh" "$TMP/tree.hps" -o "$TMP/normal.hcfm" --store normal --sampling polar --quiet
 expect_exit 0 "$dump" "$TMP/normal.hcfm" --export json -o "$TMP/normal.json"
 check "normal store exports null features" "$(json_get "$TMP/normal.json" 'all(x["feature"] is None and x["point"] is None for s in j["spheres"] for x in s["samples"])')" True
-check "polar root samples" "$(json_get "$TMP/normal.json" 'len(j["spheres"][0]["samples"])')" 257
+check "polar root samples" "$(json_get "$TMP/normal.json" 'len(j["spheres"][0]["samples"])')" 242
 
 # The tree's recorded mesh: another mesh is refused (3) unless --force (a warning).
 expect_exit 3 "$cfm" "$SAMPLES/seam-cube.obj" "$TMP/tree.hps" -o "$TMP/other.hcfm" && expect_one_error_line
