@@ -1,14 +1,13 @@
 // haptic-spheretree: pointshell (.hps) -> the same pointshell with its point-sphere tree (.hps).
 // See lib/spheretree/tree.hpp for the clustering and the threshold.
 #include <chrono>
-#include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
+#include "common/stage_call.hpp"
 #include "common/tool.hpp"
 #include "core/text.hpp"
-#include "core/version.hpp"
-#include "formats/shell.hpp"
 #include "inspect/tree.hpp"
 #include "spheretree/tree.hpp"
 
@@ -45,43 +44,27 @@ int main(int argc, char** argv) {
         ->check(CLI::NonNegativeNumber);
     return tool.run(argc, argv, [&] {
         const auto t0 = std::chrono::steady_clock::now();
-        const hp::ShellFile in = hp::read_shell_file(input);
-        const double read_s = since(t0);
-        const auto t1 = std::chrono::steady_clock::now();
-        const hp::PointSphereTree tree = hp::build_point_sphere_tree(in.shell.points, opt, tool.progress());
-        const double build_s = since(t1);
-        const std::vector<hp::TreeLevelStats> levels = hp::level_statistics(tree);
-        const nlohmann::json summary = hp::inspect::tree_levels_json(tree, levels);
-
-        // The pointshell's provenance (source mesh and hash, grid, its parameters) stays; the tree's is added.
-        nlohmann::json meta = in.metadata.is_object() ? in.metadata : nlohmann::json::object();
-        meta["kind"] = "tree";
-        meta["tool"] = "haptic-spheretree";
-        meta["tool_version"] = hp::kVersion;
-        meta["pointshell"] = std::filesystem::path(input).filename().string();
-        meta["tree_parameters"] = {{"k", opt.k}, {"seed", opt.seed}, {"threshold", opt.threshold},
-                                   {"threshold_rule", "T x median distance to the K-th nearest neighbour, per level"}};
-        meta["tree_statistics"] = {{"levels", tree.levels}, {"clusters", tree.clusters.size()}, {"leaves", summary["leaves"]}};
-        const auto t2 = std::chrono::steady_clock::now();
-        hp::write_shell_file(output, meta, in.shell, &tree);
-        const double write_s = since(t2), total_s = since(t0);
-
-        const double log_k = std::log(static_cast<double>(in.shell.points.size())) / std::log(static_cast<double>(opt.k));
-        nlohmann::json j{{"output", output}, {"points", in.shell.points.size()}, {"k", opt.k}, {"seed", opt.seed},
-                         {"threshold", opt.threshold}, {"log_k_points", log_k}, {"tree", summary},
-                         {"seconds", {{"read", read_s}, {"build", build_s}, {"write", write_s}, {"total", total_s}}},
-                         {"file_bytes", std::filesystem::file_size(output)}, {"peak_rss_bytes", hp::app::peak_rss_bytes()}};
+        hp::app::StageCall call(tool, "spheretree", "", output);
+        call.input("pointshell", input).set("k", opt.k).set("seed", opt.seed).set("threshold", opt.threshold);
+        nlohmann::json j = call.run();
+        const double total_s = since(t0);
+        const std::size_t bytes = std::filesystem::file_size(output);
+        j["output"] = output;
+        j["seconds"]["total"] = total_s;
+        j["file_bytes"] = bytes;
+        j["peak_rss_bytes"] = hp::app::peak_rss_bytes();
         tool.print_json(j);
         if (tool.text_output()) {
+            const auto& sec = j["seconds"];
             std::printf("points       %s, K = %d, seed %llu, threshold %g x K-th neighbour distance\n",
-                        hp::with_commas(in.shell.points.size()).c_str(), opt.k,
+                        hp::with_commas(j["points"].get<std::size_t>()).c_str(), opt.k,
                         static_cast<unsigned long long>(opt.seed), opt.threshold);
-            std::cout << hp::inspect::format_tree_levels(tree, levels);
-            std::printf("depth        %d levels, log_K(points) = %.2f\n", tree.levels, log_k);
-            std::printf("time         read %.3f s, build %.3f s, write %.3f s, total %.3f s\n", read_s, build_s, write_s,
-                        total_s);
-            std::printf("wrote        %s (%s)\n", output.c_str(),
-                        hp::human_bytes(static_cast<double>(std::filesystem::file_size(output))).c_str());
+            std::cout << hp::inspect::format_tree_levels(j["tree"]);
+            std::printf("depth        %d levels, log_K(points) = %.2f\n", j["tree"]["levels"].get<int>(),
+                        j["log_k_points"].get<double>());
+            std::printf("time         read %.3f s, build %.3f s, write %.3f s, total %.3f s\n", sec["read"].get<double>(),
+                        sec["build"].get<double>(), sec["write"].get<double>(), total_s);
+            std::printf("wrote        %s (%s)\n", output.c_str(), hp::human_bytes(static_cast<double>(bytes)).c_str());
         }
         return 0;
     });

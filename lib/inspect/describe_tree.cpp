@@ -35,18 +35,19 @@ bool is_shell_file(const fs::path& path) {
     return magic == "HAPTICPF" && (tag == "SHEL" || tag == "TREE");  // formats/container.md
 }
 
-std::string format_tree_levels(const PointSphereTree& tree, const std::vector<TreeLevelStats>& levels) {
-    std::size_t leaves = 0;
-    for (const TreeLevelStats& l : levels) leaves += l.leaves;
+std::string format_tree_levels(const nlohmann::json& summary) {
     std::ostringstream o;
     char buf[256];
-    o << "tree         K = " << tree.k << ", " << tree.levels << " levels, " << with_commas(tree.clusters.size())
-      << " clusters (" << with_commas(leaves) << " leaves)\n";
+    o << "tree         K = " << summary["k"].get<int>() << ", " << summary["levels"].get<int>() << " levels, "
+      << with_commas(summary["clusters"].get<std::size_t>()) << " clusters ("
+      << with_commas(summary["leaves"].get<std::size_t>()) << " leaves)\n";
     o << "level        clusters     points   radius min      median        mean         max   threshold\n";
-    for (const TreeLevelStats& l : levels) {
-        std::snprintf(buf, sizeof buf, "  %-8d %10s %10s %12.5g %11.5g %11.5g %11.5g %11.5g\n", l.level,
-                      with_commas(l.clusters).c_str(), with_commas(l.points).c_str(), l.radius_min, l.radius_median,
-                      l.radius_mean, l.radius_max, l.threshold);
+    for (const auto& l : summary["per_level"]) {
+        const auto& r = l["radius"];
+        std::snprintf(buf, sizeof buf, "  %-8d %10s %10s %12.5g %11.5g %11.5g %11.5g %11.5g\n", l["level"].get<int>(),
+                      with_commas(l["clusters"].get<std::size_t>()).c_str(), with_commas(l["points"].get<std::size_t>()).c_str(),
+                      r["min"].get<double>(), r["median"].get<double>(), r["mean"].get<double>(), r["max"].get<double>(),
+                      l["threshold"].get<double>());
         o << buf;
     }
     return o.str();
@@ -69,7 +70,7 @@ nlohmann::json tree_levels_json(const PointSphereTree& tree, const std::vector<T
 void describe_tree(const fs::path& path, Summary& s) {
     const ShellFile f = read_tree_file(path);
     const std::vector<TreeLevelStats> levels = level_statistics(*f.tree);
-    s.text += format_tree_levels(*f.tree, levels);
+    s.text += format_tree_levels(tree_levels_json(*f.tree, levels));
     s.json["tree"] = tree_levels_json(*f.tree, levels);
 }
 

@@ -21,11 +21,11 @@
 
 namespace hp::inspect {
 
-// "tree ..." header line and one aligned line per level.
-std::string format_tree_levels(const PointSphereTree& tree, const std::vector<TreeLevelStats>& levels);
 // {"k", "levels", "clusters", "leaves", "per_level": [{"level", "clusters", "leaves", "points",
 //  "radius": {"min", "median", "mean", "max"}, "threshold"}, ...]}
 nlohmann::json tree_levels_json(const PointSphereTree& tree, const std::vector<TreeLevelStats>& levels);
+// That summary as text: "tree ..." header line and one aligned line per level.
+std::string format_tree_levels(const nlohmann::json& summary);
 
 // True when `path` starts like a pointshell or tree container (magic and kind tag only; nothing
 // is validated). Lets haptic-dump route --export json between trees and CFMs.

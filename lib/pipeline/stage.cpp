@@ -234,6 +234,13 @@ const std::vector<StageSpec>& stages() {
     return all;
 }
 
+std::string StageContext::option_name(const std::string& key) const {
+    if (!executable) return key;
+    std::string o = "--" + key;
+    for (char& c : o) if (c == '_') c = '-';
+    return o;
+}
+
 const StageSpec* find_stage(std::string_view name) {
     for (const auto& s : stages())
         if (s.name == name) return &s;

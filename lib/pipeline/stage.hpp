@@ -53,6 +53,11 @@ struct StageContext {
     Progress progress;
     // Loads the mesh with these options once per mesh run (stages share it).
     std::function<const LoadedMesh&(const MeshLoadOptions&)> load_mesh;
+    // True when the stage runs for its executable (apps/common/stage_call.hpp): messages then
+    // name options as the executable spells them.
+    bool executable = false;
+    // A parameter as the user wrote it: "--min-stacks" for the executable, "min_stacks" in a pipeline.
+    std::string option_name(const std::string& key) const;
 };
 
 // A stage's summary facts (what its executable prints with --json, minus file names).

@@ -1,5 +1,5 @@
-// The cfm stage: what haptic-cfm does after option parsing (apps/haptic-cfm.cpp), with the same
-// library calls, metadata and output bytes.
+// The cfm stage: the body of haptic-cfm (apps/haptic-cfm.cpp parses its options and calls this).
+#include <chrono>
 #include <filesystem>
 
 #include "cfm/cfm.hpp"
@@ -11,7 +11,14 @@
 
 namespace hp::pipeline {
 
+namespace {
+double since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+}  // namespace
+
 nlohmann::json run_cfm(const StageContext& ctx) {
+    const auto t_start = std::chrono::steady_clock::now();
     const nlohmann::json& p = ctx.params;
     const std::filesystem::path tree_path = ctx.inputs->at("tree");
     cfm::Options opt;
@@ -22,6 +29,9 @@ nlohmann::json run_cfm(const StageContext& ctx) {
     const bool force = p.at("force").get<bool>();
     opt.sampling = sampling == "polar" ? cfm::Sampling::polar : cfm::Sampling::adaptive;
     opt.store = store == "full" ? cfm::Store::full : cfm::Store::normal;
+    if (opt.min_stacks > opt.stacks)
+        fail_usage(ctx.option_name("min_stacks") + " " + std::to_string(opt.min_stacks) + " exceeds " +
+                   ctx.option_name("stacks") + " " + std::to_string(opt.stacks));
 
     ShellFile shell = read_shell_file(tree_path, /*require_tree=*/true);
     nlohmann::json params = shell.metadata.value("parameters", nlohmann::json::object());
@@ -37,13 +47,16 @@ nlohmann::json run_cfm(const StageContext& ctx) {
     nlohmann::json warnings = nlohmann::json::array();
     const std::string recorded = shell.metadata.value("source_hash", "");
     const std::string mismatch =
-        check_source_hash(ctx.mesh.string(), m.source_hash, tree_path.string(), "tree", recorded, force, "force");
+        check_source_hash(ctx.mesh.string(), m.source_hash, tree_path.string(), "tree", recorded, force, ctx.option_name("force"));
     if (!mismatch.empty()) warnings.push_back(mismatch);
     if (m.diagnostics.orientation == "inward") opt.outward_sign = -1;
     if (m.diagnostics.orientation == "mixed")
         warnings.push_back(ctx.mesh.string() + ": triangles are not consistently oriented; normals follow each triangle's winding");
 
+    const double load_s = since(t_start);
+    const auto t_build = std::chrono::steady_clock::now();
     const cfm::ClosestFeatureMap map = cfm::build_cfm(m.mesh, *shell.tree, opt, ctx.progress);
+    const double build_s = since(t_build);
     nlohmann::json meta{{"kind", "cfm"}, {"tool", "haptic-cfm"}, {"tool_version", kVersion},
                         {"source_name", m.source_name}, {"source_hash", m.source_hash}, {"units", m.units},
                         {"tree", tree_path.filename().string()},
@@ -52,7 +65,9 @@ nlohmann::json run_cfm(const StageContext& ctx) {
                                         {"store", store}, {"units", mopt.units}, {"scale", mopt.scale}}},
                         {"normal_orientation", opt.outward_sign < 0 ? "outward (mesh wound inward, flipped)" : "outward"},
                         {"feature_index", "face: triangle; edge: 3t+i of the lowest triangle t with it; vertex: vertex"}};
+    const auto t_write = std::chrono::steady_clock::now();
     write_cfm_file(ctx.output, meta, map);
+    const double write_s = since(t_write);
 
     const auto stats = cfm::level_stats(map);
     nlohmann::json levels = nlohmann::json::array();
@@ -67,6 +82,7 @@ nlohmann::json run_cfm(const StageContext& ctx) {
             {"sampling", sampling}, {"store", store}, {"stacks", opt.stacks}, {"min_stacks", opt.min_stacks},
             {"levels", levels}, {"records", map.records()}, {"single_feature_spheres", singles},
             {"unique_features", opt.store == cfm::Store::full ? nlohmann::json(cfm::unique_features(map)) : nlohmann::json()},
+            {"seconds", {{"load", load_s}, {"build", build_s}, {"write", write_s}}},
             {"warnings", warnings}};
 }
 

@@ -1,5 +1,6 @@
-// The spheretree stage: what haptic-spheretree does after option parsing
-// (apps/haptic-spheretree.cpp), with the same library calls, metadata and output bytes.
+// The spheretree stage: the body of haptic-spheretree (apps/haptic-spheretree.cpp parses its
+// options and calls this).
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 
@@ -11,7 +12,14 @@
 
 namespace hp::pipeline {
 
+namespace {
+double since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+}  // namespace
+
 nlohmann::json run_spheretree(const StageContext& ctx) {
+    const auto t0 = std::chrono::steady_clock::now();
     const nlohmann::json& p = ctx.params;
     const std::filesystem::path input = ctx.inputs->at("pointshell");
     TreeOptions opt;
@@ -20,7 +28,10 @@ nlohmann::json run_spheretree(const StageContext& ctx) {
     opt.threshold = p.at("threshold").get<double>();
 
     const ShellFile in = read_shell_file(input);
+    const double read_s = since(t0);
+    const auto t1 = std::chrono::steady_clock::now();
     const PointSphereTree tree = build_point_sphere_tree(in.shell.points, opt, ctx.progress);
+    const double build_s = since(t1);
     const std::vector<TreeLevelStats> levels = level_statistics(tree);
     const nlohmann::json summary = inspect::tree_levels_json(tree, levels);
 
@@ -33,11 +44,14 @@ nlohmann::json run_spheretree(const StageContext& ctx) {
     meta["tree_parameters"] = {{"k", opt.k}, {"seed", opt.seed}, {"threshold", opt.threshold},
                                {"threshold_rule", "T x median distance to the K-th nearest neighbour, per level"}};
     meta["tree_statistics"] = {{"levels", tree.levels}, {"clusters", tree.clusters.size()}, {"leaves", summary["leaves"]}};
+    const auto t2 = std::chrono::steady_clock::now();
     write_shell_file(ctx.output, meta, in.shell, &tree);
+    const double write_s = since(t2);
 
     const double log_k = std::log(static_cast<double>(in.shell.points.size())) / std::log(static_cast<double>(opt.k));
     return {{"points", in.shell.points.size()}, {"k", opt.k}, {"seed", opt.seed}, {"threshold", opt.threshold},
-            {"log_k_points", log_k}, {"tree", summary}};
+            {"log_k_points", log_k}, {"tree", summary},
+            {"seconds", {{"read", read_s}, {"build", build_s}, {"write", write_s}}}};
 }
 
 }  // namespace hp::pipeline
