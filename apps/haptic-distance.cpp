@@ -1,14 +1,11 @@
 // haptic-distance: mesh + layered voxelmap -> signed distance field (OpenVDB). See lib/distance.
 #include <chrono>
-#include <cmath>
-#include <iostream>
+#include <cstdio>
+#include <filesystem>
 
+#include "common/stage_call.hpp"
 #include "common/tool.hpp"
-#include "core/error.hpp"
 #include "core/text.hpp"
-#include "core/version.hpp"
-#include "distance/distance.hpp"
-#include "formats/vdb.hpp"
 
 int main(int argc, char** argv) {
     hp::app::Tool tool(
@@ -35,93 +32,35 @@ int main(int argc, char** argv) {
     tool.add_mesh_options(mopt);
     return tool.run(argc, argv, [&] {
         const auto t_start = std::chrono::steady_clock::now();
-        hp::vdb::FileInfo info;
-        std::vector<std::int32_t> layers = hp::vdb::read_int32(map_path, "layers", &info);
-        if (info.metadata.value("kind", "") != "voxelmap")
-            hp::fail_input(map_path, "is not a voxelmap of haptic-voxelize (kind '" + info.metadata.value("kind", "?") + "')");
+        hp::app::StageCall call(tool, "distance", mesh_path, output);
+        call.input("voxelmap", map_path).set("encoding", encoding).set("precision", precision).set("gradient", gradient)
+            .set("force", force);
         // The mesh is read with the voxelmap's --units/--scale unless others are given.
-        nlohmann::json params = nlohmann::json::parse(info.metadata.value("parameters", "{}"), nullptr, false);
-        if (params.is_discarded()) params = nlohmann::json::object();
-        if (tool.cli.count("--units") == 0) mopt.units = params.value("units", "");
-        if (tool.cli.count("--scale") == 0) mopt.scale = params.value("scale", 1.0);
-        hp::LoadedMesh m = hp::load_mesh(mesh_path, mopt);
-        const std::string mismatch = hp::check_source_hash(mesh_path, m.source_hash, map_path, "voxelmap",
-                                                           info.metadata.value("source_hash", ""), force, "--force");
-        if (!mismatch.empty()) tool.warn(mismatch);
-        hp::DistanceOptions dopt;
-        dopt.connectivity = static_cast<int>(info.metadata.value("connectivity", std::int64_t{26}));
-        dopt.gradient = gradient;
-        hp::DistanceField field = hp::compute_distance(m.mesh, info.grid, layers, dopt, tool.progress());
-
-        double lo = 0, hi = 0;
-        for (double v : field.values) lo = std::min(lo, v), hi = std::max(hi, v);
-        const double factor = std::pow(10.0, precision);
-        if (encoding == "scaled" && std::max(-lo, hi) * factor > 2147483647.0)
-            hp::fail_usage("--precision " + std::to_string(precision) + " overflows Int32 for distances up to " +
-                           std::to_string(std::max(-lo, hi)) + "; use at most " +
-                           std::to_string(static_cast<int>(std::floor(std::log10(2147483647.0 / std::max(-lo, hi))))));
-
-        nlohmann::json meta = info.metadata;  // keeps the voxelmap's provenance (source, fill...)
-        meta["kind"] = "distance";
-        meta["tool"] = "haptic-distance";
-        meta["tool_version"] = hp::kVersion;
-        meta["encoding"] = encoding;
-        meta["precision"] = encoding == "scaled" ? precision : -1;
-        meta["scale_factor"] = encoding == "scaled" ? factor : 1.0;
-        meta["voxelmap"] = std::filesystem::path(map_path).filename().string();
-        meta["method"] = "exact BVH closest points within 3 voxels of the surface; closest-feature propagation beyond";
-        meta["distance_parameters"] = nlohmann::json{{"encoding", encoding}, {"precision", precision}, {"gradient", gradient}}.dump();
-        meta.erase("grid");
-        meta.erase("format_version");
-
-        const hp::GridSpec& g = info.grid;
-        const std::size_t slice = static_cast<std::size_t>(g.dims[0]) * static_cast<std::size_t>(g.dims[1]);
-        std::vector<hp::vdb::GridOut> grids;
-        auto at = [&](int z) { return static_cast<std::size_t>(z) * slice; };
-        if (encoding == "float")
-            grids.push_back({"distance", hp::vdb::ValueType::float32, [&](int z, void* out) {
-                                 auto* d = static_cast<float*>(out);
-                                 for (std::size_t i = 0; i < slice; ++i) d[i] = static_cast<float>(field.values[at(z) + i]);
-                             }, lo - g.voxel_size});
-        else if (encoding == "double")
-            grids.push_back({"distance", hp::vdb::ValueType::float64, [&](int z, void* out) {
-                                 std::copy_n(field.values.data() + at(z), slice, static_cast<double*>(out));
-                             }, lo - g.voxel_size});
-        else
-            grids.push_back({"distance", hp::vdb::ValueType::int32, [&](int z, void* out) {
-                                 auto* d = static_cast<std::int32_t*>(out);
-                                 for (std::size_t i = 0; i < slice; ++i)
-                                     d[i] = static_cast<std::int32_t>(std::llround(field.values[at(z) + i] * factor));
-                             }, std::round((lo - g.voxel_size) * factor)});
-        grids.push_back({"layers", hp::vdb::ValueType::int32, [&](int z, void* out) {
-                             std::copy_n(layers.data() + at(z), slice, static_cast<std::int32_t*>(out));
-                         }, -1.0});
-        if (gradient)
-            grids.push_back({"gradient", hp::vdb::ValueType::vec3f, [&](int z, void* out) {
-                                 std::copy_n(field.gradient.data() + 3 * at(z), 3 * slice, static_cast<float*>(out));
-                             }, 0.0});
-        const auto t_write = std::chrono::steady_clock::now();
-        hp::vdb::write(output, g, grids, meta, std::string("hapticprep ") + hp::kVersion);
-        const double write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_write).count();
+        if (tool.cli.count("--units")) call.set("units", mopt.units);
+        if (tool.cli.count("--scale")) call.set("scale", mopt.scale);
+        nlohmann::json j = call.run();
         const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
         const std::size_t rss = hp::app::peak_rss_bytes();
-        nlohmann::json j{{"output", output}, {"mesh", hp::to_json(m.diagnostics)}, {"encoding", encoding},
-                         {"precision", encoding == "scaled" ? precision : -1},
-                         {"grid", {{"dims", {g.dims[0], g.dims[1], g.dims[2]}}, {"voxel_size", g.voxel_size}}},
-                         {"range", {lo, hi}}, {"exact_voxels", field.exact_voxels}, {"propagation_passes", field.propagation_passes},
-                         {"seconds", {{"exact", field.seconds_exact}, {"propagate", field.seconds_propagate},
-                                      {"write", write_s}, {"total", total_s}}},
-                         {"file_bytes", std::filesystem::file_size(output)}, {"peak_rss_bytes", rss}};
+        const std::size_t bytes = std::filesystem::file_size(output);
+        j["output"] = output;
+        j["mesh"] = hp::to_json(call.mesh()->diagnostics);
+        j["seconds"]["total"] = total_s;
+        j["file_bytes"] = bytes;
+        j["peak_rss_bytes"] = rss;
         tool.print_json(j);
         if (tool.text_output()) {
-            std::printf("grid         %d x %d x %d voxels, voxel size %.6g\n", g.dims[0], g.dims[1], g.dims[2], g.voxel_size);
-            std::printf("distance     %.6g .. %.6g (inside positive), encoding %s\n", lo, hi, encoding.c_str());
-            std::printf("exact        %s voxels within 3 voxels of the surface\n", hp::with_commas(field.exact_voxels).c_str());
-            std::printf("time         exact %.3f s, propagate %.3f s, write %.3f s, total %.3f s\n", field.seconds_exact,
-                        field.seconds_propagate, write_s, total_s);
+            const auto& g = j["grid"];
+            const auto& sec = j["seconds"];
+            std::printf("grid         %d x %d x %d voxels, voxel size %.6g\n", g["dims"][0].get<int>(), g["dims"][1].get<int>(),
+                        g["dims"][2].get<int>(), g["voxel_size"].get<double>());
+            std::printf("distance     %.6g .. %.6g (inside positive), encoding %s\n", j["range"][0].get<double>(),
+                        j["range"][1].get<double>(), encoding.c_str());
+            std::printf("exact        %s voxels within 3 voxels of the surface\n",
+                        hp::with_commas(j["exact_voxels"].get<std::size_t>()).c_str());
+            std::printf("time         exact %.3f s, propagate %.3f s, write %.3f s, total %.3f s\n", sec["exact"].get<double>(),
+                        sec["propagate"].get<double>(), sec["write"].get<double>(), total_s);
             std::printf("memory       peak %s\n", hp::human_bytes(static_cast<double>(rss)).c_str());
-            std::printf("wrote        %s (%s)\n", output.c_str(),
-                        hp::human_bytes(static_cast<double>(std::filesystem::file_size(output))).c_str());
+            std::printf("wrote        %s (%s)\n", output.c_str(), hp::human_bytes(static_cast<double>(bytes)).c_str());
         }
         return 0;
     });

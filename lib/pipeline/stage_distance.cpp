@@ -1,5 +1,5 @@
-// The distance stage: what haptic-distance does after option parsing (apps/haptic-distance.cpp),
-// with the same library calls, metadata and output bytes.
+// The distance stage: the body of haptic-distance (apps/haptic-distance.cpp parses its options
+// and calls this).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -34,7 +34,7 @@ nlohmann::json run_distance(const StageContext& ctx) {
     const LoadedMesh& m = ctx.load_mesh(mopt);
     nlohmann::json warnings = nlohmann::json::array();
     const std::string mismatch = check_source_hash(ctx.mesh.string(), m.source_hash, map_path.string(), "voxelmap",
-                                                   info.metadata.value("source_hash", ""), force, "force");
+                                                   info.metadata.value("source_hash", ""), force, ctx.option_name("force"));
     if (!mismatch.empty()) warnings.push_back(mismatch);
     DistanceOptions dopt;
     dopt.connectivity = static_cast<int>(info.metadata.value("connectivity", std::int64_t{26}));
@@ -45,7 +45,7 @@ nlohmann::json run_distance(const StageContext& ctx) {
     for (double v : field.values) lo = std::min(lo, v), hi = std::max(hi, v);
     const double factor = std::pow(10.0, precision);
     if (encoding == "scaled" && std::max(-lo, hi) * factor > 2147483647.0)
-        fail_usage("precision " + std::to_string(precision) + " overflows Int32 for distances up to " +
+        fail_usage(ctx.option_name("precision") + " " + std::to_string(precision) + " overflows Int32 for distances up to " +
                    std::to_string(std::max(-lo, hi)) + "; use at most " +
                    std::to_string(static_cast<int>(std::floor(std::log10(2147483647.0 / std::max(-lo, hi))))));
 
@@ -97,6 +97,7 @@ nlohmann::json run_distance(const StageContext& ctx) {
             {"grid", {{"dims", {g.dims[0], g.dims[1], g.dims[2]}}, {"voxel_size", g.voxel_size}}},
             {"range", {lo, hi}},
             {"exact_voxels", field.exact_voxels},
+            {"propagation_passes", field.propagation_passes},
             {"seconds", {{"exact", field.seconds_exact}, {"propagate", field.seconds_propagate}, {"write", write_s}}},
             {"warnings", warnings}};
 }
