@@ -1,41 +1,12 @@
 // haptic-voxelize: mesh -> layered voxelmap (OpenVDB Int32 grid "layers"). See lib/voxel.
-#include <chrono>
-#include <cmath>
-#include <iostream>
+#include <cstdio>
+#include <string>
 
+#include "common/stage_call.hpp"
 #include "common/tool.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "core/version.hpp"
-#include "formats/vdb.hpp"
 #include "voxel/voxelize.hpp"
-
-namespace {
-
-// The voxel size for the options, or a usage error that says what would fit.
-double choose_voxel_size(const hp::Aabb& box, double voxel_size, int resolution, int pad) {
-    double longest = std::max({box.size().x, box.size().y, box.size().z});
-    double s = voxel_size > 0 ? voxel_size : longest / resolution;
-    if (!(s > 0) || !std::isfinite(s)) hp::fail_usage("the voxel size must be a positive number");
-    constexpr double kMaxVoxels = 2147483648.0;  // 2^31 dense voxels
-    auto fits = [&](double t) {
-        double n = hp::voxel_count_for(box, t, pad);
-        return n <= kMaxVoxels && longest / t + 2 * pad <= hp::kMaxGridDim;
-    };
-    if (!fits(s)) {
-        double t = s;
-        while (!fits(t)) t *= 1.01;
-        char buf[256];
-        std::snprintf(buf, sizeof buf,
-                      "voxel size %.6g gives %.3g voxels (the limit is 2^31 = 2.1e9 and %d per axis); "
-                      "the smallest voxel size that fits is about %.6g",
-                      s, hp::voxel_count_for(box, s, pad), hp::kMaxGridDim, t);
-        hp::fail_usage(buf);
-    }
-    return s;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
     hp::app::Tool tool(
@@ -75,86 +46,45 @@ int main(int argc, char** argv) {
     tool.add_mesh_options(mopt);
     return tool.run(argc, argv, [&] {
         if (vs->count() && !(voxel_size > 0)) hp::fail_usage("--voxel-size must be a positive number (got " + std::to_string(voxel_size) + ")");
-        if (!vs->count() && resolution == 0) resolution = 128;
-        const auto t_start = std::chrono::steady_clock::now();
-        hp::Progress progress = tool.progress();
-        hp::LoadedMesh m = hp::load_mesh(input, mopt);
-        if (!m.diagnostics.watertight)
-            tool.warn(input + ": the mesh is not watertight (" + std::to_string(m.diagnostics.boundary_edges) +
-                      " boundary edges); inside/outside by --fill " + (fill == "auto" ? std::string("vote") : fill));
-        const double s = choose_voxel_size(m.diagnostics.bbox, voxel_size, resolution, pad);
-        hp::GridSpec grid = hp::grid_around(m.diagnostics.bbox, s, pad);
-        const std::pair<const char*, hp::FillMethod> methods[] = {{"auto", hp::FillMethod::automatic},
-                                                                   {"scanline", hp::FillMethod::scanline},
-                                                                   {"vote", hp::FillMethod::vote},
-                                                                   {"winding", hp::FillMethod::winding},
-                                                                   {"flood", hp::FillMethod::flood}};
-        for (const auto& [name, method] : methods)
-            if (fill == name) vopt.fill = method;
-        hp::LayerMap map = hp::voxelize(m.mesh, grid, vopt, progress);
-
-        nlohmann::json params{{"voxel_size", s}, {"pad", pad}, {"fill", fill}, {"max_layers", vopt.max_layers},
-                              {"connectivity", vopt.connectivity}, {"scale", mopt.scale}, {"units", mopt.units}};
-        nlohmann::json meta{{"kind", "voxelmap"},
-                            {"tool", "haptic-voxelize"},
-                            {"tool_version", hp::kVersion},
-                            {"source_name", m.source_name},
-                            {"source_hash", m.source_hash},
-                            {"units", m.units.empty() ? "file units" : m.units},
-                            {"padding", pad},
-                            {"fill", hp::fill_name(map.fill_used)},
-                            {"max_layers", vopt.max_layers},
-                            {"connectivity", vopt.connectivity},
-                            {"parameters", params.dump()}};
-        const auto t_write = std::chrono::steady_clock::now();
-        const std::size_t slice = static_cast<std::size_t>(grid.dims[0]) * static_cast<std::size_t>(grid.dims[1]);
-        hp::vdb::GridOut layers{"layers", hp::vdb::ValueType::int32,
-                                [&](int z, void* out) {
-                                    auto* dst = static_cast<std::int32_t*>(out);
-                                    auto& src = map.slices[static_cast<std::size_t>(z)];
-                                    for (std::size_t i = 0; i < slice; ++i) dst[i] = src[i];
-                                    std::vector<std::int16_t>().swap(src);  // free as the writer goes
-                                },
-                                static_cast<double>(std::min(map.min_layer - 1, -1))};
-        hp::vdb::write(output, grid, {layers}, meta, std::string("hapticprep ") + hp::kVersion);
-        const double write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_write).count();
-        const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+        hp::app::StageCall call(tool, "voxelize", input, output);
+        if (vs->count()) call.set("voxel_size", voxel_size);
+        if (res->count()) call.set("resolution", resolution);
+        call.set("pad", pad).set("fill", fill).set("max_layers", vopt.max_layers).set("connectivity", vopt.connectivity);
+        call.set("scale", mopt.scale);
+        if (tool.cli.count("--units")) call.set("units", mopt.units);
+        nlohmann::json j = call.run();
         const std::size_t rss = hp::app::peak_rss_bytes();
-
-        nlohmann::json j{{"output", output},
-                         {"mesh", hp::to_json(m.diagnostics)},
-                         {"grid", {{"dims", {grid.dims[0], grid.dims[1], grid.dims[2]}},
-                                   {"voxel_size", s},
-                                   {"origin", {grid.origin.x, grid.origin.y, grid.origin.z}},
-                                   {"voxels", grid.count()}}},
-                         {"fill", hp::fill_name(map.fill_used)},
-                         {"undecided_voxels", map.undecided},
-                         {"flipped_voxels", map.flipped},
-                         {"winding_voxels", map.by_winding},
-                         {"voxels", {{"inside", map.inside}, {"surface", map.surface}, {"outside", map.outside}}},
-                         {"layers", {{"min", map.min_layer}, {"max", map.max_layer}, {"sweeps", map.layer_sweeps}}},
-                         {"seconds", {{"surface", map.seconds_surface}, {"fill", map.seconds_fill},
-                                      {"layers", map.seconds_layers}, {"write", write_s}, {"total", total_s}}},
-                         {"peak_rss_bytes", rss}};
+        const hp::LoadedMesh& m = *call.mesh();
+        j["output"] = output;
+        j["mesh"] = hp::to_json(m.diagnostics);
+        j["peak_rss_bytes"] = rss;
         tool.print_json(j);
         if (tool.text_output()) {
+            const auto& g = j["grid"];
+            const auto& sec = j["seconds"];
+            const auto count = [](const nlohmann::json& v) { return hp::with_commas(v.get<std::size_t>()); };
+            const std::size_t undecided = j["undecided_voxels"].get<std::size_t>(), flipped = j["flipped_voxels"].get<std::size_t>();
+            const std::size_t by_winding = j["winding_voxels"].get<std::size_t>();
             std::printf("mesh         %s: %s vertices, %s triangles, %s\n", m.source_name.c_str(),
                         hp::with_commas(m.diagnostics.vertices).c_str(), hp::with_commas(m.diagnostics.triangles).c_str(),
                         m.diagnostics.watertight ? "watertight" : "not watertight");
-            std::printf("grid         %d x %d x %d voxels (%s), voxel size %.6g\n", grid.dims[0], grid.dims[1], grid.dims[2],
-                        hp::with_commas(grid.count()).c_str(), s);
-            std::printf("fill         %s", hp::fill_name(map.fill_used));
-            if (map.undecided)
+            std::printf("grid         %d x %d x %d voxels (%s), voxel size %.6g\n", g["dims"][0].get<int>(), g["dims"][1].get<int>(),
+                        g["dims"][2].get<int>(), count(g["voxels"]).c_str(), g["voxel_size"].get<double>());
+            std::printf("fill         %s", j["fill"].get<std::string>().c_str());
+            if (undecided)
                 std::printf(" (%s voxels without a majority: %s by their neighbours, %s by the winding number)",
-                            hp::with_commas(map.undecided).c_str(), hp::with_commas(map.undecided - map.by_winding).c_str(),
-                            hp::with_commas(map.by_winding).c_str());
-            if (map.flipped) std::printf("; %s voxels in pockets cut off from the surface joined the side around them",
-                                         hp::with_commas(map.flipped).c_str());
+                            hp::with_commas(undecided).c_str(), hp::with_commas(undecided - by_winding).c_str(),
+                            hp::with_commas(by_winding).c_str());
+            if (flipped)
+                std::printf("; %s voxels in pockets cut off from the surface joined the side around them", hp::with_commas(flipped).c_str());
             std::printf("\n");
-            std::printf("voxels       %s inside, %s surface, %s outside; layers %d .. %d\n", hp::with_commas(map.inside).c_str(),
-                        hp::with_commas(map.surface).c_str(), hp::with_commas(map.outside).c_str(), map.min_layer, map.max_layer);
+            const auto& v = j["voxels"];
+            std::printf("voxels       %s inside, %s surface, %s outside; layers %d .. %d\n", count(v["inside"]).c_str(),
+                        count(v["surface"]).c_str(), count(v["outside"]).c_str(), j["layers"]["min"].get<int>(),
+                        j["layers"]["max"].get<int>());
             std::printf("time         surface %.3f s, fill %.3f s, layers %.3f s, write %.3f s, total %.3f s\n",
-                        map.seconds_surface, map.seconds_fill, map.seconds_layers, write_s, total_s);
+                        sec["surface"].get<double>(), sec["fill"].get<double>(), sec["layers"].get<double>(),
+                        sec["write"].get<double>(), sec["total"].get<double>());
             std::printf("memory       peak %s\n", hp::human_bytes(static_cast<double>(rss)).c_str());
             std::printf("wrote        %s\n", output.c_str());
         }

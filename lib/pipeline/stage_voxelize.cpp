@@ -1,5 +1,5 @@
-// The voxelize stage: what haptic-voxelize does after option parsing (apps/haptic-voxelize.cpp),
-// with the same library calls, metadata and output bytes.
+// The voxelize stage: the body of haptic-voxelize (apps/haptic-voxelize.cpp parses its options
+// and calls this).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -15,7 +15,7 @@ namespace hp::pipeline {
 
 namespace {
 
-// The voxel size for the options, or a usage error that says what would fit (as the executable).
+// The voxel size for the options, or a usage error that says what would fit.
 double choose_voxel_size(const Aabb& box, double voxel_size, int resolution, int pad) {
     double longest = std::max({box.size().x, box.size().y, box.size().z});
     double s = voxel_size > 0 ? voxel_size : longest / resolution;
@@ -41,6 +41,7 @@ double choose_voxel_size(const Aabb& box, double voxel_size, int resolution, int
 }  // namespace
 
 nlohmann::json run_voxelize(const StageContext& ctx) {
+    const auto t_start = std::chrono::steady_clock::now();
     const nlohmann::json& p = ctx.params;
     MeshLoadOptions mopt;
     mopt.scale = p.at("scale").get<double>();
@@ -107,7 +108,8 @@ nlohmann::json run_voxelize(const StageContext& ctx) {
             {"voxels", {{"inside", map.inside}, {"surface", map.surface}, {"outside", map.outside}}},
             {"layers", {{"min", map.min_layer}, {"max", map.max_layer}, {"sweeps", map.layer_sweeps}}},
             {"seconds", {{"surface", map.seconds_surface}, {"fill", map.seconds_fill},
-                         {"layers", map.seconds_layers}, {"write", write_s}}},
+                         {"layers", map.seconds_layers}, {"write", write_s},
+                         {"total", std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count()}}},
             {"warnings", warnings}};
 }
 
