@@ -111,3 +111,19 @@ if [ -f "$meshes/fandisk.obj" ] && [ -f "$meshes/stanford-bunny.obj" ]; then
     "$bin/bench_query" "$meshes/fandisk.obj" "$meshes/stanford-bunny.obj" --static-voxel 0.0165 \
         --moving-voxel 0.005 --moving-scale 5 --count "${BENCH_QUERY_COUNT:-2000}" --levels 0 >>"$results"
 fi
+
+# The query next to its peers (bench_peers, built when Bullet and FCL are found): Bullet's GImpact
+# and FCL's OBBRSS mesh-mesh collision with contacts, on the same meshes and the same contact poses
+# in one run, one thread. The paper's case (the bunny's field at 0.0005 against the bunny's shell
+# at 0.0007, ~36k points) and a CAD part against itself. BENCH_PEERS_COUNT poses (default 200).
+if [ -x "$bin/bench_peers" ]; then
+    for spec in "stanford-bunny 0.0005 0.0007" "rocker-arm 0.0033 0.005"; do
+        set -- $spec
+        [ -f "$meshes/$1.obj" ] || continue
+        echo "bench: peers $1 vs $1" >&2
+        "$bin/bench_peers" "$meshes/$1.obj" "$meshes/$1.obj" --static-voxel "$2" --moving-voxel "$3" \
+            --count "${BENCH_PEERS_COUNT:-200}" >>"$results"
+    done
+else
+    echo "bench: bench_peers not built (needs libbullet-dev and libfcl-dev), peers skipped" >&2
+fi

@@ -8,6 +8,7 @@ packages=(
   libassimp-dev libopenvdb-dev libboost-iostreams-dev libcli11-dev nlohmann-json3-dev
   libtbb-dev libgtest-dev libbenchmark-dev libnanoflann-dev libpng-dev libeigen3-dev
   assimp-testmodels
+  libbullet-dev libfcl-dev  # optional: bench_peers (Bullet GImpact and FCL next to our query)
 )
 
 missing=()
