@@ -20,73 +20,77 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 constexpr int kMaxPasses = 4;  // raster passes at most (they stop earlier when nothing changes)
 
-struct State {
-    const TriMesh& mesh;
-    const GridSpec& g;
-    std::size_t nx, ny, nz, slice;
-    std::vector<std::uint32_t> tri;  // closest triangle so far
-    std::vector<double> d2;          // its squared distance from the voxel centre
-    std::vector<double> dist;        // sqrt(d2), for the triangle-inequality test
-    std::vector<signed char> changed_in;  // per voxel: the last pass that changed it (-1: none)
+double triangle_distance2(const TriMesh& mesh, std::uint32_t t, const Vec3d& x) {
+    const auto& f = mesh.triangles[t];
+    return closest_point_on_triangle(x, mesh.vertices[f[0]], mesh.vertices[f[1]], mesh.vertices[f[2]]).distance2;
+}
+
+// Closest-point propagation state, in voxel units relative to the grid origin (voxel (i, j, k)
+// has its centre at (i + 0.5, j + 0.5, k + 0.5)). Per voxel: a point on the mesh (the closest
+// point of some band voxel), the triangle it lies on, and the squared distance to it.
+struct Prop {
+    std::size_t nx, ny, nz;
+    std::vector<float> px, py, pz, d2;
+    std::vector<std::uint32_t> tri;
+    std::vector<char> fixed;  // band voxels: exact, never changed
 };
 
-// Offsets of the 13 neighbours that precede a voxel in forward raster order (z, y, x ascending).
-constexpr int kPrev[13][3] = {{-1, 0, 0},  {-1, -1, 0}, {0, -1, 0},  {1, -1, 0},  {-1, -1, -1},
-                              {0, -1, -1}, {1, -1, -1}, {-1, 0, -1}, {0, 0, -1},  {1, 0, -1},
-                              {-1, 1, -1}, {0, 1, -1},  {1, 1, -1}};
-
-// One row (j, k) of a raster pass (dir +1: forward, -1: backward): every voxel outside the exact
-// band is offered the closest triangles of its 13 neighbours that precede it in this pass's
-// order. A candidate equal to the voxel's own triangle or already tried, or one that the
-// triangle inequality rules out (d(neighbour) - |step| >= current distance), is not evaluated.
-bool raster_row(State& s, const std::vector<char>& fixed, int pass, int dir, int j, int k) {
+// One row (j, k) of a raster pass (dir +1: forward, -1: backward): every voxel outside the band
+// takes the nearest of the points held by its 13 neighbours that precede it in the pass order
+// (strictly nearer than its own; ties keep the first in a fixed order). The 12 neighbours in
+// earlier rows are read first (their values are final for this pass), the one in this row last.
+bool propagate_row(Prop& s, int dir, int j, int k, std::vector<float>& best, std::vector<std::uint32_t>& from) {
     const int nx = static_cast<int>(s.nx), ny = static_cast<int>(s.ny), nz = static_cast<int>(s.nz);
-    const double h = s.g.voxel_size * (1 + 1e-12);
-    const double step_length[4] = {0, h, h * std::sqrt(2.0), h * std::sqrt(3.0)};
-    // Neighbours valid for this row (y, z inside the grid), and offsets in memory.
-    std::ptrdiff_t offset[13];
-    double step[13];
-    unsigned row_mask = 0, low_mask = 0, high_mask = 0;  // low/high: valid at i = first/last of the row
-    for (int n = 0; n < 13; ++n) {
-        const int a = dir * kPrev[n][0], b = dir * kPrev[n][1], c = dir * kPrev[n][2];
-        offset[n] = a + static_cast<std::ptrdiff_t>(b) * nx + static_cast<std::ptrdiff_t>(c) * nx * ny;
-        step[n] = step_length[std::abs(a) + std::abs(b) + std::abs(c)];
-        if (j + b < 0 || j + b >= ny || k + c < 0 || k + c >= nz) continue;
-        row_mask |= 1u << n;
-        if (a >= 0) low_mask |= 1u << n;   // at i = 0 nothing to the left
-        if (a <= 0) high_mask |= 1u << n;  // at i = nx - 1 nothing to the right
+    const std::size_t row = (static_cast<std::size_t>(k) * s.ny + static_cast<std::size_t>(j)) * s.nx;
+    const float cy = static_cast<float>(j) + 0.5f, cz = static_cast<float>(k) + 0.5f;
+    best.assign(s.nx, INFINITY);
+    from.assign(s.nx, UINT32_MAX);
+    // Earlier rows, as (dy, dz) before the direction: (-1, 0), (-1, -1), (0, -1), (1, -1).
+    constexpr int kRows[4][2] = {{-1, 0}, {-1, -1}, {0, -1}, {1, -1}};
+    for (const auto& rr : kRows) {
+        const int jj = j + dir * rr[0], kk = k + dir * rr[1];
+        if (jj < 0 || jj >= ny || kk < 0 || kk >= nz) continue;
+        const std::size_t src = (static_cast<std::size_t>(kk) * s.ny + static_cast<std::size_t>(jj)) * s.nx;
+        const float* px = s.px.data() + src;
+        const float* py = s.py.data() + src;
+        const float* pz = s.pz.data() + src;
+        for (int a = -1; a <= 1; ++a) {
+            const int i0 = std::max(0, -a), i1 = std::min(nx, nx - a);
+            const std::uint32_t base = static_cast<std::uint32_t>(static_cast<std::ptrdiff_t>(src) + a);
+            float* __restrict bp = best.data();
+            std::uint32_t* __restrict fp = from.data();
+            const float* __restrict qx = px + a;
+            const float* __restrict qy = py + a;
+            const float* __restrict qz = pz + a;
+            // Branch free, so that it vectorizes.
+            for (int i = i0; i < i1; ++i) {
+                const float dx = static_cast<float>(i) + 0.5f - qx[i], dy = cy - qy[i], dz = cz - qz[i];
+                const float e = dx * dx + dy * dy + dz * dz;
+                const float b = bp[i];
+                const std::uint32_t m = 0u - static_cast<std::uint32_t>(e < b);
+                bp[i] = e < b ? e : b;
+                fp[i] = (fp[i] & ~m) | ((base + static_cast<std::uint32_t>(i)) & m);
+            }
+        }
     }
     bool changed = false;
-    const std::size_t row = (static_cast<std::size_t>(k) * s.ny + static_cast<std::size_t>(j)) * s.nx;
     for (int ii = 0; ii < nx; ++ii) {
         const int i = dir > 0 ? ii : nx - 1 - ii;
         const std::size_t v = row + static_cast<std::size_t>(i);
-        if (fixed[v]) continue;
-        const unsigned mask = row_mask & (i == 0 ? low_mask : ~0u) & (i == nx - 1 ? high_mask : ~0u);
-        std::uint32_t tried[13];
-        int ntried = 0;
-        for (int n = 0; n < 13; ++n) {
-            if (!(mask >> n & 1u)) continue;
-            const std::size_t nb = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(v) + offset[n]);
-            const std::uint32_t t = s.tri[nb];
-            if (t == UINT32_MAX || t == s.tri[v] || std::find(tried, tried + ntried, t) != tried + ntried) continue;
-            tried[ntried++] = t;
-            // Already offered in the previous pass of this direction (and rejected, or taken:
-            // v's distance only decreases since): nb has not changed since then.
-            if (pass >= 2 && s.changed_in[nb] <= pass - 2) continue;
-            const double lower = s.dist[nb] - step[n];
-            if (lower > 0 && lower * lower >= s.d2[v]) continue;
-            const Vec3d x = s.g.center(i, j, k);
-            const auto& f = s.mesh.triangles[t];
-            const ClosestPoint cp =
-                closest_point_on_triangle(x, s.mesh.vertices[f[0]], s.mesh.vertices[f[1]], s.mesh.vertices[f[2]]);
-            if (cp.distance2 < s.d2[v]) {
-                s.d2[v] = cp.distance2;
-                s.dist[v] = std::sqrt(cp.distance2);
-                s.tri[v] = t;
-                s.changed_in[v] = static_cast<signed char>(pass);
-                changed = true;
-            }
+        if (s.fixed[v]) continue;
+        float b = best[static_cast<std::size_t>(i)];
+        std::size_t f = from[static_cast<std::size_t>(i)];
+        if (ii > 0) {  // the neighbour before in this row, final already
+            const std::size_t u = v - static_cast<std::size_t>(dir);
+            const float dx = static_cast<float>(i) + 0.5f - s.px[u], dy = cy - s.py[u], dz = cz - s.pz[u];
+            const float e = dx * dx + dy * dy + dz * dz;
+            if (e < b) b = e, f = u;
+        }
+        if (b < s.d2[v]) {
+            s.d2[v] = b;
+            s.px[v] = s.px[f], s.py[v] = s.py[f], s.pz[v] = s.pz[f];
+            s.tri[v] = s.tri[f];
+            changed = true;
         }
     }
     return changed;
@@ -96,8 +100,7 @@ bool raster_row(State& s, const std::vector<char>& fixed, int pass, int dir, int
 // order, and starts row r of its slice once the previous slice has finished rows up to r + 1
 // (the rows its voxels read). Every voxel therefore sees exactly the values the sequential pass
 // would give it: the result is the same for any number of threads.
-bool raster_pass(State& s, const std::vector<char>& fixed, int pass, int threads) {
-    const int dir = pass % 2 == 0 ? +1 : -1;
+bool propagate_pass(Prop& s, int dir, int threads) {
     const int ny = static_cast<int>(s.ny), nz = static_cast<int>(s.nz);
     threads = std::clamp(threads, 1, nz);
     std::vector<std::atomic<int>> rows_done(s.nz);
@@ -105,6 +108,8 @@ bool raster_pass(State& s, const std::vector<char>& fixed, int pass, int threads
     std::atomic<bool> changed{false};
     auto work = [&](int t) {
         bool any = false;
+        std::vector<float> best;
+        std::vector<std::uint32_t> from;
         for (int kk = t; kk < nz; kk += threads) {
             const int k = dir > 0 ? kk : nz - 1 - kk;
             for (int jj = 0; jj < ny; ++jj) {
@@ -114,7 +119,7 @@ bool raster_pass(State& s, const std::vector<char>& fixed, int pass, int threads
                          seen = rows_done[kk - 1].load(std::memory_order_acquire))
                         rows_done[kk - 1].wait(seen, std::memory_order_acquire);
                 }
-                any |= raster_row(s, fixed, pass, dir, dir > 0 ? jj : ny - 1 - jj, k);
+                any |= propagate_row(s, dir, dir > 0 ? jj : ny - 1 - jj, k, best, from);
                 rows_done[kk].store(jj + 1, std::memory_order_release);
                 rows_done[kk].notify_all();
             }
@@ -134,14 +139,17 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
     if (layers.size() != grid.count()) fail_input("", "the voxelmap's layer count does not match its grid");
     if (mesh.triangles.empty()) fail_input("", "the mesh has no triangles");
     const std::size_t n = grid.count();
-    State s{mesh, grid, static_cast<std::size_t>(grid.dims[0]), static_cast<std::size_t>(grid.dims[1]),
-            static_cast<std::size_t>(grid.dims[2]), static_cast<std::size_t>(grid.dims[0]) * static_cast<std::size_t>(grid.dims[1]),
-            std::vector<std::uint32_t>(n, UINT32_MAX), std::vector<double>(n, INFINITY), std::vector<double>(n, INFINITY),
-            std::vector<signed char>(n, -1)};
+    const std::size_t nx = static_cast<std::size_t>(grid.dims[0]), ny = static_cast<std::size_t>(grid.dims[1]),
+                      nz = static_cast<std::size_t>(grid.dims[2]);
     DistanceField out;
     out.grid = grid;
     const int band = options.connectivity == 6 ? 9 : 3;
     const double vs = grid.voxel_size;
+    Prop ps{nx, ny, nz, std::vector<float>(n), std::vector<float>(n), std::vector<float>(n), std::vector<float>(n, INFINITY),
+            std::vector<std::uint32_t>(n, UINT32_MAX), std::vector<char>(n, 0)};
+    // Far from everything (voxels not reached yet): a point that loses to any real one.
+    std::fill(ps.px.begin(), ps.px.end(), 1e30f);
+    out.values.assign(n, 0.0);                       // unsigned distance until the signs at the end
 
     TriangleBvh bvh(mesh);
     PseudoNormals normals(mesh);
@@ -154,29 +162,28 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
     // Exact band, parallel over z-slices. A voxel at Chebyshev distance L from a surface voxel
     // is within sqrt(3) (L + 1) s of the mesh: that bound prunes the BVH search.
     auto t0 = Clock::now();
-    std::vector<std::size_t> band_count(s.nz, 0);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, s.nz), [&](const tbb::blocked_range<std::size_t>& r) {
+    std::vector<std::size_t> band_count(nz, 0);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nz), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t k = r.begin(); k != r.end(); ++k)
-            for (std::size_t j = 0; j < s.ny; ++j) {
+            for (std::size_t j = 0; j < ny; ++j) {
                 std::uint32_t seed = UINT32_MAX;  // the previous voxel's triangle bounds the search
-                for (std::size_t i = 0; i < s.nx; ++i) {
-                    const std::size_t v = (k * s.ny + j) * s.nx + i;
+                for (std::size_t i = 0; i < nx; ++i) {
+                    const std::size_t v = (k * ny + j) * nx + i;
                     const int layer = std::abs(layers[v]);
                     if (layer > band) continue;
                     const Vec3d c = grid.center(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k));
                     // (Chebyshev <= Manhattan, so the bound also holds for 6-neighbourhood layers.)
                     const double reach = std::sqrt(3.0) * (layer + 1) * vs;
                     double bound = reach * reach * (1 + 1e-9);
-                    if (seed != UINT32_MAX) {
-                        const auto& f = mesh.triangles[seed];
-                        bound = std::min(bound, closest_point_on_triangle(c, mesh.vertices[f[0]], mesh.vertices[f[1]], mesh.vertices[f[2]]).distance2);
-                    }
+                    if (seed != UINT32_MAX) bound = std::min(bound, triangle_distance2(mesh, seed, c));
                     MeshHit hit = bvh.closest(c, bound);
                     if (hit.triangle == UINT32_MAX) hit = bvh.closest(c);  // layers clamped below the true distance
                     seed = hit.triangle;
-                    s.tri[v] = hit.triangle;
-                    s.d2[v] = hit.closest.distance2;
-                    s.dist[v] = std::sqrt(hit.closest.distance2);
+                    out.values[v] = std::sqrt(hit.closest.distance2);
+                    const Vec3d u = (hit.closest.point - grid.origin) * (1 / vs);
+                    ps.px[v] = static_cast<float>(u.x), ps.py[v] = static_cast<float>(u.y), ps.pz[v] = static_cast<float>(u.z);
+                    ps.tri[v] = hit.triangle;
+                    ps.fixed[v] = 1;
                     ++band_count[k];
                     if (layer == 0) {
                         Vec3d nrm = normals.at(hit.triangle, hit.closest) * orient;
@@ -189,37 +196,51 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
     out.seconds_exact = since(t0);
     progress.report("distance", 0.3);
 
-    // Closest-feature propagation: raster passes, forward and backward in turn.
+    // Closest-point propagation from the band, then the exact distance to the triangle found.
     t0 = Clock::now();
-    std::vector<char> fixed(n);
-    for (std::size_t v = 0; v < n; ++v) fixed[v] = s.tri[v] != UINT32_MAX;
-    // Forward and backward passes until nothing changes (usually 2 to 4 passes).
+    out.propagation_passes = 0;
     const int threads = tbb::this_task_arena::max_concurrency();
     for (int pass = 0; pass < kMaxPasses; ++pass) {
-        const bool changed = raster_pass(s, fixed, pass, threads);
+        const bool changed = propagate_pass(ps, pass % 2 == 0 ? +1 : -1, threads);
         ++out.propagation_passes;
-        progress.report("distance", 0.3 + 0.6 * (pass + 1) / kMaxPasses);
+        progress.report("distance", 0.3 + 0.5 * (pass + 1) / kMaxPasses);
         if (!changed && pass >= 1) break;
     }
-
-    out.seconds_propagate = since(t0);
-
-    out.values.resize(n);
-    if (options.gradient) out.gradient.resize(3 * n);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, s.nz), [&](const tbb::blocked_range<std::size_t>& r) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nz), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t k = r.begin(); k != r.end(); ++k)
-            for (std::size_t j = 0; j < s.ny; ++j)
-                for (std::size_t i = 0; i < s.nx; ++i) {
-                    const std::size_t v = (k * s.ny + j) * s.nx + i;
+            for (std::size_t j = 0; j < ny; ++j)
+                for (std::size_t i = 0; i < nx; ++i) {
+                    const std::size_t v = (k * ny + j) * nx + i;
+                    if (ps.fixed[v]) continue;
+                    const Vec3d x = grid.center(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k));
+                    if (ps.tri[v] == UINT32_MAX) {  // no band voxel anywhere: an exact query
+                        const MeshHit hit = bvh.closest(x);
+                        ps.tri[v] = hit.triangle;
+                        out.values[v] = std::sqrt(hit.closest.distance2);
+                        continue;
+                    }
+                    out.values[v] = std::sqrt(triangle_distance2(mesh, ps.tri[v], x));
+                }
+    });
+    for (auto* v : {&ps.px, &ps.py, &ps.pz, &ps.d2}) std::vector<float>().swap(*v);
+    out.seconds_propagate = since(t0);
+    progress.report("distance", 0.9);
+
+    if (options.gradient) out.gradient.resize(3 * n);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nz), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t k = r.begin(); k != r.end(); ++k)
+            for (std::size_t j = 0; j < ny; ++j)
+                for (std::size_t i = 0; i < nx; ++i) {
+                    const std::size_t v = (k * ny + j) * nx + i;
                     const int layer = layers[v];
                     const double sign = layer > 0 ? 1.0 : (layer < 0 ? -1.0 : surface_sign[v]);
-                    const double d = std::sqrt(s.d2[v]);
+                    const double d = out.values[v];
                     out.values[v] = sign * d;
                     if (!options.gradient) continue;
                     const Vec3d c = grid.center(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k));
-                    const auto& f = mesh.triangles[s.tri[v]];
+                    const auto& f = mesh.triangles[ps.tri[v]];
                     ClosestPoint cp = closest_point_on_triangle(c, mesh.vertices[f[0]], mesh.vertices[f[1]], mesh.vertices[f[2]]);
-                    Vec3d g = d > 1e-12 * vs ? (cp.point - c) * (-sign / d) : normals.at(s.tri[v], cp) * (-orient);
+                    Vec3d g = d > 1e-12 * vs ? (cp.point - c) * (-sign / d) : normals.at(ps.tri[v], cp) * (-orient);
                     // Outside (sign -1): towards the surface; inside: away from it. Both increase V.
                     out.gradient[3 * v] = static_cast<float>(g.x);
                     out.gradient[3 * v + 1] = static_cast<float>(g.y);
