@@ -31,6 +31,8 @@ python3 - "$results" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 def mb(b): return "%.1f MB" % (b / 1048576.0)
+# "OpenVDB s" and "ratio" (ours / OpenVDB, below 1 = we are faster) are filled for rows with an
+# OpenVDB peer on the same grid; the query peers (Bullet, FCL) carry their ratios in their notes.
 print("%-12s %-22s %10s %11s %10s %8s  %s" % ("stage", "mesh", "seconds", "peak RSS", "OpenVDB s", "ratio", "notes"))
 for r in rows:
     peer = r.get("peer_seconds")

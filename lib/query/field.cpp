@@ -34,6 +34,95 @@ DistanceSampler::DistanceSampler(const GridSpec& grid, std::vector<double> value
     // rounding in value().
     const double inside = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) / s;
     lipschitz_ = std::sqrt(inside * inside + 1.0) * (1 + 1e-9);
+    build_local_bounds();
+}
+
+namespace {
+constexpr int kBlock = 4;  // cells per block edge at pyramid level 0
+}
+
+void DistanceSampler::build_local_bounds() {
+    const auto& d = grid_.dims;
+    const double s = grid_.voxel_size;
+    // Cells: between centres i..i+1 per axis; an axis with one centre has one degenerate cell.
+    const int cells[3] = {std::max(1, d[0] - 1), std::max(1, d[1] - 1), std::max(1, d[2] - 1)};
+    std::array<int, 3> bd{(cells[0] + kBlock - 1) / kBlock, (cells[1] + kBlock - 1) / kBlock, (cells[2] + kBlock - 1) / kBlock};
+    std::vector<float> level(static_cast<std::size_t>(bd[0]) * bd[1] * bd[2], 0.0f);
+    auto v = [&](int i, int j, int k) {
+        return at(std::min(i, d[0] - 1), std::min(j, d[1] - 1), std::min(k, d[2] - 1));
+    };
+    for (int k = 0; k < cells[2]; ++k)
+        for (int j = 0; j < cells[1]; ++j)
+            for (int i = 0; i < cells[0]; ++i) {
+                double g[3] = {0, 0, 0};
+                for (int b = 0; b < 2; ++b)
+                    for (int a = 0; a < 2; ++a) {
+                        g[0] = std::max(g[0], std::abs(v(i + 1, j + a, k + b) - v(i, j + a, k + b)));
+                        g[1] = std::max(g[1], std::abs(v(i + a, j + 1, k + b) - v(i + a, j, k + b)));
+                        g[2] = std::max(g[2], std::abs(v(i + a, j + b, k + 1) - v(i + a, j + b, k)));
+                    }
+                // Rounded up to float so the stored bound never falls below the double one.
+                const double lc = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) / s * (1 + 1e-6);
+                float& m = level[(static_cast<std::size_t>(k / kBlock) * bd[1] + j / kBlock) * bd[0] + i / kBlock];
+                m = std::max(m, static_cast<float>(lc));
+            }
+    pyramid_.push_back(std::move(level));
+    pyramid_dims_.push_back(bd);
+    while (bd[0] > 1 || bd[1] > 1 || bd[2] > 1) {
+        const std::array<int, 3> nd{(bd[0] + 1) / 2, (bd[1] + 1) / 2, (bd[2] + 1) / 2};
+        std::vector<float> up(static_cast<std::size_t>(nd[0]) * nd[1] * nd[2], 0.0f);
+        const std::vector<float>& down = pyramid_.back();
+        for (int k = 0; k < bd[2]; ++k)
+            for (int j = 0; j < bd[1]; ++j)
+                for (int i = 0; i < bd[0]; ++i) {
+                    float& m = up[(static_cast<std::size_t>(k / 2) * nd[1] + j / 2) * nd[0] + i / 2];
+                    m = std::max(m, down[(static_cast<std::size_t>(k) * bd[1] + j) * bd[0] + i]);
+                }
+        pyramid_.push_back(std::move(up));
+        pyramid_dims_.push_back(nd);
+        bd = nd;
+    }
+}
+
+double DistanceSampler::lipschitz(const Vec3d& center, double radius) const {
+    const double s = grid_.voxel_size;
+    int lo[3], hi[3];
+    bool leaves = false;
+    for (int a = 0; a < 3; ++a) {
+        // The ball's box in cell coordinates (cell i spans centre coordinates i .. i + 1).
+        const double u0 = (center[a] - radius - grid_.origin[a]) / s - 0.5;
+        const double u1 = (center[a] + radius - grid_.origin[a]) / s - 0.5;
+        const double top = std::max(0, grid_.dims[a] - 1);
+        if (!(u0 >= 0 && u1 <= top)) leaves = true;  // also catches NaN
+        const int cells = std::max(1, grid_.dims[a] - 1);
+        lo[a] = static_cast<int>(std::clamp(std::floor(u0), 0.0, static_cast<double>(cells - 1)));
+        hi[a] = static_cast<int>(std::clamp(std::floor(u1), 0.0, static_cast<double>(cells - 1)));
+        if (!(u1 >= u0)) lo[a] = 0, hi[a] = cells - 1;
+    }
+    // The finest level where the box spans at most two blocks per axis.
+    std::size_t m = 0;
+    int b0[3], b1[3];
+    for (;; ++m) {
+        const int edge = kBlock << m;
+        bool fits = true;
+        for (int a = 0; a < 3; ++a) {
+            b0[a] = lo[a] / edge;
+            b1[a] = hi[a] / edge;
+            fits = fits && b1[a] - b0[a] <= 1;
+        }
+        if (fits || m + 1 == pyramid_.size()) break;
+    }
+    if (m + 1 == pyramid_.size())
+        for (int a = 0; a < 3; ++a) b0[a] = 0, b1[a] = pyramid_dims_[m][a] - 1;
+    const auto& dims = pyramid_dims_[m];
+    const auto& level = pyramid_[m];
+    double l = 0;
+    for (int k = b0[2]; k <= b1[2]; ++k)
+        for (int j = b0[1]; j <= b1[1]; ++j)
+            for (int i = b0[0]; i <= b1[0]; ++i)
+                l = std::max(l, static_cast<double>(level[(static_cast<std::size_t>(k) * dims[1] + j) * dims[0] + i]));
+    l = leaves ? std::sqrt(l * l + 1.0) * (1 + 1e-9) : l * (1 + 1e-9);
+    return std::min(l, lipschitz_);
 }
 
 double DistanceSampler::value(const Vec3d& p) const {

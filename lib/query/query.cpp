@@ -64,8 +64,9 @@ public:
             const TreeCluster& c = clusters[queue_[head]];
             out_.level_reached = std::max(out_.level_reached, c.level);
             ++out_.spheres_tested;
-            double v = field_.value(place(c.sphere.center));
-            double reach = field_.lipschitz() * c.sphere.radius + margin_;
+            const Vec3d x = place(c.sphere.center);
+            double v = field_.value(x);
+            double reach = field_.lipschitz(x, c.sphere.radius) * c.sphere.radius + margin_;
             if (v + reach < 0) {
                 best_bound_ = std::max(best_bound_, v + reach);
                 continue;
@@ -81,8 +82,8 @@ public:
     }
 
     void bound_sphere(const TreeCluster& c) {
-        double v = field_.value(place(c.sphere.center));
-        best_bound_ = std::max(best_bound_, v + field_.lipschitz() * c.sphere.radius);
+        const Vec3d x = place(c.sphere.center);
+        best_bound_ = std::max(best_bound_, field_.value(x) + field_.lipschitz(x, c.sphere.radius) * c.sphere.radius);
     }
 
     void finish() {
@@ -218,7 +219,8 @@ double max_point_value(const DistanceSampler& field, const MovingObject& moving,
     while (!stack.empty()) {
         const TreeCluster& c = clusters[stack.back()];
         stack.pop_back();
-        double bound = field.value(place(c.sphere.center)) + field.lipschitz() * c.sphere.radius + margin;
+        const Vec3d x = place(c.sphere.center);
+        double bound = field.value(x) + field.lipschitz(x, c.sphere.radius) * c.sphere.radius + margin;
         if (bound <= best) continue;
         if (c.children.empty()) {
             for (std::uint32_t p : c.points) best = std::max(best, field.value(place(moving.points[p])));

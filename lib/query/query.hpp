@@ -14,7 +14,7 @@
 //
 // Modes:
 //  full           Algorithm 1: FIFO from the root; a sphere (X, R) collides when
-//                 V(X) + L R >= 0 (L = the sampler's Lipschitz bound, see field.hpp; the paper's
+//                 V(X) + L R >= 0 (L = the sampler's Lipschitz bound in the ball, see field.hpp; the paper's
 //                 V(X) >= -R is the case L = 1). A colliding cluster checks its parent point and
 //                 pushes its children; a leaf checks all its points. Because every point lies in
 //                 its ancestors' spheres and V changes by at most L per unit length, no colliding

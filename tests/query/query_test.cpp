@@ -79,6 +79,42 @@ TEST(DistanceSampler, TrilinearIsExactForAPlane) {
     }
 }
 
+// A field with a jump (as across an open mesh's hole): a sphere's distance, but +1 instead of the
+// true value in a slab x > 0.6. The local bound must hold for every pair in a ball (checked
+// on random balls inside, across the jump and across the border), stay near 1 far from the jump,
+// and be large only for balls that reach it.
+TEST(DistanceSampler, LocalLipschitzBoundsHoldAndStayLocal) {
+    hp::GridSpec g = cube_grid(-1, 1, 0.05);
+    auto field = [](Vec3d p) { return p.x > 0.6 ? 1.0 : 0.5 - hp::length(p); };
+    hp::DistanceSampler f = sampled(g, field);
+    EXPECT_GT(f.lipschitz(), 10.0);  // the jump of ~1.4 over one voxel dominates the global bound
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> c(-1.3, 1.3), r01(0, 1);
+    std::normal_distribution<double> gauss;
+    auto in_ball = [&](Vec3d x, double r) {
+        Vec3d d = hp::normalized(Vec3d{gauss(rng), gauss(rng), gauss(rng)});
+        return x + d * (r * std::cbrt(r01(rng)));
+    };
+    int near_jump = 0;
+    for (int b = 0; b < 3000; ++b) {
+        const Vec3d x{c(rng), c(rng), c(rng)};
+        const double r = 0.01 + 0.3 * r01(rng);
+        const double l = f.lipschitz(x, r);
+        ASSERT_LE(l, f.lipschitz());
+        for (int t = 0; t < 30; ++t) {
+            const Vec3d p = in_ball(x, r), q = in_ball(x, r);
+            ASSERT_LE(std::abs(f.value(p) - f.value(q)), l * hp::length(p - q) + 1e-12)
+                << "ball " << x.x << " " << x.y << " " << x.z << " r " << r;
+        }
+        near_jump += x.x + r > 0.5;
+    }
+    EXPECT_GT(near_jump, 100);
+    // Far from the jump (and the sphere's centre, where the field has its kink) inside the grid:
+    // close to the true slope 1 of a distance function.
+    EXPECT_LT(f.lipschitz({-0.6, 0.0, 0.0}, 0.05), 1.8);
+    EXPECT_LT(f.lipschitz({-0.6, 0.0, 0.0}, 0.05), f.lipschitz() / 5);
+}
+
 TEST(Query, RotationFromQuaternion) {
     double h = std::sqrt(0.5);
     auto r = hp::rotation_rows({h, 0, 0, h});  // 90 degrees about z
