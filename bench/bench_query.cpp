@@ -79,18 +79,19 @@ int main(int argc, char** argv) {
             hp::VpsQuery q(field, moving, o);
             hp::TimedRun run = hp::run_timed(q, poses, 100);
             hp::LatencyStats st = hp::latency_stats(run.latency_us);
-            double total = 0, points = 0, contacts = 0;
+            double total = 0, points = 0, spheres = 0, contacts = 0;
             std::size_t over = 0;
             for (std::size_t i = 0; i < poses.size(); ++i) {
                 total += run.latency_us[i] * 1e-6;
                 points += static_cast<double>(run.results[i].points_tested);
+                spheres += static_cast<double>(run.results[i].spheres_tested);
                 contacts += static_cast<double>(run.results[i].contacts);
                 over += run.latency_us[i] > 1000;
             }
             const double n = static_cast<double>(poses.size());
             char notes[256];
-            std::snprintf(notes, sizeof notes, "K=%d p50 %.1f us, p99 %.1f us, max %.1f us, over 1 ms %zu/%zu, %.0f pts tested, %.1f contacts",
-                          tree.k, st.p50, st.p99, st.max, over, poses.size(), points / n, contacts / n);
+            std::snprintf(notes, sizeof notes, "K=%d p50 %.1f us, p99 %.1f us, max %.1f us, over 1 ms %zu/%zu, %.0f pts and %.0f spheres tested, %.1f contacts",
+                          tree.k, st.p50, st.p99, st.max, over, poses.size(), points / n, spheres / n, contacts / n);
             nlohmann::json j{{"stage", stage}, {"mesh", pair}, {"seconds", total}, {"peak_rss", hp::app::peak_rss_bytes()},
                              {"notes", notes}, {"p50_us", st.p50}, {"p99_us", st.p99}, {"max_us", st.max}};
             std::printf("%s\n", j.dump().c_str());

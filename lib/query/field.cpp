@@ -38,7 +38,7 @@ DistanceSampler::DistanceSampler(const GridSpec& grid, std::vector<double> value
 }
 
 namespace {
-constexpr int kBlock = 4;  // cells per block edge at pyramid level 0
+constexpr int kBlock = 4;  // cells per block edge at pyramid level 0 (a power of two: lookups shift by 2 + level)
 }
 
 void DistanceSampler::build_local_bounds() {
@@ -99,21 +99,28 @@ double DistanceSampler::lipschitz(const Vec3d& center, double radius) const {
         hi[a] = static_cast<int>(std::clamp(std::floor(u1), 0.0, static_cast<double>(cells - 1)));
         if (!(u1 >= u0)) lo[a] = 0, hi[a] = cells - 1;
     }
-    // The finest level where the box spans at most two blocks per axis.
+    // The finest level where the box spans at most two blocks per axis. A span of n cells needs
+    // n <= 2 (4 << m) at least, so start there; one or two more levels suffice.
+    int span = 1;
+    for (int a = 0; a < 3; ++a) span = std::max(span, hi[a] - lo[a] + 1);
     std::size_t m = 0;
+    while ((kBlock << (m + 1)) < span) ++m;
     int b0[3], b1[3];
     for (;; ++m) {
-        const int edge = kBlock << m;
+        if (m + 1 >= pyramid_.size()) {
+            m = pyramid_.size() - 1;
+            for (int a = 0; a < 3; ++a) b0[a] = 0, b1[a] = pyramid_dims_[m][a] - 1;
+            break;
+        }
+        const int shift = 2 + static_cast<int>(m);  // log2(kBlock << m)
         bool fits = true;
         for (int a = 0; a < 3; ++a) {
-            b0[a] = lo[a] / edge;
-            b1[a] = hi[a] / edge;
+            b0[a] = lo[a] >> shift;
+            b1[a] = hi[a] >> shift;
             fits = fits && b1[a] - b0[a] <= 1;
         }
-        if (fits || m + 1 == pyramid_.size()) break;
+        if (fits) break;
     }
-    if (m + 1 == pyramid_.size())
-        for (int a = 0; a < 3; ++a) b0[a] = 0, b1[a] = pyramid_dims_[m][a] - 1;
     const auto& dims = pyramid_dims_[m];
     const auto& level = pyramid_[m];
     double l = 0;
@@ -156,6 +163,25 @@ double DistanceSampler::value(const Vec3d& p) const {
     double c1 = c01 * (1 - frac[1]) + c11 * frac[1];
     double v = c0 * (1 - frac[2]) + c1 * frac[2];
     return outside2 > 0 ? v - std::sqrt(outside2) * s : v;
+}
+
+void DistanceSampler::prefetch(const Vec3d& p) const {
+    const double s = grid_.voxel_size;
+    int b[3];
+    for (int a = 0; a < 3; ++a) {
+        const double u = (p[a] - grid_.origin[a]) / s - 0.5;
+        const double hi = std::max(0, grid_.dims[a] - 2);
+        b[a] = static_cast<int>(std::clamp(u, 0.0, hi));  // also maps NaN to 0
+    }
+    const std::size_t row = static_cast<std::size_t>(grid_.dims[0]);
+    const std::size_t slice = row * static_cast<std::size_t>(grid_.dims[1]);
+    const std::size_t base = grid_.index(b[0], b[1], b[2]);
+    const std::size_t last = values_.size() - 1;
+    for (std::size_t off : {std::size_t{0}, row, slice, row + slice}) {
+        const std::size_t at = std::min(base + off, last);
+        __builtin_prefetch(values_.data() + at);
+        __builtin_prefetch(values_.data() + std::min(at + 1, last));
+    }
 }
 
 double DistanceSampler::border_max_value() const {
