@@ -34,12 +34,14 @@ print(json.dumps({"stage": "voxelize-cli", "mesh": "stanford-bunny.obj @" + sys.
     rm -rf "$out"
 done
 
-# voxelize + distance vs OpenVDB with a full interior band, and accuracy against brute force.
-for spec in "fandisk 0.0165" "rocker-arm 0.0033" "stanford-bunny 0.0005"; do
+# voxelize + distance vs OpenVDB with a full interior band (wall and CPU time, same run), and
+# accuracy against brute force of the field and of the scaled encoding (P = 6) as stored; for the
+# bunny also the file and in-memory sizes of each encoding (--memory).
+for spec in "fandisk 0.0165" "rocker-arm 0.0033" "stanford-bunny 0.0005 --memory"; do
     set -- $spec
     [ -f "$meshes/$1.obj" ] || continue
     echo "bench: voxelize+distance $1 at $2" >&2
-    row "$("$bin/bench_distance" "$meshes/$1.obj" --voxel-size "$2" --runs "$runs" --samples 1000)"
+    row "$("$bin/bench_distance" "$meshes/$1.obj" --voxel-size "$2" --runs "$runs" --samples 1000 "${@:3}")"
 done
 
 # Geometry kernels on the bunny: exact BVH closest points at the voxels within 3 voxels of the
