@@ -19,9 +19,12 @@
 //    therefore the exact distance to *some* triangle, an upper bound of the true distance; it
 //    misses the true closest triangle only where no propagated point on that triangle comes
 //    nearer than the points on others. There is no a-priori bound on that error; measured
-//    against the exact distance at every voxel of the grid: at most 0.34 voxel on fandisk at
-//    0.0165 (102 of 14.2 million voxels beyond the band above 0.25 voxel), under the 0.5-voxel
-//    target; bench_distance samples the other meshes.
+//    against the exact distance (BVH) at every voxel of the grid beyond the band: at most 0.34
+//    voxel on fandisk at 0.0165 (102 of 14.2 million voxels above 0.25), 0.34 on rocker-arm at
+//    0.0033 (49 of 3.7 million above 0.25), 0.495 on the bunny at 0.0005 (2626 of 22 million
+//    above 0.25; the worst 41 voxels deep): under the 0.5-voxel target, with almost no margin on
+//    the bunny. More passes shrink it (8 passes: 0.14 on fandisk) at ~0.15 s CPU per pass there.
+//    bench_distance's random samples see smaller maxima (0.07 / 0.03 / 0.22).
 //    A pass runs pipelined over slices (a thread starts a row once the previous slice has done
 //    the rows it reads), so its result is the sequential one for any number of threads.
 //  - sign: from the voxelmap (layer > 0 inside, < 0 outside), so open meshes keep the voxelmap's
