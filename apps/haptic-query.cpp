@@ -8,8 +8,8 @@
 #include "common/tool.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
-#include "formats/shell.hpp"
 #include "query/scenario.hpp"
+#include "query/session.hpp"
 #include "query/static_field.hpp"
 #include "query/timing.hpp"
 
@@ -64,10 +64,10 @@ int main(int argc, char** argv) {
 
         // Load and validate (the readers check checksums, counts and the tree's structure).
         hp::StaticField st = hp::load_static_field(static_path);
-        hp::ShellFile shell = hp::read_shell_file(moving_path, true);
-        const hp::MovingObject moving{shell.shell.points, shell.shell.normals, &*shell.tree};
+        const hp::MovingObjectData shell = hp::load_moving_object(moving_path);
+        const hp::MovingObject moving = shell.view();
         nlohmann::json validation{{"static_file", "ok"}, {"moving_file", "ok"}};
-        const bool covered = hp::tree_covers_points(*shell.tree, shell.shell.points);
+        const bool covered = hp::tree_covers_points(shell.tree, shell.points);
         validation["tree_covers_points"] = covered;
 
         hp::ScenarioOptions so;
@@ -125,8 +125,8 @@ int main(int argc, char** argv) {
             {"static", {{"file", static_path}, {"kind", st.kind}, {"encoding", st.encoding},
                         {"dims", st.field.grid().dims}, {"voxel_size", st.field.grid().voxel_size},
                         {"lipschitz", st.field.lipschitz()}}},
-            {"moving", {{"file", moving_path}, {"points", shell.shell.points.size()},
-                        {"clusters", shell.tree->clusters.size()}, {"levels", shell.tree->levels}, {"k", shell.tree->k}}},
+            {"moving", {{"file", moving_path}, {"points", shell.points.size()},
+                        {"clusters", shell.tree.clusters.size()}, {"levels", shell.tree.levels}, {"k", shell.tree.k}}},
             {"poses", poses_path.empty() ? nlohmann::json{{"scenario", scenario}, {"seed", seed}, {"count", count}, {"depth", depth}}
                                          : nlohmann::json{{"file", poses_path}}},
             {"warmup", run.warmup}, {"threads", tool.threads},
@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
             std::printf("latency us   min %.2f  p50 %.2f  p90 %.2f  p99 %.2f  p99.9 %.2f  max %.2f  mean %.2f\n", stats.min,
                         stats.p50, stats.p90, stats.p99, stats.p999, stats.max, stats.mean);
             std::printf("work         %.1f points, %.1f spheres tested per query (of %zu points)\n", points_sum / n,
-                        spheres_sum / n, shell.shell.points.size());
+                        spheres_sum / n, shell.points.size());
             std::printf("budget       %.0f us: %zu over (%.3f%%), %.0f queries/s%s\n", budget_us, over,
                         100.0 * static_cast<double>(over) / n, total_us > 0 ? 1e6 * n / total_us : 0.0,
                         mode == hp::QueryMode::time_critical ? (", " + std::to_string(interrupted) + " interrupted").c_str() : "");

@@ -1,0 +1,73 @@
+#pragma once
+// lib/query/session — the query as a library: load the two files once, then one query per pose
+// in the caller's own loop (a 1 kHz haptic thread), without allocating.
+//
+// This header is the entry point of the installed package (find_package(hapticprep), target
+// hapticprep::hapticprep, `#include <hapticprep/query/session.hpp>`; see the README, "Library use").
+//
+//   hp::QuerySession session("part.dist.vdb", "tool.hps", {.mode = hp::QueryMode::full});
+//   for (;;) {
+//       const hp::QueryResult& r = session.query(pose_now());  // valid until the next query
+//       apply(r.force, r.torque);
+//   }
+//
+// Files: the static object is a distance field of haptic-distance or a layered voxelmap of
+// haptic-voxelize (load_static_field, static_field.hpp); the moving object is a point-sphere tree
+// file of haptic-spheretree (load_moving_object below). Poses, modes and results: query.hpp.
+// Allocation: the session holds the query's scratch (VpsQuery); the first queries grow the
+// contact buffer up to the largest contact count they meet, after which queries do not allocate.
+// Queries run on the calling thread (no TBB inside); one session per thread.
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "geometry/vec.hpp"
+#include "query/query.hpp"
+#include "query/static_field.hpp"
+#include "spheretree/tree.hpp"
+
+namespace hp {
+
+// The moving object as loaded from its file: owns what a MovingObject views.
+struct MovingObjectData {
+    std::vector<Vec3d> points;   // body frame, world units
+    std::vector<Vec3d> normals;  // unit, inward
+    PointSphereTree tree;
+    nlohmann::json metadata;     // the file's provenance
+    // A view for VpsQuery and the scenario functions; valid while this object lives unmoved.
+    MovingObject view() const { return {points, normals, &tree}; }
+};
+
+// Reads a point-sphere tree file (haptic-spheretree): checksums and every structural check of
+// read_shell_file. Throws hp::Error(bad_input) naming the file for a damaged file, a file of
+// another kind, or a pointshell without a tree.
+MovingObjectData load_moving_object(const std::filesystem::path& path);
+
+class QuerySession {
+public:
+    // Loads both files and checks them: the file checks of load_static_field and
+    // load_moving_object, and that the tree's spheres hold all its points (tree_covers_points,
+    // which makes the traversal exact). Throws hp::Error: bad_input for a file that fails, usage
+    // for options the tree does not allow (a segmentation level beyond its depth).
+    QuerySession(const std::filesystem::path& static_path, const std::filesystem::path& moving_path,
+                 const QueryOptions& options = {});
+    QuerySession(QuerySession&&) noexcept;
+    QuerySession& operator=(QuerySession&&) noexcept;
+    ~QuerySession();
+
+    // One query; the result stays valid until the next call (or the session's end).
+    const QueryResult& query(const Pose& pose);
+
+    const QueryOptions& options() const;
+    const StaticField& static_object() const;
+    const MovingObjectData& moving_object() const;
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+}  // namespace hp
