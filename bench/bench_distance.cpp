@@ -97,10 +97,7 @@ int main(int argc, char** argv) {
             const double c0 = cpu_seconds();
             auto t0 = std::chrono::steady_clock::now();
             map = hp::voxelize(m.mesh, g, {});
-            layers.assign(g.count(), 0);
-            for (int k = 0; k < g.dims[2]; ++k)
-                for (int j = 0; j < g.dims[1]; ++j)
-                    for (int i = 0; i < g.dims[0]; ++i) layers[g.index(i, j, k)] = map.at(i, j, k);
+            layers = map.values();
             field = hp::compute_distance(m.mesh, g, layers, {});
             ours.push_back(hp::bench::seconds_since(t0));
             ours_cpu.push_back(cpu_seconds() - c0);

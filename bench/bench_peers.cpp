@@ -48,6 +48,7 @@
 #include <fcl/narrowphase/collision.h>
 #include <fcl/narrowphase/collision_object.h>
 
+#include "bench_field.hpp"
 #include "common/tool.hpp"
 #include "distance/distance.hpp"
 #include "pointshell/pointshell.hpp"
@@ -56,24 +57,6 @@
 #include "voxel/voxelize.hpp"
 
 namespace {
-
-struct Field {
-    hp::GridSpec grid;
-    std::vector<std::int32_t> layers;
-    std::vector<double> distance;
-};
-
-Field make_field(const hp::TriMesh& mesh, const hp::Aabb& box, double s) {
-    Field f;
-    f.grid = hp::grid_around(box, s, 2);
-    hp::LayerMap map = hp::voxelize(mesh, f.grid, {});
-    f.layers.assign(f.grid.count(), 0);
-    for (int k = 0; k < f.grid.dims[2]; ++k)
-        for (int j = 0; j < f.grid.dims[1]; ++j)
-            for (int i = 0; i < f.grid.dims[0]; ++i) f.layers[f.grid.index(i, j, k)] = map.at(i, j, k);
-    f.distance = hp::compute_distance(mesh, f.grid, f.layers, {}).values;
-    return f;
-}
 
 // What one query of any contender reports.
 struct Outcome {
@@ -273,8 +256,8 @@ int main(int argc, char** argv) {
     return tool.run(argc, argv, [&] {
         hp::LoadedMesh sm = hp::load_mesh(static_path);
         hp::LoadedMesh mm = hp::load_mesh(moving_path, {.scale = moving_scale});
-        Field sf = make_field(sm.mesh, sm.diagnostics.bbox, static_voxel);
-        Field mf = make_field(mm.mesh, mm.diagnostics.bbox, moving_voxel);
+        hp::bench::Field sf = hp::bench::make_field(sm.mesh, sm.diagnostics.bbox, static_voxel);
+        hp::bench::Field mf = hp::bench::make_field(mm.mesh, mm.diagnostics.bbox, moving_voxel);
         hp::DistanceSampler field(sf.grid, std::move(sf.distance));
         hp::PointshellResult ps = hp::sample_pointshell(mm.mesh, {mf.grid, std::move(mf.layers), std::move(mf.distance)}, {});
         const auto& pts = ps.shell.points;

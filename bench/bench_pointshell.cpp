@@ -38,13 +38,7 @@ int main(int argc, char** argv) {
         const hp::GridSpec g = hp::grid_around(m.diagnostics.bbox, s, 2);
         hp::ShellField field;
         field.grid = g;
-        {
-            const hp::LayerMap map = hp::voxelize(m.mesh, g, {});
-            field.layers.resize(g.count());
-            for (int k = 0; k < g.dims[2]; ++k)
-                for (int j = 0; j < g.dims[1]; ++j)
-                    for (int i = 0; i < g.dims[0]; ++i) field.layers[g.index(i, j, k)] = map.at(i, j, k);
-        }
+        field.layers = hp::voxelize(m.mesh, g, {}).values();
         field.distance = hp::compute_distance(m.mesh, g, field.layers, {}).values;
 
         const hp::TriangleBvh bvh(m.mesh);

@@ -11,6 +11,7 @@
 
 #include <tbb/global_control.h>
 
+#include "bench_field.hpp"
 #include "bench_common.hpp"
 #include "common/tool.hpp"
 #include "distance/distance.hpp"
@@ -19,28 +20,6 @@
 #include "query/timing.hpp"
 #include "spheretree/tree.hpp"
 #include "voxel/voxelize.hpp"
-
-namespace {
-
-struct Field {
-    hp::GridSpec grid;
-    std::vector<std::int32_t> layers;
-    std::vector<double> distance;
-};
-
-Field make_field(const hp::TriMesh& mesh, const hp::Aabb& box, double s) {
-    Field f;
-    f.grid = hp::grid_around(box, s, 2);
-    hp::LayerMap map = hp::voxelize(mesh, f.grid, {});
-    f.layers.assign(f.grid.count(), 0);
-    for (int k = 0; k < f.grid.dims[2]; ++k)
-        for (int j = 0; j < f.grid.dims[1]; ++j)
-            for (int i = 0; i < f.grid.dims[0]; ++i) f.layers[f.grid.index(i, j, k)] = map.at(i, j, k);
-    f.distance = hp::compute_distance(mesh, f.grid, f.layers, {}).values;
-    return f;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
     hp::app::Tool tool("bench_query", "Time the VPS query modes (make bench).", "");
@@ -61,10 +40,10 @@ int main(int argc, char** argv) {
     return tool.run(argc, argv, [&] {
         hp::LoadedMesh sm = hp::load_mesh(static_path);
         hp::LoadedMesh mm = hp::load_mesh(moving_path, {.scale = moving_scale});
-        Field sf = make_field(sm.mesh, sm.diagnostics.bbox, static_voxel);
+        hp::bench::Field sf = hp::bench::make_field(sm.mesh, sm.diagnostics.bbox, static_voxel);
         // The paper's case (the same mesh on both sides) builds its field once.
         const bool same = static_path == moving_path && static_voxel == moving_voxel && moving_scale == 1;
-        Field mf = same ? sf : make_field(mm.mesh, mm.diagnostics.bbox, moving_voxel);
+        hp::bench::Field mf = same ? sf : hp::bench::make_field(mm.mesh, mm.diagnostics.bbox, moving_voxel);
         hp::DistanceSampler field(sf.grid, std::move(sf.distance));
         hp::PointshellResult ps = hp::sample_pointshell(mm.mesh, {mf.grid, std::move(mf.layers), std::move(mf.distance)}, {});
         const auto& pts = ps.shell.points;

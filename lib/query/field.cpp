@@ -13,27 +13,7 @@ DistanceSampler::DistanceSampler(const GridSpec& grid, std::vector<double> value
     : grid_(grid), values_(std::move(values)) {
     if (values_.size() != grid_.count() || grid_.count() == 0)
         fail_input("", "distance field size does not match its grid");
-    const double s = grid_.voxel_size;
-    // Per-axis maximum of |difference between neighbouring centres| / s over the whole grid.
-    double g[3] = {0, 0, 0};
-    const auto& d = grid_.dims;
-    for (int k = 0; k < d[2]; ++k)
-        for (int j = 0; j < d[1]; ++j)
-            for (int i = 0; i < d[0]; ++i) {
-                double v = at(i, j, k);
-                max_value_ = std::max(max_value_, v);
-                if (i + 1 < d[0]) g[0] = std::max(g[0], std::abs(at(i + 1, j, k) - v));
-                if (j + 1 < d[1]) g[1] = std::max(g[1], std::abs(at(i, j + 1, k) - v));
-                if (k + 1 < d[2]) g[2] = std::max(g[2], std::abs(at(i, j, k + 1) - v));
-            }
-    // Inside the centre box the interpolant's gradient has components bounded by g[a]/s, so it is
-    // L_in-Lipschitz with L_in = |g| / s. Outside, V(P) = V(c(P)) - |P - c(P)| with c the projection
-    // onto the box; projections onto convex sets are firmly nonexpansive:
-    // |c(P) - c(Q)|^2 + |(P - c(P)) - (Q - c(Q))|^2 <= |P - Q|^2, so by Cauchy-Schwarz
-    // |V(P) - V(Q)| <= L_in a + b <= sqrt(L_in^2 + 1) |P - Q|. A small relative margin absorbs
-    // rounding in value().
-    const double inside = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) / s;
-    lipschitz_ = std::sqrt(inside * inside + 1.0) * (1 + 1e-9);
+    for (double v : values_) max_value_ = std::max(max_value_, v);
     build_local_bounds();
 }
 
@@ -51,6 +31,7 @@ void DistanceSampler::build_local_bounds() {
     auto v = [&](int i, int j, int k) {
         return at(std::min(i, d[0] - 1), std::min(j, d[1] - 1), std::min(k, d[2] - 1));
     };
+    double global[3] = {0, 0, 0};  // per axis, the largest |difference| over all cells
     for (int k = 0; k < cells[2]; ++k)
         for (int j = 0; j < cells[1]; ++j)
             for (int i = 0; i < cells[0]; ++i) {
@@ -61,11 +42,21 @@ void DistanceSampler::build_local_bounds() {
                         g[1] = std::max(g[1], std::abs(v(i + a, j + 1, k + b) - v(i + a, j, k + b)));
                         g[2] = std::max(g[2], std::abs(v(i + a, j + b, k + 1) - v(i + a, j + b, k)));
                     }
+                for (int a = 0; a < 3; ++a) global[a] = std::max(global[a], g[a]);
                 // Rounded up to float so the stored bound never falls below the double one.
                 const double lc = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) / s * (1 + 1e-6);
                 float& m = level[(static_cast<std::size_t>(k / kBlock) * bd[1] + j / kBlock) * bd[0] + i / kBlock];
                 m = std::max(m, static_cast<float>(lc));
             }
+    // Inside the centre box the interpolant's gradient has components bounded by g[a]/s, with
+    // g[a] the largest |difference between neighbouring centres| along a (every such pair is an
+    // edge of some cell), so it is L_in-Lipschitz with L_in = |g| / s. Outside, V(P) = V(c(P)) -
+    // |P - c(P)| with c the projection onto the box; projections onto convex sets are firmly
+    // nonexpansive: |c(P) - c(Q)|^2 + |(P - c(P)) - (Q - c(Q))|^2 <= |P - Q|^2, so by
+    // Cauchy-Schwarz |V(P) - V(Q)| <= L_in a + b <= sqrt(L_in^2 + 1) |P - Q|. A small relative
+    // margin absorbs rounding in value().
+    const double inside = std::sqrt(global[0] * global[0] + global[1] * global[1] + global[2] * global[2]) / s;
+    lipschitz_ = std::sqrt(inside * inside + 1.0) * (1 + 1e-9);
     pyramid_.push_back(std::move(level));
     pyramid_dims_.push_back(bd);
     while (bd[0] > 1 || bd[1] > 1 || bd[2] > 1) {
@@ -163,25 +154,6 @@ double DistanceSampler::value(const Vec3d& p) const {
     double c1 = c01 * (1 - frac[1]) + c11 * frac[1];
     double v = c0 * (1 - frac[2]) + c1 * frac[2];
     return outside2 > 0 ? v - std::sqrt(outside2) * s : v;
-}
-
-void DistanceSampler::prefetch(const Vec3d& p) const {
-    const double s = grid_.voxel_size;
-    int b[3];
-    for (int a = 0; a < 3; ++a) {
-        const double u = (p[a] - grid_.origin[a]) / s - 0.5;
-        const double hi = std::max(0, grid_.dims[a] - 2);
-        b[a] = static_cast<int>(std::clamp(u, 0.0, hi));  // also maps NaN to 0
-    }
-    const std::size_t row = static_cast<std::size_t>(grid_.dims[0]);
-    const std::size_t slice = row * static_cast<std::size_t>(grid_.dims[1]);
-    const std::size_t base = grid_.index(b[0], b[1], b[2]);
-    const std::size_t last = values_.size() - 1;
-    for (std::size_t off : {std::size_t{0}, row, slice, row + slice}) {
-        const std::size_t at = std::min(base + off, last);
-        __builtin_prefetch(values_.data() + at);
-        __builtin_prefetch(values_.data() + std::min(at + 1, last));
-    }
 }
 
 double DistanceSampler::border_max_value() const {

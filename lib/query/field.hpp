@@ -47,10 +47,6 @@ public:
     // by central differences; defined inside the grid only (clamped outside).
     double gradient_value(const Vec3d& p) const;
     double lipschitz() const { return lipschitz_; }
-    // Asks the memory system for the samples value(p) will read (a hint: no effect on results).
-    // A traversal issues it when it queues a sphere or before a leaf's points, so that the cache
-    // misses of many lookups overlap instead of following one another.
-    void prefetch(const Vec3d& p) const;
     // A bound on |V(P) - V(Q)| / |P - Q| for P and Q in the ball (center, radius); never above
     // lipschitz().
     double lipschitz(const Vec3d& center, double radius) const;

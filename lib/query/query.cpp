@@ -72,14 +72,10 @@ public:
                 continue;
             }
             if (c.children.empty()) {
-                for (std::uint32_t p : c.points) field_.prefetch(place(moving_.points[p]));
                 for (std::uint32_t p : c.points) check_point(p, segment);
             } else {
-                for (std::uint32_t ch : c.children) {
-                    field_.prefetch(place(clusters[ch].sphere.center));
-                    queue_.push_back(ch);
-                }
                 check_point(c.points[0], segment);
+                for (std::uint32_t ch : c.children) queue_.push_back(ch);
             }
         }
         return true;

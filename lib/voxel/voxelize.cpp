@@ -576,6 +576,13 @@ int compute_layers(Work& w, int connectivity, const Progress& progress, std::siz
 
 }  // namespace
 
+std::vector<std::int32_t> LayerMap::values() const {
+    std::vector<std::int32_t> v;
+    v.reserve(grid.count());
+    for (const auto& slice : slices) v.insert(v.end(), slice.begin(), slice.end());
+    return v;
+}
+
 LayerMap voxelize(const TriMesh& mesh, const GridSpec& grid, const VoxelizeOptions& options, const Progress& progress) {
     for (int a = 0; a < 3; ++a)
         if (grid.dims[a] < 1 || grid.dims[a] > kMaxGridDim)

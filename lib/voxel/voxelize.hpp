@@ -73,6 +73,9 @@ struct LayerMap {
         return slices[static_cast<std::size_t>(k)][static_cast<std::size_t>(j) * static_cast<std::size_t>(grid.dims[0]) +
                                                    static_cast<std::size_t>(i)];
     }
+    // Every layer in GridSpec::index order (x fastest), as Int32: what the voxelmap file stores
+    // and compute_distance / the pointshell take.
+    std::vector<std::int32_t> values() const;
 };
 
 // Largest grid dimension the int16 layer storage supports.

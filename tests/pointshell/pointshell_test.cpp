@@ -114,10 +114,7 @@ hp::ShellField field_of(const hp::TriMesh& mesh, double s, bool with_distance) {
     hp::LayerMap map = hp::voxelize(mesh, g, {});
     hp::ShellField f;
     f.grid = g;
-    f.layers.resize(g.count());
-    for (int k = 0; k < g.dims[2]; ++k)
-        for (int j = 0; j < g.dims[1]; ++j)
-            for (int i = 0; i < g.dims[0]; ++i) f.layers[g.index(i, j, k)] = map.at(i, j, k);
+    f.layers = map.values();
     if (with_distance) f.distance = hp::compute_distance(mesh, g, f.layers, {}).values;
     return f;
 }

@@ -42,11 +42,7 @@ struct Built {
 Built build_field(const hp::TriMesh& mesh, double s) {
     Built b;
     b.grid = hp::grid_around(mesh.bounds(), s, 2);
-    const hp::LayerMap map = hp::voxelize(mesh, b.grid, {});
-    b.layers.resize(b.grid.count());
-    for (int k = 0; k < b.grid.dims[2]; ++k)
-        for (int j = 0; j < b.grid.dims[1]; ++j)
-            for (int i = 0; i < b.grid.dims[0]; ++i) b.layers[b.grid.index(i, j, k)] = map.at(i, j, k);
+    b.layers = hp::voxelize(mesh, b.grid, {}).values();
     b.distance = hp::compute_distance(mesh, b.grid, b.layers, {}).values;
     return b;
 }
