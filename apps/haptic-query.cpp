@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "cfm/cfm.hpp"
 #include "common/tool.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -22,10 +23,15 @@ int main(int argc, char** argv) {
         "  {\"poses\": [{\"position\": [tx,ty,tz], \"quaternion\": [w,x,y,z]}, ...]}\n"
         "Modes: full (Algorithm 1, breadth-first over the tree), brute (every point; same contacts as full),\n"
         "segmented --level L (one deepest contact per cluster of level L), time-critical (stops at --budget-us).\n"
+        "--cfm (time-critical only; another mode is a usage error): when a query is interrupted, each colliding\n"
+        "sphere left in the queue adds one contact whose normal is the closest feature map's (paper 003) in the\n"
+        "direction of grad V; the CFM must be haptic-cfm's for this very tree (else exit 3).\n"
         "\nExamples:\n"
         "  haptic-query --static fandisk.dist.vdb --moving bunny.hps --scenario contact --count 2000 --seed 1 --threads 1\n"
         "  haptic-query --static part.dist.vdb --moving tool.hps --poses poses.json --mode brute --csv q.csv\n"
-        "  haptic-query --static part.dist.vdb --moving tool.hps --scenario random --count 500 --seed 3 --report r.json\n");
+        "  haptic-query --static part.dist.vdb --moving tool.hps --scenario random --count 500 --seed 3 --report r.json\n"
+        "  haptic-query --static part.dist.vdb --moving tool.hps --cfm tool.hcfm --mode time-critical --budget-us 50 \\\n"
+        "      --scenario contact --count 1000 --max-over-budget 0.01\n");
     std::string static_path, moving_path, cfm_path, poses_path, scenario, mode_name = "full", report_path, csv_path,
         write_poses_path;
     std::size_t count = 1000, warmup = 0;
@@ -34,7 +40,7 @@ int main(int argc, char** argv) {
     int level = 0;
     tool.cli.add_option("--static", static_path, "static object: distance field (haptic-distance) or voxelmap")->required();
     tool.cli.add_option("--moving", moving_path, "moving object: pointshell with its tree (haptic-spheretree)")->required();
-    tool.cli.add_option("--cfm", cfm_path, "closest feature map of the moving object (time-critical normals)");
+    tool.cli.add_option("--cfm", cfm_path, "closest feature map of the moving object's tree (haptic-cfm): normals of interrupted spheres, time-critical only");
     auto* poses_opt = tool.cli.add_option("--poses", poses_path, "poses file (JSON)");
     auto* scen_opt = tool.cli.add_option("--scenario", scenario, "generate poses: contact, approach or random")
                          ->check(CLI::IsMember({"contact", "approach", "random"}));
@@ -54,19 +60,21 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--write-poses", write_poses_path, "write the poses used (JSON)");
     return tool.run(argc, argv, [&] {
         if (poses_path.empty() && scenario.empty()) hp::fail_usage("give --poses POSES.json or --scenario contact|approach|random");
-        if (!cfm_path.empty())
-            hp::fail_usage("--cfm is not supported yet: haptic-query does not read closest feature maps (time-critical mode uses the points' own normals)");
         const hp::QueryMode mode = mode_name == "brute"       ? hp::QueryMode::brute
                                    : mode_name == "segmented" ? hp::QueryMode::segmented
                                    : mode_name == "time-critical" ? hp::QueryMode::time_critical
                                                                   : hp::QueryMode::full;
         if (mode == hp::QueryMode::segmented && tool.cli.count("--level") == 0) hp::fail_usage("--mode segmented needs --level L");
+        if (!cfm_path.empty() && mode != hp::QueryMode::time_critical)
+            hp::fail_usage("--cfm serves only --mode time-critical (the other modes never stop early), not --mode " + mode_name);
 
         // Load and validate (the readers check checksums, counts and the tree's structure).
         hp::StaticField st = hp::load_static_field(static_path);
-        const hp::MovingObjectData shell = hp::load_moving_object(moving_path);
+        hp::MovingObjectData shell = hp::load_moving_object(moving_path);
+        if (!cfm_path.empty()) hp::attach_cfm(shell, cfm_path, moving_path);
         const hp::MovingObject moving = shell.view();
         nlohmann::json validation{{"static_file", "ok"}, {"moving_file", "ok"}};
+        if (shell.cfm) validation["cfm_file"] = "ok (matches the tree)";
         const bool covered = hp::tree_covers_points(shell.tree, shell.points);
         validation["tree_covers_points"] = covered;
 
@@ -102,7 +110,7 @@ int main(int argc, char** argv) {
         hp::TimedRun run = hp::run_timed(query, poses, warmup);
         const hp::LatencyStats stats = hp::latency_stats(run.latency_us);
 
-        std::size_t over = 0, interrupted = 0, with_contact = 0;
+        std::size_t over = 0, interrupted = 0, with_contact = 0, cfm_contacts = 0, with_cfm = 0;
         double total_us = 0, points_sum = 0, spheres_sum = 0;
         int min_level = std::numeric_limits<int>::max();
         for (std::size_t i = 0; i < poses.size(); ++i) {
@@ -111,6 +119,8 @@ int main(int argc, char** argv) {
             const hp::QuerySummary& s = run.results[i];
             interrupted += s.interrupted;
             with_contact += s.contacts > 0;
+            cfm_contacts += s.cfm_contacts;
+            with_cfm += s.cfm_contacts > 0;
             points_sum += static_cast<double>(s.points_tested);
             spheres_sum += static_cast<double>(s.spheres_tested);
             min_level = std::min(min_level, s.level_reached);
@@ -127,6 +137,11 @@ int main(int argc, char** argv) {
                         {"lipschitz", st.field.lipschitz()}}},
             {"moving", {{"file", moving_path}, {"points", shell.points.size()},
                         {"clusters", shell.tree.clusters.size()}, {"levels", shell.tree.levels}, {"k", shell.tree.k}}},
+            {"cfm", shell.cfm ? nlohmann::json{{"file", cfm_path}, {"spheres", shell.cfm->spheres.size()},
+                                               {"records", shell.cfm->records()},
+                                               {"store", hp::cfm::store_name(shell.cfm->store)},
+                                               {"sampling", hp::cfm::sampling_name(shell.cfm->sampling)}}
+                              : nlohmann::json(nullptr)},
             {"poses", poses_path.empty() ? nlohmann::json{{"scenario", scenario}, {"seed", seed}, {"count", count}, {"depth", depth}}
                                          : nlohmann::json{{"file", poses_path}}},
             {"warmup", run.warmup}, {"threads", tool.threads},
@@ -136,6 +151,7 @@ int main(int argc, char** argv) {
             {"criterion", max_over >= 0 ? "over_budget_fraction <= " + std::to_string(max_over) : std::string("p99 <= budget")},
             {"queries_with_contact", with_contact}, {"interrupted", interrupted},
             {"min_level_reached", min_level},
+            {"cfm_contacts", cfm_contacts}, {"queries_with_cfm_contacts", with_cfm},
             {"mean_points_tested", points_sum / n}, {"mean_spheres_tested", spheres_sum / n},
             {"validation", validation}, {"pass", pass}};
         nlohmann::json per = nlohmann::json::array();
@@ -155,6 +171,8 @@ int main(int argc, char** argv) {
             std::printf("budget       %.0f us: %zu over (%.3f%%), %.0f queries/s%s\n", budget_us, over,
                         100.0 * static_cast<double>(over) / n, total_us > 0 ? 1e6 * n / total_us : 0.0,
                         mode == hp::QueryMode::time_critical ? (", " + std::to_string(interrupted) + " interrupted").c_str() : "");
+            if (shell.cfm)
+                std::printf("cfm          %s: %zu contacts from it in %zu queries\n", cfm_path.c_str(), cfm_contacts, with_cfm);
             std::printf("result       %s\n", pass ? "PASS" : covered ? "FAIL (over budget)" : "FAIL (tree does not cover its points)");
         }
         return pass ? 0 : 1;

@@ -6,7 +6,9 @@
 #include <limits>
 #include <string>
 
+#include "cfm/cfm.hpp"
 #include "core/error.hpp"
+#include "query/cfm_contacts.hpp"
 
 namespace hp {
 
@@ -57,8 +59,11 @@ public:
         for (std::size_t head = 0; head < queue_.size(); ++head) {
             if (deadline && (head & 15) == 0 && Clock::now() >= *deadline) {
                 out_.interrupted = true;
-                // Unvisited clusters still bound the separation from below.
-                for (std::size_t rest = head; rest < queue_.size(); ++rest) bound_sphere(clusters[queue_[rest]]);
+                // Unvisited clusters still bound the separation from below; with a CFM, those that
+                // collide give one contact each (cfm_contacts.hpp).
+                for (std::size_t rest = head; rest < queue_.size(); ++rest)
+                    if (bound_sphere(clusters[queue_[rest]]) + margin_ >= 0 && moving_.cfm)
+                        out_.cfm_contacts += add_cfm_contact(field_, *moving_.cfm, queue_[rest], rot_, t_, out_.contacts);
                 return false;
             }
             const TreeCluster& c = clusters[queue_[head]];
@@ -81,15 +86,22 @@ public:
         return true;
     }
 
-    void bound_sphere(const TreeCluster& c) {
+    // Returns the sphere's bound V(X) + L R.
+    double bound_sphere(const TreeCluster& c) {
         const Vec3d x = place(c.sphere.center);
-        best_bound_ = std::max(best_bound_, field_.value(x) + field_.lipschitz(x, c.sphere.radius) * c.sphere.radius);
+        const double b = field_.value(x) + field_.lipschitz(x, c.sphere.radius) * c.sphere.radius;
+        best_bound_ = std::max(best_bound_, b);
+        return b;
     }
 
     void finish() {
         auto& cs = out_.contacts;
-        std::sort(cs.begin(), cs.end(), [](const Contact& a, const Contact& b) { return a.point < b.point; });
-        cs.erase(std::unique(cs.begin(), cs.end(), [](const Contact& a, const Contact& b) { return a.point == b.point; }),
+        // Point contacts (cluster -1) by point, then CFM contacts by cluster.
+        std::sort(cs.begin(), cs.end(), [](const Contact& a, const Contact& b) {
+            return a.cluster < b.cluster || (a.cluster == b.cluster && a.point < b.point);
+        });
+        cs.erase(std::unique(cs.begin(), cs.end(),
+                             [](const Contact& a, const Contact& b) { return a.point == b.point && a.cluster == b.cluster; }),
                  cs.end());
         for (const Contact& c : cs) {
             Vec3d f = c.normal * c.value;
@@ -126,6 +138,16 @@ void reset(QueryResult& out) {
     out.points_tested = 0;
     out.level_reached = 0;
     out.interrupted = false;
+    out.cfm_contacts = 0;
+}
+
+// A CFM serves only the time-critical mode and must have a sphere per cluster (the lookup's index).
+void check_cfm_use(const MovingObject& moving, const QueryOptions& options) {
+    if (!moving.cfm) return;
+    if (options.mode != QueryMode::time_critical) fail_usage("a closest feature map is used only by the time-critical mode");
+    if (moving.tree && moving.cfm->spheres.size() != moving.tree->clusters.size())
+        fail_input("", "the closest feature map has " + std::to_string(moving.cfm->spheres.size()) +
+                           " spheres but the tree has " + std::to_string(moving.tree->clusters.size()) + " clusters");
 }
 
 void run_into(const DistanceSampler& field, const MovingObject& moving, const Pose& pose, const QueryOptions& options,
@@ -181,6 +203,7 @@ void run_into(const DistanceSampler& field, const MovingObject& moving, const Po
 
 QueryResult run_query(const DistanceSampler& field, const MovingObject& moving, const Pose& pose,
                       const QueryOptions& options) {
+    check_cfm_use(moving, options);
     QueryResult out;
     std::vector<std::uint32_t> queue;
     run_into(field, moving, pose, options, out, queue);
@@ -193,6 +216,7 @@ VpsQuery::VpsQuery(const DistanceSampler& field, const MovingObject& moving, con
         fail_input("", "this query mode needs a point-sphere tree (run haptic-spheretree)");
     if (options_.mode == QueryMode::segmented && (options_.level < 1 || options_.level > moving_.tree->levels))
         fail_usage("--level must be between 1 and " + std::to_string(moving_.tree->levels) + " for this tree");
+    check_cfm_use(moving_, options_);
     if (moving_.tree) queue_.reserve(moving_.tree->clusters.size());
 }
 

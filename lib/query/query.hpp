@@ -23,9 +23,18 @@
 //  segmented      section 2.4: every cluster of one level starts its own traversal and keeps only
 //                 its deepest contact (one contact per segment).
 //  time_critical  full, stopped when the budget is spent; reports the level reached. Contacts are
-//                 those found so far (parent points of colliding clusters count).
-// Contacts are returned sorted by point index and summed in that order, so results are
-// deterministic and full and brute agree bit for bit.
+//                 those found so far (parent points of colliding clusters count). With a closest
+//                 feature map (MovingObject::cfm, paper 003), every cluster left in the queue at
+//                 the deadline whose sphere collides (V(X) + L R >= 0, evaluated anyway for the
+//                 separation bound) adds ONE contact: d = grad V(X) normalised (into the static
+//                 object), record = the map's sample nearest to R^T d on that sphere, normal =
+//                 R (-outward normal of the record), position = R q + t for the record's closest
+//                 point q (store full) or X + r d (store normal), value = V(position), kept when
+//                 > 0. Contact::cluster names the cluster, Contact::point is kNoPoint.
+//                 Without a map the mode is unchanged. lib/query/cfm_contacts.hpp: the details
+//                 and why these choices.
+// Contacts are returned sorted by point index (CFM contacts after them, by cluster id) and summed
+// in that order, so results are deterministic and full and brute agree bit for bit.
 #include <array>
 #include <cstdint>
 #include <span>
@@ -34,6 +43,10 @@
 #include "geometry/vec.hpp"
 #include "query/field.hpp"
 #include "spheretree/tree.hpp"
+
+namespace hp::cfm {
+struct ClosestFeatureMap;
+}
 
 namespace hp {
 
@@ -46,6 +59,9 @@ struct MovingObject {
     std::span<const Vec3d> points;
     std::span<const Vec3d> normals;  // unit, inward
     const PointSphereTree* tree = nullptr;
+    // Optional, time_critical only: the tree's closest feature map (one sphere per cluster, same
+    // spheres; check_cfm_matches_tree), normals outward in the body frame.
+    const cfm::ClosestFeatureMap* cfm = nullptr;
 };
 
 enum class QueryMode { full, brute, segmented, time_critical };
@@ -57,11 +73,13 @@ struct QueryOptions {
 };
 
 struct Contact {
-    std::uint32_t point = 0;  // index into the moving object's points
+    static constexpr std::uint32_t kNoPoint = 0xffffffffu;
+    std::uint32_t point = 0;  // index into the moving object's points; kNoPoint for a CFM contact
     Vec3d position;           // static frame
     Vec3d normal;             // static frame, inward normal of the moving object
     double value = 0;         // V(P) > 0, penetration depth
     std::int32_t segment = -1;  // segmented mode: the cluster id of the segment
+    std::int32_t cluster = -1;  // CFM contact (time_critical with a CFM): the cluster it stands for
 };
 
 struct QueryResult {
@@ -76,6 +94,7 @@ struct QueryResult {
     std::size_t points_tested = 0;
     int level_reached = 0;          // deepest tree level visited (0 for brute)
     bool interrupted = false;       // time_critical stopped at its budget
+    std::size_t cfm_contacts = 0;   // contacts from the CFM (cluster >= 0), included in `contacts`
 };
 
 // 3x3 rotation from a unit quaternion (w, x, y, z). Throws hp::Error(usage) for a zero or
@@ -88,7 +107,8 @@ QueryResult run_query(const DistanceSampler& field, const MovingObject& moving, 
 
 // The query for a 1 kHz loop: holds its scratch (queue, contact buffer) between calls, so after
 // the first calls have grown them no call allocates. `field` and `moving` must outlive it.
-// Throws like run_query, at construction for a missing tree or a bad segmentation level.
+// Throws like run_query, at construction for a missing tree, a bad segmentation level, or a CFM
+// given for another mode than time_critical (usage) or with another sphere count than the tree.
 //   hp::VpsQuery q(field, moving, {.mode = hp::QueryMode::full});
 //   for (;;) { const hp::QueryResult& r = q(pose_now()); apply(r.force, r.torque); }
 class VpsQuery {

@@ -2,7 +2,10 @@
 
 #include <utility>
 
+#include "cfm/cfm.hpp"
+#include "formats/cfm.hpp"
 #include "formats/shell.hpp"
+#include "query/cfm_contacts.hpp"
 #include "query/timing.hpp"
 
 namespace hp {
@@ -17,6 +20,14 @@ MovingObjectData load_moving_object(const std::filesystem::path& path) {
     return out;
 }
 
+void attach_cfm(MovingObjectData& moving, const std::filesystem::path& cfm_path,
+                const std::filesystem::path& moving_path) {
+    CfmFile file = read_cfm_file(cfm_path);
+    check_cfm_matches_tree(file.map, file.metadata, cfm_path.string(), moving.tree, moving.metadata, moving_path.string());
+    moving.cfm = std::make_shared<const cfm::ClosestFeatureMap>(std::move(file.map));
+    moving.cfm_metadata = std::move(file.metadata);
+}
+
 struct QuerySession::State {
     StaticField static_object;
     MovingObjectData moving_object;
@@ -29,9 +40,16 @@ struct QuerySession::State {
 };
 
 QuerySession::QuerySession(const std::filesystem::path& static_path, const std::filesystem::path& moving_path,
-                           const QueryOptions& options) {
+                           const QueryOptions& options)
+    : QuerySession(static_path, moving_path, options, {}) {}
+
+QuerySession::QuerySession(const std::filesystem::path& static_path, const std::filesystem::path& moving_path,
+                           const QueryOptions& options, const std::filesystem::path& cfm_path) {
+    if (!cfm_path.empty() && options.mode != QueryMode::time_critical)
+        fail_usage(cfm_path.string() + ": a closest feature map is used only by the time-critical mode");
     StaticField st = load_static_field(static_path);
     MovingObjectData mo = load_moving_object(moving_path);
+    if (!cfm_path.empty()) attach_cfm(mo, cfm_path, moving_path);
     if (!tree_covers_points(mo.tree, mo.points))
         fail_input(moving_path.string(),
                    "the point-sphere tree does not hold all its points in its spheres (rebuild it with haptic-spheretree)");

@@ -13,7 +13,8 @@
 //
 // Files: the static object is a distance field of haptic-distance or a layered voxelmap of
 // haptic-voxelize (load_static_field, static_field.hpp); the moving object is a point-sphere tree
-// file of haptic-spheretree (load_moving_object below). Poses, modes and results: query.hpp.
+// file of haptic-spheretree (load_moving_object below), optionally with its closest feature map
+// of haptic-cfm for the time-critical mode (attach_cfm below; query.hpp says what it changes). Poses, modes and results: query.hpp.
 // Allocation: the session holds the query's scratch (VpsQuery); the first queries grow the
 // contact buffer up to the largest contact count they meet, after which queries do not allocate.
 // Queries run on the calling thread (no TBB inside); one session per thread.
@@ -37,14 +38,22 @@ struct MovingObjectData {
     std::vector<Vec3d> normals;  // unit, inward
     PointSphereTree tree;
     nlohmann::json metadata;     // the file's provenance
+    std::shared_ptr<const cfm::ClosestFeatureMap> cfm;  // optional (attach_cfm)
+    nlohmann::json cfm_metadata;                        // the CFM file's provenance, when attached
     // A view for VpsQuery and the scenario functions; valid while this object lives unmoved.
-    MovingObject view() const { return {points, normals, &tree}; }
+    MovingObject view() const { return {points, normals, &tree, cfm.get()}; }
 };
 
 // Reads a point-sphere tree file (haptic-spheretree): checksums and every structural check of
 // read_shell_file. Throws hp::Error(bad_input) naming the file for a damaged file, a file of
 // another kind, or a pointshell without a tree.
 MovingObjectData load_moving_object(const std::filesystem::path& path);
+
+// Reads a closest feature map file (haptic-cfm) and attaches it to `moving` (loaded from
+// `moving_path`, named in messages). Throws hp::Error(bad_input) for a damaged file
+// (read_cfm_file) or one that is not this tree's (check_cfm_matches_tree, cfm_contacts.hpp).
+void attach_cfm(MovingObjectData& moving, const std::filesystem::path& cfm_path,
+                const std::filesystem::path& moving_path);
 
 class QuerySession {
 public:
@@ -54,6 +63,10 @@ public:
     // for options the tree does not allow (a segmentation level beyond its depth).
     QuerySession(const std::filesystem::path& static_path, const std::filesystem::path& moving_path,
                  const QueryOptions& options = {});
+    // The same with the moving object's closest feature map (attach_cfm); an empty `cfm_path`
+    // means none. A CFM with another mode than time_critical: hp::Error(usage), before loading.
+    QuerySession(const std::filesystem::path& static_path, const std::filesystem::path& moving_path,
+                 const QueryOptions& options, const std::filesystem::path& cfm_path);
     QuerySession(QuerySession&&) noexcept;
     QuerySession& operator=(QuerySession&&) noexcept;
     ~QuerySession();

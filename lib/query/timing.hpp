@@ -36,6 +36,7 @@ struct QuerySummary {
     std::size_t spheres_tested = 0, points_tested = 0;
     int level_reached = 0;
     bool interrupted = false;
+    std::size_t cfm_contacts = 0;   // of `contacts`, those from a closest feature map
 };
 QuerySummary summarize(const QueryResult& r);
 nlohmann::json to_json(const QuerySummary& s);

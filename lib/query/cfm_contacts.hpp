@@ -1,0 +1,56 @@
+#pragma once
+// lib/query/cfm_contacts — contacts from a closest feature map (paper 003) for the clusters an
+// interrupted time-critical traversal leaves undescended (query.hpp, mode time_critical).
+//
+// Paper 003 section 3.1: when a sphere of the tree is in collision but there is no time to
+// descend, approximate the contact point, take the sample of the sphere's map nearest to it, and
+// use the closest feature's normal recorded there as the contact normal. Its contact point is
+// Dingliana and O'Sullivan's, on the line between the two spheres' centres; our static object is
+// a distance field, so the line through the centre X becomes the steepest ascent of V:
+//   d      = grad V(X) / |grad V(X)|   (DistanceSampler::gradient; points into the static object)
+//   record = map.lookup(cluster, R^T d)        (body frame, constant time)
+//   normal = R (-n_record)                     (the map keeps outward normals; a contact's normal
+//                                               is the moving object's inward one, query.hpp)
+//   P      = R q_record + t when the map keeps closest points (store full), else X + r d
+//            (the sphere's point deepest along d)
+//   value  = V(P); a contact only when V(P) > 0.
+// A cluster whose gradient vanishes (no direction) or whose record's normal is zero gives none.
+// Which clusters: the ones still in the queue when the budget runs out and whose sphere collides
+// (V(X) + L R >= 0, the traversal's test). The traversal already evaluates V(X) and L there for
+// the separation bound, so the test costs no extra lookup; the CFM contact itself costs the
+// gradient (6 lookups), V(P) and the map lookup. The queue holds exactly the clusters not yet
+// represented by a checked point below them, one per region of the surface, whereas their tested
+// parents would stand for regions whose parent point is already a contact. Each CFM contact
+// weighs as one point (the paper's one contact per colliding sphere pair), so an interrupted force
+// has the right direction more than the right magnitude (bench_query measures the direction).
+//
+// The map must be the tree's (check_cfm_matches_tree): one sphere per cluster, same levels,
+// centres and radii, built for a tree of the same source.
+#include <array>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "geometry/vec.hpp"
+#include "query/field.hpp"
+#include "query/query.hpp"
+#include "spheretree/tree.hpp"
+
+namespace hp {
+
+// Appends the CFM contact of cluster `cluster` (its sphere as the map stores it, body frame) at the
+// pose (rows of R, and t) to `out` when there is one; returns whether it did. The caller has
+// checked that the sphere collides and that `cluster` < map.spheres.size().
+bool add_cfm_contact(const DistanceSampler& field, const cfm::ClosestFeatureMap& map, std::uint32_t cluster,
+                     const std::array<Vec3d, 3>& rot, const Vec3d& t, std::vector<Contact>& out);
+
+// Throws hp::Error(bad_input) "CFM: does not match the tree TREE: WHAT (rebuild it with haptic-cfm
+// from this tree)" unless the map has one sphere per cluster with the cluster's level, centre and
+// radius (equal to 1e-12 relative: both files store doubles copied from the same tree), and, when
+// both metadata record it, the CFM's `tree_source_hash` equals the tree's `source_hash`.
+void check_cfm_matches_tree(const cfm::ClosestFeatureMap& map, const nlohmann::json& cfm_metadata,
+                            const std::string& cfm_name, const PointSphereTree& tree,
+                            const nlohmann::json& tree_metadata, const std::string& tree_name);
+
+}  // namespace hp
