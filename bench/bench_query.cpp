@@ -1,18 +1,28 @@
 // bench_query STATIC_MESH MOVING_MESH --static-voxel S --moving-voxel S2 [--moving-scale F]
-//             [--count N] [--seed S] [--depth D] [--levels 1-5]
+//             [--count N] [--seed S] [--depth D] [--levels 1-5] [--tc-budgets 20,50] [--cfm-stacks 16]
 // Builds, in process, the static distance field (voxelize + distance, pad 2) and the moving
 // object's pointshell (lib/pointshell on its own voxelmap + distance) and tree (K = 4, and K = 8),
 // generates `count` contact poses (shallow contact, --depth voxels of the static grid), and times
 // every query mode on one thread (steady clock, 100 warm-up queries). One JSON line per mode in
 // make bench's format: "seconds" is the whole timed run; the notes give the per-query latency
 // percentiles against the 1 ms budget and the points tested per query.
+// Time-critical force direction (rows query-tc-dir): for each budget of --tc-budgets (microseconds,
+// small enough to interrupt), the angle between the time-critical force and the full mode's force
+// of the same pose, without and with the K = 4 tree's closest feature map (lib/cfm, --cfm-stacks
+// at the root, 4 at the deepest level, store normal): median and p90 (nearest rank) over the
+// poses where both forces are non-zero, how many poses got no force at all, and the median ratio
+// of the force magnitudes. Interruption depends on the clock, so these figures vary a little from
+// run to run.
+#include <cmath>
 #include <cstdio>
+#include <sstream>
 #include <string>
 
 #include <tbb/global_control.h>
 
 #include "bench_field.hpp"
 #include "bench_common.hpp"
+#include "cfm/cfm.hpp"
 #include "common/tool.hpp"
 #include "distance/distance.hpp"
 #include "pointshell/pointshell.hpp"
@@ -27,7 +37,8 @@ int main(int argc, char** argv) {
     double static_voxel = 0, moving_voxel = 0, moving_scale = 1, depth = 5;
     std::size_t count = 2000;
     std::uint64_t seed = 1;
-    int max_level = 5;
+    int max_level = 5, cfm_stacks = 16;
+    std::string tc_budgets = "20,50";
     tool.cli.add_option("STATIC", static_path)->required();
     tool.cli.add_option("MOVING", moving_path)->required();
     tool.cli.add_option("--static-voxel", static_voxel)->required();
@@ -37,6 +48,8 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--seed", seed);
     tool.cli.add_option("--depth", depth);
     tool.cli.add_option("--levels", max_level, "segmented rows for levels 1..L");
+    tool.cli.add_option("--tc-budgets", tc_budgets, "time-critical budgets (us) of the force-direction rows; empty: none");
+    tool.cli.add_option("--cfm-stacks", cfm_stacks, "stacks at the root of the force-direction rows' CFM");
     return tool.run(argc, argv, [&] {
         hp::LoadedMesh sm = hp::load_mesh(static_path);
         hp::LoadedMesh mm = hp::load_mesh(moving_path, {.scale = moving_scale});
@@ -76,6 +89,66 @@ int main(int argc, char** argv) {
             std::printf("%s\n", j.dump().c_str());
             std::fflush(stdout);
         };
+        // Force direction of interrupted time-critical queries against the full mode's, with and
+        // without the CFM (see the header comment).
+        auto direction_rows = [&](const hp::PointSphereTree& tree, const std::vector<hp::Pose>& poses) {
+            const hp::MovingObject plain{pts, ps.shell.normals, &tree};
+            std::vector<hp::Vec3d> reference;
+            for (const hp::Pose& pose : poses) reference.push_back(hp::run_query(field, plain, pose, {}).force);
+            const auto t_cfm = std::chrono::steady_clock::now();
+            hp::cfm::Options co{.stacks = cfm_stacks, .min_stacks = std::min(4, cfm_stacks)};
+            if (mm.diagnostics.orientation == "inward") co.outward_sign = -1;
+            const hp::cfm::ClosestFeatureMap map = hp::cfm::build_cfm(mm.mesh, tree, co);
+            const double cfm_s = hp::bench::seconds_since(t_cfm);
+            std::stringstream list(tc_budgets);
+            for (std::string item; std::getline(list, item, ',');) {
+                const double budget = std::stod(item);
+                for (bool with_cfm : {false, true}) {
+                    const hp::MovingObject moving{pts, ps.shell.normals, &tree, with_cfm ? &map : nullptr};
+                    hp::VpsQuery q(field, moving, {.mode = hp::QueryMode::time_critical, .budget_us = budget});
+                    hp::TimedRun run = hp::run_timed(q, poses, 100);
+                    const hp::LatencyStats st = hp::latency_stats(run.latency_us);
+                    std::vector<double> angles, ratios;
+                    std::size_t no_force = 0, interrupted = 0, cfm_contacts = 0;
+                    double total = 0;
+                    for (std::size_t i = 0; i < poses.size(); ++i) {
+                        const hp::QuerySummary& r = run.results[i];
+                        total += run.latency_us[i] * 1e-6;
+                        interrupted += r.interrupted;
+                        cfm_contacts += r.cfm_contacts;
+                        const double a = hp::length(r.force), b = hp::length(reference[i]);
+                        if (!(b > 0)) continue;  // the full mode found no force (a touching pose)
+                        if (!(a > 0)) {
+                            ++no_force;
+                            continue;
+                        }
+                        const double c = std::clamp(hp::dot(r.force, reference[i]) / (a * b), -1.0, 1.0);
+                        angles.push_back(std::acos(c) * 180 / M_PI);
+                        ratios.push_back(a / b);
+                    }
+                    std::sort(angles.begin(), angles.end());
+                    std::sort(ratios.begin(), ratios.end());
+                    const double a50 = angles.empty() ? NAN : hp::nearest_rank(angles, 0.5);
+                    const double a90 = angles.empty() ? NAN : hp::nearest_rank(angles, 0.9);
+                    const double r50 = ratios.empty() ? NAN : hp::nearest_rank(ratios, 0.5);
+                    const double n = static_cast<double>(poses.size());
+                    char notes[400];
+                    std::snprintf(notes, sizeof notes,
+                                  "K=%d budget %g us %s: force angle to full p50 %.1f deg, p90 %.1f deg over %zu poses, %zu "
+                                  "without force; |F|/|F_full| p50 %.3f; interrupted %zu/%zu, %.1f CFM contacts; latency p50 "
+                                  "%.1f us, p99 %.1f us%s",
+                                  tree.k, budget, with_cfm ? "with CFM" : "without CFM", a50, a90, angles.size(), no_force, r50,
+                                  interrupted, poses.size(), static_cast<double>(cfm_contacts) / n, st.p50, st.p99,
+                                  with_cfm ? (", CFM built in " + std::to_string(cfm_s).substr(0, 5) + " s").c_str() : "");
+                    nlohmann::json j{{"stage", std::string("query-tc-dir ") + (with_cfm ? "cfm " : "") + item + "us"},
+                                     {"mesh", pair}, {"seconds", total}, {"peak_rss", hp::app::peak_rss_bytes()},
+                                     {"notes", notes}, {"p50_us", st.p50}, {"p99_us", st.p99}, {"max_us", st.max},
+                                     {"angle_p50_deg", a50}, {"angle_p90_deg", a90}, {"no_force", no_force}};
+                    std::printf("%s\n", j.dump().c_str());
+                    std::fflush(stdout);
+                }
+            }
+        };
         for (int k : {4, 8}) {
             hp::PointSphereTree tree = hp::build_point_sphere_tree(pts, {.k = k});
             hp::MovingObject moving{pts, ps.shell.normals, &tree};
@@ -87,6 +160,7 @@ int main(int argc, char** argv) {
             row("query-tc", tree, poses, {.mode = hp::QueryMode::time_critical, .budget_us = 1000});
             for (int level = 1; level <= std::min(max_level, tree.levels); ++level)
                 row("query-seg L" + std::to_string(level), tree, poses, {.mode = hp::QueryMode::segmented, .level = level});
+            if (!tc_budgets.empty()) direction_rows(tree, poses);
         }
         return 0;
     });
