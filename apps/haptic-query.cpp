@@ -1,18 +1,16 @@
 // haptic-query: run, validate and time VPS queries (paper 000, Algorithm 1) against a budget.
-// See lib/query (query.hpp: the modes; scenario.hpp: poses; timing.hpp: the report figures).
+// See lib/query (query.hpp: the modes; scenario.hpp: poses; timing.hpp: the report figures;
+// check_run.hpp: the body, shared with the pipeline's query stage).
 #include <sched.h>
 
 #include <cstdio>
 #include <optional>
 
-#include "cfm/cfm.hpp"
 #include "common/tool.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "query/check_run.hpp"
 #include "query/scenario.hpp"
-#include "query/session.hpp"
-#include "query/static_field.hpp"
-#include "query/timing.hpp"
 
 int main(int argc, char** argv) {
     hp::app::Tool tool(
@@ -60,121 +58,55 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--write-poses", write_poses_path, "write the poses used (JSON)");
     return tool.run(argc, argv, [&] {
         if (poses_path.empty() && scenario.empty()) hp::fail_usage("give --poses POSES.json or --scenario contact|approach|random");
-        const hp::QueryMode mode = mode_name == "brute"       ? hp::QueryMode::brute
-                                   : mode_name == "segmented" ? hp::QueryMode::segmented
-                                   : mode_name == "time-critical" ? hp::QueryMode::time_critical
-                                                                  : hp::QueryMode::full;
-        if (mode == hp::QueryMode::segmented && tool.cli.count("--level") == 0) hp::fail_usage("--mode segmented needs --level L");
-        if (!cfm_path.empty() && mode != hp::QueryMode::time_critical)
+        if (mode_name == "segmented" && tool.cli.count("--level") == 0) hp::fail_usage("--mode segmented needs --level L");
+        if (!cfm_path.empty() && mode_name != "time-critical")
             hp::fail_usage("--cfm serves only --mode time-critical (the other modes never stop early), not --mode " + mode_name);
-
-        // Load and validate (the readers check checksums, counts and the tree's structure).
-        hp::StaticField st = hp::load_static_field(static_path);
-        hp::MovingObjectData shell = hp::load_moving_object(moving_path);
-        if (!cfm_path.empty()) hp::attach_cfm(shell, cfm_path, moving_path);
-        const hp::MovingObject moving = shell.view();
-        nlohmann::json validation{{"static_file", "ok"}, {"moving_file", "ok"}};
-        if (shell.cfm) validation["cfm_file"] = "ok (matches the tree)";
-        const bool covered = hp::tree_covers_points(shell.tree, shell.points);
-        validation["tree_covers_points"] = covered;
-
-        hp::ScenarioOptions so;
-        std::vector<hp::Pose> poses;
-        if (!poses_path.empty()) {
-            poses = hp::read_poses(poses_path);
-        } else {
-            so = {.kind = hp::parse_scenario_kind(scenario), .count = count, .seed = seed, .depth = depth};
-            poses = hp::generate_scenario(st.field, moving, so, tool.progress());
-        }
-        if (!write_poses_path.empty()) hp::write_poses(write_poses_path, poses);
-        const std::size_t beyond = hp::poses_beyond_grid(st.field, moving, poses);
-        const double border = st.field.border_max_value();
-        validation["poses_beyond_grid"] = beyond;
-        validation["border_max_value"] = border;
-        if (beyond > 0)
-            tool.warn(std::to_string(beyond) + " of " + std::to_string(poses.size()) +
-                      " poses keep the moving object entirely outside the static field's grid (only extrapolated distances)");
-        if (border >= 0)
-            tool.warn(static_path + ": the static object reaches the grid's border (value " + std::to_string(border) +
-                      "): contacts beyond the grid are missed; voxelize with more padding");
-
-        // --threads 1: also pin this thread to the core it runs on, so the timing stays on one core.
+        // --threads 1: also pin this thread to the core it runs on, so the timing stays on one core
+        // (the queries run on the calling thread).
         if (tool.threads == 1) {
             cpu_set_t set;
             CPU_ZERO(&set);
             CPU_SET(sched_getcpu(), &set);
             sched_setaffinity(0, sizeof set, &set);
         }
-        hp::VpsQuery query(st.field, moving, {.mode = mode, .level = level, .budget_us = budget_us});
-        if (tool.cli.count("--warmup") == 0) warmup = std::min<std::size_t>(poses.size(), 100);
-        hp::TimedRun run = hp::run_timed(query, poses, warmup);
-        const hp::LatencyStats stats = hp::latency_stats(run.latency_us);
+        hp::QueryCheckSpec spec{.static_path = static_path, .moving_path = moving_path, .cfm_path = cfm_path,
+                                .poses_path = poses_path, .scenario = scenario, .count = count, .seed = seed,
+                                .depth = depth, .mode = mode_name, .level = level, .budget_us = budget_us,
+                                .max_over_budget = max_over};
+        if (tool.cli.count("--warmup")) spec.warmup = warmup;
+        const hp::QueryCheck check = hp::run_query_check(spec, tool.progress());
+        for (const std::string& w : check.warnings) tool.warn(w);
+        if (!write_poses_path.empty()) hp::write_poses(write_poses_path, check.poses);
 
-        std::size_t over = 0, interrupted = 0, with_contact = 0, cfm_contacts = 0, with_cfm = 0;
-        double total_us = 0, points_sum = 0, spheres_sum = 0;
-        int min_level = std::numeric_limits<int>::max();
-        for (std::size_t i = 0; i < poses.size(); ++i) {
-            over += run.latency_us[i] > budget_us;
-            total_us += run.latency_us[i];
-            const hp::QuerySummary& s = run.results[i];
-            interrupted += s.interrupted;
-            with_contact += s.contacts > 0;
-            cfm_contacts += s.cfm_contacts;
-            with_cfm += s.cfm_contacts > 0;
-            points_sum += static_cast<double>(s.points_tested);
-            spheres_sum += static_cast<double>(s.spheres_tested);
-            min_level = std::min(min_level, s.level_reached);
-        }
-        const double n = static_cast<double>(poses.size());
-        const bool timing_ok = max_over >= 0 ? static_cast<double>(over) / n <= max_over : stats.p99 <= budget_us;
-        const bool pass = timing_ok && covered;
-
-        nlohmann::json report{
-            {"queries", poses.size()}, {"budget_us", budget_us}, {"mode", mode_name},
-            {"level", mode == hp::QueryMode::segmented ? nlohmann::json(level) : nlohmann::json(nullptr)},
-            {"static", {{"file", static_path}, {"kind", st.kind}, {"encoding", st.encoding},
-                        {"dims", st.field.grid().dims}, {"voxel_size", st.field.grid().voxel_size},
-                        {"lipschitz", st.field.lipschitz()}}},
-            {"moving", {{"file", moving_path}, {"points", shell.points.size()},
-                        {"clusters", shell.tree.clusters.size()}, {"levels", shell.tree.levels}, {"k", shell.tree.k}}},
-            {"cfm", shell.cfm ? nlohmann::json{{"file", cfm_path}, {"spheres", shell.cfm->spheres.size()},
-                                               {"records", shell.cfm->records()},
-                                               {"store", hp::cfm::store_name(shell.cfm->store)},
-                                               {"sampling", hp::cfm::sampling_name(shell.cfm->sampling)}}
-                              : nlohmann::json(nullptr)},
-            {"poses", poses_path.empty() ? nlohmann::json{{"scenario", scenario}, {"seed", seed}, {"count", count}, {"depth", depth}}
-                                         : nlohmann::json{{"file", poses_path}}},
-            {"warmup", run.warmup}, {"threads", tool.threads},
-            {"latency_us", hp::to_json(stats)}, {"over_budget", over},
-            {"over_budget_fraction", static_cast<double>(over) / n},
-            {"queries_per_second", total_us > 0 ? 1e6 * n / total_us : 0.0},
-            {"criterion", max_over >= 0 ? "over_budget_fraction <= " + std::to_string(max_over) : std::string("p99 <= budget")},
-            {"queries_with_contact", with_contact}, {"interrupted", interrupted},
-            {"min_level_reached", min_level},
-            {"cfm_contacts", cfm_contacts}, {"queries_with_cfm_contacts", with_cfm},
-            {"mean_points_tested", points_sum / n}, {"mean_spheres_tested", spheres_sum / n},
-            {"validation", validation}, {"pass", pass}};
-        nlohmann::json per = nlohmann::json::array();
-        for (const hp::QuerySummary& s : run.results) per.push_back(hp::to_json(s));
-        report["per_query"] = std::move(per);
+        nlohmann::json report = hp::full_report(check);
+        report["threads"] = tool.threads;
         if (!report_path.empty()) hp::write_file_atomically(report_path, report.dump(1) + "\n");
-        if (!csv_path.empty()) hp::write_file_atomically(csv_path, hp::to_csv(run));
+        if (!csv_path.empty()) hp::write_file_atomically(csv_path, hp::to_csv(check.run));
         tool.print_json(report);
         if (tool.text_output()) {
-            std::printf("queries      %zu (%s, mode %s), %zu with contact, warm-up %zu\n", poses.size(),
+            const nlohmann::json& r = check.report;
+            const hp::LatencyStats& stats = check.latency;
+            const std::size_t n = check.poses.size(), over = r["over_budget"].get<std::size_t>();
+            std::printf("queries      %zu (%s, mode %s), %zu with contact, warm-up %zu\n", n,
                         poses_path.empty() ? ("scenario " + scenario).c_str() : poses_path.c_str(), mode_name.c_str(),
-                        with_contact, run.warmup);
+                        r["queries_with_contact"].get<std::size_t>(), check.run.warmup);
             std::printf("latency us   min %.2f  p50 %.2f  p90 %.2f  p99 %.2f  p99.9 %.2f  max %.2f  mean %.2f\n", stats.min,
                         stats.p50, stats.p90, stats.p99, stats.p999, stats.max, stats.mean);
-            std::printf("work         %.1f points, %.1f spheres tested per query (of %zu points)\n", points_sum / n,
-                        spheres_sum / n, shell.points.size());
+            std::printf("work         %.1f points, %.1f spheres tested per query (of %zu points)\n",
+                        r["mean_points_tested"].get<double>(), r["mean_spheres_tested"].get<double>(),
+                        r["moving"]["points"].get<std::size_t>());
             std::printf("budget       %.0f us: %zu over (%.3f%%), %.0f queries/s%s\n", budget_us, over,
-                        100.0 * static_cast<double>(over) / n, total_us > 0 ? 1e6 * n / total_us : 0.0,
-                        mode == hp::QueryMode::time_critical ? (", " + std::to_string(interrupted) + " interrupted").c_str() : "");
-            if (shell.cfm)
-                std::printf("cfm          %s: %zu contacts from it in %zu queries\n", cfm_path.c_str(), cfm_contacts, with_cfm);
-            std::printf("result       %s\n", pass ? "PASS" : covered ? "FAIL (over budget)" : "FAIL (tree does not cover its points)");
+                        100.0 * r["over_budget_fraction"].get<double>(), r["queries_per_second"].get<double>(),
+                        mode_name == "time-critical"
+                            ? (", " + std::to_string(r["interrupted"].get<std::size_t>()) + " interrupted").c_str()
+                            : "");
+            if (!cfm_path.empty())
+                std::printf("cfm          %s: %zu contacts from it in %zu queries\n", cfm_path.c_str(),
+                            r["cfm_contacts"].get<std::size_t>(), r["queries_with_cfm_contacts"].get<std::size_t>());
+            std::printf("result       %s\n", check.pass      ? "PASS"
+                                             : check.covered ? "FAIL (over budget)"
+                                                             : "FAIL (tree does not cover its points)");
         }
-        return pass ? 0 : 1;
+        return check.pass ? 0 : 1;
     });
 }

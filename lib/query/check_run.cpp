@@ -1,0 +1,125 @@
+#include "query/check_run.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "cfm/cfm.hpp"
+#include "core/error.hpp"
+#include "query/scenario.hpp"
+#include "query/session.hpp"
+#include "query/static_field.hpp"
+
+namespace hp {
+
+namespace {
+QueryMode parse_mode(const std::string& name) {
+    if (name == "full") return QueryMode::full;
+    if (name == "brute") return QueryMode::brute;
+    if (name == "segmented") return QueryMode::segmented;
+    if (name == "time-critical") return QueryMode::time_critical;
+    fail_usage("unknown query mode '" + name + "' (full, brute, segmented or time-critical)");
+}
+}  // namespace
+
+QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress) {
+    const QueryMode mode = parse_mode(spec.mode);
+    if (!spec.cfm_path.empty() && mode != QueryMode::time_critical)
+        fail_usage("a closest feature map (--cfm) serves only --mode time-critical (the other modes never stop early), not --mode " +
+                   spec.mode);
+    if (spec.poses_path.empty() && spec.scenario.empty()) fail_usage("give poses (a file) or a scenario (contact, approach or random)");
+    auto name = [&](const std::filesystem::path& p) { return spec.file_names_only ? p.filename().string() : p.string(); };
+
+    // Load and validate (the readers check checksums, counts and the tree's structure).
+    StaticField st = load_static_field(spec.static_path);
+    MovingObjectData shell = load_moving_object(spec.moving_path);
+    if (!spec.cfm_path.empty()) attach_cfm(shell, spec.cfm_path, spec.moving_path);
+    const MovingObject moving = shell.view();
+    QueryCheck out;
+    nlohmann::json validation{{"static_file", "ok"}, {"moving_file", "ok"}};
+    if (shell.cfm) validation["cfm_file"] = "ok (matches the tree)";
+    out.covered = tree_covers_points(shell.tree, shell.points);
+    validation["tree_covers_points"] = out.covered;
+
+    if (!spec.poses_path.empty()) {
+        out.poses = read_poses(spec.poses_path);
+    } else {
+        const ScenarioOptions so{.kind = parse_scenario_kind(spec.scenario), .count = spec.count, .seed = spec.seed,
+                                 .depth = spec.depth};
+        out.poses = generate_scenario(st.field, moving, so, progress);
+    }
+    const std::size_t beyond = poses_beyond_grid(st.field, moving, out.poses);
+    const double border = st.field.border_max_value();
+    validation["poses_beyond_grid"] = beyond;
+    validation["border_max_value"] = border;
+    if (beyond > 0)
+        out.warnings.push_back(std::to_string(beyond) + " of " + std::to_string(out.poses.size()) +
+                               " poses keep the moving object entirely outside the static field's grid (only extrapolated distances)");
+    if (border >= 0)
+        out.warnings.push_back(name(spec.static_path) + ": the static object reaches the grid's border (value " +
+                               std::to_string(border) + "): contacts beyond the grid are missed; voxelize with more padding");
+
+    VpsQuery query(st.field, moving, {.mode = mode, .level = spec.level, .budget_us = spec.budget_us});
+    const std::size_t warmup = spec.warmup ? *spec.warmup : std::min<std::size_t>(out.poses.size(), 100);
+    out.run = run_timed(query, out.poses, warmup);
+    out.latency = latency_stats(out.run.latency_us);
+
+    std::size_t over = 0, interrupted = 0, with_contact = 0, cfm_contacts = 0, with_cfm = 0;
+    double total_us = 0, points_sum = 0, spheres_sum = 0;
+    int min_level = std::numeric_limits<int>::max();
+    for (std::size_t i = 0; i < out.poses.size(); ++i) {
+        over += out.run.latency_us[i] > spec.budget_us;
+        total_us += out.run.latency_us[i];
+        const QuerySummary& s = out.run.results[i];
+        interrupted += s.interrupted;
+        with_contact += s.contacts > 0;
+        cfm_contacts += s.cfm_contacts;
+        with_cfm += s.cfm_contacts > 0;
+        points_sum += static_cast<double>(s.points_tested);
+        spheres_sum += static_cast<double>(s.spheres_tested);
+        min_level = std::min(min_level, s.level_reached);
+    }
+    const double n = static_cast<double>(out.poses.size());
+    const double max_over = spec.max_over_budget;
+    const bool timing_ok = max_over >= 0 ? static_cast<double>(over) / n <= max_over : out.latency.p99 <= spec.budget_us;
+    out.pass = timing_ok && out.covered;
+
+    nlohmann::json poses_json =
+        spec.poses_path.empty()
+            ? nlohmann::json{{"scenario", spec.scenario}, {"seed", spec.seed}, {"count", spec.count}, {"depth", spec.depth}}
+            : nlohmann::json{{"file", spec.poses_path.string()}};
+    out.report = {
+        {"queries", out.poses.size()}, {"budget_us", spec.budget_us}, {"mode", spec.mode},
+        {"level", mode == QueryMode::segmented ? nlohmann::json(spec.level) : nlohmann::json(nullptr)},
+        {"static", {{"file", name(spec.static_path)}, {"kind", st.kind}, {"encoding", st.encoding},
+                    {"dims", st.field.grid().dims}, {"voxel_size", st.field.grid().voxel_size},
+                    {"lipschitz", st.field.lipschitz()}}},
+        {"moving", {{"file", name(spec.moving_path)}, {"points", shell.points.size()},
+                    {"clusters", shell.tree.clusters.size()}, {"levels", shell.tree.levels}, {"k", shell.tree.k}}},
+        {"cfm", shell.cfm ? nlohmann::json{{"file", name(spec.cfm_path)}, {"spheres", shell.cfm->spheres.size()},
+                                           {"records", shell.cfm->records()},
+                                           {"store", cfm::store_name(shell.cfm->store)},
+                                           {"sampling", cfm::sampling_name(shell.cfm->sampling)}}
+                          : nlohmann::json(nullptr)},
+        {"poses", poses_json},
+        {"warmup", out.run.warmup},
+        {"latency_us", to_json(out.latency)}, {"over_budget", over},
+        {"over_budget_fraction", static_cast<double>(over) / n},
+        {"queries_per_second", total_us > 0 ? 1e6 * n / total_us : 0.0},
+        {"criterion", max_over >= 0 ? "over_budget_fraction <= " + std::to_string(max_over) : std::string("p99 <= budget")},
+        {"queries_with_contact", with_contact}, {"interrupted", interrupted},
+        {"min_level_reached", min_level},
+        {"cfm_contacts", cfm_contacts}, {"queries_with_cfm_contacts", with_cfm},
+        {"mean_points_tested", points_sum / n}, {"mean_spheres_tested", spheres_sum / n},
+        {"validation", validation}, {"pass", out.pass}};
+    out.per_query = nlohmann::json::array();
+    for (const QuerySummary& s : out.run.results) out.per_query.push_back(to_json(s));
+    return out;
+}
+
+nlohmann::json full_report(const QueryCheck& check) {
+    nlohmann::json r = check.report;
+    r["per_query"] = check.per_query;
+    return r;
+}
+
+}  // namespace hp

@@ -1,0 +1,57 @@
+#pragma once
+// lib/query/check_run — the body of haptic-query and of the pipeline's query stage: load the
+// static field, the moving tree (and its CFM), get the poses, validate, time one query per pose
+// against the budget and make the report. The executable (apps/haptic-query.cpp) adds its own
+// files (--report, --csv, --write-poses) and text; the stage (lib/pipeline/stage_query.cpp)
+// writes the report as its output.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/progress.hpp"
+#include "query/query.hpp"
+#include "query/timing.hpp"
+
+namespace hp {
+
+struct QueryCheckSpec {
+    std::filesystem::path static_path, moving_path;
+    std::filesystem::path cfm_path;  // empty: none (time-critical only, see query.hpp)
+    std::filesystem::path poses_path;  // a poses file, or else `scenario`
+    std::string scenario;              // contact, approach or random
+    std::size_t count = 1000;
+    std::uint64_t seed = 1;
+    double depth = 5;
+    std::string mode = "full";  // full, brute, segmented or time-critical
+    int level = 0;
+    double budget_us = 1000;
+    double max_over_budget = -1;  // < 0: the criterion is p99 <= budget
+    std::optional<std::size_t> warmup = std::nullopt;  // default min(poses, 100)
+    bool file_names_only = false;  // the report names files without their folders (pipelines)
+};
+
+struct QueryCheck {
+    nlohmann::json report;     // the summary (every key of the report but per_query)
+    nlohmann::json per_query;  // one to_json(QuerySummary) per pose
+    std::vector<Pose> poses;
+    TimedRun run;
+    LatencyStats latency;
+    std::vector<std::string> warnings;  // for the caller to print
+    bool pass = false;
+    bool covered = false;  // the tree holds its points (a failed check when false)
+};
+
+// Throws hp::Error: usage for a mode name, scenario or level that is not allowed, or a CFM with
+// another mode than time-critical (before anything is loaded); bad_input for files that fail
+// their readers' checks or a CFM that is not the tree's (attach_cfm).
+QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress = {});
+
+// The whole report: the summary with per_query.
+nlohmann::json full_report(const QueryCheck& check);
+
+}  // namespace hp
