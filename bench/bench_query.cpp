@@ -11,8 +11,9 @@
 // of the same pose, without and with the K = 4 tree's closest feature map (lib/cfm, --cfm-stacks
 // at the root, 4 at the deepest level, store normal): median and p90 (nearest rank) over the
 // poses where both forces are non-zero, how many poses got no force at all, and the median ratio
-// of the force magnitudes. Interruption depends on the clock, so these figures vary a little from
-// run to run.
+// of the force magnitudes. A third row recomputes the CFM run's forces with the sphere-geometry
+// normal (-grad V at the sphere's centre, paper 003's baseline) for the same contacts, to show what
+// the map's normals add. Interruption depends on the clock, so these figures vary from run to run.
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -100,52 +101,83 @@ int main(int argc, char** argv) {
             if (mm.diagnostics.orientation == "inward") co.outward_sign = -1;
             const hp::cfm::ClosestFeatureMap map = hp::cfm::build_cfm(mm.mesh, tree, co);
             const double cfm_s = hp::bench::seconds_since(t_cfm);
+            const double n = static_cast<double>(poses.size());
+            // One row: the forces of one variant against the full mode's.
+            auto print_row = [&](const std::string& stage, const std::string& what, double budget,
+                                 const std::vector<hp::Vec3d>& forces, const std::vector<double>& latency,
+                                 std::size_t interrupted, std::size_t cfm_contacts) {
+                std::vector<double> angles, ratios;
+                std::size_t no_force = 0;
+                double total = 0;
+                for (std::size_t i = 0; i < poses.size(); ++i) {
+                    total += latency[i] * 1e-6;
+                    const double a = hp::length(forces[i]), b = hp::length(reference[i]);
+                    if (!(b > 0)) continue;  // the full mode found no force (a touching pose)
+                    if (!(a > 0)) {
+                        ++no_force;
+                        continue;
+                    }
+                    const double c = std::clamp(hp::dot(forces[i], reference[i]) / (a * b), -1.0, 1.0);
+                    angles.push_back(std::acos(c) * 180 / M_PI);
+                    ratios.push_back(a / b);
+                }
+                std::sort(angles.begin(), angles.end());
+                std::sort(ratios.begin(), ratios.end());
+                const double a50 = angles.empty() ? NAN : hp::nearest_rank(angles, 0.5);
+                const double a90 = angles.empty() ? NAN : hp::nearest_rank(angles, 0.9);
+                const double r50 = ratios.empty() ? NAN : hp::nearest_rank(ratios, 0.5);
+                const hp::LatencyStats st = hp::latency_stats(latency);
+                char notes[480];
+                std::snprintf(notes, sizeof notes,
+                              "K=%d budget %g us %s: force angle to full p50 %.1f deg, p90 %.1f deg over %zu poses, %zu "
+                              "without force; |F|/|F_full| p50 %.3f; interrupted %zu/%zu, %.1f CFM contacts; latency p50 "
+                              "%.1f us, p99 %.1f us; CFM (%d stacks) built in %.2f s",
+                              tree.k, budget, what.c_str(), a50, a90, angles.size(), no_force, r50, interrupted,
+                              poses.size(), static_cast<double>(cfm_contacts) / n, st.p50, st.p99, cfm_stacks, cfm_s);
+                nlohmann::json j{{"stage", stage}, {"mesh", pair}, {"seconds", total}, {"peak_rss", hp::app::peak_rss_bytes()},
+                                 {"notes", notes}, {"p50_us", st.p50}, {"p99_us", st.p99}, {"max_us", st.max},
+                                 {"angle_p50_deg", a50}, {"angle_p90_deg", a90}, {"no_force", no_force}};
+                std::printf("%s\n", j.dump().c_str());
+                std::fflush(stdout);
+            };
             std::stringstream list(tc_budgets);
             for (std::string item; std::getline(list, item, ',');) {
                 const double budget = std::stod(item);
                 for (bool with_cfm : {false, true}) {
                     const hp::MovingObject moving{pts, ps.shell.normals, &tree, with_cfm ? &map : nullptr};
                     hp::VpsQuery q(field, moving, {.mode = hp::QueryMode::time_critical, .budget_us = budget});
-                    hp::TimedRun run = hp::run_timed(q, poses, 100);
-                    const hp::LatencyStats st = hp::latency_stats(run.latency_us);
-                    std::vector<double> angles, ratios;
-                    std::size_t no_force = 0, interrupted = 0, cfm_contacts = 0;
-                    double total = 0;
-                    for (std::size_t i = 0; i < poses.size(); ++i) {
-                        const hp::QuerySummary& r = run.results[i];
-                        total += run.latency_us[i] * 1e-6;
+                    for (std::size_t i = 0; i < std::min<std::size_t>(100, poses.size()); ++i) q(poses[i]);
+                    std::vector<double> latency;
+                    std::vector<hp::Vec3d> forces, sphere_forces;
+                    std::size_t interrupted = 0, cfm_contacts = 0;
+                    for (const hp::Pose& pose : poses) {
+                        const auto t0 = std::chrono::steady_clock::now();
+                        const hp::QueryResult& r = q(pose);
+                        latency.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+                        forces.push_back(r.force);
                         interrupted += r.interrupted;
                         cfm_contacts += r.cfm_contacts;
-                        const double a = hp::length(r.force), b = hp::length(reference[i]);
-                        if (!(b > 0)) continue;  // the full mode found no force (a touching pose)
-                        if (!(a > 0)) {
-                            ++no_force;
-                            continue;
+                        // The same contacts with the sphere-geometry normal instead of the map's
+                        // (paper 003's baseline, Dingliana and O'Sullivan: along the line of the
+                        // centres, here -grad V at the sphere's centre), outside the timing.
+                        hp::Vec3d f = r.force;
+                        const auto rot = hp::rotation_rows(pose.quaternion);
+                        for (const hp::Contact& c : r.contacts) {
+                            if (c.cluster < 0) continue;
+                            const hp::Vec3d cb = map.spheres[static_cast<std::size_t>(c.cluster)].center;
+                            const hp::Vec3d x = hp::Vec3d{hp::dot(rot[0], cb), hp::dot(rot[1], cb), hp::dot(rot[2], cb)} + pose.position;
+                            f += (-hp::normalized(field.gradient(x)) - c.normal) * c.value;
                         }
-                        const double c = std::clamp(hp::dot(r.force, reference[i]) / (a * b), -1.0, 1.0);
-                        angles.push_back(std::acos(c) * 180 / M_PI);
-                        ratios.push_back(a / b);
+                        sphere_forces.push_back(f);
                     }
-                    std::sort(angles.begin(), angles.end());
-                    std::sort(ratios.begin(), ratios.end());
-                    const double a50 = angles.empty() ? NAN : hp::nearest_rank(angles, 0.5);
-                    const double a90 = angles.empty() ? NAN : hp::nearest_rank(angles, 0.9);
-                    const double r50 = ratios.empty() ? NAN : hp::nearest_rank(ratios, 0.5);
-                    const double n = static_cast<double>(poses.size());
-                    char notes[400];
-                    std::snprintf(notes, sizeof notes,
-                                  "K=%d budget %g us %s: force angle to full p50 %.1f deg, p90 %.1f deg over %zu poses, %zu "
-                                  "without force; |F|/|F_full| p50 %.3f; interrupted %zu/%zu, %.1f CFM contacts; latency p50 "
-                                  "%.1f us, p99 %.1f us%s",
-                                  tree.k, budget, with_cfm ? "with CFM" : "without CFM", a50, a90, angles.size(), no_force, r50,
-                                  interrupted, poses.size(), static_cast<double>(cfm_contacts) / n, st.p50, st.p99,
-                                  with_cfm ? (", CFM built in " + std::to_string(cfm_s).substr(0, 5) + " s").c_str() : "");
-                    nlohmann::json j{{"stage", std::string("query-tc-dir ") + (with_cfm ? "cfm " : "") + item + "us"},
-                                     {"mesh", pair}, {"seconds", total}, {"peak_rss", hp::app::peak_rss_bytes()},
-                                     {"notes", notes}, {"p50_us", st.p50}, {"p99_us", st.p99}, {"max_us", st.max},
-                                     {"angle_p50_deg", a50}, {"angle_p90_deg", a90}, {"no_force", no_force}};
-                    std::printf("%s\n", j.dump().c_str());
-                    std::fflush(stdout);
+                    const std::string b = item + "us";
+                    if (!with_cfm) {
+                        print_row("query-tc-dir " + b, "without CFM", budget, forces, latency, interrupted, 0);
+                        continue;
+                    }
+                    print_row("query-tc-dir cfm " + b, "with CFM", budget, forces, latency, interrupted, cfm_contacts);
+                    print_row("query-tc-dir sphere-normal " + b, "CFM contacts with -grad V normals", budget, sphere_forces,
+                              latency, interrupted, cfm_contacts);
                 }
             }
         };

@@ -18,7 +18,9 @@
 // Which clusters: the ones still in the queue when the budget runs out and whose sphere collides
 // (V(X) + L R >= 0, the traversal's test). The traversal already evaluates V(X) and L there for
 // the separation bound, so the test costs no extra lookup; the CFM contact itself costs the
-// gradient (6 lookups), V(P) and the map lookup. The queue holds exactly the clusters not yet
+// gradient (six value() calls in the cell value(X) has just read), V(P) and the map lookup, for
+// every colliding sphere in the queue (many more than give a contact): interrupted queries run
+// that much longer past their budget (bench_query's query-tc-dir rows show both latencies). The queue holds exactly the clusters not yet
 // represented by a checked point below them, one per region of the surface, whereas their tested
 // parents would stand for regions whose parent point is already a contact. Each CFM contact
 // weighs as one point (the paper's one contact per colliding sphere pair), so an interrupted force

@@ -46,9 +46,9 @@ public:
     // Paper eq. 5: V(C) + grad(C) . (P - C) at the nearest voxel centre C, with the gradient
     // by central differences; defined inside the grid only (clamped outside).
     double gradient_value(const Vec3d& p) const;
-    // grad V at p by central differences of value() over +-s/2 along each axis (s = voxel size):
-    // exact for a plane inside the grid, points towards increasing V (into the static object).
-    // Six value() calls; defined in field_gradient.cpp.
+    // grad V at p: the interpolant's gradient (central differences of value() over +-s/1000, exact
+    // inside a cell where V is linear along each axis); points towards increasing V (into the
+    // static object). Six value() calls on the cell of p; defined in field_gradient.cpp.
     Vec3d gradient(const Vec3d& p) const;
     double lipschitz() const { return lipschitz_; }
     // A bound on |V(P) - V(Q)| / |P - Q| for P and Q in the ball (center, radius); never above
