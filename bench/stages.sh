@@ -102,7 +102,8 @@ fi
 # VPS queries (bench_query): the paper's case, the bunny's distance field at 0.0005 against the
 # bunny's own pointshell tree (shell at 0.0007: 36,074 points, the paper had 35,596), shallow
 # contact poses, one thread; full/brute/time-critical/segmented L1-5 with
-# K = 4 and full with K = 8. BENCH_QUERY_COUNT poses (default 2000).
+# K = 4 and full with K = 8, and the force direction of time-critical queries interrupted at 20 and
+# 50 us without and with the tree's CFM (rows query-tc-dir). BENCH_QUERY_COUNT poses (default 2000).
 if [ -f "$meshes/stanford-bunny.obj" ]; then
     echo "bench: query bunny vs bunny at 0.0005" >&2
     "$bin/bench_query" "$meshes/stanford-bunny.obj" "$meshes/stanford-bunny.obj" --static-voxel 0.0005 \
