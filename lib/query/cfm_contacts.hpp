@@ -17,14 +17,17 @@
 // A cluster whose gradient vanishes (no direction) or whose record's normal is zero gives none.
 // Which clusters: the ones still in the queue when the budget runs out and whose sphere collides
 // (V(X) + L R >= 0, the traversal's test). The traversal already evaluates V(X) and L there for
-// the separation bound, so the test costs no extra lookup; the CFM contact itself costs the
-// gradient (six value() calls in the cell value(X) has just read), V(P) and the map lookup, for
-// every colliding sphere in the queue (many more than give a contact): interrupted queries run
-// that much longer past their budget (bench_query's query-tc-dir rows show both latencies). The queue holds exactly the clusters not yet
-// represented by a checked point below them, one per region of the surface, whereas their tested
-// parents would stand for regions whose parent point is already a contact. Each CFM contact
-// weighs as one point (the paper's one contact per colliding sphere pair), so an interrupted force
-// has the right direction more than the right magnitude (bench_query measures the direction).
+// the separation bound, so the test costs no extra lookup. The queued clusters are the finest
+// regions the traversal reached: disjoint subtrees that hold every unvisited cluster that may
+// still collide (the rest was pruned). Their
+// already tested parents would be coarser and stand for regions whose parent point is already a
+// contact. Each CFM contact weighs as one point (the paper's one contact per colliding sphere
+// pair), whatever the number of points below the cluster.
+// Cost: per colliding queued sphere (many more than give a contact) the gradient (six value()
+// calls in the cell value(X) has just read), V(P) and the map lookup, so interrupted queries run
+// that much longer past their budget. bench_query's query-tc-dir rows measure the latencies and
+// the force direction against the full mode's, with the map's normals and, for the same
+// contacts, with the sphere-geometry normal -grad V(X) (paper 003's baseline).
 //
 // The map must be the tree's (check_cfm_matches_tree): one sphere per cluster, same levels,
 // centres and radii, built for a tree of the same source.
