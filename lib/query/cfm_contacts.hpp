@@ -16,7 +16,7 @@
 //   value  = V(P); a contact only when V(P) > 0.
 // A cluster whose gradient vanishes (no direction) or whose record's normal is zero gives none.
 // Which clusters: the ones still in the queue when the budget runs out and whose sphere collides
-// (V(X) + L R >= 0, the traversal's test). The traversal already evaluates V(X) and L there for
+// (the traversal's sphere test, query.hpp). The traversal already evaluates that bound there for
 // the separation bound, so the test costs no extra lookup. The queued clusters are the finest
 // regions the traversal reached: disjoint subtrees that hold every unvisited cluster that may
 // still collide (the rest was pruned). Their

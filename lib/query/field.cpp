@@ -3,21 +3,78 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <new>
+#include <type_traits>
+
+#include <sys/mman.h>
 
 #include "core/error.hpp"
 
 namespace hp {
 
-DistanceSampler::DistanceSampler(const GridSpec& grid, std::vector<double> values)
-    : grid_(grid), values_(std::move(values)) {
-    if (values_.size() != grid_.count() || grid_.count() == 0)
+namespace detail {
+
+template <class T>
+T* HugePageAllocator<T>::allocate(std::size_t n) {
+    constexpr std::size_t kHuge = std::size_t{2} << 20;
+    if (n > std::numeric_limits<std::size_t>::max() / sizeof(T) - kHuge) throw std::bad_alloc();
+    const std::size_t bytes = (n * sizeof(T) + kHuge - 1) / kHuge * kHuge;
+    void* p = std::aligned_alloc(kHuge, bytes);
+    if (!p) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    // Advice only: without transparent huge pages the field works the same, a little slower.
+    (void)madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    return static_cast<T*>(p);
+}
+
+template <class T>
+void HugePageAllocator<T>::deallocate(T* p, std::size_t) noexcept {
+    std::free(p);
+}
+
+template struct HugePageAllocator<float>;
+template struct HugePageAllocator<double>;
+
+}  // namespace detail
+
+DistanceSampler::DistanceSampler(const GridSpec& grid, std::span<const double> values) : grid_(grid) {
+    if (values.size() != grid_.count() || grid_.count() == 0)
         fail_input("", "distance field size does not match its grid");
-    for (double v : values_) max_value_ = std::max(max_value_, v);
+    const auto& d = grid_.dims;
+    for (int a = 0; a < 3; ++a) bricks_[a] = (d[a] + 3) / 4;
+    const bool as_float = std::all_of(values.begin(), values.end(), [](double v) {
+        return static_cast<double>(static_cast<float>(v)) == v;
+    });
+    const std::size_t slots = static_cast<std::size_t>(bricks_[0]) * bricks_[1] * bricks_[2] * 64;
+    auto fill = [&](auto& out) {
+        out.resize(slots);
+        using T = typename std::decay_t<decltype(out)>::value_type;
+        // Every slot of every brick, padding included (clamped to the nearest sample).
+        for (int k = 0; k < bricks_[2] * 4; ++k)
+            for (int j = 0; j < bricks_[1] * 4; ++j)
+                for (int i = 0; i < bricks_[0] * 4; ++i)
+                    out[offset(i, j, k)] = static_cast<T>(
+                        values[grid_.index(std::min(i, d[0] - 1), std::min(j, d[1] - 1), std::min(k, d[2] - 1))]);
+    };
+    if (as_float)
+        fill(samples_f_);
+    else
+        fill(samples_d_);
+    max_value_ = 0;
+    for (double v : values) max_value_ = std::max(max_value_, v);
     build_local_bounds();
 }
 
 namespace {
+// The float nearest above or at v (block bounds must never fall below what they bound).
+float round_up(double v) {
+    float f = static_cast<float>(v);
+    if (static_cast<double>(f) < v) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+    return f;
+}
 constexpr int kBlock = 4;  // cells per block edge at pyramid level 0 (a power of two: lookups shift by 2 + level)
 }
 
@@ -27,47 +84,58 @@ void DistanceSampler::build_local_bounds() {
     // Cells: between centres i..i+1 per axis; an axis with one centre has one degenerate cell.
     const int cells[3] = {std::max(1, d[0] - 1), std::max(1, d[1] - 1), std::max(1, d[2] - 1)};
     std::array<int, 3> bd{(cells[0] + kBlock - 1) / kBlock, (cells[1] + kBlock - 1) / kBlock, (cells[2] + kBlock - 1) / kBlock};
-    std::vector<float> level(static_cast<std::size_t>(bd[0]) * bd[1] * bd[2], 0.0f);
+    const float lowest = -std::numeric_limits<float>::infinity();
+    std::vector<BlockBound> level(static_cast<std::size_t>(bd[0]) * bd[1] * bd[2], BlockBound{0.0f, lowest});
     auto v = [&](int i, int j, int k) {
         return at(std::min(i, d[0] - 1), std::min(j, d[1] - 1), std::min(k, d[2] - 1));
     };
-    double global[3] = {0, 0, 0};  // per axis, the largest |difference| over all cells
+    double inside = 0;  // the largest cell bound over the grid (divided by s)
     for (int k = 0; k < cells[2]; ++k)
         for (int j = 0; j < cells[1]; ++j)
             for (int i = 0; i < cells[0]; ++i) {
-                double g[3] = {0, 0, 0};
-                for (int b = 0; b < 2; ++b)
-                    for (int a = 0; a < 2; ++a) {
-                        g[0] = std::max(g[0], std::abs(v(i + 1, j + a, k + b) - v(i, j + a, k + b)));
-                        g[1] = std::max(g[1], std::abs(v(i + a, j + 1, k + b) - v(i + a, j, k + b)));
-                        g[2] = std::max(g[2], std::abs(v(i + a, j + b, k + 1) - v(i + a, j + b, k)));
-                    }
-                for (int a = 0; a < 3; ++a) global[a] = std::max(global[a], g[a]);
+                // The interpolant's gradient at corner (a, b, c) of the cell is (1/s) times the
+                // differences along the three cell edges that meet there. Inside the cell
+                // dV/dx is bilinear in (y, z) and constant in x, and likewise for y and z, so
+                // along any axis line |grad V|^2 is a sum of squares of affine functions, convex:
+                // its maximum over the cell is at a corner. So the largest corner gradient is
+                // exactly the cell's largest slope (sqrt 3 times tighter than bounding each
+                // component by its largest edge difference, where the gradient turns).
+                double g2 = 0, top = -std::numeric_limits<double>::infinity();
+                for (int c = 0; c < 2; ++c)
+                    for (int b = 0; b < 2; ++b)
+                        for (int a = 0; a < 2; ++a) {
+                            const double here = v(i + a, j + b, k + c);
+                            const double dx = v(i + 1, j + b, k + c) - v(i, j + b, k + c);
+                            const double dy = v(i + a, j + 1, k + c) - v(i + a, j, k + c);
+                            const double dz = v(i + a, j + b, k + 1) - v(i + a, j + b, k);
+                            g2 = std::max(g2, dx * dx + dy * dy + dz * dz);
+                            top = std::max(top, here);
+                        }
+                const double lc = std::sqrt(g2) / s;
+                inside = std::max(inside, lc);
+                BlockBound& m = level[(static_cast<std::size_t>(k / kBlock) * bd[1] + j / kBlock) * bd[0] + i / kBlock];
                 // Rounded up to float so the stored bound never falls below the double one.
-                const double lc = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) / s * (1 + 1e-6);
-                float& m = level[(static_cast<std::size_t>(k / kBlock) * bd[1] + j / kBlock) * bd[0] + i / kBlock];
-                m = std::max(m, static_cast<float>(lc));
+                m.lipschitz = std::max(m.lipschitz, round_up(lc * (1 + 1e-9)));
+                m.max_value = std::max(m.max_value, round_up(top));
             }
-    // Inside the centre box the interpolant's gradient has components bounded by g[a]/s, with
-    // g[a] the largest |difference between neighbouring centres| along a (every such pair is an
-    // edge of some cell), so it is L_in-Lipschitz with L_in = |g| / s. Outside, V(P) = V(c(P)) -
-    // |P - c(P)| with c the projection onto the box; projections onto convex sets are firmly
-    // nonexpansive: |c(P) - c(Q)|^2 + |(P - c(P)) - (Q - c(Q))|^2 <= |P - Q|^2, so by
-    // Cauchy-Schwarz |V(P) - V(Q)| <= L_in a + b <= sqrt(L_in^2 + 1) |P - Q|. A small relative
-    // margin absorbs rounding in value().
-    const double inside = std::sqrt(global[0] * global[0] + global[1] * global[1] + global[2] * global[2]) / s;
+    // Outside the centre box V(P) = V(c(P)) - |P - c(P)| with c the projection onto the box;
+    // projections onto convex sets are firmly nonexpansive: |c(P) - c(Q)|^2 + |(P - c(P)) -
+    // (Q - c(Q))|^2 <= |P - Q|^2, so by Cauchy-Schwarz |V(P) - V(Q)| <= L_in a + b <=
+    // sqrt(L_in^2 + 1) |P - Q|. A small relative margin absorbs rounding in value().
     lipschitz_ = std::sqrt(inside * inside + 1.0) * (1 + 1e-9);
     pyramid_.push_back(std::move(level));
     pyramid_dims_.push_back(bd);
     while (bd[0] > 1 || bd[1] > 1 || bd[2] > 1) {
         const std::array<int, 3> nd{(bd[0] + 1) / 2, (bd[1] + 1) / 2, (bd[2] + 1) / 2};
-        std::vector<float> up(static_cast<std::size_t>(nd[0]) * nd[1] * nd[2], 0.0f);
-        const std::vector<float>& down = pyramid_.back();
+        std::vector<BlockBound> up(static_cast<std::size_t>(nd[0]) * nd[1] * nd[2], BlockBound{0.0f, lowest});
+        const std::vector<BlockBound>& down = pyramid_.back();
         for (int k = 0; k < bd[2]; ++k)
             for (int j = 0; j < bd[1]; ++j)
                 for (int i = 0; i < bd[0]; ++i) {
-                    float& m = up[(static_cast<std::size_t>(k / 2) * nd[1] + j / 2) * nd[0] + i / 2];
-                    m = std::max(m, down[(static_cast<std::size_t>(k) * bd[1] + j) * bd[0] + i]);
+                    BlockBound& m = up[(static_cast<std::size_t>(k / 2) * nd[1] + j / 2) * nd[0] + i / 2];
+                    const BlockBound& n = down[(static_cast<std::size_t>(k) * bd[1] + j) * bd[0] + i];
+                    m.lipschitz = std::max(m.lipschitz, n.lipschitz);
+                    m.max_value = std::max(m.max_value, n.max_value);
                 }
         pyramid_.push_back(std::move(up));
         pyramid_dims_.push_back(nd);
@@ -75,8 +143,11 @@ void DistanceSampler::build_local_bounds() {
     }
 }
 
-double DistanceSampler::lipschitz(const Vec3d& center, double radius) const {
+BallBound DistanceSampler::ball_bound(const Vec3d& center, double radius) const {
     const double s = grid_.voxel_size;
+    // A hair wider than the ball: a point placed on its surface by a rounded transform still
+    // falls in a cell that is read.
+    radius += 1e-7 * s;
     int lo[3], hi[3];
     bool leaves = false;
     for (int a = 0; a < 3; ++a) {
@@ -114,46 +185,105 @@ double DistanceSampler::lipschitz(const Vec3d& center, double radius) const {
     }
     const auto& dims = pyramid_dims_[m];
     const auto& level = pyramid_[m];
-    double l = 0;
+    float l = 0, top = -std::numeric_limits<float>::infinity();
     for (int k = b0[2]; k <= b1[2]; ++k)
         for (int j = b0[1]; j <= b1[1]; ++j)
-            for (int i = b0[0]; i <= b1[0]; ++i)
-                l = std::max(l, static_cast<double>(level[(static_cast<std::size_t>(k) * dims[1] + j) * dims[0] + i]));
-    l = leaves ? std::sqrt(l * l + 1.0) * (1 + 1e-9) : l * (1 + 1e-9);
-    return std::min(l, lipschitz_);
+            for (int i = b0[0]; i <= b1[0]; ++i) {
+                const BlockBound& b = level[(static_cast<std::size_t>(k) * dims[1] + j) * dims[0] + i];
+                l = std::max(l, b.lipschitz);
+                top = std::max(top, b.max_value);
+            }
+    BallBound out;
+    const double ld = l;
+    out.interior_lipschitz = std::min(ld * (1 + 1e-9), lipschitz_);
+    out.lipschitz = std::min(leaves ? std::sqrt(ld * ld + 1.0) * (1 + 1e-9) : ld * (1 + 1e-9), lipschitz_);
+    // V at a point of the ball is a convex combination of the samples of the cell holding it (or,
+    // outside the centre box, of the cell holding its projection, minus a distance): at most the
+    // largest sample of the cells the clamped box meets, up to the rounding of the interpolation.
+    out.max_value = top + std::abs(static_cast<double>(top)) * 1e-12;
+    return out;
+}
+
+double DistanceSampler::upper_bound(const Vec3d& center, double radius) const {
+    const BallBound b = ball_bound(center, radius);
+    if (b.max_value < 0) return b.max_value;
+    // For P in the ball, V(P) <= V(c(P)) (c: projection onto the centre box) and |c(P) - c(X)|
+    // <= |P - X| <= r (projections do not expand), with the segment c(X)..c(P) inside the
+    // clamped box whose cells gave the bound: V(P) <= V(c(X)) + L_in r. No sqrt(L^2 + 1) factor
+    // for balls that leave the grid.
+    // When the centre lies far outside, V(X) + L r (with L = sqrt(L_in^2 + 1)) is the tighter.
+    double outside = 0;
+    const double inner = interpolate(center, outside);
+    return std::min({b.max_value, inner + b.interior_lipschitz * radius, inner - outside + b.lipschitz * radius});
+}
+
+void DistanceSampler::prefetch(const Vec3d& p) const {
+    const double s = grid_.voxel_size;
+    int base[3];
+    for (int a = 0; a < 3; ++a) {
+        const double u = std::clamp((p[a] - grid_.origin[a]) / s - 0.5, 0.0, static_cast<double>(grid_.dims[a] - 1));
+        base[a] = static_cast<int>(u);  // u >= 0: truncation is floor (and NaN clamps to 0)
+    }
+    const std::size_t o = offset(base[0], base[1], base[2]);
+    // The cell's two z-slices: two cache lines when it stays inside its brick.
+    if (float_samples()) {
+        __builtin_prefetch(samples_f_.data() + o);
+        __builtin_prefetch(samples_f_.data() + o + 16 + 5);
+    } else {
+        __builtin_prefetch(samples_d_.data() + o);
+        __builtin_prefetch(samples_d_.data() + o + 16 + 5);
+    }
 }
 
 double DistanceSampler::value(const Vec3d& p) const {
+    double outside = 0;
+    const double v = interpolate(p, outside);
+    return outside > 0 ? v - outside : v;
+}
+
+double DistanceSampler::interpolate(const Vec3d& p, double& outside) const {
+    return float_samples() ? interpolate_in(samples_f_.data(), p, outside) : interpolate_in(samples_d_.data(), p, outside);
+}
+
+template <class T>
+double DistanceSampler::interpolate_in(const T* samples, const Vec3d& p, double& outside) const {
     const double s = grid_.voxel_size;
     // Continuous index coordinates of p relative to voxel centres.
-    double u[3];
     int base[3];
     double frac[3];
     double outside2 = 0;
     for (int a = 0; a < 3; ++a) {
-        u[a] = (p[a] - grid_.origin[a]) / s - 0.5;
-        double hi = grid_.dims[a] - 1;
-        double c = std::clamp(u[a], 0.0, hi);
-        outside2 += (u[a] - c) * (u[a] - c);
+        const double u = (p[a] - grid_.origin[a]) / s - 0.5;
+        const double hi = grid_.dims[a] - 1;
+        const double c = std::clamp(u, 0.0, hi);
+        outside2 += (u - c) * (u - c);
         int b = static_cast<int>(std::floor(c));
         if (b >= grid_.dims[a] - 1) b = std::max(0, grid_.dims[a] - 2);
         base[a] = b;
         frac[a] = grid_.dims[a] > 1 ? c - b : 0.0;
     }
-    auto sample = [&](int di, int dj, int dk) {
-        int i = std::min(base[0] + di, grid_.dims[0] - 1);
-        int j = std::min(base[1] + dj, grid_.dims[1] - 1);
-        int k = std::min(base[2] + dk, grid_.dims[2] - 1);
-        return at(i, j, k);
-    };
-    double c00 = sample(0, 0, 0) * (1 - frac[0]) + sample(1, 0, 0) * frac[0];
-    double c10 = sample(0, 1, 0) * (1 - frac[0]) + sample(1, 1, 0) * frac[0];
-    double c01 = sample(0, 0, 1) * (1 - frac[0]) + sample(1, 0, 1) * frac[0];
-    double c11 = sample(0, 1, 1) * (1 - frac[0]) + sample(1, 1, 1) * frac[0];
-    double c0 = c00 * (1 - frac[1]) + c10 * frac[1];
-    double c1 = c01 * (1 - frac[1]) + c11 * frac[1];
-    double v = c0 * (1 - frac[2]) + c1 * frac[2];
-    return outside2 > 0 ? v - std::sqrt(outside2) * s : v;
+    double c[8];  // corner (di, dj, dk) at c[di + 2 dj + 4 dk]
+    if (((base[0] & 3) != 3) & ((base[1] & 3) != 3) & ((base[2] & 3) != 3)) {
+        // The cell's eight samples share one brick (padding stands in for a one-voxel axis).
+        const T* q = samples + offset(base[0], base[1], base[2]);
+        c[0] = q[0], c[1] = q[1], c[2] = q[4], c[3] = q[5];
+        c[4] = q[16], c[5] = q[17], c[6] = q[20], c[7] = q[21];
+    } else {
+        for (int n = 0; n < 8; ++n) {
+            const int i = std::min(base[0] + (n & 1), grid_.dims[0] - 1);
+            const int j = std::min(base[1] + ((n >> 1) & 1), grid_.dims[1] - 1);
+            const int k = std::min(base[2] + (n >> 2), grid_.dims[2] - 1);
+            c[n] = samples[offset(i, j, k)];
+        }
+    }
+    const double c00 = c[0] * (1 - frac[0]) + c[1] * frac[0];
+    const double c10 = c[2] * (1 - frac[0]) + c[3] * frac[0];
+    const double c01 = c[4] * (1 - frac[0]) + c[5] * frac[0];
+    const double c11 = c[6] * (1 - frac[0]) + c[7] * frac[0];
+    const double c0 = c00 * (1 - frac[1]) + c10 * frac[1];
+    const double c1 = c01 * (1 - frac[1]) + c11 * frac[1];
+    outside = outside2 > 0 ? std::sqrt(outside2) * s : 0.0;
+    return c0 * (1 - frac[2]) + c1 * frac[2];
 }
 
 double DistanceSampler::border_max_value() const {

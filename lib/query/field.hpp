@@ -8,25 +8,37 @@
 // `gradient_value`. Outside the grid's centre box, V(P) = V(clamp(P)) - |P - clamp(P)|, a
 // continuous extension that keeps decreasing away from the object.
 //
-// Local Lipschitz bounds: one bad spot (an open mesh's hole, where inside voxels meet outside
-// ones across the opening, makes the field jump by tens of voxels) would make a global bound
-// useless for pruning. `lipschitz(center, radius)` bounds |V(P) - V(Q)| / |P - Q| for P, Q in the
-// ball only: inside one cell the interpolant's partial derivative along an axis is a bilinear
-// blend of the cell's four edge differences along that axis, so |grad V| <= sqrt(gx^2 + gy^2 +
-// gz^2) / s with g_a the largest |edge difference| along a; a segment inside the ball's box
-// crosses only cells that meet the box, so the largest cell bound over those cells holds along
-// it. The cell bounds are kept as maxima over blocks of 4^3 cells in a pyramid (each level
-// halves the blocks per axis); a ball reads at most 8 blocks of the level where its box spans
-// at most two blocks per axis. When the ball leaves the grid's centre box the extension's
-// slope combines as below (sqrt(L^2 + 1), the projection of the ball lies in the clamped box).
+// Storage: the samples sit in bricks of 4^3 (a cell's eight samples then share one brick three
+// times in four per axis: two cache lines), as float when every value of the file is a float (the
+// float and scaled encodings: nothing lost, half the memory traffic) and as double otherwise, in
+// memory advised to use transparent huge pages. Queries read the field at random places; these
+// three choices and a prefetch some spheres ahead (prefetch) are what a cold query costs.
 //
-// Global bound: `lipschitz()` is a bound L on |V(P) - V(Q)| / |P - Q| over all space, computed
-// once from the samples (per cell, the gradient of a trilinear interpolant is bounded by the
-// largest difference along each axis; combined with the slope 1 of the extension outside the grid
-// as sqrt(L_in^2 + 1), see field.cpp). The query's
-// sphere test uses it, which is what makes the hierarchical traversal find exactly the colliding
-// points that brute force finds.
+// The sphere test (`upper_bound(center, radius)`): an upper bound of V over a ball. One bad spot
+// (an open mesh's hole, where inside voxels meet outside ones across the opening, makes the field
+// jump by tens of voxels) would make a global Lipschitz bound useless for pruning, so the bounds
+// are local. Per cell: the largest slope of the interpolant is exactly its largest corner
+// gradient (inside a cell dV/dx is bilinear in y, z and constant in x, and likewise for y and z,
+// so along any axis line |grad V|^2 is a sum of squares of affine functions, convex: its maximum
+// over the cell is at a corner, where the gradient is (1/s) times the differences along the three
+// cell edges that meet there); and the largest of its eight samples bounds V in it (trilinear
+// interpolation is a convex combination). A segment inside the ball's box crosses only cells that
+// meet the box, so the largest cell slope L over those cells bounds |V(P) - V(Q)| / |P - Q| in the
+// ball, and the largest sample bounds V. Both are kept as maxima over blocks of 4^3 cells in a
+// pyramid (each level halves the blocks per axis); a ball reads at most 8 blocks of the level
+// where its box spans at most two blocks per axis (`ball_bound`). upper_bound returns the blocks'
+// largest sample when that is negative (a ball away from the static object is pruned without
+// reading the field), else the smallest of it, V(c(X)) + L r (c: projection onto the grid's
+// centre box; V(P) <= V(c(P)) and |c(P) - c(X)| <= r) and V(X) + sqrt(L^2 + 1) r (the slope of
+// the extension outside the grid combined as below; tighter when X lies far outside).
+// `lipschitz(center, radius)` is the ball's Lipschitz bound (sqrt(L^2 + 1) when it leaves the box).
+//
+// Global bound: `lipschitz()` is a bound L on |V(P) - V(Q)| / |P - Q| over all space: the largest
+// cell slope L_in combined with the slope 1 of the extension outside the grid as
+// sqrt(L_in^2 + 1) (see field.cpp). The query's sphere test is what makes the hierarchical
+// traversal find exactly the colliding points that brute force finds.
 #include <array>
+#include <cstddef>
 #include <span>
 #include <vector>
 
@@ -35,11 +47,38 @@
 
 namespace hp {
 
+namespace detail {
+// Allocator of the field's samples: 2 MiB aligned and, on Linux, advised to use transparent huge
+// pages. Queries read the field at random places (each contact pose starts cold); with 4 KiB
+// pages almost every read of a large field also misses the TLB.
+template <class T>
+struct HugePageAllocator {
+    using value_type = T;
+    HugePageAllocator() = default;
+    template <class U>
+    HugePageAllocator(const HugePageAllocator<U>&) {}
+    T* allocate(std::size_t n);
+    void deallocate(T* p, std::size_t) noexcept;
+    template <class U>
+    bool operator==(const HugePageAllocator<U>&) const { return true; }
+};
+}  // namespace detail
+
+// What a ball of the moving object's tree needs to know of V inside it (ball_bound).
+struct BallBound {
+    double lipschitz = 0;  // bound on |V(P) - V(Q)| / |P - Q| for P, Q in the ball
+    double interior_lipschitz = 0;  // the same for P, Q in the ball's projection onto the centre box
+    double max_value = 0;  // bound on V(P) for P in the ball (from the samples of the cells it meets)
+};
+
 class DistanceSampler {
 public:
     DistanceSampler() = default;
-    // `values`: one signed distance per voxel of `grid` (x fastest), inside positive.
-    DistanceSampler(const GridSpec& grid, std::vector<double> values);
+    // `values`: one signed distance per voxel of `grid` (x fastest), inside positive. Held in
+    // bricks of 4^3 samples, as float when every value is a float (a float or scaled field file:
+    // half the memory traffic of double, nothing lost), as double otherwise (a double field
+    // keeps its precision).
+    DistanceSampler(const GridSpec& grid, std::span<const double> values);
 
     const GridSpec& grid() const { return grid_; }
     double value(const Vec3d& p) const;
@@ -53,23 +92,58 @@ public:
     double lipschitz() const { return lipschitz_; }
     // A bound on |V(P) - V(Q)| / |P - Q| for P and Q in the ball (center, radius); never above
     // lipschitz().
-    double lipschitz(const Vec3d& center, double radius) const;
+    double lipschitz(const Vec3d& center, double radius) const { return ball_bound(center, radius).lipschitz; }
+    // Both bounds of the ball (center, radius) from one read of the pyramid (at most 8 blocks).
+    BallBound ball_bound(const Vec3d& center, double radius) const;
+    // An upper bound of V over the ball (center, radius): the largest sample of the ball's blocks
+    // when that is negative (no read of the field: cheap pruning far from the static object),
+    // else the smaller of it and V(c(center)) + L_in radius (c: projection onto the centre box).
+    double upper_bound(const Vec3d& center, double radius) const;
     double max_value() const { return max_value_; }
     // The largest value on the grid's six border faces of voxels. Negative when the static object
     // stays inside the grid, which makes the extension outside the grid safe (never a contact).
     double border_max_value() const;
-    const std::vector<double>& values() const { return values_; }
+    // The stored sample of voxel (i, j, k) (inside the grid).
+    double sample(int i, int j, int k) const { return at(i, j, k); }
+
+    // Asks the memory system for the samples value(p) will read (a hint; no effect on results).
+    // A traversal calls it some spheres ahead so that the cache misses of independent reads
+    // overlap instead of queueing one after the other.
+    void prefetch(const Vec3d& p) const;
+    // True when the samples are held as float (see the constructor).
+    bool float_samples() const { return !samples_f_.empty(); }
 
 private:
-    double at(int i, int j, int k) const { return values_[grid_.index(i, j, k)]; }
+    std::size_t offset(int i, int j, int k) const {
+        return ((static_cast<std::size_t>(k >> 2) * bricks_[1] + static_cast<std::size_t>(j >> 2)) * bricks_[0] +
+                static_cast<std::size_t>(i >> 2)) * 64 +
+               static_cast<std::size_t>((i & 3) + 4 * (j & 3) + 16 * (k & 3));
+    }
+    double at(int i, int j, int k) const {
+        return float_samples() ? samples_f_[offset(i, j, k)] : samples_d_[offset(i, j, k)];
+    }
+    template <class T>
+    double interpolate_in(const T* samples, const Vec3d& p, double& outside) const;
+    // V at the projection of p onto the centre box; `outside` = |p - projection|.
+    double interpolate(const Vec3d& p, double& outside) const;
 
     void build_local_bounds();
 
     GridSpec grid_;
-    std::vector<double> values_;
-    // Pyramid of per-block maxima of the cell gradient bounds (already divided by s): level m
-    // has blocks of (4 * 2^m)^3 cells, dims `pyramid_dims_[m]`, x fastest.
-    std::vector<std::vector<float>> pyramid_;
+    std::array<int, 3> bricks_{0, 0, 0};  // bricks of 4^3 samples per axis
+    // Bricks in x-fastest order, 64 samples each, x fastest inside; samples beyond the grid
+    // (padding of the last bricks) repeat the nearest border sample, which is what the clamped
+    // reads of value() need.
+    // One of the two holds them, the other is empty.
+    std::vector<float, detail::HugePageAllocator<float>> samples_f_;
+    std::vector<double, detail::HugePageAllocator<double>> samples_d_;
+    // Pyramid of per-block bounds: level m has blocks of (4 * 2^m)^3 cells, dims
+    // `pyramid_dims_[m]`, x fastest; per block the largest cell gradient bound (already divided
+    // by s) and the largest sample of its cells.
+    struct BlockBound {
+        float lipschitz, max_value;
+    };
+    std::vector<std::vector<BlockBound>> pyramid_;
     std::vector<std::array<int, 3>> pyramid_dims_;
     double lipschitz_ = 1;
     double max_value_ = 0;

@@ -25,6 +25,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// How far ahead the traversal asks for field samples (DistanceSampler::prefetch): spheres in the
+// queue, points of a leaf.
+constexpr std::size_t kAhead = 6;
+constexpr std::size_t kPointsAhead = 4;
+
 class Traversal {
 public:
     Traversal(const DistanceSampler& field, const MovingObject& moving, const Pose& pose, QueryResult& out,
@@ -62,22 +67,25 @@ public:
                 // Unvisited clusters still bound the separation from below; with a CFM, those that
                 // collide give one contact each (cfm_contacts.hpp).
                 for (std::size_t rest = head; rest < queue_.size(); ++rest)
-                    if (bound_sphere(clusters[queue_[rest]]) + margin_ >= 0 && moving_.cfm)
+                    if (bound_sphere(clusters[queue_[rest]]) >= 0 && moving_.cfm)
                         out_.cfm_contacts += add_cfm_contact(field_, *moving_.cfm, queue_[rest], rot_, t_, out_.contacts);
                 return false;
             }
+            if (head + kAhead < queue_.size()) field_.prefetch(place(clusters[queue_[head + kAhead]].sphere.center));
             const TreeCluster& c = clusters[queue_[head]];
             out_.level_reached = std::max(out_.level_reached, c.level);
             ++out_.spheres_tested;
-            const Vec3d x = place(c.sphere.center);
-            double v = field_.value(x);
-            double reach = field_.lipschitz(x, c.sphere.radius) * c.sphere.radius + margin_;
-            if (v + reach < 0) {
-                best_bound_ = std::max(best_bound_, v + reach);
+            if (const double bound = sphere_bound(place(c.sphere.center), c.sphere.radius); bound < 0) {
+                best_bound_ = std::max(best_bound_, bound);
                 continue;
             }
             if (c.children.empty()) {
-                for (std::uint32_t p : c.points) check_point(p, segment);
+                const std::size_t n = c.points.size();
+                for (std::size_t i = 0; i < std::min(n, kPointsAhead); ++i) field_.prefetch(place(moving_.points[c.points[i]]));
+                for (std::size_t i = 0; i < n; ++i) {
+                    if (i + kPointsAhead < n) field_.prefetch(place(moving_.points[c.points[i + kPointsAhead]]));
+                    check_point(c.points[i], segment);
+                }
             } else {
                 check_point(c.points[0], segment);
                 for (std::uint32_t ch : c.children) queue_.push_back(ch);
@@ -86,13 +94,16 @@ public:
         return true;
     }
 
-    // Returns the sphere's bound V(X) + L R.
+    // Returns the sphere's bound (sphere_bound) and keeps it for the separation bound.
     double bound_sphere(const TreeCluster& c) {
-        const Vec3d x = place(c.sphere.center);
-        const double b = field_.value(x) + field_.lipschitz(x, c.sphere.radius) * c.sphere.radius;
+        const double b = sphere_bound(place(c.sphere.center), c.sphere.radius);
         best_bound_ = std::max(best_bound_, b);
         return b;
     }
+
+    // The sphere test: an upper bound of V over the ball (DistanceSampler::upper_bound) widened
+    // by the margin for the rounding of the transform.
+    double sphere_bound(const Vec3d& x, double r) const { return field_.upper_bound(x, r) + margin_; }
 
     void finish() {
         auto& cs = out_.contacts;
@@ -235,7 +246,7 @@ double max_point_value(const DistanceSampler& field, const MovingObject& moving,
         for (const Vec3d& p : moving.points) best = std::max(best, field.value(place(p)));
         return best;
     }
-    // Depth-first branch and bound: a cluster whose sphere bound V(X) + L R cannot beat the best
+    // Depth-first branch and bound: a cluster whose sphere bound (upper_bound) cannot beat the best
     // point so far holds no better point (same argument as the traversal's sphere test).
     const auto& clusters = moving.tree->clusters;
     const double margin = 1e-9 * field.grid().voxel_size;
@@ -244,7 +255,7 @@ double max_point_value(const DistanceSampler& field, const MovingObject& moving,
         const TreeCluster& c = clusters[stack.back()];
         stack.pop_back();
         const Vec3d x = place(c.sphere.center);
-        double bound = field.value(x) + field.lipschitz(x, c.sphere.radius) * c.sphere.radius + margin;
+        const double bound = field.upper_bound(x, c.sphere.radius) + margin;
         if (bound <= best) continue;
         if (c.children.empty()) {
             for (std::uint32_t p : c.points) best = std::max(best, field.value(place(moving.points[p])));

@@ -13,19 +13,21 @@
 // V(P) is the trilinear interpolant of the field (see field.hpp for why not eq. 4 or 5).
 //
 // Modes:
-//  full           Algorithm 1: FIFO from the root; a sphere (X, R) collides when
-//                 V(X) + L R >= 0 (L = the sampler's Lipschitz bound in the ball, see field.hpp; the paper's
-//                 V(X) >= -R is the case L = 1). A colliding cluster checks its parent point and
-//                 pushes its children; a leaf checks all its points. Because every point lies in
-//                 its ancestors' spheres and V changes by at most L per unit length, no colliding
-//                 point is ever pruned: full finds exactly the contacts brute finds.
+//  full           Algorithm 1: FIFO from the root; a sphere (X, R) collides when an upper bound
+//                 of V over its ball is >= 0: essentially V(X) + L R with L the field's local
+//                 Lipschitz bound in the ball (the paper's V(X) >= -R is the case L = 1), or the
+//                 largest field sample near the ball when that is smaller
+//                 (DistanceSampler::upper_bound, field.hpp). A colliding cluster checks its parent
+//                 point and pushes its children; a leaf checks all its points. Because every point
+//                 lies in its ancestors' spheres and the bound holds over the whole ball, no
+//                 colliding point is ever pruned: full finds exactly the contacts brute finds.
 //  brute          every point, no tree.
 //  segmented      section 2.4: every cluster of one level starts its own traversal and keeps only
 //                 its deepest contact (one contact per segment).
 //  time_critical  full, stopped when the budget is spent; reports the level reached. Contacts are
 //                 those found so far (parent points of colliding clusters count). With a closest
 //                 feature map (MovingObject::cfm, paper 003), every cluster left in the queue at
-//                 the deadline whose sphere collides (V(X) + L R >= 0, evaluated anyway for the
+//                 the deadline whose sphere collides (the sphere test above, evaluated anyway for the
 //                 separation bound) adds ONE contact: d = grad V(X) normalised (into the static
 //                 object), record = the map's sample nearest to R^T d on that sphere, normal =
 //                 R (-outward normal of the record), position = R q + t for the record's closest

@@ -115,6 +115,66 @@ TEST(DistanceSampler, LocalLipschitzBoundsHoldAndStayLocal) {
     EXPECT_LT(f.lipschitz({-0.6, 0.0, 0.0}, 0.05), f.lipschitz() / 5);
 }
 
+// The sphere test's bound: upper_bound(X, r) >= V(P) for every P in the ball, on a field with a
+// jump (an open mesh's hole) and for balls inside, across the jump and outside the grid. It must
+// also prune: a ball well away from the surface gets a negative bound, and near a smooth part of
+// the surface the bound stays close to the exact maximum V(X) + r of a distance function.
+TEST(DistanceSampler, UpperBoundHoldsOverTheBallAndPrunes) {
+    hp::GridSpec g = cube_grid(-1, 1, 0.05);
+    auto field = [](Vec3d p) { return p.x > 0.6 ? 1.0 : 0.5 - hp::length(p); };
+    hp::DistanceSampler f = sampled(g, field);
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> c(-1.6, 1.6), r01(0, 1);
+    std::normal_distribution<double> gauss;
+    int pruned = 0;
+    for (int b = 0; b < 3000; ++b) {
+        const Vec3d x{c(rng), c(rng), c(rng)};
+        const double r = 0.01 + 0.4 * r01(rng);
+        const double bound = f.upper_bound(x, r);
+        double best = -1e300;
+        for (int t = 0; t < 60; ++t) {
+            // Points on the sphere and inside it (the maximum of V over a ball is often on its surface).
+            const Vec3d d = hp::normalized(Vec3d{gauss(rng), gauss(rng), gauss(rng)});
+            const Vec3d p = x + d * (t % 2 ? r : r * std::cbrt(r01(rng)));
+            best = std::max(best, f.value(p));
+        }
+        ASSERT_GE(bound, best) << "ball " << x.x << " " << x.y << " " << x.z << " r " << r;
+        pruned += bound < 0;
+    }
+    EXPECT_GT(pruned, 300);
+    // Far outside the object (V about -0.4 at the centre), a small ball: pruned, and the bound is
+    // not looser than the global bound would make it.
+    EXPECT_LT(f.upper_bound({-0.9, 0.0, 0.0}, 0.05), 0.0);
+    // Near the smooth part of the surface: exact maximum 0.5 - 0.7 + 0.1 = -0.1; the bound must be
+    // close (the local slope of the sampled field is near 1 there, the global one above 10).
+    const double near = f.upper_bound({-0.7, 0.0, 0.0}, 0.1);
+    EXPECT_GE(near, -0.1 - 1e-9);
+    EXPECT_LT(near, -0.07);
+    // Closer still, where the ball's blocks hold inside samples (largest sample > 0), so the
+    // slope term decides: exact maximum 0.5 - 0.62 + 0.08 = -0.04.
+    EXPECT_GT(f.ball_bound({-0.62, 0.0, 0.0}, 0.08).max_value, 0.0);
+    const double closer = f.upper_bound({-0.62, 0.0, 0.0}, 0.08);
+    EXPECT_GE(closer, -0.04 - 1e-9);
+    EXPECT_LT(closer, -0.03);
+    EXPECT_GT(f.lipschitz(), 10.0);
+}
+
+// Samples are held as float when that loses nothing, as double otherwise; values are exact either way.
+TEST(DistanceSampler, KeepsDoubleFieldsExactAndFloatFieldsCompact) {
+    hp::GridSpec g = cube_grid(-1, 1, 0.1);
+    auto plane = [](Vec3d p) { return 0.3 * p.x - 0.4 * p.y + std::sqrt(0.75) * p.z + 0.05; };
+    hp::DistanceSampler exact = sampled(g, plane);
+    EXPECT_FALSE(exact.float_samples());
+    hp::DistanceSampler compact = sampled(g, [&](Vec3d p) { return static_cast<double>(static_cast<float>(plane(p))); });
+    EXPECT_TRUE(compact.float_samples());
+    for (int k = 0; k < g.dims[2]; k += 3)
+        for (int j = 0; j < g.dims[1]; j += 2)
+            for (int i = 0; i < g.dims[0]; ++i) {
+                ASSERT_EQ(exact.sample(i, j, k), plane(g.center(i, j, k)));
+                ASSERT_EQ(compact.sample(i, j, k), static_cast<double>(static_cast<float>(plane(g.center(i, j, k)))));
+            }
+}
+
 TEST(Query, RotationFromQuaternion) {
     double h = std::sqrt(0.5);
     auto r = hp::rotation_rows({h, 0, 0, h});  // 90 degrees about z
