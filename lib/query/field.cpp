@@ -8,6 +8,8 @@
 #include <new>
 #include <type_traits>
 
+#include <tbb/parallel_for.h>
+
 #include <sys/mman.h>
 
 #include "core/error.hpp"
@@ -45,6 +47,7 @@ DistanceSampler::DistanceSampler(const GridSpec& grid, std::span<const double> v
         fail_input("", "distance field size does not match its grid");
     const auto& d = grid_.dims;
     for (int a = 0; a < 3; ++a) bricks_[a] = (d[a] + 3) / 4;
+    brick_stride_ = {64, 64 * static_cast<std::size_t>(bricks_[0]), 64 * static_cast<std::size_t>(bricks_[0]) * bricks_[1]};
     const bool as_float = std::all_of(values.begin(), values.end(), [](double v) {
         return static_cast<double>(static_cast<float>(v)) == v;
     });
@@ -89,35 +92,41 @@ void DistanceSampler::build_local_bounds() {
     auto v = [&](int i, int j, int k) {
         return at(std::min(i, d[0] - 1), std::min(j, d[1] - 1), std::min(k, d[2] - 1));
     };
-    double inside = 0;  // the largest cell bound over the grid (divided by s)
-    for (int k = 0; k < cells[2]; ++k)
-        for (int j = 0; j < cells[1]; ++j)
-            for (int i = 0; i < cells[0]; ++i) {
-                // The interpolant's gradient at corner (a, b, c) of the cell is (1/s) times the
-                // differences along the three cell edges that meet there. Inside the cell
-                // dV/dx is bilinear in (y, z) and constant in x, and likewise for y and z, so
-                // along any axis line |grad V|^2 is a sum of squares of affine functions, convex:
-                // its maximum over the cell is at a corner. So the largest corner gradient is
-                // exactly the cell's largest slope (sqrt 3 times tighter than bounding each
-                // component by its largest edge difference, where the gradient turns).
-                double g2 = 0, top = -std::numeric_limits<double>::infinity();
-                for (int c = 0; c < 2; ++c)
-                    for (int b = 0; b < 2; ++b)
-                        for (int a = 0; a < 2; ++a) {
-                            const double here = v(i + a, j + b, k + c);
-                            const double dx = v(i + 1, j + b, k + c) - v(i, j + b, k + c);
-                            const double dy = v(i + a, j + 1, k + c) - v(i + a, j, k + c);
-                            const double dz = v(i + a, j + b, k + 1) - v(i + a, j + b, k);
-                            g2 = std::max(g2, dx * dx + dy * dy + dz * dz);
-                            top = std::max(top, here);
-                        }
-                const double lc = std::sqrt(g2) / s;
-                inside = std::max(inside, lc);
-                BlockBound& m = level[(static_cast<std::size_t>(k / kBlock) * bd[1] + j / kBlock) * bd[0] + i / kBlock];
-                // Rounded up to float so the stored bound never falls below the double one.
-                m.lipschitz = std::max(m.lipschitz, round_up(lc * (1 + 1e-9)));
-                m.max_value = std::max(m.max_value, round_up(top));
-            }
+    // Slabs of kBlock cell layers write disjoint block rows, so they run in parallel; maxima do
+    // not depend on the order.
+    std::vector<double> slab_max(static_cast<std::size_t>(bd[2]), 0.0);
+    tbb::parallel_for(0, bd[2], [&](int q) {
+        double inside = 0;
+        for (int k = q * kBlock; k < std::min(cells[2], (q + 1) * kBlock); ++k)
+            for (int j = 0; j < cells[1]; ++j)
+                for (int i = 0; i < cells[0]; ++i) {
+                    // The interpolant's gradient at corner (a, b, c) of the cell is (1/s) times the
+                    // differences along the three cell edges that meet there. Inside the cell
+                    // dV/dx is bilinear in (y, z) and constant in x, and likewise for y and z, so
+                    // along any axis line |grad V|^2 is a sum of squares of affine functions,
+                    // convex: its maximum over the cell is at a corner. So the largest corner
+                    // gradient is exactly the cell's largest slope (up to sqrt 3 tighter than
+                    // bounding each component by its largest edge difference).
+                    double c[8];  // corner (a, b, c) at c[a + 2 b + 4 c]
+                    for (int n = 0; n < 8; ++n) c[n] = v(i + (n & 1), j + ((n >> 1) & 1), k + (n >> 2));
+                    double g2 = 0, top = c[0];
+                    for (int n = 0; n < 8; ++n) {
+                        const double dx = c[n | 1] - c[n & ~1];
+                        const double dy = c[n | 2] - c[n & ~2];
+                        const double dz = c[n | 4] - c[n & ~4];
+                        g2 = std::max(g2, dx * dx + dy * dy + dz * dz);
+                        top = std::max(top, c[n]);
+                    }
+                    const double lc = std::sqrt(g2) / s;
+                    inside = std::max(inside, lc);
+                    BlockBound& m = level[(static_cast<std::size_t>(q) * bd[1] + j / kBlock) * bd[0] + i / kBlock];
+                    // Rounded up to float so the stored bound never falls below the double one.
+                    m.lipschitz = std::max(m.lipschitz, round_up(lc * (1 + 1e-9)));
+                    m.max_value = std::max(m.max_value, round_up(top));
+                }
+        slab_max[static_cast<std::size_t>(q)] = inside;
+    });
+    const double inside = *std::max_element(slab_max.begin(), slab_max.end());
     // Outside the centre box V(P) = V(c(P)) - |P - c(P)| with c the projection onto the box;
     // projections onto convex sets are firmly nonexpansive: |c(P) - c(Q)|^2 + |(P - c(P)) -
     // (Q - c(Q))|^2 <= |P - Q|^2, so by Cauchy-Schwarz |V(P) - V(Q)| <= L_in a + b <=
@@ -217,24 +226,6 @@ double DistanceSampler::upper_bound(const Vec3d& center, double radius) const {
     return std::min({b.max_value, inner + b.interior_lipschitz * radius, inner - outside + b.lipschitz * radius});
 }
 
-void DistanceSampler::prefetch(const Vec3d& p) const {
-    const double s = grid_.voxel_size;
-    int base[3];
-    for (int a = 0; a < 3; ++a) {
-        const double u = std::clamp((p[a] - grid_.origin[a]) / s - 0.5, 0.0, static_cast<double>(grid_.dims[a] - 1));
-        base[a] = static_cast<int>(u);  // u >= 0: truncation is floor (and NaN clamps to 0)
-    }
-    const std::size_t o = offset(base[0], base[1], base[2]);
-    // The cell's two z-slices: two cache lines when it stays inside its brick.
-    if (float_samples()) {
-        __builtin_prefetch(samples_f_.data() + o);
-        __builtin_prefetch(samples_f_.data() + o + 16 + 5);
-    } else {
-        __builtin_prefetch(samples_d_.data() + o);
-        __builtin_prefetch(samples_d_.data() + o + 16 + 5);
-    }
-}
-
 double DistanceSampler::value(const Vec3d& p) const {
     double outside = 0;
     const double v = interpolate(p, outside);
@@ -262,20 +253,17 @@ double DistanceSampler::interpolate_in(const T* samples, const Vec3d& p, double&
         base[a] = b;
         frac[a] = grid_.dims[a] > 1 ? c - b : 0.0;
     }
-    double c[8];  // corner (di, dj, dk) at c[di + 2 dj + 4 dk]
-    if (((base[0] & 3) != 3) & ((base[1] & 3) != 3) & ((base[2] & 3) != 3)) {
-        // The cell's eight samples share one brick (padding stands in for a one-voxel axis).
-        const T* q = samples + offset(base[0], base[1], base[2]);
-        c[0] = q[0], c[1] = q[1], c[2] = q[4], c[3] = q[5];
-        c[4] = q[16], c[5] = q[17], c[6] = q[20], c[7] = q[21];
-    } else {
-        for (int n = 0; n < 8; ++n) {
-            const int i = std::min(base[0] + (n & 1), grid_.dims[0] - 1);
-            const int j = std::min(base[1] + ((n >> 1) & 1), grid_.dims[1] - 1);
-            const int k = std::min(base[2] + (n >> 2), grid_.dims[2] - 1);
-            c[n] = samples[offset(i, j, k)];
-        }
+    // The brick offset is a sum of one term per axis (offset_x(i) + offset_y(j) + offset_z(k)), so
+    // the eight corners need two terms per axis; the upper neighbour is clamped to the grid
+    // (a one-voxel axis reads its only sample twice).
+    std::size_t o[3][2];
+    for (int a = 0; a < 3; ++a) {
+        const int hi = std::min(base[a] + 1, grid_.dims[a] - 1);
+        o[a][0] = axis_offset(a, base[a]);
+        o[a][1] = axis_offset(a, hi);
     }
+    double c[8];  // corner (di, dj, dk) at c[di + 2 dj + 4 dk]
+    for (int n = 0; n < 8; ++n) c[n] = samples[o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2]];
     const double c00 = c[0] * (1 - frac[0]) + c[1] * frac[0];
     const double c10 = c[2] * (1 - frac[0]) + c[3] * frac[0];
     const double c01 = c[4] * (1 - frac[0]) + c[5] * frac[0];

@@ -11,8 +11,9 @@
 // Storage: the samples sit in bricks of 4^3 (a cell's eight samples then share one brick three
 // times in four per axis: two cache lines), as float when every value of the file is a float (the
 // float and scaled encodings: nothing lost, half the memory traffic) and as double otherwise, in
-// memory advised to use transparent huge pages. Queries read the field at random places; these
-// three choices and a prefetch some spheres ahead (prefetch) are what a cold query costs.
+// memory advised to use transparent huge pages. Queries read the field at random places (every
+// contact pose starts cold): cache and TLB misses are most of a query's cost. (A software prefetch
+// a few spheres ahead in the traversal was tried and gave no measurable gain.)
 //
 // The sphere test (`upper_bound(center, radius)`): an upper bound of V over a ball. One bad spot
 // (an open mesh's hole, where inside voxels meet outside ones across the opening, makes the field
@@ -106,19 +107,16 @@ public:
     // The stored sample of voxel (i, j, k) (inside the grid).
     double sample(int i, int j, int k) const { return at(i, j, k); }
 
-    // Asks the memory system for the samples value(p) will read (a hint; no effect on results).
-    // A traversal calls it some spheres ahead so that the cache misses of independent reads
-    // overlap instead of queueing one after the other.
-    void prefetch(const Vec3d& p) const;
     // True when the samples are held as float (see the constructor).
     bool float_samples() const { return !samples_f_.empty(); }
 
 private:
-    std::size_t offset(int i, int j, int k) const {
-        return ((static_cast<std::size_t>(k >> 2) * bricks_[1] + static_cast<std::size_t>(j >> 2)) * bricks_[0] +
-                static_cast<std::size_t>(i >> 2)) * 64 +
-               static_cast<std::size_t>((i & 3) + 4 * (j & 3) + 16 * (k & 3));
+    // Index of sample (i, j, k): brick (i/4, j/4, k/4) in x-fastest order, 64 samples per brick,
+    // (i%4) + 4 (j%4) + 16 (k%4) inside it. It is a sum of one term per axis.
+    std::size_t axis_offset(int axis, int i) const {
+        return static_cast<std::size_t>(i >> 2) * brick_stride_[axis] + (static_cast<std::size_t>(i & 3) << (2 * axis));
     }
+    std::size_t offset(int i, int j, int k) const { return axis_offset(0, i) + axis_offset(1, j) + axis_offset(2, k); }
     double at(int i, int j, int k) const {
         return float_samples() ? samples_f_[offset(i, j, k)] : samples_d_[offset(i, j, k)];
     }
@@ -131,6 +129,7 @@ private:
 
     GridSpec grid_;
     std::array<int, 3> bricks_{0, 0, 0};  // bricks of 4^3 samples per axis
+    std::array<std::size_t, 3> brick_stride_{0, 0, 0};  // samples from one brick to the next along each axis
     // Bricks in x-fastest order, 64 samples each, x fastest inside; samples beyond the grid
     // (padding of the last bricks) repeat the nearest border sample, which is what the clamped
     // reads of value() need.

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <span>
 #include <string>
 
 #include "cfm/cfm.hpp"
@@ -25,17 +27,56 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// How far ahead the traversal asks for field samples (DistanceSampler::prefetch): spheres in the
-// queue, points of a leaf.
-constexpr std::size_t kAhead = 6;
-constexpr std::size_t kPointsAhead = 4;
+}  // namespace
+
+// The tree as the traversal reads it: one 64-byte node per cluster (same ids: breadth-first, children
+// consecutive) and the points each node checks stored with it, in node order: a leaf's points, or
+// an inner node's parent point. A cluster's test then reads one node and, when it collides, a run
+// of consecutive points, instead of following three vectors per cluster to scattered heap blocks.
+struct detail::PackedTree {
+    struct alignas(64) Node {
+        Vec3d center;
+        double radius = 0;
+        std::uint32_t first_child = 0, child_count = 0;  // child_count 0: a leaf
+        std::uint32_t first_point = 0, point_count = 0;  // into `points` / `ids`
+        std::int32_t level = 0;
+    };
+    std::vector<Node> nodes;
+    std::vector<Vec3d> points;       // body frame
+    std::vector<std::uint32_t> ids;  // the point's index in the moving object
+
+    PackedTree(const PointSphereTree& tree, std::span<const Vec3d> moving_points) {
+        nodes.resize(tree.clusters.size());
+        for (std::size_t id = 0; id < tree.clusters.size(); ++id) {
+            const TreeCluster& c = tree.clusters[id];
+            Node& n = nodes[id];
+            n.center = c.sphere.center;
+            n.radius = c.sphere.radius;
+            n.level = c.level;
+            n.child_count = static_cast<std::uint32_t>(c.children.size());
+            n.first_child = c.children.empty() ? 0 : c.children.front();
+            for (std::size_t i = 1; i < c.children.size(); ++i)
+                if (c.children[i] != c.children[0] + i) fail_input("", "a tree cluster's children are not consecutive");
+            n.first_point = static_cast<std::uint32_t>(ids.size());
+            const std::size_t take = c.children.empty() ? c.points.size() : std::min<std::size_t>(1, c.points.size());
+            for (std::size_t i = 0; i < take; ++i) {
+                if (c.points[i] >= moving_points.size()) fail_input("", "a tree cluster names a point the shell does not have");
+                ids.push_back(c.points[i]);
+                points.push_back(moving_points[c.points[i]]);
+            }
+            n.point_count = static_cast<std::uint32_t>(take);
+        }
+    }
+};
+
+namespace {
 
 class Traversal {
 public:
-    Traversal(const DistanceSampler& field, const MovingObject& moving, const Pose& pose, QueryResult& out,
-              std::vector<std::uint32_t>& queue)
-        : field_(field), moving_(moving), rot_(rotation_rows(pose.quaternion)), t_(pose.position), out_(out),
-          queue_(queue) {
+    Traversal(const DistanceSampler& field, const MovingObject& moving, const detail::PackedTree* packed, const Pose& pose,
+              QueryResult& out, std::vector<std::uint32_t>& queue)
+        : field_(field), moving_(moving), packed_(packed), rot_(rotation_rows(pose.quaternion)), t_(pose.position),
+          out_(out), queue_(queue) {
         // Rounding of the transform (a few ulps of the coordinates) must not prune a point whose
         // value is just above zero: widen the sphere test by a tiny absolute amount.
         margin_ = 1e-9 * field.grid().voxel_size;
@@ -47,9 +88,9 @@ public:
     Vec3d turn(const Vec3d& n) const { return Vec3d{dot(rot_[0], n), dot(rot_[1], n), dot(rot_[2], n)}; }
 
     // Checks one point; records a contact when V > 0.
-    void check_point(std::uint32_t index, std::int32_t segment) {
-        Vec3d p = place(moving_.points[index]);
-        double v = field_.value(p);
+    void check_point(std::uint32_t index, std::int32_t segment) { check_placed(index, place(moving_.points[index]), segment); }
+    void check_placed(std::uint32_t index, const Vec3d& p, std::int32_t segment) {
+        const double v = field_.value(p);
         ++out_.points_tested;
         best_checked_ = std::max(best_checked_, v);
         best_bound_ = std::max(best_bound_, v);
@@ -58,7 +99,7 @@ public:
 
     // Breadth-first from `start`; returns false when stopped by the deadline.
     bool traverse(std::uint32_t start, std::int32_t segment, const Clock::time_point* deadline) {
-        const auto& clusters = moving_.tree->clusters;
+        const auto& nodes = packed_->nodes;
         queue_.clear();
         queue_.push_back(start);
         for (std::size_t head = 0; head < queue_.size(); ++head) {
@@ -67,36 +108,29 @@ public:
                 // Unvisited clusters still bound the separation from below; with a CFM, those that
                 // collide give one contact each (cfm_contacts.hpp).
                 for (std::size_t rest = head; rest < queue_.size(); ++rest)
-                    if (bound_sphere(clusters[queue_[rest]]) >= 0 && moving_.cfm)
+                    if (bound_sphere(nodes[queue_[rest]]) >= 0 && moving_.cfm)
                         out_.cfm_contacts += add_cfm_contact(field_, *moving_.cfm, queue_[rest], rot_, t_, out_.contacts);
                 return false;
             }
-            if (head + kAhead < queue_.size()) field_.prefetch(place(clusters[queue_[head + kAhead]].sphere.center));
-            const TreeCluster& c = clusters[queue_[head]];
+            const detail::PackedTree::Node& c = nodes[queue_[head]];
             out_.level_reached = std::max(out_.level_reached, c.level);
             ++out_.spheres_tested;
-            if (const double bound = sphere_bound(place(c.sphere.center), c.sphere.radius); bound < 0) {
+            if (const double bound = sphere_bound(place(c.center), c.radius); bound < 0) {
                 best_bound_ = std::max(best_bound_, bound);
                 continue;
             }
-            if (c.children.empty()) {
-                const std::size_t n = c.points.size();
-                for (std::size_t i = 0; i < std::min(n, kPointsAhead); ++i) field_.prefetch(place(moving_.points[c.points[i]]));
-                for (std::size_t i = 0; i < n; ++i) {
-                    if (i + kPointsAhead < n) field_.prefetch(place(moving_.points[c.points[i + kPointsAhead]]));
-                    check_point(c.points[i], segment);
-                }
-            } else {
-                check_point(c.points[0], segment);
-                for (std::uint32_t ch : c.children) queue_.push_back(ch);
-            }
+            // A leaf checks all its points, an inner cluster its parent point (then its children).
+            const Vec3d* pts = packed_->points.data() + c.first_point;
+            const std::uint32_t* ids = packed_->ids.data() + c.first_point;
+            for (std::uint32_t i = 0; i < c.point_count; ++i) check_placed(ids[i], place(pts[i]), segment);
+            for (std::uint32_t ch = 0; ch < c.child_count; ++ch) queue_.push_back(c.first_child + ch);
         }
         return true;
     }
 
     // Returns the sphere's bound (sphere_bound) and keeps it for the separation bound.
-    double bound_sphere(const TreeCluster& c) {
-        const double b = sphere_bound(place(c.sphere.center), c.sphere.radius);
+    double bound_sphere(const detail::PackedTree::Node& c) {
+        const double b = sphere_bound(place(c.center), c.radius);
         best_bound_ = std::max(best_bound_, b);
         return b;
     }
@@ -129,6 +163,7 @@ public:
 private:
     const DistanceSampler& field_;
     const MovingObject& moving_;
+    const detail::PackedTree* packed_;  // null for brute
     std::array<Vec3d, 3> rot_;
     Vec3d t_;
     QueryResult& out_;
@@ -161,17 +196,17 @@ void check_cfm_use(const MovingObject& moving, const QueryOptions& options) {
                            " spheres but the tree has " + std::to_string(moving.tree->clusters.size()) + " clusters");
 }
 
-void run_into(const DistanceSampler& field, const MovingObject& moving, const Pose& pose, const QueryOptions& options,
-              QueryResult& out, std::vector<std::uint32_t>& queue) {
+void run_into(const DistanceSampler& field, const MovingObject& moving, const detail::PackedTree* packed, const Pose& pose,
+              const QueryOptions& options, QueryResult& out, std::vector<std::uint32_t>& queue) {
     if (moving.points.size() != moving.normals.size())
         fail_input("", "the moving object has " + std::to_string(moving.points.size()) + " points but " +
                            std::to_string(moving.normals.size()) + " normals");
     reset(out);
     Clock::time_point start = Clock::now();
-    Traversal t(field, moving, pose, out, queue);
     const bool need_tree = options.mode != QueryMode::brute;
-    if (need_tree && (!moving.tree || moving.tree->clusters.empty()))
+    if (need_tree && (!moving.tree || moving.tree->clusters.empty() || !packed))
         fail_input("", "this query mode needs a point-sphere tree (run haptic-spheretree)");
+    Traversal t(field, moving, packed, pose, out, queue);
 
     switch (options.mode) {
     case QueryMode::brute:
@@ -217,7 +252,9 @@ QueryResult run_query(const DistanceSampler& field, const MovingObject& moving, 
     check_cfm_use(moving, options);
     QueryResult out;
     std::vector<std::uint32_t> queue;
-    run_into(field, moving, pose, options, out, queue);
+    std::optional<detail::PackedTree> packed;
+    if (options.mode != QueryMode::brute && moving.tree) packed.emplace(*moving.tree, moving.points);
+    run_into(field, moving, packed ? &*packed : nullptr, pose, options, out, queue);
     return out;
 }
 
@@ -229,10 +266,11 @@ VpsQuery::VpsQuery(const DistanceSampler& field, const MovingObject& moving, con
         fail_usage("--level must be between 1 and " + std::to_string(moving_.tree->levels) + " for this tree");
     check_cfm_use(moving_, options_);
     if (moving_.tree) queue_.reserve(moving_.tree->clusters.size());
+    if (options_.mode != QueryMode::brute) packed_ = std::make_shared<const detail::PackedTree>(*moving_.tree, moving_.points);
 }
 
 const QueryResult& VpsQuery::operator()(const Pose& pose) {
-    run_into(field_, moving_, pose, options_, result_, queue_);
+    run_into(field_, moving_, packed_.get(), pose, options_, result_, queue_);
     return result_;
 }
 

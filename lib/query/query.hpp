@@ -39,6 +39,7 @@
 // in that order, so results are deterministic and full and brute agree bit for bit.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -113,6 +114,10 @@ QueryResult run_query(const DistanceSampler& field, const MovingObject& moving, 
 // given for another mode than time_critical (usage) or with another sphere count than the tree.
 //   hp::VpsQuery q(field, moving, {.mode = hp::QueryMode::full});
 //   for (;;) { const hp::QueryResult& r = q(pose_now()); apply(r.force, r.torque); }
+namespace detail {
+struct PackedTree;  // the tree laid out for the traversal (query.cpp)
+}
+
 class VpsQuery {
 public:
     VpsQuery(const DistanceSampler& field, const MovingObject& moving, const QueryOptions& options);
@@ -126,6 +131,7 @@ private:
     QueryOptions options_;
     QueryResult result_;
     std::vector<std::uint32_t> queue_;
+    std::shared_ptr<const detail::PackedTree> packed_;  // built once at construction
 };
 
 // The largest V over all points of the moving object at `pose` (the deepest penetration when
