@@ -105,8 +105,14 @@ public:
         for (std::size_t head = 0; head < queue_.size(); ++head) {
             if (deadline && (head & 15) == 0 && Clock::now() >= *deadline) {
                 out_.interrupted = true;
-                // Unvisited clusters still bound the separation from below; with a CFM, those that
-                // collide give one contact each (cfm_contacts.hpp).
+                // With a CFM, the queued clusters that collide give one contact each
+                // (cfm_contacts.hpp). Without one, nothing more is read past the deadline: every
+                // queued cluster's parent passed the sphere test (bound >= 0), so the separation
+                // bound is 0 (no separation proven) whatever the queued clusters would add.
+                if (!moving_.cfm) {
+                    best_bound_ = std::max(best_bound_, 0.0);
+                    return false;
+                }
                 for (std::size_t rest = head; rest < queue_.size(); ++rest)
                     if (bound_sphere(nodes[queue_[rest]]) >= 0 && moving_.cfm)
                         out_.cfm_contacts += add_cfm_contact(field_, *moving_.cfm, queue_[rest], rot_, t_, out_.contacts);

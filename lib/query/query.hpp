@@ -34,7 +34,10 @@
 //                 point q (store full) or X + r d (store normal), value = V(position), kept when
 //                 > 0. Contact::cluster names the cluster, Contact::point is kNoPoint.
 //                 Without a map the mode is unchanged. lib/query/cfm_contacts.hpp: the details
-//                 and why these choices.
+//                 and why these choices. With a map, each cluster left in the queue is tested
+//                 past the deadline: a query can overrun its budget by one sphere test per queued
+//                 cluster. Without a map it returns at the deadline (checked every 16 spheres),
+//                 and an interrupted query proves no separation (min_distance_bound 0).
 // Contacts are returned sorted by point index (CFM contacts after them, by cluster id) and summed
 // in that order, so results are deterministic and full and brute agree bit for bit.
 #include <array>

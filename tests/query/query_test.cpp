@@ -305,4 +305,15 @@ TEST(Query, TimeCriticalStopsAtTheBudget) {
     EXPECT_EQ(all.level_reached, s.tree.levels);
     EXPECT_EQ(all.contacts.size(), full.contacts.size());
     EXPECT_EQ(all.force, full.force);
+    // Separated by 0.9 - 0.2 - 0.5 = 0.2: a finished query proves a separation, an interrupted one
+    // proves none (it stops at the deadline instead of bounding what is left in its queue).
+    const hp::Pose apart{{0.9, 0, 0}, {1, 0, 0, 0}};
+    hp::QueryResult cut = hp::run_query(f, s.view(), apart, {.mode = hp::QueryMode::time_critical, .budget_us = 0});
+    EXPECT_TRUE(cut.interrupted);
+    EXPECT_TRUE(cut.contacts.empty());
+    EXPECT_EQ(cut.min_distance_bound, 0.0);
+    hp::QueryResult done = hp::run_query(f, s.view(), apart, {.mode = hp::QueryMode::time_critical, .budget_us = 1e9});
+    EXPECT_FALSE(done.interrupted);
+    EXPECT_GT(done.min_distance_bound, 0.1);
+    EXPECT_LE(done.min_distance_bound, 0.2 + 1e-9);
 }
