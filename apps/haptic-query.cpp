@@ -59,8 +59,6 @@ int main(int argc, char** argv) {
     return tool.run(argc, argv, [&] {
         if (poses_path.empty() && scenario.empty()) hp::fail_usage("give --poses POSES.json or --scenario contact|approach|random");
         if (mode_name == "segmented" && tool.cli.count("--level") == 0) hp::fail_usage("--mode segmented needs --level L");
-        if (!cfm_path.empty() && mode_name != "time-critical")
-            hp::fail_usage("--cfm serves only --mode time-critical (the other modes never stop early), not --mode " + mode_name);
         // --threads 1: also pin this thread to the core it runs on, so the timing stays on one core
         // (the queries run on the calling thread).
         if (tool.threads == 1) {

@@ -46,28 +46,27 @@ DistanceSampler::DistanceSampler(const GridSpec& grid, std::span<const double> v
     if (values.size() != grid_.count() || grid_.count() == 0)
         fail_input("", "distance field size does not match its grid");
     const auto& d = grid_.dims;
-    for (int a = 0; a < 3; ++a) bricks_[a] = (d[a] + 3) / 4;
-    brick_stride_ = {64, 64 * static_cast<std::size_t>(bricks_[0]), 64 * static_cast<std::size_t>(bricks_[0]) * bricks_[1]};
-    const bool as_float = std::all_of(values.begin(), values.end(), [](double v) {
-        return static_cast<double>(static_cast<float>(v)) == v;
-    });
-    const std::size_t slots = static_cast<std::size_t>(bricks_[0]) * bricks_[1] * bricks_[2] * 64;
+    std::array<std::size_t, 3> bricks{};  // bricks of 4^3 samples per axis
+    for (int a = 0; a < 3; ++a) bricks[a] = static_cast<std::size_t>(d[a] + 3) / 4;
+    brick_stride_ = {64, 64 * bricks[0], 64 * bricks[0] * bricks[1]};
+    bool as_float = true;
+    max_value_ = 0;
+    for (double v : values) {
+        as_float = as_float && static_cast<double>(static_cast<float>(v)) == v;
+        max_value_ = std::max(max_value_, v);
+    }
     auto fill = [&](auto& out) {
-        out.resize(slots);
+        // The last bricks' slots beyond the grid stay unread (reads clamp to the grid).
+        out.resize(bricks[0] * bricks[1] * bricks[2] * 64);
         using T = typename std::decay_t<decltype(out)>::value_type;
-        // Every slot of every brick, padding included (clamped to the nearest sample).
-        for (int k = 0; k < bricks_[2] * 4; ++k)
-            for (int j = 0; j < bricks_[1] * 4; ++j)
-                for (int i = 0; i < bricks_[0] * 4; ++i)
-                    out[offset(i, j, k)] = static_cast<T>(
-                        values[grid_.index(std::min(i, d[0] - 1), std::min(j, d[1] - 1), std::min(k, d[2] - 1))]);
+        for (int k = 0; k < d[2]; ++k)
+            for (int j = 0; j < d[1]; ++j)
+                for (int i = 0; i < d[0]; ++i) out[offset(i, j, k)] = static_cast<T>(values[grid_.index(i, j, k)]);
     };
     if (as_float)
         fill(samples_f_);
     else
         fill(samples_d_);
-    max_value_ = 0;
-    for (double v : values) max_value_ = std::max(max_value_, v);
     build_local_bounds();
 }
 

@@ -98,7 +98,8 @@ public:
     BallBound ball_bound(const Vec3d& center, double radius) const;
     // An upper bound of V over the ball (center, radius): the largest sample of the ball's blocks
     // when that is negative (no read of the field: cheap pruning far from the static object),
-    // else the smaller of it and V(c(center)) + L_in radius (c: projection onto the centre box).
+    // else the smallest of it, V(c(center)) + L_in radius (c: projection onto the centre box) and
+    // V(center) + L radius (see the top of this file).
     double upper_bound(const Vec3d& center, double radius) const;
     double max_value() const { return max_value_; }
     // The largest value on the grid's six border faces of voxels. Negative when the static object
@@ -128,12 +129,9 @@ private:
     void build_local_bounds();
 
     GridSpec grid_;
-    std::array<int, 3> bricks_{0, 0, 0};  // bricks of 4^3 samples per axis
     std::array<std::size_t, 3> brick_stride_{0, 0, 0};  // samples from one brick to the next along each axis
-    // Bricks in x-fastest order, 64 samples each, x fastest inside; samples beyond the grid
-    // (padding of the last bricks) repeat the nearest border sample, which is what the clamped
-    // reads of value() need.
-    // One of the two holds them, the other is empty.
+    // Bricks in x-fastest order, 64 samples each, x fastest inside (the last bricks' slots beyond
+    // the grid are never read). One of the two holds them, the other is empty.
     std::vector<float, detail::HugePageAllocator<float>> samples_f_;
     std::vector<double, detail::HugePageAllocator<double>> samples_d_;
     // Pyramid of per-block bounds: level m has blocks of (4 * 2^m)^3 cells, dims

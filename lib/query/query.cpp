@@ -114,7 +114,7 @@ public:
                     return false;
                 }
                 for (std::size_t rest = head; rest < queue_.size(); ++rest)
-                    if (bound_sphere(nodes[queue_[rest]]) >= 0 && moving_.cfm)
+                    if (bound_sphere(nodes[queue_[rest]]) >= 0)
                         out_.cfm_contacts += add_cfm_contact(field_, *moving_.cfm, queue_[rest], rot_, t_, out_.contacts);
                 return false;
             }

@@ -13,6 +13,7 @@
 
 #include "cfm/cfm.hpp"
 #include "core/error.hpp"
+#include "exit_code.hpp"
 #include "formats/cfm.hpp"
 #include "formats/shell.hpp"
 #include "formats/vdb.hpp"
@@ -21,6 +22,8 @@
 
 using hp::Vec3d;
 namespace fs = std::filesystem;
+
+using hp_test::code_of;
 
 namespace {
 
@@ -83,15 +86,6 @@ void expect_vec(const Vec3d& got, const Vec3d& want, double tol = 1e-6) {
     EXPECT_NEAR(got.x, want.x, tol);
     EXPECT_NEAR(got.y, want.y, tol);
     EXPECT_NEAR(got.z, want.z, tol);
-}
-
-hp::ExitCode code_of(auto&& f) {
-    try {
-        f();
-    } catch (const hp::Error& e) {
-        return e.code();
-    }
-    return hp::ExitCode::ok;
 }
 
 const double kHalf = std::sqrt(0.5);

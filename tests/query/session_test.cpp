@@ -7,8 +7,11 @@
 #include <unistd.h>
 
 #include "ball_fixture.hpp"
+#include "exit_code.hpp"
 
 namespace fs = std::filesystem;
+
+using hp_test::code_of;
 
 namespace {
 
@@ -22,15 +25,6 @@ struct Files {
     }
     ~Files() { fs::remove_all(dir); }
 };
-
-hp::ExitCode code_of(auto&& f) {
-    try {
-        f();
-    } catch (const hp::Error& e) {
-        return e.code();
-    }
-    return hp::ExitCode::ok;
-}
 
 }  // namespace
 
