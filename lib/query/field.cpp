@@ -22,6 +22,13 @@ template <class T>
 T* HugePageAllocator<T>::allocate(std::size_t n) {
     constexpr std::size_t kHuge = std::size_t{2} << 20;
     if (n > std::numeric_limits<std::size_t>::max() / sizeof(T) - kHuge) throw std::bad_alloc();
+    if (n * sizeof(T) < kHuge) {
+        // Small arrays (the pyramid's upper levels) stay on ordinary pages.
+        constexpr std::size_t kLine = 64;
+        void* p = std::aligned_alloc(kLine, (n * sizeof(T) + kLine - 1) / kLine * kLine);
+        if (!p) throw std::bad_alloc();
+        return static_cast<T*>(p);
+    }
     const std::size_t bytes = (n * sizeof(T) + kHuge - 1) / kHuge * kHuge;
     void* p = std::aligned_alloc(kHuge, bytes);
     if (!p) throw std::bad_alloc();
@@ -39,6 +46,7 @@ void HugePageAllocator<T>::deallocate(T* p, std::size_t) noexcept {
 
 template struct HugePageAllocator<float>;
 template struct HugePageAllocator<double>;
+template struct HugePageAllocator<DistanceSampler::PyramidEntry>;
 
 }  // namespace detail
 
@@ -46,8 +54,14 @@ DistanceSampler::DistanceSampler(const GridSpec& grid, std::span<const double> v
     if (values.size() != grid_.count() || grid_.count() == 0)
         fail_input("", "distance field size does not match its grid");
     const auto& d = grid_.dims;
+    if (!(grid_.voxel_size > 0) || !std::isfinite(grid_.voxel_size)) fail_input("", "distance field has no valid voxel size");
+    inv_s_ = 1.0 / grid_.voxel_size;
     std::array<std::size_t, 3> bricks{};  // bricks of 4^3 samples per axis
-    for (int a = 0; a < 3; ++a) bricks[a] = static_cast<std::size_t>(d[a] + 3) / 4;
+    for (int a = 0; a < 3; ++a) {
+        bricks[a] = static_cast<std::size_t>(d[a] + 3) / 4;
+        top_[a] = d[a] - 1;
+        base_max_[a] = std::max(0, d[a] - 2);
+    }
     brick_stride_ = {64, 64 * bricks[0], 64 * bricks[0] * bricks[1]};
     bool as_float = true;
     max_value_ = 0;
@@ -131,89 +145,108 @@ void DistanceSampler::build_local_bounds() {
     // (Q - c(Q))|^2 <= |P - Q|^2, so by Cauchy-Schwarz |V(P) - V(Q)| <= L_in a + b <=
     // sqrt(L_in^2 + 1) |P - Q|. A small relative margin absorbs rounding in value().
     lipschitz_ = std::sqrt(inside * inside + 1.0) * (1 + 1e-9);
-    pyramid_.push_back(std::move(level));
-    pyramid_dims_.push_back(bd);
+    auto merge = [](BlockBound& m, const BlockBound& n) {
+        m.lipschitz = std::max(m.lipschitz, n.lipschitz);
+        m.max_value = std::max(m.max_value, n.max_value);
+    };
+    // Each level's entries: per axis mask, the bound of the blocks from this one upwards along
+    // the mask's axes (mask 0: the block alone).
+    auto add_level = [&](const std::vector<BlockBound>& blocks, const std::array<int, 3>& dims) {
+        std::vector<PyramidEntry, detail::HugePageAllocator<PyramidEntry>> entries(blocks.size());
+        auto at_block = [&](int i, int j, int k) -> const BlockBound& {
+            return blocks[(static_cast<std::size_t>(k) * dims[1] + j) * dims[0] + i];
+        };
+        for (int k = 0; k < dims[2]; ++k)
+            for (int j = 0; j < dims[1]; ++j)
+                for (int i = 0; i < dims[0]; ++i) {
+                    PyramidEntry& e = entries[(static_cast<std::size_t>(k) * dims[1] + j) * dims[0] + i];
+                    for (int mask = 0; mask < 8; ++mask) {
+                        BlockBound& b = e.by_mask[mask];
+                        b = at_block(i, j, k);
+                        for (int n = 1; n < 8; ++n) {
+                            if ((n & mask) != n) continue;  // only steps along the mask's axes
+                            const int a = i + (n & 1), bj = j + ((n >> 1) & 1), c = k + (n >> 2);
+                            if (a < dims[0] && bj < dims[1] && c < dims[2]) merge(b, at_block(a, bj, c));
+                        }
+                    }
+                }
+        pyramid_.push_back(std::move(entries));
+        pyramid_dims_.push_back(dims);
+    };
+    add_level(level, bd);
     while (bd[0] > 1 || bd[1] > 1 || bd[2] > 1) {
         const std::array<int, 3> nd{(bd[0] + 1) / 2, (bd[1] + 1) / 2, (bd[2] + 1) / 2};
         std::vector<BlockBound> up(static_cast<std::size_t>(nd[0]) * nd[1] * nd[2], BlockBound{0.0f, lowest});
-        const std::vector<BlockBound>& down = pyramid_.back();
         for (int k = 0; k < bd[2]; ++k)
             for (int j = 0; j < bd[1]; ++j)
-                for (int i = 0; i < bd[0]; ++i) {
-                    BlockBound& m = up[(static_cast<std::size_t>(k / 2) * nd[1] + j / 2) * nd[0] + i / 2];
-                    const BlockBound& n = down[(static_cast<std::size_t>(k) * bd[1] + j) * bd[0] + i];
-                    m.lipschitz = std::max(m.lipschitz, n.lipschitz);
-                    m.max_value = std::max(m.max_value, n.max_value);
-                }
-        pyramid_.push_back(std::move(up));
-        pyramid_dims_.push_back(nd);
+                for (int i = 0; i < bd[0]; ++i)
+                    merge(up[(static_cast<std::size_t>(k / 2) * nd[1] + j / 2) * nd[0] + i / 2],
+                          level[(static_cast<std::size_t>(k) * bd[1] + j) * bd[0] + i]);
+        level = std::move(up);
         bd = nd;
+        add_level(level, bd);
     }
 }
 
 BallBound DistanceSampler::ball_bound(const Vec3d& center, double radius) const {
-    const double s = grid_.voxel_size;
     // A hair wider than the ball: a point placed on its surface by a rounded transform still
     // falls in a cell that is read.
-    radius += 1e-7 * s;
+    return ball_bound_cells(to_cells(center), radius * inv_s_ + 1e-7);
+}
+
+BallBound DistanceSampler::ball_bound_cells(const Vec3d& u, double rc) const {
+    // The ball's box in cell coordinates (cell i spans centre coordinates i .. i + 1), clamped to
+    // the cells first: floor then commutes with the clamp (integer bounds) and a truncation is
+    // the floor of a non-negative number. max(0, min(x, last)) also maps NaN to 0.
     int lo[3], hi[3];
     bool leaves = false;
+    int span = 1;
     for (int a = 0; a < 3; ++a) {
-        // The ball's box in cell coordinates (cell i spans centre coordinates i .. i + 1).
-        const double u0 = (center[a] - radius - grid_.origin[a]) / s - 0.5;
-        const double u1 = (center[a] + radius - grid_.origin[a]) / s - 0.5;
-        const double top = std::max(0, grid_.dims[a] - 1);
-        if (!(u0 >= 0 && u1 <= top)) leaves = true;  // also catches NaN
-        const int cells = std::max(1, grid_.dims[a] - 1);
-        lo[a] = static_cast<int>(std::clamp(std::floor(u0), 0.0, static_cast<double>(cells - 1)));
-        hi[a] = static_cast<int>(std::clamp(std::floor(u1), 0.0, static_cast<double>(cells - 1)));
-        if (!(u1 >= u0)) lo[a] = 0, hi[a] = cells - 1;
+        const double u0 = u[a] - rc, u1 = u[a] + rc;
+        if (!(u0 >= 0 && u1 <= top_[a])) leaves = true;  // also catches NaN
+        const double last = static_cast<double>(std::max(1, grid_.dims[a] - 1) - 1);
+        lo[a] = static_cast<int>(std::max(0.0, std::min(u0, last)));
+        hi[a] = static_cast<int>(std::max(0.0, std::min(u1, last)));
+        if (!(u1 >= u0)) lo[a] = 0, hi[a] = static_cast<int>(last);
+        span = std::max(span, hi[a] - lo[a] + 1);
     }
     // The finest level where the box spans at most two blocks per axis. A span of n cells needs
-    // n <= 2 (4 << m) at least, so start there; one or two more levels suffice.
-    int span = 1;
-    for (int a = 0; a < 3; ++a) span = std::max(span, hi[a] - lo[a] + 1);
+    // n <= 2 (4 << m) at least, so start there; one or two more levels suffice, and the top
+    // level (one block) always fits.
     std::size_t m = 0;
     while ((kBlock << (m + 1)) < span) ++m;
-    int b0[3], b1[3];
+    int b0[3];
+    int mask = 0;  // bit a: the box spans two blocks along axis a
     for (;; ++m) {
-        if (m + 1 >= pyramid_.size()) {
-            m = pyramid_.size() - 1;
-            for (int a = 0; a < 3; ++a) b0[a] = 0, b1[a] = pyramid_dims_[m][a] - 1;
-            break;
-        }
         const int shift = 2 + static_cast<int>(m);  // log2(kBlock << m)
         bool fits = true;
+        mask = 0;
         for (int a = 0; a < 3; ++a) {
             b0[a] = lo[a] >> shift;
-            b1[a] = hi[a] >> shift;
-            fits = fits && b1[a] - b0[a] <= 1;
+            const int step = (hi[a] >> shift) - b0[a];
+            fits = fits && step <= 1;
+            mask |= (step != 0) << a;
         }
-        if (fits) break;
+        if (fits || m + 1 >= pyramid_.size()) break;
     }
     const auto& dims = pyramid_dims_[m];
-    const auto& level = pyramid_[m];
-    float l = 0, top = -std::numeric_limits<float>::infinity();
-    for (int k = b0[2]; k <= b1[2]; ++k)
-        for (int j = b0[1]; j <= b1[1]; ++j)
-            for (int i = b0[0]; i <= b1[0]; ++i) {
-                const BlockBound& b = level[(static_cast<std::size_t>(k) * dims[1] + j) * dims[0] + i];
-                l = std::max(l, b.lipschitz);
-                top = std::max(top, b.max_value);
-            }
+    const BlockBound& b =
+        pyramid_[m][(static_cast<std::size_t>(b0[2]) * dims[1] + b0[1]) * dims[0] + b0[0]].by_mask[mask];
     BallBound out;
-    const double ld = l;
+    const double ld = b.lipschitz;
     out.interior_lipschitz = std::min(ld * (1 + 1e-9), lipschitz_);
     out.lipschitz = std::min(leaves ? std::sqrt(ld * ld + 1.0) * (1 + 1e-9) : ld * (1 + 1e-9), lipschitz_);
     // V at a point of the ball is a convex combination of the samples of the cell holding it (or,
     // outside the centre box, of the cell holding its projection, minus a distance): at most the
     // largest sample of the cells the clamped box meets, up to the rounding of the interpolation.
-    out.max_value = top + std::abs(static_cast<double>(top)) * 1e-12;
+    const double top = b.max_value;
+    out.max_value = top + std::abs(top) * 1e-12;
     return out;
 }
 
 double DistanceSampler::upper_bound(const Vec3d& center, double radius) const {
-    const BallBound b = ball_bound(center, radius);
+    const Vec3d u = to_cells(center);
+    const BallBound b = ball_bound_cells(u, radius * inv_s_ + 1e-7);
     if (b.max_value < 0) return b.max_value;
     // For P in the ball, V(P) <= V(c(P)) (c: projection onto the centre box) and |c(P) - c(X)|
     // <= |P - X| <= r (projections do not expand), with the segment c(X)..c(P) inside the
@@ -221,56 +254,56 @@ double DistanceSampler::upper_bound(const Vec3d& center, double radius) const {
     // for balls that leave the grid.
     // When the centre lies far outside, V(X) + L r (with L = sqrt(L_in^2 + 1)) is the tighter.
     double outside = 0;
-    const double inner = interpolate(center, outside);
+    const double inner = interpolate(u, outside);
     return std::min({b.max_value, inner + b.interior_lipschitz * radius, inner - outside + b.lipschitz * radius});
 }
 
 double DistanceSampler::value(const Vec3d& p) const {
     double outside = 0;
-    const double v = interpolate(p, outside);
+    const double v = interpolate(to_cells(p), outside);
     return outside > 0 ? v - outside : v;
 }
 
-double DistanceSampler::interpolate(const Vec3d& p, double& outside) const {
-    return float_samples() ? interpolate_in(samples_f_.data(), p, outside) : interpolate_in(samples_d_.data(), p, outside);
+double DistanceSampler::interpolate(const Vec3d& u, double& outside) const {
+    Cell cell;
+    read_cell(u, cell);
+    const double* c = cell.corner;
+    const double* f = cell.frac;
+    const double c00 = c[0] * (1 - f[0]) + c[1] * f[0];
+    const double c10 = c[2] * (1 - f[0]) + c[3] * f[0];
+    const double c01 = c[4] * (1 - f[0]) + c[5] * f[0];
+    const double c11 = c[6] * (1 - f[0]) + c[7] * f[0];
+    const double c0 = c00 * (1 - f[1]) + c10 * f[1];
+    const double c1 = c01 * (1 - f[1]) + c11 * f[1];
+    const double out2 = cell.out[0] * cell.out[0] + cell.out[1] * cell.out[1] + cell.out[2] * cell.out[2];
+    outside = out2 > 0 ? std::sqrt(out2) * grid_.voxel_size : 0.0;
+    return c0 * (1 - f[2]) + c1 * f[2];
+}
+
+void DistanceSampler::read_cell(const Vec3d& u, Cell& cell) const {
+    if (float_samples())
+        read_cell_in(samples_f_.data(), u, cell);
+    else
+        read_cell_in(samples_d_.data(), u, cell);
 }
 
 template <class T>
-double DistanceSampler::interpolate_in(const T* samples, const Vec3d& p, double& outside) const {
-    const double s = grid_.voxel_size;
-    // Continuous index coordinates of p relative to voxel centres.
-    int base[3];
-    double frac[3];
-    double outside2 = 0;
-    for (int a = 0; a < 3; ++a) {
-        const double u = (p[a] - grid_.origin[a]) / s - 0.5;
-        const double hi = grid_.dims[a] - 1;
-        const double c = std::clamp(u, 0.0, hi);
-        outside2 += (u - c) * (u - c);
-        int b = static_cast<int>(std::floor(c));
-        if (b >= grid_.dims[a] - 1) b = std::max(0, grid_.dims[a] - 2);
-        base[a] = b;
-        frac[a] = grid_.dims[a] > 1 ? c - b : 0.0;
-    }
-    // The brick offset is a sum of one term per axis (offset_x(i) + offset_y(j) + offset_z(k)), so
-    // the eight corners need two terms per axis; the upper neighbour is clamped to the grid
-    // (a one-voxel axis reads its only sample twice).
+void DistanceSampler::read_cell_in(const T* samples, const Vec3d& u, Cell& cell) const {
+    // u: continuous cell coordinates (voxel centres at integers). Clamped to the centre box;
+    // max(0, min(x, top)) maps NaN to 0 and a truncation is the floor of a non-negative number.
+    // A one-voxel axis has top 0: base 0, frac 0 (reads its only sample twice).
     std::size_t o[3][2];
     for (int a = 0; a < 3; ++a) {
-        const int hi = std::min(base[a] + 1, grid_.dims[a] - 1);
-        o[a][0] = axis_offset(a, base[a]);
-        o[a][1] = axis_offset(a, hi);
+        const double c = std::max(0.0, std::min(u[a], top_[a]));
+        cell.out[a] = u[a] - c;
+        const int b = std::min(static_cast<int>(c), base_max_[a]);
+        cell.frac[a] = c - b;
+        // The brick offset is a sum of one term per axis, so the eight corners need two terms
+        // per axis; the upper neighbour is clamped to the grid.
+        o[a][0] = axis_offset(a, b);
+        o[a][1] = axis_offset(a, std::min(b + 1, grid_.dims[a] - 1));
     }
-    double c[8];  // corner (di, dj, dk) at c[di + 2 dj + 4 dk]
-    for (int n = 0; n < 8; ++n) c[n] = samples[o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2]];
-    const double c00 = c[0] * (1 - frac[0]) + c[1] * frac[0];
-    const double c10 = c[2] * (1 - frac[0]) + c[3] * frac[0];
-    const double c01 = c[4] * (1 - frac[0]) + c[5] * frac[0];
-    const double c11 = c[6] * (1 - frac[0]) + c[7] * frac[0];
-    const double c0 = c00 * (1 - frac[1]) + c10 * frac[1];
-    const double c1 = c01 * (1 - frac[1]) + c11 * frac[1];
-    outside = outside2 > 0 ? std::sqrt(outside2) * s : 0.0;
-    return c0 * (1 - frac[2]) + c1 * frac[2];
+    for (int n = 0; n < 8; ++n) cell.corner[n] = samples[o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2]];
 }
 
 double DistanceSampler::border_max_value() const {

@@ -26,8 +26,9 @@
 // interpolation is a convex combination). A segment inside the ball's box crosses only cells that
 // meet the box, so the largest cell slope L over those cells bounds |V(P) - V(Q)| / |P - Q| in the
 // ball, and the largest sample bounds V. Both are kept as maxima over blocks of 4^3 cells in a
-// pyramid (each level halves the blocks per axis); a ball reads at most 8 blocks of the level
-// where its box spans at most two blocks per axis (`ball_bound`). upper_bound returns the blocks'
+// pyramid (each level halves the blocks per axis); a ball reads the union of the (at most 8)
+// blocks its box meets at the level where that box spans at most two blocks per axis, stored
+// premerged in one 64-byte entry (`ball_bound`). upper_bound returns the blocks'
 // largest sample when that is negative (a ball away from the static object is pruned without
 // reading the field), else the smallest of it, V(c(X)) + L r (c: projection onto the grid's
 // centre box; V(P) <= V(c(P)) and |c(P) - c(X)| <= r) and V(X) + sqrt(L^2 + 1) r (the slope of
@@ -86,9 +87,10 @@ public:
     // Paper eq. 5: V(C) + grad(C) . (P - C) at the nearest voxel centre C, with the gradient
     // by central differences; defined inside the grid only (clamped outside).
     double gradient_value(const Vec3d& p) const;
-    // grad V at p: the interpolant's gradient (central differences of value() over +-s/1000, exact
-    // inside a cell where V is linear along each axis); points towards increasing V (into the
-    // static object). Six value() calls on the cell of p; defined in field_gradient.cpp.
+    // grad V at p: the interpolant's own gradient in the cell that holds p (on a face between
+    // cells, the upper cell's), and outside the centre box the gradient of the extension
+    // V(c(P)) - |P - c(P)|; points towards increasing V (into the static object). One cell read;
+    // defined in field_gradient.cpp.
     Vec3d gradient(const Vec3d& p) const;
     double lipschitz() const { return lipschitz_; }
     // A bound on |V(P) - V(Q)| / |P - Q| for P and Q in the ball (center, radius); never above
@@ -121,14 +123,34 @@ private:
     double at(int i, int j, int k) const {
         return float_samples() ? samples_f_[offset(i, j, k)] : samples_d_[offset(i, j, k)];
     }
+    // Continuous cell coordinates of p: voxel centre (i, j, k) is at (i, j, k).
+    Vec3d to_cells(const Vec3d& p) const {
+        return Vec3d{(p.x - grid_.origin.x) * inv_s_ - 0.5, (p.y - grid_.origin.y) * inv_s_ - 0.5,
+                     (p.z - grid_.origin.z) * inv_s_ - 0.5};
+    }
+    // The cell that holds the projection of cell coordinates u onto the centre box: its eight
+    // samples (corner (di, dj, dk) at di + 2 dj + 4 dk), u's fractions in it and u minus its
+    // projection per axis (cell units, 0 inside the box).
+    struct Cell {
+        double corner[8];
+        double frac[3];
+        double out[3];
+    };
     template <class T>
-    double interpolate_in(const T* samples, const Vec3d& p, double& outside) const;
-    // V at the projection of p onto the centre box; `outside` = |p - projection|.
-    double interpolate(const Vec3d& p, double& outside) const;
+    void read_cell_in(const T* samples, const Vec3d& u, Cell& cell) const;
+    void read_cell(const Vec3d& u, Cell& cell) const;
+    // V at the projection of cell coordinates u onto the centre box; `outside` = the world
+    // distance from u's point to that projection.
+    double interpolate(const Vec3d& u, double& outside) const;
+    // ball_bound for a ball given in cell coordinates (centre u, radius rc in voxels).
+    BallBound ball_bound_cells(const Vec3d& u, double rc) const;
 
     void build_local_bounds();
 
     GridSpec grid_;
+    double inv_s_ = 1;  // 1 / voxel size: the hot paths multiply instead of dividing
+    std::array<double, 3> top_{0, 0, 0};  // dims - 1: the centre box in cell coordinates
+    std::array<int, 3> base_max_{0, 0, 0};  // max(0, dims - 2): the last cell's lower corner
     std::array<std::size_t, 3> brick_stride_{0, 0, 0};  // samples from one brick to the next along each axis
     // Bricks in x-fastest order, 64 samples each, x fastest inside (the last bricks' slots beyond
     // the grid are never read). One of the two holds them, the other is empty.
@@ -136,11 +158,17 @@ private:
     std::vector<double, detail::HugePageAllocator<double>> samples_d_;
     // Pyramid of per-block bounds: level m has blocks of (4 * 2^m)^3 cells, dims
     // `pyramid_dims_[m]`, x fastest; per block the largest cell gradient bound (already divided
-    // by s) and the largest sample of its cells.
+    // by s) and the largest sample of its cells, merged over the blocks from it upwards along
+    // the axes of a mask (bit a set: blocks b and b + 1 along axis a, clipped to the grid). A
+    // ball's box that spans at most two blocks per axis then reads one entry, one cache line,
+    // with the same bound as the union of the blocks it meets.
     struct BlockBound {
         float lipschitz, max_value;
     };
-    std::vector<std::vector<BlockBound>> pyramid_;
+    struct alignas(64) PyramidEntry {
+        BlockBound by_mask[8];
+    };
+    std::vector<std::vector<PyramidEntry, detail::HugePageAllocator<PyramidEntry>>> pyramid_;
     std::vector<std::array<int, 3>> pyramid_dims_;
     double lipschitz_ = 1;
     double max_value_ = 0;

@@ -1,22 +1,31 @@
-// DistanceSampler::gradient (field.hpp): central differences of the interpolant V. Kept apart from
-// field.cpp because it needs nothing but value().
+// DistanceSampler::gradient (field.hpp): the analytic gradient of the interpolant, kept apart from
+// the hot paths of field.cpp.
 #include "query/field.hpp"
+
+#include <cmath>
 
 namespace hp {
 
 Vec3d DistanceSampler::gradient(const Vec3d& p) const {
-    // A thousandth of a voxel each way: inside a cell V is linear along each axis, so the central
-    // difference is the interpolant's own partial derivative there (exact, not an approximation),
-    // and all six values read the eight samples value(p) reads (already in cache after it). At a
-    // cell face it averages the two cells' slopes.
-    const double h = 1e-3 * grid_.voxel_size;
+    Cell cell;
+    read_cell(to_cells(p), cell);
+    const double* c = cell.corner;
+    const double* f = cell.frac;
+    // Inside a cell V is trilinear: dV/du is the bilinear blend of the four cell-edge differences
+    // along u over the other two fractions (per cell unit; times 1/s per world unit).
+    auto blend = [](double e00, double e10, double e01, double e11, double s, double t) {
+        return (e00 * (1 - s) + e10 * s) * (1 - t) + (e01 * (1 - s) + e11 * s) * t;
+    };
+    const double d[3] = {
+        blend(c[1] - c[0], c[3] - c[2], c[5] - c[4], c[7] - c[6], f[1], f[2]),
+        blend(c[2] - c[0], c[3] - c[1], c[6] - c[4], c[7] - c[5], f[0], f[2]),
+        blend(c[4] - c[0], c[5] - c[1], c[6] - c[2], c[7] - c[3], f[0], f[1]),
+    };
+    // Outside the centre box V(P) = V(c(P)) - |P - c(P)|: along an axis where P lies beyond the
+    // box, c(P) does not move and the distance term gives -(P - c(P))_a / |P - c(P)|.
+    const double out = std::sqrt(cell.out[0] * cell.out[0] + cell.out[1] * cell.out[1] + cell.out[2] * cell.out[2]);
     Vec3d g;
-    for (int a = 0; a < 3; ++a) {
-        Vec3d lo = p, hi = p;
-        lo[a] -= h;
-        hi[a] += h;
-        g[a] = (value(hi) - value(lo)) / (2 * h);
-    }
+    for (int a = 0; a < 3; ++a) g[a] = cell.out[a] != 0 ? -cell.out[a] / out : d[a] * inv_s_;
     return g;
 }
 

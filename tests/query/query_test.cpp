@@ -159,6 +159,40 @@ TEST(DistanceSampler, UpperBoundHoldsOverTheBallAndPrunes) {
     EXPECT_GT(f.lipschitz(), 10.0);
 }
 
+// gradient() is the slope of value() itself: against central differences of value() over a
+// millionth of a voxel, on a curved field (a sphere's distance, so the slope changes from cell to
+// cell), at points inside the grid and beyond its border (the extension's slope). Points within
+// 1e-4 voxel of a cell face, where the slope of the interpolant jumps, are skipped.
+TEST(DistanceSampler, GradientIsTheSlopeOfValue) {
+    hp::GridSpec g = cube_grid(-1, 1, 0.1);
+    hp::DistanceSampler f = sampled(g, [](Vec3d p) { return 0.6 - hp::length(p - Vec3d{0.1, -0.05, 0.02}); });
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<double> c(-1.4, 1.4);
+    const double h = 1e-6 * g.voxel_size;
+    int checked = 0, outside = 0;
+    for (int i = 0; i < 4000; ++i) {
+        const Vec3d p{c(rng), c(rng), c(rng)};
+        bool near_face = false;
+        for (int a = 0; a < 3; ++a) {
+            const double u = (p[a] - g.origin[a]) / g.voxel_size - 0.5;  // beyond the border: no face
+            near_face = near_face || (u > -1e-4 && u < g.dims[a] - 1 + 1e-4 && std::abs(u - std::round(u)) < 1e-4);
+        }
+        if (near_face) continue;
+        const Vec3d grad = f.gradient(p);
+        for (int a = 0; a < 3; ++a) {
+            Vec3d lo = p, hi = p;
+            lo[a] -= h;
+            hi[a] += h;
+            ASSERT_NEAR(grad[a], (f.value(hi) - f.value(lo)) / (2 * h), 1e-6)
+                << "axis " << a << " at " << p.x << " " << p.y << " " << p.z;
+        }
+        ++checked;
+        outside += std::abs(p.x) > 0.95 || std::abs(p.y) > 0.95 || std::abs(p.z) > 0.95;
+    }
+    EXPECT_GT(checked, 3000);
+    EXPECT_GT(outside, 1000);
+}
+
 // Samples are held as float when that loses nothing, as double otherwise; values are exact either way.
 TEST(DistanceSampler, KeepsDoubleFieldsExactAndFloatFieldsCompact) {
     hp::GridSpec g = cube_grid(-1, 1, 0.1);
