@@ -172,6 +172,7 @@ std::vector<StageSpec> make_stages() {
     query.needs = {"distance|voxelmap", "tree"};
     query.available = true;
     query.deterministic = false;
+    query.runs_alone = true;
     {
         ParamSpec poses;
         poses.key = "poses", poses.option = "--poses", poses.type = ParamType::string, poses.help = "poses file (JSON)";

@@ -74,6 +74,8 @@ struct StageSpec {
     std::vector<ParamSpec> params;
     bool available = false;           // false: the library is not in this build; validation rejects it
     bool deterministic = true;        // false: the output holds measurements (timings) that vary per run
+    bool runs_alone = false;          // true: it times itself, so in a batch no other stage runs
+                                      // meanwhile (stage_gate.hpp)
     // Checks between keys the executable makes at run time (e.g. --min-stacks <= --stacks), made
     // at validation instead: returns "" or {key, what is wrong}.
     std::function<std::pair<std::string, std::string>(const nlohmann::json& params)> check;
