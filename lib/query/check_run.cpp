@@ -1,6 +1,7 @@
 #include "query/check_run.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 
 #include "cfm/cfm.hpp"
@@ -40,12 +41,15 @@ QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress)
     out.covered = tree_covers_points(shell.tree, shell.points);
     validation["tree_covers_points"] = out.covered;
 
+    double generation_s = 0;
     if (!spec.poses_path.empty()) {
         out.poses = read_poses(spec.poses_path);
     } else {
         const ScenarioOptions so{.kind = parse_scenario_kind(spec.scenario), .count = spec.count, .seed = spec.seed,
                                  .depth = spec.depth};
+        const auto t0 = std::chrono::steady_clock::now();
         out.poses = generate_scenario(st.field, moving, so, progress);
+        generation_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     const std::size_t beyond = poses_beyond_grid(st.field, moving, out.poses);
     const double border = st.field.border_max_value();
@@ -85,7 +89,8 @@ QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress)
 
     nlohmann::json poses_json =
         spec.poses_path.empty()
-            ? nlohmann::json{{"scenario", spec.scenario}, {"seed", spec.seed}, {"count", spec.count}, {"depth", spec.depth}}
+            ? nlohmann::json{{"scenario", spec.scenario}, {"seed", spec.seed}, {"count", spec.count}, {"depth", spec.depth},
+                             {"generation_seconds", generation_s}}
             : nlohmann::json{{"file", spec.poses_path.string()}};
     out.report = {
         {"queries", out.poses.size()}, {"budget_us", spec.budget_us}, {"mode", spec.mode},

@@ -280,35 +280,48 @@ const QueryResult& VpsQuery::operator()(const Pose& pose) {
     return result_;
 }
 
-double max_point_value(const DistanceSampler& field, const MovingObject& moving, const Pose& pose) {
+MaxPointValue::MaxPointValue(const DistanceSampler& field, const MovingObject& moving) : field_(field), moving_(moving) {
+    if (moving_.tree && !moving_.tree->clusters.empty())
+        packed_ = std::make_shared<const detail::PackedTree>(*moving_.tree, moving_.points);
+}
+
+double MaxPointValue::operator()(const Pose& pose) const {
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    return (*this)(pose, -inf, inf);
+}
+
+double MaxPointValue::operator()(const Pose& pose, double floor, double enough) const {
     const auto rot = rotation_rows(pose.quaternion);
     auto place = [&](const Vec3d& p) {
         return Vec3d{dot(rot[0], p), dot(rot[1], p), dot(rot[2], p)} + pose.position;
     };
     double best = -std::numeric_limits<double>::infinity();
-    if (!moving.tree || moving.tree->clusters.empty()) {
-        for (const Vec3d& p : moving.points) best = std::max(best, field.value(place(p)));
+    if (!packed_) {
+        for (const Vec3d& p : moving_.points) best = std::max(best, field_.value(place(p)));
         return best;
     }
     // Depth-first branch and bound: a cluster whose sphere bound (upper_bound) cannot beat the best
-    // point so far holds no better point (same argument as the traversal's sphere test).
-    const auto& clusters = moving.tree->clusters;
-    const double margin = 1e-9 * field.grid().voxel_size;
+    // point so far, or the floor, holds no point that matters (same argument as the traversal's
+    // sphere test). A node's points are a leaf's points or an inner node's parent point
+    // (PackedTree).
+    const auto& nodes = packed_->nodes;
+    const double margin = 1e-9 * field_.grid().voxel_size;
     std::vector<std::uint32_t> stack{0};
     while (!stack.empty()) {
-        const TreeCluster& c = clusters[stack.back()];
+        const detail::PackedTree::Node& c = nodes[stack.back()];
         stack.pop_back();
-        const Vec3d x = place(c.sphere.center);
-        const double bound = field.upper_bound(x, c.sphere.radius) + margin;
-        if (bound <= best) continue;
-        if (c.children.empty()) {
-            for (std::uint32_t p : c.points) best = std::max(best, field.value(place(moving.points[p])));
-        } else {
-            best = std::max(best, field.value(place(moving.points[c.points[0]])));
-            for (std::uint32_t ch : c.children) stack.push_back(ch);
-        }
+        const double bound = field_.upper_bound(place(c.center), c.radius) + margin;
+        if (bound <= std::max(best, floor)) continue;
+        const Vec3d* pts = packed_->points.data() + c.first_point;
+        for (std::uint32_t i = 0; i < c.point_count; ++i) best = std::max(best, field_.value(place(pts[i])));
+        if (best > enough) return best;
+        for (std::uint32_t ch = 0; ch < c.child_count; ++ch) stack.push_back(c.first_child + ch);
     }
     return best;
+}
+
+double max_point_value(const DistanceSampler& field, const MovingObject& moving, const Pose& pose) {
+    return MaxPointValue(field, moving)(pose);
 }
 
 }  // namespace hp

@@ -137,9 +137,30 @@ private:
     std::shared_ptr<const detail::PackedTree> packed_;  // built once at construction
 };
 
-// The largest V over all points of the moving object at `pose` (the deepest penetration when
+// The largest V over all points of the moving object at a pose (the deepest penetration when
 // positive, minus the separation the points measure when negative): exactly the maximum brute
 // force finds, by depth-first branch and bound over the tree (over all points without a tree).
+// For many poses (scenario generation): it packs the tree once (the traversal's layout, VpsQuery)
+// and each call then reads only the packed nodes. Calls are const and may run concurrently;
+// `field` and `moving` must outlive it.
+class MaxPointValue {
+public:
+    MaxPointValue(const DistanceSampler& field, const MovingObject& moving);
+    double operator()(const Pose& pose) const;
+    // For a caller that only compares the maximum M with `floor` < `enough`: returns M when
+    // floor < M <= enough, a value <= floor when M <= floor, and a value in (enough, M] when
+    // M > enough. Clusters whose bound is <= floor are pruned from the start and the search stops
+    // at the first point above `enough`, so a pose far from contact costs a few sphere tests
+    // instead of the exact maximum's (all points there have nearly the same V: little prunes).
+    double operator()(const Pose& pose, double floor, double enough) const;
+
+private:
+    const DistanceSampler& field_;
+    MovingObject moving_;
+    std::shared_ptr<const detail::PackedTree> packed_;  // null without a tree
+};
+
+// One pose: MaxPointValue(field, moving)(pose) (packs the tree on every call).
 double max_point_value(const DistanceSampler& field, const MovingObject& moving, const Pose& pose);
 
 }  // namespace hp

@@ -82,7 +82,7 @@ struct ContactPose {
     Vec3d direction;
 };
 
-ContactPose place_contact(const DistanceSampler& field, const MovingObject& moving, const MovingBounds& mb,
+ContactPose place_contact(const DistanceSampler& field, const MaxPointValue& max_value, const MovingBounds& mb,
                           double max_depth, SplitMix64& rng) {
     const Aabb box = field.grid().bounds();
     const Vec3d c = box.center();
@@ -95,7 +95,9 @@ ContactPose place_contact(const DistanceSampler& field, const MovingObject& movi
         const Vec3d rm = rotate(rotation_rows(pose.quaternion), mb.center);
         auto at = [&](double s) {
             pose.position = c + d * s - rm;
-            return max_point_value(field, moving, pose);
+            // Only the comparisons with 0 and max_depth below matter: the bounded search
+            // answers them exactly (same poses as the exact maximum) at a fraction of its cost.
+            return max_value(pose, 0.0, max_depth);
         };
         if (at(far) > 0) continue;  // touches even far away: the field is not a bounded object
         double hi = far, lo = -1, v = 0;
@@ -134,6 +136,7 @@ std::vector<Pose> generate_scenario(const DistanceSampler& field, const MovingOb
     if (options.kind != ScenarioKind::random && !(field.max_value() > 0))
         fail_input("", "the static field has no inside (no positive distance): no contact pose can be placed");
     const double max_depth = options.depth * field.grid().voxel_size;
+    const MaxPointValue max_value(field, moving);  // packs the tree once for every pose
     const std::size_t steps = static_cast<std::size_t>(options.path_steps);
     // Work items: poses, or paths for approach.
     const std::size_t items = options.kind == ScenarioKind::approach ? (options.count + steps - 1) / steps : options.count;
@@ -142,7 +145,7 @@ std::vector<Pose> generate_scenario(const DistanceSampler& field, const MovingOb
         SplitMix64 rng = stream(options.seed, i);
         switch (options.kind) {
         case ScenarioKind::contact:
-            poses[i] = place_contact(field, moving, mb, max_depth, rng).pose;
+            poses[i] = place_contact(field, max_value, mb, max_depth, rng).pose;
             break;
         case ScenarioKind::random: {
             const Aabb box = field.grid().bounds();
@@ -155,7 +158,7 @@ std::vector<Pose> generate_scenario(const DistanceSampler& field, const MovingOb
             break;
         }
         case ScenarioKind::approach: {
-            const ContactPose end = place_contact(field, moving, mb, max_depth, rng);
+            const ContactPose end = place_contact(field, max_value, mb, max_depth, rng);
             const std::size_t first = i * steps, n = std::min(steps, options.count - first);
             for (std::size_t k = 0; k < n; ++k) {
                 Pose p = end.pose;

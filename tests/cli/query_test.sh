@@ -36,6 +36,7 @@ check "every contact pose touches" "$(json_get "$TMP/r.json" 'all(q["contacts"] 
 check "depth within 5 voxels" "$(json_get "$TMP/r.json" 'all(0 < q["max_penetration"] <= 0.005 + 1e-12 for q in j["per_query"])')" True
 check "force bounded" "$(json_get "$TMP/r.json" 'all(sum(f*f for f in q["force"]) ** 0.5 <= q["contacts"] * q["max_penetration"] * (1 + 1e-9) for q in j["per_query"])')" True
 check "csv rows" "$(wc -l <"$TMP/r.csv")" 201
+check "generation time reported" "$(json_get "$TMP/r.json" 'j["poses"]["generation_seconds"] > 0')" True
 
 # Same seed, same poses; full and brute give the same contacts, depths and forces for them.
 expect_exit 0 "$query" --static "$TMP/block.dist.vdb" --moving "$TMP/peg.hps" --scenario contact --count 200 --seed 4 \

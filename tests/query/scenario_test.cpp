@@ -220,6 +220,43 @@ TEST(Scenario, FullEqualsBruteOnGeneratedPoses) {
     EXPECT_GT(colliding, 60);  // every contact pose, the ends of approach paths, some random ones
 }
 
+// The bounded search answers the comparisons with floor and enough exactly as the brute force
+// maximum does, on poses from far outside through shallow to deep contact with the ball.
+TEST(Scenario, BoundedMaximumAgreesWithBruteForceOnItsThresholds) {
+    Fixture fx;
+    const hp::MaxPointValue max_value(fx.field, fx.shell.view());
+    const double floor = 0, enough = 2 * fx.g.voxel_size;
+    std::mt19937_64 rng(3);
+    std::uniform_real_distribution<double> u(-1, 1);
+    int below = 0, between = 0, above = 0;
+    for (int i = 0; i < 400; ++i) {
+        hp::Pose pose;
+        pose.quaternion = {u(rng), u(rng), u(rng), u(rng)};
+        // The moving box's centre on a ray from the ball's centre, from 0.2 to 1.0 away.
+        Vec3d dir = hp::normalized(Vec3d{u(rng), u(rng), u(rng)});
+        const double s = 0.2 + 0.8 * (i % 100) / 100.0;
+        pose.position = dir * s - place(hp::Pose{Vec3d{}, pose.quaternion}, Vec3d{0.3, -0.2, 0.1});
+        const double m = brute_max(fx.field, fx.shell, pose);
+        ASSERT_EQ(max_value(pose), m);
+        const double r = max_value(pose, floor, enough);
+        if (m <= floor) {
+            ++below;
+            EXPECT_LE(r, floor);
+        } else if (m <= enough) {
+            ++between;
+            EXPECT_EQ(r, m);
+        } else {
+            ++above;
+            EXPECT_GT(r, enough);
+            EXPECT_LE(r, m);
+        }
+    }
+    // All three cases occur.
+    EXPECT_GT(below, 20);
+    EXPECT_GT(between, 5);
+    EXPECT_GT(above, 20);
+}
+
 TEST(Scenario, BadOptionsAreUsageErrors) {
     Fixture fx;
     auto code = [&](hp::ScenarioOptions o) {
