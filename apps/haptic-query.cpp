@@ -23,7 +23,9 @@ int main(int argc, char** argv) {
         "segmented --level L (one deepest contact per cluster of level L), time-critical (stops at --budget-us).\n"
         "--cfm (time-critical only; another mode is a usage error): when a query is interrupted, each colliding\n"
         "sphere left in the queue adds one contact whose normal is the closest feature map's (paper 003) in the\n"
-        "direction of grad V; the CFM must be haptic-cfm's for this very tree (else exit 3).\n"
+        "direction of grad V; the CFM must be haptic-cfm's for this very tree (else exit 3). The traversal then stops\n"
+        "early enough for those contacts (coarsest spheres first) to fit in the budget; the report counts the queued\n"
+        "spheres left untested when it runs out (queued_untested).\n"
         "\nExamples:\n"
         "  haptic-query --static fandisk.dist.vdb --moving bunny.hps --scenario contact --count 2000 --seed 1 --threads 1\n"
         "  haptic-query --static part.dist.vdb --moving tool.hps --poses poses.json --mode brute --csv q.csv\n"
@@ -99,8 +101,11 @@ int main(int argc, char** argv) {
                             ? (", " + std::to_string(r["interrupted"].get<std::size_t>()) + " interrupted").c_str()
                             : "");
             if (!cfm_path.empty())
-                std::printf("cfm          %s: %zu contacts from it in %zu queries\n", cfm_path.c_str(),
-                            r["cfm_contacts"].get<std::size_t>(), r["queries_with_cfm_contacts"].get<std::size_t>());
+                std::printf("cfm          %s: %zu contacts from it in %zu queries; %zu of %zu queued clusters left "
+                            "untested at the budget\n",
+                            cfm_path.c_str(), r["cfm_contacts"].get<std::size_t>(),
+                            r["queries_with_cfm_contacts"].get<std::size_t>(), r["queued_untested"].get<std::size_t>(),
+                            r["queued_at_interruption"].get<std::size_t>());
             std::printf("result       %s\n", check.pass      ? "PASS"
                                              : check.covered ? "FAIL (over budget)"
                                                              : "FAIL (tree does not cover its points)");

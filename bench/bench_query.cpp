@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
             // One row: the forces of one variant against the full mode's.
             auto print_row = [&](const std::string& stage, const std::string& what, double budget,
                                  const std::vector<hp::Vec3d>& forces, const std::vector<double>& latency,
-                                 std::size_t interrupted, std::size_t cfm_contacts) {
+                                 std::size_t interrupted, std::size_t cfm_contacts, double queued, double untested) {
                 std::vector<double> angles, ratios;
                 std::size_t no_force = 0;
                 double total = 0;
@@ -127,15 +127,17 @@ int main(int argc, char** argv) {
                 const double a90 = angles.empty() ? NAN : hp::nearest_rank(angles, 0.9);
                 const double r50 = ratios.empty() ? NAN : hp::nearest_rank(ratios, 0.5);
                 const hp::LatencyStats st = hp::latency_stats(latency);
-                char notes[480];
+                char notes[560];
                 std::snprintf(notes, sizeof notes,
                               "K=%d budget %g us %s: force angle to full p50 %.1f deg, p90 %.1f deg over %zu poses, %zu "
-                              "without force; |F|/|F_full| p50 %.3f; interrupted %zu/%zu, %.1f CFM contacts; latency p50 "
-                              "%.1f us, p99 %.1f us; CFM (%d stacks) built in %.2f s",
+                              "without force; |F|/|F_full| p50 %.3f; interrupted %zu/%zu, %.1f CFM contacts, %.1f of %.1f "
+                              "queued clusters untested; latency p50 %.1f us, p90 %.1f us, p99 %.1f us; CFM (%d stacks) "
+                              "built in %.2f s",
                               tree.k, budget, what.c_str(), a50, a90, angles.size(), no_force, r50, interrupted,
-                              poses.size(), static_cast<double>(cfm_contacts) / n, st.p50, st.p99, cfm_stacks, cfm_s);
+                              poses.size(), static_cast<double>(cfm_contacts) / n, untested / n, queued / n, st.p50, st.p90,
+                              st.p99, cfm_stacks, cfm_s);
                 nlohmann::json j{{"stage", stage}, {"mesh", pair}, {"seconds", total}, {"peak_rss", hp::app::peak_rss_bytes()},
-                                 {"notes", notes}, {"p50_us", st.p50}, {"p99_us", st.p99}, {"max_us", st.max},
+                                 {"notes", notes}, {"p50_us", st.p50}, {"p90_us", st.p90}, {"p99_us", st.p99}, {"max_us", st.max},
                                  {"angle_p50_deg", a50}, {"angle_p90_deg", a90}, {"no_force", no_force}};
                 std::printf("%s\n", j.dump().c_str());
                 std::fflush(stdout);
@@ -150,6 +152,7 @@ int main(int argc, char** argv) {
                     std::vector<double> latency;
                     std::vector<hp::Vec3d> forces, sphere_forces;
                     std::size_t interrupted = 0, cfm_contacts = 0;
+                    double queued = 0, untested = 0;
                     for (const hp::Pose& pose : poses) {
                         const auto t0 = std::chrono::steady_clock::now();
                         const hp::QueryResult& r = q(pose);
@@ -157,6 +160,8 @@ int main(int argc, char** argv) {
                         forces.push_back(r.force);
                         interrupted += r.interrupted;
                         cfm_contacts += r.cfm_contacts;
+                        queued += static_cast<double>(r.queued);
+                        untested += static_cast<double>(r.queued_untested);
                         // The same contacts with the sphere-geometry normal instead of the map's
                         // (paper 003's baseline, Dingliana and O'Sullivan: along the line of the
                         // centres, here -grad V at the sphere's centre), outside the timing.
@@ -172,12 +177,12 @@ int main(int argc, char** argv) {
                     }
                     const std::string b = item + "us";
                     if (!with_cfm) {
-                        print_row("query-tc-dir " + b, "without CFM", budget, forces, latency, interrupted, 0);
+                        print_row("query-tc-dir " + b, "without CFM", budget, forces, latency, interrupted, 0, queued, untested);
                         continue;
                     }
-                    print_row("query-tc-dir cfm " + b, "with CFM", budget, forces, latency, interrupted, cfm_contacts);
+                    print_row("query-tc-dir cfm " + b, "with CFM", budget, forces, latency, interrupted, cfm_contacts, queued, untested);
                     print_row("query-tc-dir sphere-normal " + b, "CFM contacts with -grad V normals", budget, sphere_forces,
-                              latency, interrupted, cfm_contacts);
+                              latency, interrupted, cfm_contacts, queued, untested);
                 }
             }
         };

@@ -67,7 +67,7 @@ QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress)
     out.run = run_timed(query, out.poses, warmup);
     out.latency = latency_stats(out.run.latency_us);
 
-    std::size_t over = 0, interrupted = 0, with_contact = 0, cfm_contacts = 0, with_cfm = 0;
+    std::size_t over = 0, interrupted = 0, with_contact = 0, cfm_contacts = 0, with_cfm = 0, queued = 0, untested = 0;
     double total_us = 0, points_sum = 0, spheres_sum = 0;
     int min_level = std::numeric_limits<int>::max();
     for (std::size_t i = 0; i < out.poses.size(); ++i) {
@@ -78,6 +78,8 @@ QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress)
         with_contact += s.contacts > 0;
         cfm_contacts += s.cfm_contacts;
         with_cfm += s.cfm_contacts > 0;
+        queued += s.queued;
+        untested += s.queued_untested;
         points_sum += static_cast<double>(s.points_tested);
         spheres_sum += static_cast<double>(s.spheres_tested);
         min_level = std::min(min_level, s.level_reached);
@@ -114,6 +116,7 @@ QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress)
         {"queries_with_contact", with_contact}, {"interrupted", interrupted},
         {"min_level_reached", min_level},
         {"cfm_contacts", cfm_contacts}, {"queries_with_cfm_contacts", with_cfm},
+        {"queued_at_interruption", queued}, {"queued_untested", untested},
         {"mean_points_tested", points_sum / n}, {"mean_spheres_tested", spheres_sum / n},
         {"validation", validation}, {"pass", out.pass}};
     out.per_query = nlohmann::json::array();

@@ -34,10 +34,27 @@
 //                 point q (store full) or X + r d (store normal), value = V(position), kept when
 //                 > 0. Contact::cluster names the cluster, Contact::point is kNoPoint.
 //                 Without a map the mode is unchanged. lib/query/cfm_contacts.hpp: the details
-//                 and why these choices. With a map, each cluster left in the queue is tested
-//                 past the deadline: a query can overrun its budget by one sphere test per queued
-//                 cluster. Without a map it returns at the deadline (checked every 16 spheres),
-//                 and an interrupted query proves no separation (min_distance_bound 0).
+//                 and why these choices.
+//                 The budget holds with a map too. The traversal hands over to the CFM phase
+//                 when the queued clusters' contacts would no longer fit in what is left of the
+//                 budget: at its checks (every 16 spheres) it stops when the time left is below
+//                 1.5 x (this query's time per sphere test so far) x (clusters queued); the CFM
+//                 phase then takes the queued clusters in queue order (breadth-first: coarsest
+//                 first) until the budget is spent, looking at the clock every 4 clusters (the
+//                 first 4 are always done, so a tiny budget still gives the root's contact).
+//                 A query overruns its budget by at most one batch of 4 clusters (a few hundred
+//                 ns of cold reads) besides the traversal's 16-sphere granularity. Clusters the
+//                 phase does not reach give no contact: `queued_untested` counts them, `queued`
+//                 the queue at the hand-over. (Before this rule every queued cluster was tested
+//                 past the deadline: p50 52 us at a 20 us budget on the paper's case;
+//                 docs/query.md has the figures.) Without a map the traversal has the whole
+//                 budget and returns at it; all queued clusters are then untested. An
+//                 interrupted query with untested clusters proves no separation
+//                 (min_distance_bound 0). The CFM phase's sphere tests count in spheres_tested.
+//                 With `budget_tests` the same rule also runs on sphere tests, deterministically:
+//                 the traversal stops when tests + queued clusters (with a map) reach it
+//                 (checked before every sphere), the CFM phase when the tests do (within its
+//                 batch of 4).
 // Contacts are returned sorted by point index (CFM contacts after them, by cluster id) and summed
 // in that order, so results are deterministic and full and brute agree bit for bit.
 #include <array>
@@ -76,6 +93,9 @@ struct QueryOptions {
     QueryMode mode = QueryMode::full;
     int level = 0;             // segmented: the segmentation level (1 = root)
     double budget_us = 1000;   // time_critical: per-query budget in microseconds
+    // time_critical: a budget in sphere tests as well (0: none; see time_critical above), for
+    // interrupted queries that are the same whatever the machine's speed (replays, tests).
+    std::size_t budget_tests = 0;
 };
 
 struct Contact {
@@ -101,6 +121,10 @@ struct QueryResult {
     int level_reached = 0;          // deepest tree level visited (0 for brute)
     bool interrupted = false;       // time_critical stopped at its budget
     std::size_t cfm_contacts = 0;   // contacts from the CFM (cluster >= 0), included in `contacts`
+    // time_critical, interrupted: the clusters left in the queue when the traversal stopped, and
+    // of them those the CFM phase did not reach (all of them without a CFM): no test, no contact.
+    std::size_t queued = 0;
+    std::size_t queued_untested = 0;
 };
 
 // 3x3 rotation from a unit quaternion (w, x, y, z). Throws hp::Error(usage) for a zero or

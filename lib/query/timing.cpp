@@ -48,6 +48,8 @@ QuerySummary summarize(const QueryResult& r) {
     s.level_reached = r.level_reached;
     s.interrupted = r.interrupted;
     s.cfm_contacts = r.cfm_contacts;
+    s.queued = r.queued;
+    s.queued_untested = r.queued_untested;
     return s;
 }
 
@@ -64,7 +66,9 @@ nlohmann::json to_json(const QuerySummary& s) {
             {"points_tested", s.points_tested},
             {"level_reached", s.level_reached},
             {"interrupted", s.interrupted},
-            {"cfm_contacts", s.cfm_contacts}};
+            {"cfm_contacts", s.cfm_contacts},
+            {"queued", s.queued},
+            {"queued_untested", s.queued_untested}};
 }
 
 TimedRun run_timed(VpsQuery& query, const std::vector<Pose>& poses, std::size_t warmup) {
@@ -88,14 +92,14 @@ std::string to_csv(const TimedRun& run) {
     std::ostringstream out;
     out.precision(17);
     out << "index,latency_us,contacts,max_penetration,min_distance,min_distance_bound,fx,fy,fz,tx,ty,tz,"
-           "spheres_tested,points_tested,level_reached,interrupted,cfm_contacts\n";
+           "spheres_tested,points_tested,level_reached,interrupted,cfm_contacts,queued,queued_untested\n";
     for (std::size_t i = 0; i < run.results.size(); ++i) {
         const QuerySummary& s = run.results[i];
         out << i << ',' << run.latency_us[i] << ',' << s.contacts << ',' << s.max_penetration << ','
             << (std::isfinite(s.min_distance) ? s.min_distance : -1) << ',' << s.min_distance_bound << ','
             << s.force.x << ',' << s.force.y << ',' << s.force.z << ',' << s.torque.x << ',' << s.torque.y << ','
             << s.torque.z << ',' << s.spheres_tested << ',' << s.points_tested << ',' << s.level_reached << ','
-            << (s.interrupted ? 1 : 0) << ',' << s.cfm_contacts << '\n';
+            << (s.interrupted ? 1 : 0) << ',' << s.cfm_contacts << ',' << s.queued << ',' << s.queued_untested << '\n';
     }
     return out.str();
 }

@@ -37,6 +37,7 @@ struct QuerySummary {
     int level_reached = 0;
     bool interrupted = false;
     std::size_t cfm_contacts = 0;   // of `contacts`, those from a closest feature map
+    std::size_t queued = 0, queued_untested = 0;  // QueryResult's
 };
 QuerySummary summarize(const QueryResult& r);
 nlohmann::json to_json(const QuerySummary& s);

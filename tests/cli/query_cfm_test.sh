@@ -44,7 +44,7 @@ check "force = depth x unit normal" "$(json_get "$TMP/cfm.json" 'all(abs(sum(f*f
 expect_exit 0 "$query" "${q[@]}" "${tiny[@]}" --cfm "$TMP/peg.full.hcfm" --report "$TMP/full.json" --quiet
 check "store full" "$(json_get "$TMP/full.json" '(j["cfm"]["store"], all(q["contacts"] == q["cfm_contacts"] <= 1 for q in j["per_query"]))')" "('full', True)"
 expect_exit 0 "$query" "${q[@]}" "${tiny[@]}" --cfm "$TMP/peg.hcfm" --csv "$TMP/cfm.csv" --quiet
-expect_grep "interrupted,cfm_contacts$" "$TMP/cfm.csv"
+expect_grep "interrupted,cfm_contacts,queued,queued_untested$" "$TMP/cfm.csv"
 # An ample budget: never interrupted, so the CFM changes nothing (same contacts as full).
 expect_exit 0 "$query" "${q[@]}" --poses "$TMP/poses.json" --mode time-critical --budget-us 1e9 --cfm "$TMP/peg.hcfm" \
     --report "$TMP/ample.json" --quiet

@@ -278,3 +278,77 @@ TEST(CfmContacts, TheSessionLoadsAndChecksTheMapFile) {
               hp::ExitCode::usage);
     fs::remove_all(dir);
 }
+
+// The CFM phase's limit (query.hpp, time_critical), counted in sphere tests so that the check does
+// not depend on the machine's speed: a plate of 41 x 41 points lies 0.02 deep in the plane field,
+// so every sphere of its tree collides. The tree has 16 children per cluster: one sphere test
+// queues 16 clusters, so the hand-over (tests + queued reach the budget) often leaves more queued
+// clusters than the budget has tests left, and the CFM phase must stop at its own limit.
+TEST(CfmContacts, TheCfmPhaseStopsAtTheBudgetCoarsestFirst) {
+    const auto f = plane_field();
+    std::vector<Vec3d> points, normals;
+    for (int i = 0; i <= 40; ++i)
+        for (int j = 0; j <= 40; ++j) {
+            points.push_back({-0.5 + 0.025 * i, -0.5 + 0.025 * j, -0.02});
+            normals.push_back({0, 0, 1});
+        }
+    const hp::PointSphereTree tree = hp::build_point_sphere_tree(points, {.k = 16});
+    // One record per sphere, outward normal (0, 0, -1): every tested sphere gives a contact
+    // (store normal: P = X + r (0, 0, -1) lies deeper than the centre, below the plate).
+    hp::cfm::ClosestFeatureMap map;
+    map.sampling = hp::cfm::Sampling::polar;
+    map.store = hp::cfm::Store::normal;
+    map.root_stacks = map.min_stacks = 2;
+    map.levels = tree.levels;
+    for (std::uint32_t i = 0; i < tree.clusters.size(); ++i) {
+        const auto& c = tree.clusters[i];
+        map.spheres.push_back({i, c.level, c.sphere.center, c.sphere.radius, 2, true, i, 1});
+        map.normals.push_back({0, 0, -1});
+    }
+    hp::cfm::make_layouts(map);
+    const hp::MovingObject with{points, normals, &tree, &map}, without{points, normals, &tree};
+    ASSERT_GT(tree.clusters.size(), 100u);
+
+    int stopped_by_the_phase = 0;
+    for (std::size_t budget : {1, 2, 5, 16, 20, 37, 60, 90}) {
+        const hp::QueryOptions o{.mode = hp::QueryMode::time_critical, .budget_us = 1e9, .budget_tests = budget};
+        const hp::QueryResult r = hp::run_query(f, with, {}, o);
+        ASSERT_TRUE(r.interrupted) << budget;
+        ASSERT_LE(r.queued_untested, r.queued);
+        const std::size_t phase = r.queued - r.queued_untested;
+        // Never more than the phase's batch of 4 past the budget; the first batch is always done.
+        EXPECT_LE(r.spheres_tested, budget + 3) << budget;
+        EXPECT_GE(phase, std::min<std::size_t>(4, r.queued)) << budget;
+        if (r.queued_untested > 0) {
+            EXPECT_GE(r.spheres_tested, budget) << budget;  // it stopped at its limit, not before
+            ++stopped_by_the_phase;
+        }
+        // Every tested queued sphere gave its contact, and they are the front of the queue:
+        // breadth-first ids, so consecutive clusters from the first queued one (coarsest first).
+        ASSERT_EQ(r.cfm_contacts, phase) << budget;
+        std::vector<int> ids;
+        for (const hp::Contact& c : r.contacts)
+            if (c.cluster >= 0) ids.push_back(c.cluster);
+        ASSERT_EQ(ids.size(), phase);
+        for (std::size_t i = 1; i < ids.size(); ++i) EXPECT_EQ(ids[i], ids[0] + static_cast<int>(i)) << budget;
+        // Deterministic: the same again.
+        const hp::QueryResult again = hp::run_query(f, with, {}, o);
+        EXPECT_EQ(again.spheres_tested, r.spheres_tested);
+        EXPECT_EQ(again.force, r.force);
+
+        // Without the map the traversal has the whole budget and leaves every queued cluster
+        // untested.
+        const hp::QueryResult n = hp::run_query(f, without, {}, o);
+        EXPECT_TRUE(n.interrupted);
+        EXPECT_EQ(n.queued_untested, n.queued);
+        EXPECT_EQ(n.cfm_contacts, 0u);
+        EXPECT_EQ(n.spheres_tested, budget);
+    }
+    // Most budgets end inside the CFM phase with clusters left (the queue outgrows the budget).
+    EXPECT_GE(stopped_by_the_phase, 4);
+    // An ample budget in tests: not interrupted, the same contacts as the full mode.
+    const hp::QueryResult ample = hp::run_query(f, with, {}, {.mode = hp::QueryMode::time_critical, .budget_us = 1e9,
+                                                              .budget_tests = 1000000});
+    EXPECT_FALSE(ample.interrupted);
+    EXPECT_EQ(ample.contacts.size(), points.size());
+}
