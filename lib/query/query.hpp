@@ -37,13 +37,13 @@
 //                 and why these choices.
 //                 The budget holds with a map too. The traversal hands over to the CFM phase
 //                 when the queued clusters' contacts would no longer fit in what is left of the
-//                 budget: at its checks (every 16 spheres) it stops when the time left is below
+//                 budget: at its checks (every 4 spheres) it stops when the time left is below
 //                 1.5 x (this query's time per sphere test so far) x (clusters queued); the CFM
 //                 phase then takes the queued clusters in queue order (breadth-first: coarsest
 //                 first) until the budget is spent, looking at the clock every 4 clusters (the
 //                 first 4 are always done, so a tiny budget still gives the root's contact).
 //                 A query overruns its budget by at most one batch of 4 clusters (a few hundred
-//                 ns of cold reads) besides the traversal's 16-sphere granularity. Clusters the
+//                 ns of cold reads) besides the traversal's 4-sphere granularity. Clusters the
 //                 phase does not reach give no contact: `queued_untested` counts them, `queued`
 //                 the queue at the hand-over. (Before this rule every queued cluster was tested
 //                 past the deadline: p50 52 us at a 20 us budget on the paper's case;
