@@ -7,7 +7,6 @@
 #include <map>
 #include <mutex>
 #include <new>
-#include <optional>
 #include <set>
 
 #include <tbb/parallel_pipeline.h>
@@ -117,7 +116,7 @@ struct MeshRunner {
     const BatchOptions& options;
     bool per_stage_memory;
     std::function<void(std::string_view stage, std::string_view phase, double fraction)> progress;
-    StageGate* gate = nullptr;  // shared by the batch's jobs; null: stages never wait
+    StageGate& gate;  // shared by the batch's jobs
 
     json run(const MeshJob& job) const {
         json entry = planned_entry(pipeline, job);
@@ -158,16 +157,18 @@ struct MeshRunner {
                         progress(s.spec->name, phase, f);
                     };
                 if (progress) progress(s.spec->name, "", 0.0);
-                std::optional<StageGate::Pass> pass;
-                if (gate) pass.emplace(*gate, s.spec->runs_alone);  // the wait is not the stage's time
-                if (per_stage_memory) reset_peak_rss();
-                const auto ts = std::chrono::steady_clock::now();
-                // Isolated: while the stage's own parallel loops wait, this thread must not pick
-                // up another mesh's job (its stage would wait at the gate on a thread this stage
-                // needs, a deadlock).
-                json report = tbb::this_task_arena::isolate([&] { return s.spec->run(ctx); });
-                const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count();
-                pass.reset();
+                json report;
+                double seconds = 0;
+                {
+                    const StageGate::Pass pass(gate, s.spec->runs_alone);  // the wait is not the stage's time
+                    if (per_stage_memory) reset_peak_rss();
+                    const auto ts = std::chrono::steady_clock::now();
+                    // Isolated: while the stage's own parallel loops wait, this thread must not pick
+                    // up another mesh's job (its stage would wait at the gate on a thread this stage
+                    // needs, a deadlock).
+                    report = tbb::this_task_arena::isolate([&] { return s.spec->run(ctx); });
+                    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count();
+                }
                 if (report.contains("warnings")) {
                     for (const auto& w : report["warnings"]) entry["warnings"].push_back(w);
                     report.erase("warnings");
@@ -357,7 +358,7 @@ json run_batch(const Pipeline& pipeline, const std::vector<MeshJob>& jobs, const
             entry["resumed"] = true;
             entry["mesh"] = job.mesh.string();
         } else {
-            MeshRunner runner{pipeline, options, in_flight <= 1, {}, &gate};
+            MeshRunner runner{pipeline, options, in_flight <= 1, {}, gate};
             if (events.progress)
                 runner.progress = [&, i](std::string_view stage, std::string_view phase, double f) {
                     std::lock_guard lock(mutex);

@@ -189,9 +189,7 @@ void DistanceSampler::build_local_bounds() {
 }
 
 BallBound DistanceSampler::ball_bound(const Vec3d& center, double radius) const {
-    // A hair wider than the ball: a point placed on its surface by a rounded transform still
-    // falls in a cell that is read.
-    return ball_bound_cells(to_cells(center), radius * inv_s_ + 1e-7);
+    return ball_bound_cells(to_cells(center), radius_in_cells(radius));
 }
 
 BallBound DistanceSampler::ball_bound_cells(const Vec3d& u, double rc) const {
@@ -204,7 +202,7 @@ BallBound DistanceSampler::ball_bound_cells(const Vec3d& u, double rc) const {
     for (int a = 0; a < 3; ++a) {
         const double u0 = u[a] - rc, u1 = u[a] + rc;
         if (!(u0 >= 0 && u1 <= top_[a])) leaves = true;  // also catches NaN
-        const double last = static_cast<double>(std::max(1, grid_.dims[a] - 1) - 1);
+        const double last = base_max_[a];  // the last cell
         lo[a] = static_cast<int>(std::max(0.0, std::min(u0, last)));
         hi[a] = static_cast<int>(std::max(0.0, std::min(u1, last)));
         if (!(u1 >= u0)) lo[a] = 0, hi[a] = static_cast<int>(last);
@@ -246,7 +244,7 @@ BallBound DistanceSampler::ball_bound_cells(const Vec3d& u, double rc) const {
 
 double DistanceSampler::upper_bound(const Vec3d& center, double radius) const {
     const Vec3d u = to_cells(center);
-    const BallBound b = ball_bound_cells(u, radius * inv_s_ + 1e-7);
+    const BallBound b = ball_bound_cells(u, radius_in_cells(radius));
     if (b.max_value < 0) return b.max_value;
     // For P in the ball, V(P) <= V(c(P)) (c: projection onto the centre box) and |c(P) - c(X)|
     // <= |P - X| <= r (projections do not expand), with the segment c(X)..c(P) inside the

@@ -96,7 +96,7 @@ public:
     // A bound on |V(P) - V(Q)| / |P - Q| for P and Q in the ball (center, radius); never above
     // lipschitz().
     double lipschitz(const Vec3d& center, double radius) const { return ball_bound(center, radius).lipschitz; }
-    // Both bounds of the ball (center, radius) from one read of the pyramid (at most 8 blocks).
+    // Both bounds of the ball (center, radius) from one read of the pyramid (one 64-byte entry).
     BallBound ball_bound(const Vec3d& center, double radius) const;
     // An upper bound of V over the ball (center, radius): the largest sample of the ball's blocks
     // when that is negative (no read of the field: cheap pruning far from the static object),
@@ -144,13 +144,16 @@ private:
     double interpolate(const Vec3d& u, double& outside) const;
     // ball_bound for a ball given in cell coordinates (centre u, radius rc in voxels).
     BallBound ball_bound_cells(const Vec3d& u, double rc) const;
+    // A ball's radius in voxels, a hair wider: a point placed on its surface by a rounded
+    // transform still falls in a cell that is read.
+    double radius_in_cells(double radius) const { return radius * inv_s_ + 1e-7; }
 
     void build_local_bounds();
 
     GridSpec grid_;
     double inv_s_ = 1;  // 1 / voxel size: the hot paths multiply instead of dividing
     std::array<double, 3> top_{0, 0, 0};  // dims - 1: the centre box in cell coordinates
-    std::array<int, 3> base_max_{0, 0, 0};  // max(0, dims - 2): the last cell's lower corner
+    std::array<int, 3> base_max_{0, 0, 0};  // max(0, dims - 2): the last cell (its lower corner)
     std::array<std::size_t, 3> brick_stride_{0, 0, 0};  // samples from one brick to the next along each axis
     // Bricks in x-fastest order, 64 samples each, x fastest inside (the last bricks' slots beyond
     // the grid are never read). One of the two holds them, the other is empty.
