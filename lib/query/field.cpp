@@ -245,15 +245,26 @@ BallBound DistanceSampler::ball_bound_cells(const Vec3d& u, double rc) const {
 double DistanceSampler::upper_bound(const Vec3d& center, double radius) const {
     const Vec3d u = to_cells(center);
     const BallBound b = ball_bound_cells(u, radius_in_cells(radius));
-    if (b.max_value < 0) return b.max_value;
-    // For P in the ball, V(P) <= V(c(P)) (c: projection onto the centre box) and |c(P) - c(X)|
-    // <= |P - X| <= r (projections do not expand), with the segment c(X)..c(P) inside the
-    // clamped box whose cells gave the bound: V(P) <= V(c(X)) + L_in r. No sqrt(L^2 + 1) factor
-    // for balls that leave the grid.
-    // When the centre lies far outside, V(X) + L r (with L = sqrt(L_in^2 + 1)) is the tighter.
+    // For P in the ball, V(P) = V(c(P)) - |P - c(P)| (c: projection onto the centre box) and
+    // |P - c(P)| is P's distance to the box, at least `away` = (X's distance to it) - r. So every
+    // bound of V(c(P)) below is lowered by `away`: a ball far outside the grid is pruned even
+    // where the grid's border cells are steep (an open mesh's hole, slope tens of voxels per
+    // voxel, would otherwise let V(c(X)) + L_in r reach zero from a hundred voxels away). X's
+    // distance to the box needs no read of the field; a NaN centre gives away = 0.
+    double out2 = 0;
+    for (int a = 0; a < 3; ++a) {
+        const double d = u[a] - std::max(0.0, std::min(u[a], top_[a]));
+        out2 += d * d;
+    }
+    const double away = std::max(0.0, std::sqrt(out2) * grid_.voxel_size - radius);
+    if (b.max_value - away < 0) return b.max_value - away;
+    // V(c(P)) <= V(c(X)) + L_in r: |c(P) - c(X)| <= |P - X| <= r (projections do not expand) and
+    // the segment c(X)..c(P) lies in the clamped box whose cells gave L_in. No sqrt(L^2 + 1)
+    // factor for balls that leave the grid.
+    // When the centre lies far outside, V(X) + L r (with L = sqrt(L_in^2 + 1)) may be the tighter.
     double outside = 0;
     const double inner = interpolate(u, outside);
-    return std::min({b.max_value, inner + b.interior_lipschitz * radius, inner - outside + b.lipschitz * radius});
+    return std::min({b.max_value - away, inner + b.interior_lipschitz * radius - away, inner - outside + b.lipschitz * radius});
 }
 
 double DistanceSampler::value(const Vec3d& p) const {

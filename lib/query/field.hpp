@@ -28,11 +28,13 @@
 // ball, and the largest sample bounds V. Both are kept as maxima over blocks of 4^3 cells in a
 // pyramid (each level halves the blocks per axis); a ball reads the union of the (at most 8)
 // blocks its box meets at the level where that box spans at most two blocks per axis, stored
-// premerged in one 64-byte entry (`ball_bound`). upper_bound returns the blocks'
-// largest sample when that is negative (a ball away from the static object is pruned without
-// reading the field), else the smallest of it, V(c(X)) + L r (c: projection onto the grid's
-// centre box; V(P) <= V(c(P)) and |c(P) - c(X)| <= r) and V(X) + sqrt(L^2 + 1) r (the slope of
-// the extension outside the grid combined as below; tighter when X lies far outside).
+// premerged in one 64-byte entry (`ball_bound`). With a = max(0, dist(X, centre box) - r), a
+// lower bound of |P - c(P)| over the ball (c: projection onto the grid's centre box),
+// upper_bound returns the blocks' largest sample minus a when that is negative (a ball away from
+// the static object is pruned without reading the field), else the smallest of it, V(c(X)) +
+// L r - a (V(P) = V(c(P)) - |P - c(P)| and |c(P) - c(X)| <= r) and V(X) + sqrt(L^2 + 1) r (the
+// slope of the extension outside the grid combined as below). Without the a, a ball a hundred
+// voxels below the bunny's open bottom passed the test: its border cells are steep (L ~ 45).
 // `lipschitz(center, radius)` is the ball's Lipschitz bound (sqrt(L^2 + 1) when it leaves the box).
 //
 // Global bound: `lipschitz()` is a bound L on |V(P) - V(Q)| / |P - Q| over all space: the largest
@@ -99,8 +101,9 @@ public:
     // Both bounds of the ball (center, radius) from one read of the pyramid (one 64-byte entry).
     BallBound ball_bound(const Vec3d& center, double radius) const;
     // An upper bound of V over the ball (center, radius): the largest sample of the ball's blocks
-    // when that is negative (no read of the field: cheap pruning far from the static object),
-    // else the smallest of it, V(c(center)) + L_in radius (c: projection onto the centre box) and
+    // less the ball's least distance outside the centre box, when that is negative (no read of
+    // the field: cheap pruning away from the static object), else the smallest of it,
+    // V(c(center)) + L_in radius less that distance (c: projection onto the centre box) and
     // V(center) + L radius (see the top of this file).
     double upper_bound(const Vec3d& center, double radius) const;
     double max_value() const { return max_value_; }

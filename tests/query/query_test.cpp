@@ -159,6 +159,31 @@ TEST(DistanceSampler, UpperBoundHoldsOverTheBallAndPrunes) {
     EXPECT_GT(f.lipschitz(), 10.0);
 }
 
+// A ball far outside the grid is pruned even where the grid's border cells are steep (an open
+// mesh's hole at the border, as under the bunny's bottom): for P in the ball V(P) = V(c(P)) -
+// |P - c(P)| is at most the border's largest sample minus the ball's least distance to the grid.
+// The slope bound alone (V(c(X)) + L r, L about 30 here) let such a ball through.
+TEST(DistanceSampler, UpperBoundPrunesBallsFarOutsideASteepBorder) {
+    hp::GridSpec g = cube_grid(-1, 1, 0.05);
+    hp::DistanceSampler f = sampled(g, [](Vec3d p) { return p.x > 0.9 ? 1.0 : 0.5 - hp::length(p); });
+    ASSERT_GT(f.lipschitz(), 20.0);
+    const double edge = g.origin.x + (g.dims[0] - 0.5) * g.voxel_size;  // the last voxel centres' x
+    for (double x : {1.2, 2.0, 3.0}) {
+        const Vec3d c{x, 0.1, -0.05};
+        const double r = 0.1;
+        const double bound = f.upper_bound(c, r);
+        double best = -1e300;
+        for (int t = 0; t <= 200; ++t) {  // along the ball's diameter towards the grid, where V is largest
+            const Vec3d p = c + Vec3d{-r + 2 * r * t / 200.0, 0, 0};
+            best = std::max(best, f.value(p));
+        }
+        EXPECT_GE(bound, best) << x;
+        // Exact: the border's samples are 1 there, the ball's nearest point is x - r - edge away.
+        EXPECT_NEAR(best, 1.0 - (x - r - edge), 1e-9) << x;
+        EXPECT_LT(bound, 1.0 - (x - r - edge) + 1e-9) << x;
+    }
+}
+
 // gradient() is the slope of value() itself: against central differences of value() over a
 // millionth of a voxel, on a curved field (a sphere's distance, so the slope changes from cell to
 // cell), at points inside the grid and beyond its border (the extension's slope). Points within
