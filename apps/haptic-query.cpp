@@ -4,6 +4,7 @@
 #include <sched.h>
 
 #include <cstdio>
+#include <limits>
 #include <optional>
 
 #include "common/tool.hpp"
@@ -26,15 +27,18 @@ int main(int argc, char** argv) {
         "direction of grad V; the CFM must be haptic-cfm's for this very tree (else exit 3). The traversal then stops\n"
         "early enough for those contacts (coarsest spheres first) to fit in the budget; the report counts the queued\n"
         "spheres left untested when it runs out (queued_untested).\n"
+        "--budget-tests N (time-critical only) also stops a query after N sphere tests, whichever comes first:\n"
+        "interrupted results that are the same on every run and machine (replays, regression checks).\n"
         "\nExamples:\n"
         "  haptic-query --static fandisk.dist.vdb --moving bunny.hps --scenario contact --count 2000 --seed 1 --threads 1\n"
         "  haptic-query --static part.dist.vdb --moving tool.hps --poses poses.json --mode brute --csv q.csv\n"
         "  haptic-query --static part.dist.vdb --moving tool.hps --scenario random --count 500 --seed 3 --report r.json\n"
         "  haptic-query --static part.dist.vdb --moving tool.hps --cfm tool.hcfm --mode time-critical --budget-us 50 \\\n"
-        "      --scenario contact --count 1000 --max-over-budget 0.01\n");
+        "      --scenario contact --count 1000 --max-over-budget 0.01\n"
+        "  haptic-query --static part.dist.vdb --moving tool.hps --mode time-critical --budget-tests 200 --poses poses.json\n");
     std::string static_path, moving_path, cfm_path, poses_path, scenario, mode_name = "full", report_path, csv_path,
         write_poses_path;
-    std::size_t count = 1000, warmup = 0;
+    std::size_t count = 1000, warmup = 0, budget_tests = 0;
     std::uint64_t seed = 1;
     double depth = 5, budget_us = 1000, max_over = -1;
     int level = 0;
@@ -52,6 +56,9 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"full", "brute", "segmented", "time-critical"}));
     tool.cli.add_option("--level", level, "segmented: tree level of the segments (1 = root)");
     tool.cli.add_option("--budget-us", budget_us, "per-query budget in microseconds (default 1000)")->check(CLI::PositiveNumber);
+    tool.cli.add_option("--budget-tests", budget_tests,
+                        "time-critical: also stop each query after this many sphere tests (deterministic)")
+        ->check(CLI::Range(std::size_t{1}, std::numeric_limits<std::size_t>::max()));
     tool.cli.add_option("--max-over-budget", max_over, "pass when at most this fraction of queries is over budget (instead of p99)")
         ->check(CLI::Range(0.0, 1.0));
     tool.cli.add_option("--warmup", warmup, "untimed queries first (default: min(count, 100))");
@@ -72,7 +79,7 @@ int main(int argc, char** argv) {
         hp::QueryCheckSpec spec{.static_path = static_path, .moving_path = moving_path, .cfm_path = cfm_path,
                                 .poses_path = poses_path, .scenario = scenario, .count = count, .seed = seed,
                                 .depth = depth, .mode = mode_name, .level = level, .budget_us = budget_us,
-                                .max_over_budget = max_over};
+                                .budget_tests = budget_tests, .max_over_budget = max_over};
         if (tool.cli.count("--warmup")) spec.warmup = warmup;
         const hp::QueryCheck check = hp::run_query_check(spec, tool.progress());
         for (const std::string& w : check.warnings) tool.warn(w);

@@ -27,6 +27,8 @@ QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress)
     if (!spec.cfm_path.empty() && mode != QueryMode::time_critical)
         fail_usage("a closest feature map (--cfm) serves only --mode time-critical (the other modes never stop early), not --mode " +
                    spec.mode);
+    if (spec.budget_tests > 0 && mode != QueryMode::time_critical)
+        fail_usage("--budget-tests applies only to --mode time-critical (the other modes never stop early), not --mode " + spec.mode);
     if (spec.poses_path.empty() && spec.scenario.empty()) fail_usage("give poses (a file) or a scenario (contact, approach or random)");
     auto name = [&](const std::filesystem::path& p) { return spec.file_names_only ? p.filename().string() : p.string(); };
 
@@ -62,7 +64,8 @@ QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress)
         out.warnings.push_back(name(spec.static_path) + ": the static object reaches the grid's border (value " +
                                std::to_string(border) + "): contacts beyond the grid are missed; voxelize with more padding");
 
-    VpsQuery query(st.field, moving, {.mode = mode, .level = spec.level, .budget_us = spec.budget_us});
+    VpsQuery query(st.field, moving,
+                   {.mode = mode, .level = spec.level, .budget_us = spec.budget_us, .budget_tests = spec.budget_tests});
     const std::size_t warmup = spec.warmup ? *spec.warmup : std::min<std::size_t>(out.poses.size(), 100);
     out.run = run_timed(query, out.poses, warmup);
     out.latency = latency_stats(out.run.latency_us);
@@ -95,7 +98,8 @@ QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress)
                              {"generation_seconds", generation_s}}
             : nlohmann::json{{"file", spec.poses_path.string()}};
     out.report = {
-        {"queries", out.poses.size()}, {"budget_us", spec.budget_us}, {"mode", spec.mode},
+        {"queries", out.poses.size()}, {"budget_us", spec.budget_us},
+        {"budget_tests", spec.budget_tests > 0 ? nlohmann::json(spec.budget_tests) : nlohmann::json(nullptr)}, {"mode", spec.mode},
         {"level", mode == QueryMode::segmented ? nlohmann::json(spec.level) : nlohmann::json(nullptr)},
         {"static", {{"file", name(spec.static_path)}, {"kind", st.kind}, {"encoding", st.encoding},
                     {"dims", st.field.grid().dims}, {"voxel_size", st.field.grid().voxel_size},

@@ -30,6 +30,7 @@ struct QueryCheckSpec {
     std::string mode = "full";  // full, brute, segmented or time-critical
     int level = 0;
     double budget_us = 1000;
+    std::size_t budget_tests = 0;  // time-critical: also a budget in sphere tests (0: none; QueryOptions)
     double max_over_budget = -1;  // < 0: the criterion is p99 <= budget
     std::optional<std::size_t> warmup = std::nullopt;  // default min(poses, 100)
     bool file_names_only = false;  // the report names files without their folders (pipelines)

@@ -48,7 +48,8 @@
 //                 the queue at the hand-over. (Before this rule every queued cluster was tested
 //                 past the deadline: p50 52 us at a 20 us budget on the paper's case;
 //                 docs/query.md has the figures.) Without a map the traversal has the whole
-//                 budget and returns at it; all queued clusters are then untested. An
+//                 budget and returns at it (the clock is read every 4 spheres there too); all
+//                 queued clusters are then untested. An
 //                 interrupted query with untested clusters proves no separation
 //                 (min_distance_bound 0). The CFM phase's sphere tests count in spheres_tested.
 //                 With `budget_tests` the same rule also runs on sphere tests, deterministically:

@@ -58,6 +58,28 @@ print(a["interrupted"] == 0 and a["cfm_contacts"] == 0 and
 expect_exit 0 "$query" --help
 expect_grep "\-\-cfm tool.hcfm --mode time-critical" "$TMP/out"
 
+# --budget-tests: a budget in sphere tests (with an ample time budget) interrupts the same queries
+# at the same place on every run: two runs give identical per-query results. Without a CFM a
+# query stops at the budget exactly; with one, the CFM phase may finish its batch of 4.
+bt=(--poses "$TMP/poses.json" --mode time-critical --budget-us 1e9 --budget-tests 20 --threads 1 --quiet)
+for run in 1 2; do
+    expect_exit 0 "$query" "${q[@]}" "${bt[@]}" --report "$TMP/bt$run.json"
+    expect_exit 0 "$query" "${q[@]}" "${bt[@]}" --cfm "$TMP/peg.hcfm" --report "$TMP/btcfm$run.json"
+done
+same_results='
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+keys = ["contacts", "force", "torque", "spheres_tested", "points_tested", "interrupted", "cfm_contacts", "queued_untested"]
+print(all(x[k] == y[k] for x, y in zip(a["per_query"], b["per_query"]) for k in keys) and len(a["per_query"]) == 100)'
+check "budget-tests: the same results twice" "$(python3 -c "$same_results" "$TMP/bt1.json" "$TMP/bt2.json")" True
+check "budget-tests with a CFM: the same results twice" "$(python3 -c "$same_results" "$TMP/btcfm1.json" "$TMP/btcfm2.json")" True
+check "budget-tests in the report" "$(json_get "$TMP/bt1.json" 'j["budget_tests"]')" 20
+check "budget-tests interrupts" "$(json_get "$TMP/bt1.json" 'j["interrupted"] > 50')" True
+check "stops at the test budget" "$(json_get "$TMP/bt1.json" 'max(q["spheres_tested"] for q in j["per_query"])')" 20
+check "with a CFM, within a batch of it" "$(json_get "$TMP/btcfm1.json" '20 <= max(q["spheres_tested"] for q in j["per_query"]) <= 23 and j["cfm_contacts"] > 0')" True
+expect_exit 2 "$query" "${q[@]}" --poses "$TMP/poses.json" --budget-tests 20
+expect_grep "budget-tests applies only to --mode time-critical" "$TMP/err"
+
 # Usage: --cfm with another mode (exit 2, before anything is loaded).
 expect_exit 2 "$query" "${q[@]}" --poses "$TMP/poses.json" --cfm "$TMP/peg.hcfm"
 expect_grep "only --mode time-critical" "$TMP/err"
