@@ -40,6 +40,9 @@ struct detail::PackedTree {
         std::uint32_t first_child = 0, child_count = 0;  // child_count 0: a leaf
         std::uint32_t first_point = 0, point_count = 0;  // into `points` / `ids`
         std::int32_t level = 0;
+        // 1 when the node's first point (its parent point) is its parent node's parent point too:
+        // a traversal that reached this node through its parent has checked it already.
+        std::uint32_t repeats_parent = 0;
     };
     std::vector<Node> nodes;
     std::vector<Vec3d> points;       // body frame
@@ -65,6 +68,8 @@ struct detail::PackedTree {
                 points.push_back(moving_points[c.points[i]]);
             }
             n.point_count = static_cast<std::uint32_t>(take);
+            n.repeats_parent = c.parent >= 0 && take > 0 && !tree.clusters[static_cast<std::size_t>(c.parent)].points.empty() &&
+                               tree.clusters[static_cast<std::size_t>(c.parent)].points[0] == c.points[0];
         }
     }
 };
@@ -156,10 +161,11 @@ public:
                 best_bound_ = std::max(best_bound_, bound);
                 continue;
             }
-            // A leaf checks all its points, an inner cluster its parent point (then its children).
+            // A leaf checks all its points, an inner cluster its parent point (then its children);
+            // not the parent point its parent checked (the start of a traversal has no parent in it).
             const Vec3d* pts = packed_->points.data() + c.first_point;
             const std::uint32_t* ids = packed_->ids.data() + c.first_point;
-            for (std::uint32_t i = 0; i < c.point_count; ++i) check_placed(ids[i], place(pts[i]), segment);
+            for (std::uint32_t i = head == 0 ? 0 : c.repeats_parent; i < c.point_count; ++i) check_placed(ids[i], place(pts[i]), segment);
             for (std::uint32_t ch = 0; ch < c.child_count; ++ch) queue_.push_back(c.first_child + ch);
         }
         return true;
@@ -367,8 +373,9 @@ double MaxPointValue::operator()(const Pose& pose, double floor, double enough) 
         stack.pop_back();
         const double bound = field_.upper_bound(place(c.center), c.radius) + margin;
         if (bound <= std::max(best, floor)) continue;
+        // A parent point its parent node checked is in `best` already (the root has none).
         const Vec3d* pts = packed_->points.data() + c.first_point;
-        for (std::uint32_t i = 0; i < c.point_count; ++i) best = std::max(best, field_.value(place(pts[i])));
+        for (std::uint32_t i = c.repeats_parent; i < c.point_count; ++i) best = std::max(best, field_.value(place(pts[i])));
         if (best > enough) return best;
         for (std::uint32_t ch = 0; ch < c.child_count; ++ch) stack.push_back(c.first_child + ch);
     }

@@ -21,6 +21,10 @@
 //                 point and pushes its children; a leaf checks all its points. Because every point
 //                 lies in its ancestors' spheres and the bound holds over the whole ball, no
 //                 colliding point is ever pruned: full finds exactly the contacts brute finds.
+//                 A cluster's parent point is usually one of its children's too (the parent points
+//                 of a level are the next level's points), down to a leaf; a child whose parent
+//                 point is its parent's does not check it again (points_tested counts checks: 14%
+//                 fewer on the paper's case).
 //  brute          every point, no tree.
 //  segmented      section 2.4: every cluster of one level starts its own traversal and keeps only
 //                 its deepest contact (one contact per segment).

@@ -308,6 +308,24 @@ TEST(Query, FullTraversalFindsExactlyTheBruteForceContacts) {
     EXPECT_LT(colliding_poses, 60);
 }
 
+// A cluster's parent point is the parent point of one of its children, down to a leaf: the
+// traversal checks it once, where the chain starts. With every point inside the static object
+// every cluster opens, and each point is checked exactly once (brute force's count), in full and
+// in segmented mode (each segment checks its own start's parent point).
+TEST(Query, EveryPointIsCheckedOnceWhenEverythingCollides) {
+    hp::GridSpec g = cube_grid(-1, 1, 0.05);
+    hp::DistanceSampler f = sampled(g, [](Vec3d p) { return 0.8 - hp::length(p); });
+    Shell s = sphere_shell(0.2, 3000);
+    ASSERT_GE(s.tree.levels, 4);
+    const hp::Pose pose{{0.05, -0.02, 0.01}, {1, 0.1, 0.2, 0.3}};
+    hp::QueryResult full = hp::run_query(f, s.view(), pose, {.mode = hp::QueryMode::full});
+    EXPECT_EQ(full.contacts.size(), s.points.size());
+    EXPECT_EQ(full.points_tested, s.points.size());
+    EXPECT_EQ(full.spheres_tested, s.tree.clusters.size());
+    hp::QueryResult seg = hp::run_query(f, s.view(), pose, {.mode = hp::QueryMode::segmented, .level = 2});
+    EXPECT_EQ(seg.points_tested, s.points.size());
+}
+
 TEST(Query, SeparationBoundsBracketTheTrueDistance) {
     hp::GridSpec g = cube_grid(-1, 1, 0.04);
     hp::DistanceSampler f = sampled(g, [](Vec3d p) { return 0.3 - hp::length(p); });
