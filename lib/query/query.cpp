@@ -165,7 +165,8 @@ public:
             // not the parent point its parent checked (the start of a traversal has no parent in it).
             const Vec3d* pts = packed_->points.data() + c.first_point;
             const std::uint32_t* ids = packed_->ids.data() + c.first_point;
-            for (std::uint32_t i = head == 0 ? 0 : c.repeats_parent; i < c.point_count; ++i) check_placed(ids[i], place(pts[i]), segment);
+            const std::uint32_t first = head == 0 ? 0 : c.repeats_parent;
+            for (std::uint32_t i = first; i < c.point_count; ++i) check_placed(ids[i], place(pts[i]), segment);
             for (std::uint32_t ch = 0; ch < c.child_count; ++ch) queue_.push_back(c.first_child + ch);
         }
         return true;
