@@ -4,9 +4,9 @@
 // With -j N, N meshes run their stages at the same time. A stage whose output is a measurement of
 // its own latency (the query stage's 1 kHz check) would then time the contention of its own batch
 // on the cores: on a two-core machine with -j 2 (and some other work), about one query in fifty
-// waited a scheduler tick (4 ms) and most meshes failed a 1 ms budget. Such a stage enters the gate alone: it waits until the stages running
-// now have finished, and no stage starts while it runs. Waiting solo stages go first (a steady
-// stream of other stages cannot starve them).
+// waited a scheduler tick (4 ms) and most meshes failed a 1 ms budget. Such a stage enters the
+// gate alone: it waits until the stages running now have finished, and no stage starts while it
+// runs. Waiting solo stages go first (a steady stream of other stages cannot starve them).
 #include <condition_variable>
 #include <mutex>
 

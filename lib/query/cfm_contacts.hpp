@@ -17,18 +17,17 @@
 // A cluster whose gradient vanishes (no direction) or whose record's normal is zero gives none.
 // Which clusters: the ones still in the queue when the traversal hands over (query.hpp,
 // time_critical: early enough for the queue to fit in the budget), coarsest first until the
-// budget is spent, and whose sphere collides (the traversal's sphere test). The traversal already evaluates that bound there for
-// the separation bound, so the test costs no extra lookup. The queued clusters are the finest
-// regions the traversal reached: disjoint subtrees that hold every unvisited cluster that may
-// still collide (the rest was pruned). Their
-// already tested parents would be coarser and stand for regions whose parent point is already a
-// contact. Each CFM contact weighs as one point (the paper's one contact per colliding sphere
+// budget is spent, and whose sphere collides (the traversal's sphere test). The traversal already
+// evaluates that bound there for the separation bound, so the test costs no extra lookup. The
+// queued clusters are the finest regions the traversal reached: disjoint subtrees that hold every
+// unvisited cluster that may still collide (the rest was pruned). Their already tested parents
+// would be coarser and stand for regions whose parent point is already a contact. Each CFM contact weighs as one point (the paper's one contact per colliding sphere
 // pair), whatever the number of points below the cluster.
 // Cost: per queued sphere its sphere test, and per colliding one (many more than give a contact)
 // the gradient at X, V(P) and the map lookup: 0.3-0.5 us of cold reads on the paper's case, which
-// the traversal's hand-over reserves time for (query.hpp). bench_query's query-tc-dir rows measure the latencies and
-// the force direction against the full mode's, with the map's normals and, for the same
-// contacts, with the sphere-geometry normal -grad V(X) (paper 003's baseline).
+// the traversal's hand-over reserves time for (query.hpp). bench_query's query-tc-dir rows measure
+// the latencies and the force direction against the full mode's, with the map's normals and, for
+// the same contacts, with the sphere-geometry normal -grad V(X) (paper 003's baseline).
 //
 // The map must be the tree's (check_cfm_matches_tree): one sphere per cluster, same levels,
 // centres and radii, built for a tree of the same source.

@@ -253,10 +253,10 @@ double DistanceSampler::upper_bound(const Vec3d& center, double radius) const {
     // distance to the box needs no read of the field; a NaN centre gives away = 0.
     double out2 = 0;
     for (int a = 0; a < 3; ++a) {
-        const double d = u[a] - std::max(0.0, std::min(u[a], top_[a]));
+        const double d = u[a] - clamp_to_box(a, u[a]);
         out2 += d * d;
     }
-    const double away = std::max(0.0, std::sqrt(out2) * grid_.voxel_size - radius);
+    const double away = out2 > 0 ? std::max(0.0, std::sqrt(out2) * grid_.voxel_size - radius) : 0.0;
     if (b.max_value - away < 0) return b.max_value - away;
     // V(c(P)) <= V(c(X)) + L_in r: |c(P) - c(X)| <= |P - X| <= r (projections do not expand) and
     // the segment c(X)..c(P) lies in the clamped box whose cells gave L_in. No sqrt(L^2 + 1)
@@ -299,11 +299,11 @@ void DistanceSampler::read_cell(const Vec3d& u, Cell& cell) const {
 template <class T>
 void DistanceSampler::read_cell_in(const T* samples, const Vec3d& u, Cell& cell) const {
     // u: continuous cell coordinates (voxel centres at integers). Clamped to the centre box;
-    // max(0, min(x, top)) maps NaN to 0 and a truncation is the floor of a non-negative number.
+    // clamp_to_box maps NaN to 0 and a truncation is the floor of a non-negative number.
     // A one-voxel axis has top 0: base 0, frac 0 (reads its only sample twice).
     std::size_t o[3][2];
     for (int a = 0; a < 3; ++a) {
-        const double c = std::max(0.0, std::min(u[a], top_[a]));
+        const double c = clamp_to_box(a, u[a]);
         cell.out[a] = u[a] - c;
         const int b = std::min(static_cast<int>(c), base_max_[a]);
         cell.frac[a] = c - b;

@@ -41,6 +41,7 @@
 // cell slope L_in combined with the slope 1 of the extension outside the grid as
 // sqrt(L_in^2 + 1) (see field.cpp). The query's sphere test is what makes the hierarchical
 // traversal find exactly the colliding points that brute force finds.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <span>
@@ -126,6 +127,9 @@ private:
     double at(int i, int j, int k) const {
         return float_samples() ? samples_f_[offset(i, j, k)] : samples_d_[offset(i, j, k)];
     }
+    // Coordinate x of axis a clamped to the centre box [0, dims - 1]; max(0, min(x, top)) also
+    // maps NaN to 0.
+    double clamp_to_box(int a, double x) const { return std::max(0.0, std::min(x, top_[a])); }
     // Continuous cell coordinates of p: voxel centre (i, j, k) is at (i, j, k).
     Vec3d to_cells(const Vec3d& p) const {
         return Vec3d{(p.x - grid_.origin.x) * inv_s_ - 0.5, (p.y - grid_.origin.y) * inv_s_ - 0.5,
