@@ -193,11 +193,63 @@ BallBound DistanceSampler::ball_bound(const Vec3d& center, double radius) const 
 }
 
 BallBound DistanceSampler::ball_bound_cells(const Vec3d& u, double rc) const {
+    bool leaves = false;
+    const BlockBound& b = locate(u, rc, leaves);  // sets `leaves`: not in the same call's arguments
+    return merge_block(b, leaves);
+}
+
+BallBound DistanceSampler::merge_block(const BlockBound& b, bool leaves) const {
+    BallBound out;
+    const double ld = b.lipschitz;
+    out.interior_lipschitz = std::min(ld * (1 + 1e-9), lipschitz_);
+    out.lipschitz = std::min(leaves ? std::sqrt(ld * ld + 1.0) * (1 + 1e-9) : ld * (1 + 1e-9), lipschitz_);
+    // V at a point of the ball is a convex combination of the samples of the cell holding it (or,
+    // outside the centre box, of the cell holding its projection, minus a distance): at most the
+    // largest sample of the cells the clamped box meets, up to the rounding of the interpolation.
+    const double top = b.max_value;
+    out.max_value = top + std::abs(top) * 1e-12;
+    return out;
+}
+
+namespace {
+// A prefetch the compiler keeps. GCC 12 treats a function whose only effect is __builtin_prefetch
+// as free of side effects (ipa-pure-const) and deletes the calls to it: the traversal's earlier
+// prefetch experiments compiled to nothing (prefetch_value was a bare `ret`).
+inline void prefetch_line(const void* p) { asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(p))); }
+}  // namespace
+
+void DistanceSampler::prefetch_cell(const Vec3d& u) const {
+    std::size_t o[3][2];
+    cell_offsets(u, o, nullptr);
+    const char* base = float_samples() ? reinterpret_cast<const char*>(samples_f_.data())
+                                       : reinterpret_cast<const char*>(samples_d_.data());
+    const std::size_t size = float_samples() ? sizeof(float) : sizeof(double);
+    for (int n = 0; n < 8; ++n) prefetch_line(base + size * (o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2]));
+}
+
+void DistanceSampler::prefetch_value(const Vec3d& p) const { prefetch_cell(to_cells(p)); }
+
+DistanceSampler::SphereProbe DistanceSampler::locate_sphere(const Vec3d& center, double radius) const {
+    SphereProbe p;
+    p.u = to_cells(center);
+    p.radius = radius;
+    p.block = &locate(p.u, radius_in_cells(radius), p.leaves);
+    return p;
+}
+
+DistanceSampler::SphereProbe DistanceSampler::probe_sphere(const Vec3d& center, double radius) const {
+    const SphereProbe p = locate_sphere(center, radius);
+    prefetch_line(p.block);
+    prefetch_cell(p.u);
+    return p;
+}
+
+const DistanceSampler::BlockBound& DistanceSampler::locate(const Vec3d& u, double rc, bool& leaves) const {
     // The ball's box in cell coordinates (cell i spans centre coordinates i .. i + 1), clamped to
     // the cells first: floor then commutes with the clamp (integer bounds) and a truncation is
     // the floor of a non-negative number. max(0, min(x, last)) also maps NaN to 0.
     int lo[3], hi[3];
-    bool leaves = false;
+    leaves = false;
     int span = 1;
     for (int a = 0; a < 3; ++a) {
         const double u0 = u[a] - rc, u1 = u[a] + rc;
@@ -228,23 +280,17 @@ BallBound DistanceSampler::ball_bound_cells(const Vec3d& u, double rc) const {
         if (fits || m + 1 >= pyramid_.size()) break;
     }
     const auto& dims = pyramid_dims_[m];
-    const BlockBound& b =
-        pyramid_[m][(static_cast<std::size_t>(b0[2]) * dims[1] + b0[1]) * dims[0] + b0[0]].by_mask[mask];
-    BallBound out;
-    const double ld = b.lipschitz;
-    out.interior_lipschitz = std::min(ld * (1 + 1e-9), lipschitz_);
-    out.lipschitz = std::min(leaves ? std::sqrt(ld * ld + 1.0) * (1 + 1e-9) : ld * (1 + 1e-9), lipschitz_);
-    // V at a point of the ball is a convex combination of the samples of the cell holding it (or,
-    // outside the centre box, of the cell holding its projection, minus a distance): at most the
-    // largest sample of the cells the clamped box meets, up to the rounding of the interpolation.
-    const double top = b.max_value;
-    out.max_value = top + std::abs(top) * 1e-12;
-    return out;
+    return pyramid_[m][(static_cast<std::size_t>(b0[2]) * dims[1] + b0[1]) * dims[0] + b0[0]].by_mask[mask];
 }
 
 double DistanceSampler::upper_bound(const Vec3d& center, double radius) const {
-    const Vec3d u = to_cells(center);
-    const BallBound b = ball_bound_cells(u, radius_in_cells(radius));
+    return upper_bound(locate_sphere(center, radius));
+}
+
+double DistanceSampler::upper_bound(const SphereProbe& probe) const {
+    const Vec3d& u = probe.u;
+    const double radius = probe.radius;
+    const BallBound b = merge_block(*probe.block, probe.leaves);
     // For P in the ball, V(P) = V(c(P)) - |P - c(P)| (c: projection onto the centre box) and
     // |P - c(P)| is P's distance to the box, at least `away` = (X's distance to it) - r. So every
     // bound of V(c(P)) below is lowered by `away`: a ball far outside the grid is pruned even
@@ -302,17 +348,23 @@ void DistanceSampler::read_cell_in(const T* samples, const Vec3d& u, Cell& cell)
     // clamp_to_box maps NaN to 0 and a truncation is the floor of a non-negative number.
     // A one-voxel axis has top 0: base 0, frac 0 (reads its only sample twice).
     std::size_t o[3][2];
+    cell_offsets(u, o, &cell);
+    for (int n = 0; n < 8; ++n) cell.corner[n] = samples[o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2]];
+}
+
+void DistanceSampler::cell_offsets(const Vec3d& u, std::size_t (&o)[3][2], Cell* cell) const {
     for (int a = 0; a < 3; ++a) {
         const double c = clamp_to_box(a, u[a]);
-        cell.out[a] = u[a] - c;
         const int b = std::min(static_cast<int>(c), base_max_[a]);
-        cell.frac[a] = c - b;
+        if (cell) {
+            cell->out[a] = u[a] - c;
+            cell->frac[a] = c - b;
+        }
         // The brick offset is a sum of one term per axis, so the eight corners need two terms
         // per axis; the upper neighbour is clamped to the grid.
         o[a][0] = axis_offset(a, b);
         o[a][1] = axis_offset(a, std::min(b + 1, grid_.dims[a] - 1));
     }
-    for (int n = 0; n < 8; ++n) cell.corner[n] = samples[o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2]];
 }
 
 double DistanceSampler::border_max_value() const {

@@ -12,8 +12,8 @@
 // times in four per axis: two cache lines), as float when every value of the file is a float (the
 // float and scaled encodings: nothing lost, half the memory traffic) and as double otherwise, in
 // memory advised to use transparent huge pages. Queries read the field at random places (every
-// contact pose starts cold): cache and TLB misses are most of a query's cost. (A software prefetch
-// a few spheres ahead in the traversal was tried and gave no measurable gain.)
+// contact pose starts cold): cache misses are most of a query's cost, so the traversal asks for
+// a sphere's or a point's cells a few tests before it reads them (probe_sphere, prefetch_value).
 //
 // The sphere test (`upper_bound(center, radius)`): an upper bound of V over a ball. One bad spot
 // (an open mesh's hole, where inside voxels meet outside ones across the opening, makes the field
@@ -108,6 +108,25 @@ public:
     // V(center) + L radius (see the top of this file).
     double upper_bound(const Vec3d& center, double radius) const;
     double max_value() const { return max_value_; }
+
+    // The sphere test in two steps, so that a traversal can ask the memory for a sphere's reads a
+    // few spheres before it needs them (a contact query is mostly waiting for cache misses):
+    // probe_sphere finds the ball's pyramid entry and issues prefetches for it and for the
+    // centre's cell; upper_bound(probe) is then upper_bound(center, radius), bit for bit.
+    struct BlockBound {
+        float lipschitz, max_value;
+    };
+    struct SphereProbe {
+        Vec3d u;  // the centre in cell coordinates
+        double radius = 0;
+        const BlockBound* block = nullptr;  // the ball's merged pyramid bounds
+        bool leaves = false;  // the ball's box leaves the centre box
+    };
+    SphereProbe probe_sphere(const Vec3d& center, double radius) const;
+    double upper_bound(const SphereProbe& probe) const;
+    // Issues prefetches for what value(p) reads.
+    void prefetch_value(const Vec3d& p) const;
+
     // The largest value on the grid's six border faces of voxels. Negative when the static object
     // stays inside the grid, which makes the extension outside the grid safe (never a contact).
     double border_max_value() const;
@@ -143,6 +162,10 @@ private:
         double frac[3];
         double out[3];
     };
+    // The offsets of the cell's corners per axis (corner (di, dj, dk) at o[0][di] + o[1][dj] +
+    // o[2][dk]); fills `cell`'s fractions and outside distances when given.
+    void cell_offsets(const Vec3d& u, std::size_t (&o)[3][2], Cell* cell) const;
+    void prefetch_cell(const Vec3d& u) const;
     template <class T>
     void read_cell_in(const T* samples, const Vec3d& u, Cell& cell) const;
     void read_cell(const Vec3d& u, Cell& cell) const;
@@ -151,6 +174,10 @@ private:
     double interpolate(const Vec3d& u, double& outside) const;
     // ball_bound for a ball given in cell coordinates (centre u, radius rc in voxels).
     BallBound ball_bound_cells(const Vec3d& u, double rc) const;
+    // The pyramid entry of a ball (cell coordinates) and whether its box leaves the centre box.
+    const BlockBound& locate(const Vec3d& u, double rc, bool& leaves) const;
+    BallBound merge_block(const BlockBound& b, bool leaves) const;
+    SphereProbe locate_sphere(const Vec3d& center, double radius) const;
     // A ball's radius in voxels, a hair wider: a point placed on its surface by a rounded
     // transform still falls in a cell that is read.
     double radius_in_cells(double radius) const { return radius * inv_s_ + 1e-7; }
@@ -172,9 +199,6 @@ private:
     // the axes of a mask (bit a set: blocks b and b + 1 along axis a, clipped to the grid). A
     // ball's box that spans at most two blocks per axis then reads one entry, one cache line,
     // with the same bound as the union of the blocks it meets.
-    struct BlockBound {
-        float lipschitz, max_value;
-    };
     struct alignas(64) PyramidEntry {
         BlockBound by_mask[8];
     };

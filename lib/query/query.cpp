@@ -137,12 +137,28 @@ public:
     }
 
     // Breadth-first from `start`; returns false when stopped by the budget (`limits`, time_critical).
+    //
+    // A contact query is mostly waiting for memory: each sphere test reads its node, a pyramid
+    // entry and the field around its centre, each point test the field around the point, and a
+    // pose's reads are cold. So the traversal asks for them ahead (docs/query.md): the node
+    // kNodeAhead places ahead in the queue, the sphere test's reads kProbeAhead places ahead
+    // (DistanceSampler::probe_sphere, kept in a ring until the sphere's turn), and a colliding
+    // cluster's points are placed and prefetched at once but checked kPointsBehind points later
+    // (defer_point). The results are those of testing in queue order: the contacts are sorted in
+    // finish() and the rest are counts and maxima.
     bool traverse(std::uint32_t start, std::int32_t segment, const Limits* limits) {
         const auto& nodes = packed_->nodes;
         queue_.clear();
         queue_.push_back(start);
+        std::size_t probed = 0;  // queue places whose probe is in the ring
         for (std::size_t head = 0; head < queue_.size(); ++head) {
+            if (head + kNodeAhead < queue_.size()) prefetch_node(nodes[queue_[head + kNodeAhead]]);
+            for (; probed < queue_.size() && probed <= head + kProbeAhead; ++probed) {
+                const detail::PackedTree::Node& a = nodes[queue_[probed]];
+                probes_[probed % kProbeRing] = field_.probe_sphere(place(a.center), a.radius);
+            }
             if (limits && limits->traversal_spent(head, out_.spheres_tested, queue_.size() - head)) {
+                flush_points();
                 out_.interrupted = true;
                 out_.queued = queue_.size() - head;
                 // With a CFM, the queued clusters that collide give one contact each
@@ -157,7 +173,7 @@ public:
             const detail::PackedTree::Node& c = nodes[queue_[head]];
             out_.level_reached = std::max(out_.level_reached, c.level);
             ++out_.spheres_tested;
-            if (const double bound = sphere_bound(place(c.center), c.radius); bound < 0) {
+            if (const double bound = field_.upper_bound(probes_[head % kProbeRing]) + margin_; bound < 0) {
                 best_bound_ = std::max(best_bound_, bound);
                 continue;
             }
@@ -166,10 +182,28 @@ public:
             const Vec3d* pts = packed_->points.data() + c.first_point;
             const std::uint32_t* ids = packed_->ids.data() + c.first_point;
             const std::uint32_t first = head == 0 ? 0 : c.repeats_parent;
-            for (std::uint32_t i = first; i < c.point_count; ++i) check_placed(ids[i], place(pts[i]), segment);
+            for (std::uint32_t i = first; i < c.point_count; ++i) defer_point(ids[i], place(pts[i]), segment);
             for (std::uint32_t ch = 0; ch < c.child_count; ++ch) queue_.push_back(c.first_child + ch);
         }
+        flush_points();
         return true;
+    }
+
+    // Queues a point check: prefetches the point's cell and checks the point kPointsBehind
+    // deferred points later (or at flush_points).
+    void defer_point(std::uint32_t index, const Vec3d& p, std::int32_t segment) {
+        field_.prefetch_value(p);
+        deferred_[(deferred_begin_ + deferred_count_) % kPointsRing] = {index, segment, p};
+        if (++deferred_count_ > kPointsBehind) check_oldest_deferred();
+    }
+    void flush_points() {
+        while (deferred_count_ > 0) check_oldest_deferred();
+    }
+    void check_oldest_deferred() {
+        const DeferredPoint& d = deferred_[deferred_begin_];
+        check_placed(d.index, d.position, d.segment);
+        deferred_begin_ = (deferred_begin_ + 1) % kPointsRing;
+        --deferred_count_;
     }
 
     // The CFM phase of an interrupted traversal: the clusters queued from `head` on, in queue order
@@ -224,6 +258,27 @@ public:
     }
 
 private:
+    static void prefetch_node(const detail::PackedTree::Node& n) {
+        // asm volatile: GCC may delete a __builtin_prefetch (see field.cpp's prefetch_line).
+        asm volatile("prefetcht0 %0" : : "m"(*reinterpret_cast<const char*>(&n)));
+    }
+
+    // How far ahead the traversal asks for memory (traverse). Chosen on the paper's case
+    // (docs/query.md): a node about 16 sphere tests before it is read, a probe 8 before.
+    static constexpr std::size_t kNodeAhead = 16;
+    static constexpr std::size_t kProbeAhead = 8;
+    static constexpr std::size_t kProbeRing = 16;  // > kProbeAhead
+    static constexpr std::size_t kPointsBehind = 8;
+    static constexpr std::size_t kPointsRing = 16;  // > kPointsBehind
+    struct DeferredPoint {
+        std::uint32_t index;
+        std::int32_t segment;
+        Vec3d position;
+    };
+    DistanceSampler::SphereProbe probes_[kProbeRing];
+    DeferredPoint deferred_[kPointsRing];
+    std::size_t deferred_begin_ = 0, deferred_count_ = 0;
+
     const DistanceSampler& field_;
     const MovingObject& moving_;
     const detail::PackedTree* packed_;  // null for brute
