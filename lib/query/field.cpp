@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <new>
@@ -13,6 +14,7 @@
 #include <sys/mman.h>
 
 #include "core/error.hpp"
+#include "query/prefetch.hpp"
 
 namespace hp {
 
@@ -211,36 +213,44 @@ BallBound DistanceSampler::merge_block(const BlockBound& b, bool leaves) const {
     return out;
 }
 
-namespace {
-// A prefetch the compiler keeps. GCC 12 treats a function whose only effect is __builtin_prefetch
-// as free of side effects (ipa-pure-const) and deletes the calls to it: the traversal's earlier
-// prefetch experiments compiled to nothing (prefetch_value was a bare `ret`).
-inline void prefetch_line(const void* p) { asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(p))); }
-}  // namespace
-
-void DistanceSampler::prefetch_cell(const Vec3d& u) const {
-    std::size_t o[3][2];
-    cell_offsets(u, o, nullptr);
+void DistanceSampler::prefetch(const CellRef& c) const {
     const char* base = float_samples() ? reinterpret_cast<const char*>(samples_f_.data())
                                        : reinterpret_cast<const char*>(samples_d_.data());
     const std::size_t size = float_samples() ? sizeof(float) : sizeof(double);
-    for (int n = 0; n < 8; ++n) prefetch_line(base + size * (o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2]));
+    // The eight samples lie on two z layers of a brick or of two bricks; per layer, one cache
+    // line, or two or four when the cell crosses a line (a brick) along x or y.
+    const auto& o = c.offset;
+    auto line = [&](std::size_t index) { return (reinterpret_cast<std::uintptr_t>(base) + size * index) >> 6; };
+    for (int dk = 0; dk < 2; ++dk) {
+        const std::size_t a00 = o[2][dk] + o[0][0] + o[1][0], a10 = o[2][dk] + o[0][1] + o[1][0];
+        const std::size_t a01 = o[2][dk] + o[0][0] + o[1][1], a11 = o[2][dk] + o[0][1] + o[1][1];
+        prefetch_line(base + size * a00);
+        const bool x2 = line(a10) != line(a00), y2 = line(a01) != line(a00);
+        if (x2) prefetch_line(base + size * a10);
+        if (y2) prefetch_line(base + size * a01);
+        if (x2 && y2) prefetch_line(base + size * a11);
+    }
 }
 
-void DistanceSampler::prefetch_value(const Vec3d& p) const { prefetch_cell(to_cells(p)); }
+DistanceSampler::CellRef DistanceSampler::probe_value(const Vec3d& p) const {
+    const CellRef c = locate_cell(to_cells(p));
+    prefetch(c);
+    return c;
+}
 
 DistanceSampler::SphereProbe DistanceSampler::locate_sphere(const Vec3d& center, double radius) const {
     SphereProbe p;
-    p.u = to_cells(center);
+    const Vec3d u = to_cells(center);
+    p.cell = locate_cell(u);
     p.radius = radius;
-    p.block = &locate(p.u, radius_in_cells(radius), p.leaves);
+    p.block = &locate(u, radius_in_cells(radius), p.leaves);
     return p;
 }
 
 DistanceSampler::SphereProbe DistanceSampler::probe_sphere(const Vec3d& center, double radius) const {
     const SphereProbe p = locate_sphere(center, radius);
     prefetch_line(p.block);
-    prefetch_cell(p.u);
+    prefetch(p.cell);
     return p;
 }
 
@@ -288,7 +298,6 @@ double DistanceSampler::upper_bound(const Vec3d& center, double radius) const {
 }
 
 double DistanceSampler::upper_bound(const SphereProbe& probe) const {
-    const Vec3d& u = probe.u;
     const double radius = probe.radius;
     const BallBound b = merge_block(*probe.block, probe.leaves);
     // For P in the ball, V(P) = V(c(P)) - |P - c(P)| (c: projection onto the centre box) and
@@ -297,11 +306,8 @@ double DistanceSampler::upper_bound(const SphereProbe& probe) const {
     // where the grid's border cells are steep (an open mesh's hole, slope tens of voxels per
     // voxel, would otherwise let V(c(X)) + L_in r reach zero from a hundred voxels away). X's
     // distance to the box needs no read of the field; a NaN centre gives away = 0.
-    double out2 = 0;
-    for (int a = 0; a < 3; ++a) {
-        const double d = u[a] - clamp_to_box(a, u[a]);
-        out2 += d * d;
-    }
+    const double* d = probe.cell.out;  // X minus its projection, per axis (cell units)
+    const double out2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
     const double away = out2 > 0 ? std::max(0.0, std::sqrt(out2) * grid_.voxel_size - radius) : 0.0;
     if (b.max_value - away < 0) return b.max_value - away;
     // V(c(P)) <= V(c(X)) + L_in r: |c(P) - c(X)| <= |P - X| <= r (projections do not expand) and
@@ -309,62 +315,62 @@ double DistanceSampler::upper_bound(const SphereProbe& probe) const {
     // factor for balls that leave the grid.
     // When the centre lies far outside, V(X) + L r (with L = sqrt(L_in^2 + 1)) may be the tighter.
     double outside = 0;
-    const double inner = interpolate(u, outside);
+    const double inner = interpolate(probe.cell, outside);
     return std::min({b.max_value - away, inner + b.interior_lipschitz * radius - away, inner - outside + b.lipschitz * radius});
 }
 
-double DistanceSampler::value(const Vec3d& p) const {
+double DistanceSampler::value(const Vec3d& p) const { return value(locate_cell(to_cells(p))); }
+
+double DistanceSampler::value(const CellRef& c) const {
     double outside = 0;
-    const double v = interpolate(to_cells(p), outside);
+    const double v = interpolate(c, outside);
     return outside > 0 ? v - outside : v;
 }
 
-double DistanceSampler::interpolate(const Vec3d& u, double& outside) const {
-    Cell cell;
-    read_cell(u, cell);
-    const double* c = cell.corner;
-    const double* f = cell.frac;
+double DistanceSampler::interpolate(const CellRef& ref, double& outside) const {
+    double c[8];
+    read_corners(ref, c);
+    const double* f = ref.frac;
     const double c00 = c[0] * (1 - f[0]) + c[1] * f[0];
     const double c10 = c[2] * (1 - f[0]) + c[3] * f[0];
     const double c01 = c[4] * (1 - f[0]) + c[5] * f[0];
     const double c11 = c[6] * (1 - f[0]) + c[7] * f[0];
     const double c0 = c00 * (1 - f[1]) + c10 * f[1];
     const double c1 = c01 * (1 - f[1]) + c11 * f[1];
-    const double out2 = cell.out[0] * cell.out[0] + cell.out[1] * cell.out[1] + cell.out[2] * cell.out[2];
+    const double out2 = ref.out[0] * ref.out[0] + ref.out[1] * ref.out[1] + ref.out[2] * ref.out[2];
     outside = out2 > 0 ? std::sqrt(out2) * grid_.voxel_size : 0.0;
     return c0 * (1 - f[2]) + c1 * f[2];
 }
 
 void DistanceSampler::read_cell(const Vec3d& u, Cell& cell) const {
-    if (float_samples())
-        read_cell_in(samples_f_.data(), u, cell);
-    else
-        read_cell_in(samples_d_.data(), u, cell);
+    cell.ref = locate_cell(u);
+    read_corners(cell.ref, cell.corner);
 }
 
-template <class T>
-void DistanceSampler::read_cell_in(const T* samples, const Vec3d& u, Cell& cell) const {
+void DistanceSampler::read_corners(const CellRef& ref, double (&corner)[8]) const {
+    const auto& o = ref.offset;
+    if (float_samples())
+        for (int n = 0; n < 8; ++n) corner[n] = samples_f_[o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2]];
+    else
+        for (int n = 0; n < 8; ++n) corner[n] = samples_d_[o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2]];
+}
+
+DistanceSampler::CellRef DistanceSampler::locate_cell(const Vec3d& u) const {
     // u: continuous cell coordinates (voxel centres at integers). Clamped to the centre box;
     // clamp_to_box maps NaN to 0 and a truncation is the floor of a non-negative number.
     // A one-voxel axis has top 0: base 0, frac 0 (reads its only sample twice).
-    std::size_t o[3][2];
-    cell_offsets(u, o, &cell);
-    for (int n = 0; n < 8; ++n) cell.corner[n] = samples[o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2]];
-}
-
-void DistanceSampler::cell_offsets(const Vec3d& u, std::size_t (&o)[3][2], Cell* cell) const {
+    CellRef ref;
     for (int a = 0; a < 3; ++a) {
         const double c = clamp_to_box(a, u[a]);
         const int b = std::min(static_cast<int>(c), base_max_[a]);
-        if (cell) {
-            cell->out[a] = u[a] - c;
-            cell->frac[a] = c - b;
-        }
+        ref.out[a] = u[a] - c;
+        ref.frac[a] = c - b;
         // The brick offset is a sum of one term per axis, so the eight corners need two terms
         // per axis; the upper neighbour is clamped to the grid.
-        o[a][0] = axis_offset(a, b);
-        o[a][1] = axis_offset(a, std::min(b + 1, grid_.dims[a] - 1));
+        ref.offset[a][0] = axis_offset(a, b);
+        ref.offset[a][1] = axis_offset(a, std::min(b + 1, grid_.dims[a] - 1));
     }
+    return ref;
 }
 
 double DistanceSampler::border_max_value() const {

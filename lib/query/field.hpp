@@ -13,7 +13,7 @@
 // float and scaled encodings: nothing lost, half the memory traffic) and as double otherwise, in
 // memory advised to use transparent huge pages. Queries read the field at random places (every
 // contact pose starts cold): cache misses are most of a query's cost, so the traversal asks for
-// a sphere's or a point's cells a few tests before it reads them (probe_sphere, prefetch_value).
+// a sphere's or a point's cells a few tests before it reads them (probe_sphere, probe_value).
 //
 // The sphere test (`upper_bound(center, radius)`): an upper bound of V over a ball. One bad spot
 // (an open mesh's hole, where inside voxels meet outside ones across the opening, makes the field
@@ -116,16 +116,25 @@ public:
     struct BlockBound {
         float lipschitz, max_value;
     };
+    // Where the cell holding (the projection onto the centre box of) a point lies, and the
+    // point's place in it.
+    struct CellRef {
+        std::size_t offset[3][2];  // corner (di, dj, dk) at offset[0][di] + offset[1][dj] + offset[2][dk]
+        double frac[3];            // the point's fractions in the cell
+        double out[3];             // the point minus its projection, per axis (cell units; 0 inside)
+    };
     struct SphereProbe {
-        Vec3d u;  // the centre in cell coordinates
+        CellRef cell;  // the centre's
         double radius = 0;
         const BlockBound* block = nullptr;  // the ball's merged pyramid bounds
         bool leaves = false;  // the ball's box leaves the centre box
     };
     SphereProbe probe_sphere(const Vec3d& center, double radius) const;
     double upper_bound(const SphereProbe& probe) const;
-    // Issues prefetches for what value(p) reads.
-    void prefetch_value(const Vec3d& p) const;
+    // The same for a point: probe_value(p) issues prefetches for what value(p) reads;
+    // value(probe_value(p)) is value(p).
+    CellRef probe_value(const Vec3d& p) const;
+    double value(const CellRef& cell) const;
 
     // The largest value on the grid's six border faces of voxels. Negative when the static object
     // stays inside the grid, which makes the extension outside the grid safe (never a contact).
@@ -154,30 +163,25 @@ private:
         return Vec3d{(p.x - grid_.origin.x) * inv_s_ - 0.5, (p.y - grid_.origin.y) * inv_s_ - 0.5,
                      (p.z - grid_.origin.z) * inv_s_ - 0.5};
     }
-    // The cell that holds the projection of cell coordinates u onto the centre box: its eight
-    // samples (corner (di, dj, dk) at di + 2 dj + 4 dk), u's fractions in it and u minus its
-    // projection per axis (cell units, 0 inside the box).
+    // The cell that holds the projection of cell coordinates u onto the centre box (locate_cell)
+    // and its eight samples (corner (di, dj, dk) at di + 2 dj + 4 dk).
     struct Cell {
+        CellRef ref;
         double corner[8];
-        double frac[3];
-        double out[3];
     };
-    // The offsets of the cell's corners per axis (corner (di, dj, dk) at o[0][di] + o[1][dj] +
-    // o[2][dk]); fills `cell`'s fractions and outside distances when given.
-    void cell_offsets(const Vec3d& u, std::size_t (&o)[3][2], Cell* cell) const;
-    void prefetch_cell(const Vec3d& u) const;
-    template <class T>
-    void read_cell_in(const T* samples, const Vec3d& u, Cell& cell) const;
+    CellRef locate_cell(const Vec3d& u) const;
+    void prefetch(const CellRef& cell) const;
+    void read_corners(const CellRef& cell, double (&corner)[8]) const;
     void read_cell(const Vec3d& u, Cell& cell) const;
-    // V at the projection of cell coordinates u onto the centre box; `outside` = the world
-    // distance from u's point to that projection.
-    double interpolate(const Vec3d& u, double& outside) const;
+    // V at the projection of the cell's point onto the centre box; `outside` = the world
+    // distance from the point to that projection.
+    double interpolate(const CellRef& cell, double& outside) const;
     // ball_bound for a ball given in cell coordinates (centre u, radius rc in voxels).
     BallBound ball_bound_cells(const Vec3d& u, double rc) const;
     // The pyramid entry of a ball (cell coordinates) and whether its box leaves the centre box.
     const BlockBound& locate(const Vec3d& u, double rc, bool& leaves) const;
     BallBound merge_block(const BlockBound& b, bool leaves) const;
-    SphereProbe locate_sphere(const Vec3d& center, double radius) const;
+    SphereProbe locate_sphere(const Vec3d& center, double radius) const;  // probe_sphere without prefetching
     // A ball's radius in voxels, a hair wider: a point placed on its surface by a rounded
     // transform still falls in a cell that is read.
     double radius_in_cells(double radius) const { return radius * inv_s_ + 1e-7; }

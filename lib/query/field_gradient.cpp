@@ -10,7 +10,7 @@ Vec3d DistanceSampler::gradient(const Vec3d& p) const {
     Cell cell;
     read_cell(to_cells(p), cell);
     const double* c = cell.corner;
-    const double* f = cell.frac;
+    const double* f = cell.ref.frac;
     // Inside a cell V is trilinear: dV/du is the bilinear blend of the four cell-edge differences
     // along u over the other two fractions (per cell unit; times 1/s per world unit).
     auto blend = [](double e00, double e10, double e01, double e11, double s, double t) {
@@ -23,9 +23,10 @@ Vec3d DistanceSampler::gradient(const Vec3d& p) const {
     };
     // Outside the centre box V(P) = V(c(P)) - |P - c(P)|: along an axis where P lies beyond the
     // box, c(P) does not move and the distance term gives -(P - c(P))_a / |P - c(P)|.
-    const double out = std::sqrt(cell.out[0] * cell.out[0] + cell.out[1] * cell.out[1] + cell.out[2] * cell.out[2]);
+    const double* o = cell.ref.out;
+    const double out = std::sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
     Vec3d g;
-    for (int a = 0; a < 3; ++a) g[a] = cell.out[a] != 0 ? -cell.out[a] / out : d[a] * inv_s_;
+    for (int a = 0; a < 3; ++a) g[a] = o[a] != 0 ? -o[a] / out : d[a] * inv_s_;
     return g;
 }
 

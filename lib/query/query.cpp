@@ -11,6 +11,7 @@
 #include "cfm/cfm.hpp"
 #include "core/error.hpp"
 #include "query/cfm_contacts.hpp"
+#include "query/prefetch.hpp"
 
 namespace hp {
 
@@ -128,8 +129,8 @@ public:
 
     // Checks one point; records a contact when V > 0.
     void check_point(std::uint32_t index, std::int32_t segment) { check_placed(index, place(moving_.points[index]), segment); }
-    void check_placed(std::uint32_t index, const Vec3d& p, std::int32_t segment) {
-        const double v = field_.value(p);
+    void check_placed(std::uint32_t index, const Vec3d& p, std::int32_t segment) { check_probed(index, p, field_.value(p), segment); }
+    void check_probed(std::uint32_t index, const Vec3d& p, double v, std::int32_t segment) {
         ++out_.points_tested;
         best_checked_ = std::max(best_checked_, v);
         best_bound_ = std::max(best_bound_, v);
@@ -152,10 +153,15 @@ public:
         queue_.push_back(start);
         std::size_t probed = 0;  // queue places whose probe is in the ring
         for (std::size_t head = 0; head < queue_.size(); ++head) {
-            if (head + kNodeAhead < queue_.size()) prefetch_node(nodes[queue_[head + kNodeAhead]]);
+            if (head + kNodeAhead < queue_.size()) prefetch_line(&nodes[queue_[head + kNodeAhead]]);
             for (; probed < queue_.size() && probed <= head + kProbeAhead; ++probed) {
                 const detail::PackedTree::Node& a = nodes[queue_[probed]];
                 probes_[probed % kProbeRing] = field_.probe_sphere(place(a.center), a.radius);
+                if (a.point_count > 0) {
+                    prefetch_line(&packed_->points[a.first_point]);
+                    prefetch_line(&packed_->points[a.first_point + a.point_count - 1]);
+                    prefetch_line(&packed_->ids[a.first_point]);
+                }
             }
             if (limits && limits->traversal_spent(head, out_.spheres_tested, queue_.size() - head)) {
                 flush_points();
@@ -192,8 +198,7 @@ public:
     // Queues a point check: prefetches the point's cell and checks the point kPointsBehind
     // deferred points later (or at flush_points).
     void defer_point(std::uint32_t index, const Vec3d& p, std::int32_t segment) {
-        field_.prefetch_value(p);
-        deferred_[(deferred_begin_ + deferred_count_) % kPointsRing] = {index, segment, p};
+        deferred_[(deferred_begin_ + deferred_count_) % kPointsRing] = {index, segment, p, field_.probe_value(p)};
         if (++deferred_count_ > kPointsBehind) check_oldest_deferred();
     }
     void flush_points() {
@@ -201,7 +206,7 @@ public:
     }
     void check_oldest_deferred() {
         const DeferredPoint& d = deferred_[deferred_begin_];
-        check_placed(d.index, d.position, d.segment);
+        check_probed(d.index, d.position, field_.value(d.cell), d.segment);
         deferred_begin_ = (deferred_begin_ + 1) % kPointsRing;
         --deferred_count_;
     }
@@ -258,11 +263,6 @@ public:
     }
 
 private:
-    static void prefetch_node(const detail::PackedTree::Node& n) {
-        // asm volatile: GCC may delete a __builtin_prefetch (see field.cpp's prefetch_line).
-        asm volatile("prefetcht0 %0" : : "m"(*reinterpret_cast<const char*>(&n)));
-    }
-
     // How far ahead the traversal asks for memory (traverse). Chosen on the paper's case
     // (docs/query.md): a node about 16 sphere tests before it is read, a probe 8 before.
     static constexpr std::size_t kNodeAhead = 16;
@@ -274,6 +274,7 @@ private:
         std::uint32_t index;
         std::int32_t segment;
         Vec3d position;
+        DistanceSampler::CellRef cell;
     };
     DistanceSampler::SphereProbe probes_[kProbeRing];
     DeferredPoint deferred_[kPointsRing];
