@@ -31,9 +31,18 @@ T* HugePageAllocator<T>::allocate(std::size_t n) {
         if (!p) throw std::bad_alloc();
         return static_cast<T*>(p);
     }
+    // Fresh pages straight from the kernel, advised before they are touched: memory the heap
+    // recycles (glibc serves even large blocks from the heap once big blocks have been freed) is
+    // already mapped with 4 KiB pages that the advice does not change.
     const std::size_t bytes = (n * sizeof(T) + kHuge - 1) / kHuge * kHuge;
-    void* p = std::aligned_alloc(kHuge, bytes);
-    if (!p) throw std::bad_alloc();
+    void* raw = mmap(nullptr, bytes + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) throw std::bad_alloc();
+    // 2 MiB aligned: trim the head and the tail of the over-sized mapping.
+    const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(raw);
+    const std::uintptr_t aligned = (start + kHuge - 1) / kHuge * kHuge;
+    if (aligned > start) munmap(raw, aligned - start);
+    if (aligned + bytes < start + bytes + kHuge) munmap(reinterpret_cast<void*>(aligned + bytes), start + bytes + kHuge - (aligned + bytes));
+    void* p = reinterpret_cast<void*>(aligned);
 #ifdef MADV_HUGEPAGE
     // Advice only: without transparent huge pages the field works the same, a little slower.
     (void)madvise(p, bytes, MADV_HUGEPAGE);
@@ -42,8 +51,12 @@ T* HugePageAllocator<T>::allocate(std::size_t n) {
 }
 
 template <class T>
-void HugePageAllocator<T>::deallocate(T* p, std::size_t) noexcept {
-    std::free(p);
+void HugePageAllocator<T>::deallocate(T* p, std::size_t n) noexcept {
+    constexpr std::size_t kHuge = std::size_t{2} << 20;
+    if (n * sizeof(T) < kHuge)
+        std::free(p);
+    else
+        munmap(p, (n * sizeof(T) + kHuge - 1) / kHuge * kHuge);
 }
 
 template struct HugePageAllocator<float>;
