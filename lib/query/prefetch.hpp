@@ -1,10 +1,11 @@
 #pragma once
 // lib/query/prefetch — ask the memory for a cache line without waiting for it.
 //
-// Not a plain __builtin_prefetch: GCC 12 (-O2) classifies a function whose only effect is
-// __builtin_prefetch as free of side effects (ipa-pure-const) and deletes the calls to it, so a
-// helper like DistanceSampler::prefetch_value (an earlier helper) compiled to a bare `ret` and the traversal's
-// prefetches were silently gone. A volatile asm statement is never deleted.
+// Not a plain __builtin_prefetch: GCC 12's mod/ref analysis summarizes a function whose only
+// effect is __builtin_prefetch as having none, and dead-code elimination then deletes the calls
+// to it (from -O1 on; -fno-ipa-modref keeps them). A helper that located a cell and prefetched it
+// compiled to a bare `ret` at its call sites, so earlier prefetch experiments in the traversal
+// measured nothing. A volatile asm statement is never deleted.
 
 namespace hp {
 
@@ -13,7 +14,7 @@ inline void prefetch_line(const void* p) {
     asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(p)));
 #else
     __builtin_prefetch(p);
-    asm volatile("" : : "r"(p));  // keeps the enclosing function from being classified as pure
+    asm volatile("" : : "r"(p));  // an effect the mod/ref analysis cannot see through
 #endif
 }
 
