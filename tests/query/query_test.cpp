@@ -218,6 +218,45 @@ TEST(DistanceSampler, GradientIsTheSlopeOfValue) {
     EXPECT_GT(outside, 1000);
 }
 
+// The traversal reads the field through probes made a few tests earlier (probe_sphere,
+// probe_value: located once, prefetched, read later); what they give must be what the direct
+// calls give, bit for bit, inside the grid, across the jump and outside the grid, for double and
+// float samples, however many other probes were made in between.
+TEST(DistanceSampler, ProbedReadsAreTheDirectReads) {
+    hp::GridSpec g = cube_grid(-1, 1, 0.05);
+    auto jump = [](Vec3d p) { return p.x > 0.6 ? 1.0 : 0.5 - hp::length(p); };
+    hp::DistanceSampler exact = sampled(g, jump);
+    hp::DistanceSampler compact = sampled(g, [&](Vec3d p) { return static_cast<double>(static_cast<float>(jump(p))); });
+    ASSERT_FALSE(exact.float_samples());
+    ASSERT_TRUE(compact.float_samples());
+    for (const hp::DistanceSampler* f : {&exact, &compact}) {
+        std::mt19937 rng(5);
+        std::uniform_real_distribution<double> c(-1.5, 1.5), r01(0, 1);
+        std::vector<Vec3d> centers;
+        std::vector<double> radii;
+        std::vector<hp::DistanceSampler::SphereProbe> spheres;
+        std::vector<hp::DistanceSampler::CellRef> cells;
+        for (int i = 0; i < 2000; ++i) {
+            centers.push_back({c(rng), c(rng), c(rng)});
+            radii.push_back(0.001 + 0.5 * r01(rng));
+            spheres.push_back(f->probe_sphere(centers.back(), radii.back()));
+            cells.push_back(f->probe_value(centers.back()));
+        }
+        int pruned = 0, outside = 0;
+        for (int i = 0; i < 2000; ++i) {
+            const double bound = f->upper_bound(spheres[static_cast<std::size_t>(i)]);
+            ASSERT_EQ(bound, f->upper_bound(centers[static_cast<std::size_t>(i)], radii[static_cast<std::size_t>(i)])) << i;
+            ASSERT_EQ(f->value(cells[static_cast<std::size_t>(i)]), f->value(centers[static_cast<std::size_t>(i)])) << i;
+            pruned += bound < 0;
+            const Vec3d& x = centers[static_cast<std::size_t>(i)];
+            outside += std::abs(x.x) > 1 || std::abs(x.y) > 1 || std::abs(x.z) > 1;
+        }
+        EXPECT_GT(pruned, 200);
+        EXPECT_LT(pruned, 1800);
+        EXPECT_GT(outside, 500);
+    }
+}
+
 // Samples are held as float when that loses nothing, as double otherwise; values are exact either way.
 TEST(DistanceSampler, KeepsDoubleFieldsExactAndFloatFieldsCompact) {
     hp::GridSpec g = cube_grid(-1, 1, 0.1);
