@@ -128,7 +128,11 @@ public:
     Vec3d turn(const Vec3d& n) const { return Vec3d{dot(rot_[0], n), dot(rot_[1], n), dot(rot_[2], n)}; }
 
     // Checks one point; records a contact when V > 0.
-    void check_point(std::uint32_t index, std::int32_t segment) { check_placed(index, place(moving_.points[index]), segment); }
+    // Brute force: every point, their cells asked for ahead like the traversal's points.
+    void check_all_points() {
+        for (std::uint32_t i = 0; i < moving_.points.size(); ++i) defer_point(i, place(moving_.points[i]), -1);
+        flush_points();
+    }
     void check_placed(std::uint32_t index, const Vec3d& p, std::int32_t segment) { check_probed(index, p, field_.value(p), segment); }
     void check_probed(std::uint32_t index, const Vec3d& p, double v, std::int32_t segment) {
         ++out_.points_tested;
@@ -331,7 +335,7 @@ void run_into(const DistanceSampler& field, const MovingObject& moving, const de
 
     switch (options.mode) {
     case QueryMode::brute:
-        for (std::uint32_t i = 0; i < moving.points.size(); ++i) t.check_point(i, -1);
+        t.check_all_points();
         break;
     case QueryMode::full:
         t.traverse(0, -1, nullptr);
