@@ -39,9 +39,9 @@ T* HugePageAllocator<T>::allocate(std::size_t n) {
     if (raw == MAP_FAILED) throw std::bad_alloc();
     // 2 MiB aligned: trim the head and the tail of the over-sized mapping.
     const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(raw);
-    const std::uintptr_t aligned = (start + kHuge - 1) / kHuge * kHuge;
+    const std::uintptr_t aligned = (start + kHuge - 1) / kHuge * kHuge, end = start + bytes + kHuge;
     if (aligned > start) munmap(raw, aligned - start);
-    if (aligned + bytes < start + bytes + kHuge) munmap(reinterpret_cast<void*>(aligned + bytes), start + bytes + kHuge - (aligned + bytes));
+    if (end > aligned + bytes) munmap(reinterpret_cast<void*>(aligned + bytes), end - (aligned + bytes));
     void* p = reinterpret_cast<void*>(aligned);
 #ifdef MADV_HUGEPAGE
     // Advice only: without transparent huge pages the field works the same, a little slower.

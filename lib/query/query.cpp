@@ -127,13 +127,12 @@ public:
     Vec3d place(const Vec3d& p) const { return Vec3d{dot(rot_[0], p), dot(rot_[1], p), dot(rot_[2], p)} + t_; }
     Vec3d turn(const Vec3d& n) const { return Vec3d{dot(rot_[0], n), dot(rot_[1], n), dot(rot_[2], n)}; }
 
-    // Checks one point; records a contact when V > 0.
     // Brute force: every point, their cells asked for ahead like the traversal's points.
     void check_all_points() {
         for (std::uint32_t i = 0; i < moving_.points.size(); ++i) defer_point(i, place(moving_.points[i]), -1);
         flush_points();
     }
-    void check_placed(std::uint32_t index, const Vec3d& p, std::int32_t segment) { check_probed(index, p, field_.value(p), segment); }
+    // Checks one point (placed at p, with V(p) = v); records a contact when V > 0.
     void check_probed(std::uint32_t index, const Vec3d& p, double v, std::int32_t segment) {
         ++out_.points_tested;
         best_checked_ = std::max(best_checked_, v);
@@ -143,9 +142,9 @@ public:
 
     // Breadth-first from `start`; returns false when stopped by the budget (`limits`, time_critical).
     //
-    // A contact query is mostly waiting for memory: each sphere test reads its node, a pyramid
-    // entry and the field around its centre, each point test the field around the point, and a
-    // pose's reads are cold. So the traversal asks for them ahead (docs/query.md): the node
+    // Each sphere test reads its node, a pyramid entry and the field around its centre, each point
+    // test the field around the point, and a new pose's reads are cold; one at a time they would
+    // be most of the query's time. So the traversal asks for them ahead (docs/query.md): the node
     // kNodeAhead places ahead in the queue, the sphere test's reads kProbeAhead places ahead
     // (DistanceSampler::probe_sphere, kept in a ring until the sphere's turn), and a colliding
     // cluster's points are placed and prefetched at once but checked kPointsBehind points later
