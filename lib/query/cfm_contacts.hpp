@@ -21,8 +21,9 @@
 // evaluates that bound there for the separation bound, so the test costs no extra lookup. The
 // queued clusters are the finest regions the traversal reached: disjoint subtrees that hold every
 // unvisited cluster that may still collide (the rest was pruned). Their already tested parents
-// would be coarser and stand for regions whose parent point is already a contact. Each CFM contact weighs as one point (the paper's one contact per colliding sphere
-// pair), whatever the number of points below the cluster.
+// would be coarser and stand for regions whose parent point is already a contact. Each CFM
+// contact weighs as one point (the paper's one contact per colliding sphere pair), whatever the
+// number of points below the cluster.
 // Cost: per queued sphere its sphere test, and per colliding one (many more than give a contact)
 // the gradient at X, V(P) and the map lookup: 0.3-0.5 us of cold reads on the paper's case, which
 // the traversal's hand-over reserves time for (query.hpp). bench_query's query-tc-dir rows measure

@@ -8,12 +8,13 @@
 // `gradient_value`. Outside the grid's centre box, V(P) = V(clamp(P)) - |P - clamp(P)|, a
 // continuous extension that keeps decreasing away from the object.
 //
-// Storage: the samples sit in bricks of 4^3 (a cell's eight samples then share one brick three
-// times in four per axis: two cache lines), as float when every value of the file is a float (the
-// float and scaled encodings: nothing lost, half the memory traffic) and as double otherwise, in
-// memory advised to use transparent huge pages. Queries read the field at random places (every
-// contact pose starts cold): cache misses are most of a query's cost, so the traversal asks for
-// a sphere's or a point's cells a few tests before it reads them (probe_sphere, probe_value).
+// Storage: the samples sit in bricks of 4^3, 16 float samples (one z layer of a brick) per cache
+// line, so a cell's eight samples lie on two lines, or up to eight when the cell crosses a brick
+// along x or y; as float when every value of the file is a float (the float and scaled encodings:
+// nothing lost, half the memory traffic) and as double otherwise, in memory advised to use
+// transparent huge pages. Queries read the field at random places (every contact pose starts
+// cold) and one cold read waits about 150 ns, so the traversal asks for a sphere's or a point's
+// cells a few tests before it reads them (probe_sphere, probe_value).
 //
 // The sphere test (`upper_bound(center, radius)`): an upper bound of V over a ball. One bad spot
 // (an open mesh's hole, where inside voxels meet outside ones across the opening, makes the field
@@ -110,9 +111,10 @@ public:
     double max_value() const { return max_value_; }
 
     // The sphere test in two steps, so that a traversal can ask the memory for a sphere's reads a
-    // few spheres before it needs them (a contact query is mostly waiting for cache misses):
+    // few spheres before it needs them (their cold reads would otherwise wait one after another):
     // probe_sphere finds the ball's pyramid entry and issues prefetches for it and for the
     // centre's cell; upper_bound(probe) is then upper_bound(center, radius), bit for bit.
+    // BlockBound: the bounds of a pyramid entry for one mask (see the pyramid below).
     struct BlockBound {
         float lipschitz, max_value;
     };

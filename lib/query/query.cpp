@@ -130,7 +130,7 @@ public:
     // Brute force: every point, their cells asked for ahead like the traversal's points.
     void check_all_points() {
         for (std::uint32_t i = 0; i < moving_.points.size(); ++i) defer_point(i, place(moving_.points[i]), -1);
-        flush_points();
+        flush_points(-1);
     }
     // Checks one point (placed at p, with V(p) = v); records a contact when V > 0.
     void check_probed(std::uint32_t index, const Vec3d& p, double v, std::int32_t segment) {
@@ -167,7 +167,7 @@ public:
                 }
             }
             if (limits && limits->traversal_spent(head, out_.spheres_tested, queue_.size() - head)) {
-                flush_points();
+                flush_points(segment);
                 out_.interrupted = true;
                 out_.queued = queue_.size() - head;
                 // With a CFM, the queued clusters that collide give one contact each
@@ -194,22 +194,23 @@ public:
             for (std::uint32_t i = first; i < c.point_count; ++i) defer_point(ids[i], place(pts[i]), segment);
             for (std::uint32_t ch = 0; ch < c.child_count; ++ch) queue_.push_back(c.first_child + ch);
         }
-        flush_points();
+        flush_points(segment);
         return true;
     }
 
     // Queues a point check: prefetches the point's cell and checks the point kPointsBehind
-    // deferred points later (or at flush_points).
+    // deferred points later (or at flush_points). Every traversal flushes before it returns, so
+    // the deferred points all belong to the caller's segment.
     void defer_point(std::uint32_t index, const Vec3d& p, std::int32_t segment) {
-        deferred_[(deferred_begin_ + deferred_count_) % kPointsRing] = {index, segment, p, field_.probe_value(p)};
-        if (++deferred_count_ > kPointsBehind) check_oldest_deferred();
+        deferred_[(deferred_begin_ + deferred_count_) % kPointsRing] = {index, p, field_.probe_value(p)};
+        if (++deferred_count_ > kPointsBehind) check_oldest_deferred(segment);
     }
-    void flush_points() {
-        while (deferred_count_ > 0) check_oldest_deferred();
+    void flush_points(std::int32_t segment) {
+        while (deferred_count_ > 0) check_oldest_deferred(segment);
     }
-    void check_oldest_deferred() {
+    void check_oldest_deferred(std::int32_t segment) {
         const DeferredPoint& d = deferred_[deferred_begin_];
-        check_probed(d.index, d.position, field_.value(d.cell), d.segment);
+        check_probed(d.index, d.position, field_.value(d.cell), segment);
         deferred_begin_ = (deferred_begin_ + 1) % kPointsRing;
         --deferred_count_;
     }
@@ -275,7 +276,6 @@ private:
     static constexpr std::size_t kPointsRing = 16;  // > kPointsBehind
     struct DeferredPoint {
         std::uint32_t index;
-        std::int32_t segment;
         Vec3d position;
         DistanceSampler::CellRef cell;
     };
