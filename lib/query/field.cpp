@@ -1,6 +1,7 @@
 #include "query/field.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cmath>
 #include <cstdint>
@@ -78,6 +79,11 @@ DistanceSampler::DistanceSampler(const GridSpec& grid, std::span<const double> v
         base_max_[a] = std::max(0, d[a] - 2);
     }
     brick_stride_ = {64, 64 * bricks[0], 64 * bricks[0] * bricks[1]};
+    for (int a = 0; a < 3; ++a) {
+        last_cell_[a] = base_max_[a];
+        axis_table_[a].resize(static_cast<std::size_t>(d[a]) + 1);
+        for (int i = 0; i <= d[a]; ++i) axis_table_[a][static_cast<std::size_t>(i)] = axis_offset(a, std::min(i, d[a] - 1));
+    }
     bool as_float = true;
     max_value_ = 0;
     for (double v : values) {
@@ -164,17 +170,32 @@ void DistanceSampler::build_local_bounds() {
         m.lipschitz = std::max(m.lipschitz, n.lipschitz);
         m.max_value = std::max(m.max_value, n.max_value);
     };
+    // The levels' sizes first (each halves the blocks per axis, up to one block), so that the
+    // pyramid is one array allocated once.
+    for (std::array<int, 3> dims = bd;;) {
+        PyramidLevel lv;
+        lv.first = levels_.empty() ? 0 : levels_.back().first + static_cast<std::size_t>(levels_.back().dims[0]) *
+                                                                   levels_.back().dims[1] * levels_.back().dims[2];
+        lv.dims = dims;
+        lv.dx = static_cast<std::size_t>(dims[0]);
+        lv.dxy = lv.dx * static_cast<std::size_t>(dims[1]);
+        levels_.push_back(lv);
+        if (dims[0] == 1 && dims[1] == 1 && dims[2] == 1) break;
+        dims = {(dims[0] + 1) / 2, (dims[1] + 1) / 2, (dims[2] + 1) / 2};
+    }
+    pyramid_.resize(levels_.back().first + 1);
+    top_shift_ = 2 + static_cast<int>(levels_.size()) - 1;
     // Each level's entries: per axis mask, the bound of the blocks from this one upwards along
     // the mask's axes (mask 0: the block alone).
-    auto add_level = [&](const std::vector<BlockBound>& blocks, const std::array<int, 3>& dims) {
-        std::vector<PyramidEntry, detail::HugePageAllocator<PyramidEntry>> entries(blocks.size());
+    auto add_level = [&](const std::vector<BlockBound>& blocks, const PyramidLevel& lv) {
+        const auto& dims = lv.dims;
         auto at_block = [&](int i, int j, int k) -> const BlockBound& {
             return blocks[(static_cast<std::size_t>(k) * dims[1] + j) * dims[0] + i];
         };
         for (int k = 0; k < dims[2]; ++k)
             for (int j = 0; j < dims[1]; ++j)
                 for (int i = 0; i < dims[0]; ++i) {
-                    PyramidEntry& e = entries[(static_cast<std::size_t>(k) * dims[1] + j) * dims[0] + i];
+                    PyramidEntry& e = pyramid_[lv.first + (static_cast<std::size_t>(k) * dims[1] + j) * dims[0] + i];
                     for (int mask = 0; mask < 8; ++mask) {
                         BlockBound& b = e.by_mask[mask];
                         b = at_block(i, j, k);
@@ -185,12 +206,10 @@ void DistanceSampler::build_local_bounds() {
                         }
                     }
                 }
-        pyramid_.push_back(std::move(entries));
-        pyramid_dims_.push_back(dims);
     };
-    add_level(level, bd);
-    while (bd[0] > 1 || bd[1] > 1 || bd[2] > 1) {
-        const std::array<int, 3> nd{(bd[0] + 1) / 2, (bd[1] + 1) / 2, (bd[2] + 1) / 2};
+    add_level(level, levels_[0]);
+    for (std::size_t m = 1; m < levels_.size(); ++m) {
+        const std::array<int, 3> nd = levels_[m].dims;
         std::vector<BlockBound> up(static_cast<std::size_t>(nd[0]) * nd[1] * nd[2], BlockBound{0.0f, lowest});
         for (int k = 0; k < bd[2]; ++k)
             for (int j = 0; j < bd[1]; ++j)
@@ -199,7 +218,7 @@ void DistanceSampler::build_local_bounds() {
                           level[(static_cast<std::size_t>(k) * bd[1] + j) * bd[0] + i]);
         level = std::move(up);
         bd = nd;
-        add_level(level, bd);
+        add_level(level, levels_[m]);
     }
 }
 
@@ -226,149 +245,7 @@ BallBound DistanceSampler::merge_block(const BlockBound& b, bool leaves) const {
     return out;
 }
 
-void DistanceSampler::prefetch(const CellRef& c) const {
-    const char* base = float_samples() ? reinterpret_cast<const char*>(samples_f_.data())
-                                       : reinterpret_cast<const char*>(samples_d_.data());
-    const std::size_t size = float_samples() ? sizeof(float) : sizeof(double);
-    // The eight samples lie on two z layers of a brick or of two bricks; per layer, one cache
-    // line, or two or four when the cell crosses a line (a brick) along x or y.
-    const auto& o = c.offset;
-    auto line = [&](std::size_t index) { return (reinterpret_cast<std::uintptr_t>(base) + size * index) >> 6; };
-    for (int dk = 0; dk < 2; ++dk) {
-        const std::size_t a00 = o[2][dk] + o[0][0] + o[1][0], a10 = o[2][dk] + o[0][1] + o[1][0];
-        const std::size_t a01 = o[2][dk] + o[0][0] + o[1][1], a11 = o[2][dk] + o[0][1] + o[1][1];
-        prefetch_line(base + size * a00);
-        const bool x2 = line(a10) != line(a00), y2 = line(a01) != line(a00);
-        if (x2) prefetch_line(base + size * a10);
-        if (y2) prefetch_line(base + size * a01);
-        if (x2 && y2) prefetch_line(base + size * a11);
-    }
-}
-
-DistanceSampler::CellRef DistanceSampler::probe_value(const Vec3d& p) const {
-    const CellRef c = locate_cell(to_cells(p));
-    prefetch(c);
-    return c;
-}
-
-DistanceSampler::SphereProbe DistanceSampler::locate_sphere(const Vec3d& center, double radius) const {
-    SphereProbe p;
-    const Vec3d u = to_cells(center);
-    p.cell = locate_cell(u);
-    p.radius = radius;
-    p.block = &locate(u, radius_in_cells(radius), p.leaves);
-    return p;
-}
-
-DistanceSampler::SphereProbe DistanceSampler::probe_sphere(const Vec3d& center, double radius) const {
-    const SphereProbe p = locate_sphere(center, radius);
-    prefetch_line(p.block);
-    prefetch(p.cell);
-    return p;
-}
-
-const DistanceSampler::BlockBound& DistanceSampler::locate(const Vec3d& u, double rc, bool& leaves) const {
-    // The ball's box in cell coordinates (cell i spans centre coordinates i .. i + 1), clamped to
-    // the cells first: floor then commutes with the clamp (integer bounds) and a truncation is
-    // the floor of a non-negative number. max(0, min(x, last)) also maps NaN to 0.
-    int lo[3], hi[3];
-    leaves = false;
-    int span = 1;
-    for (int a = 0; a < 3; ++a) {
-        const double u0 = u[a] - rc, u1 = u[a] + rc;
-        if (!(u0 >= 0 && u1 <= top_[a])) leaves = true;  // also catches NaN
-        const double last = base_max_[a];  // the last cell
-        lo[a] = static_cast<int>(std::max(0.0, std::min(u0, last)));
-        hi[a] = static_cast<int>(std::max(0.0, std::min(u1, last)));
-        if (!(u1 >= u0)) lo[a] = 0, hi[a] = static_cast<int>(last);
-        span = std::max(span, hi[a] - lo[a] + 1);
-    }
-    // The finest level where the box spans at most two blocks per axis. A span of n cells needs
-    // n <= 2 (4 << m) at least, so start there; one or two more levels suffice, and the top
-    // level (one block) always fits.
-    std::size_t m = 0;
-    while ((kBlock << (m + 1)) < span) ++m;
-    int b0[3];
-    int mask = 0;  // bit a: the box spans two blocks along axis a
-    for (;; ++m) {
-        const int shift = 2 + static_cast<int>(m);  // log2(kBlock << m)
-        bool fits = true;
-        mask = 0;
-        for (int a = 0; a < 3; ++a) {
-            b0[a] = lo[a] >> shift;
-            const int step = (hi[a] >> shift) - b0[a];
-            fits = fits && step <= 1;
-            mask |= (step != 0) << a;
-        }
-        if (fits || m + 1 >= pyramid_.size()) break;
-    }
-    const auto& dims = pyramid_dims_[m];
-    return pyramid_[m][(static_cast<std::size_t>(b0[2]) * dims[1] + b0[1]) * dims[0] + b0[0]].by_mask[mask];
-}
-
-double DistanceSampler::upper_bound(const Vec3d& center, double radius) const {
-    return upper_bound(locate_sphere(center, radius));
-}
-
-double DistanceSampler::upper_bound(const SphereProbe& probe) const {
-    const double radius = probe.radius;
-    const BallBound b = merge_block(*probe.block, probe.leaves);
-    // For P in the ball, V(P) = V(c(P)) - |P - c(P)| (c: projection onto the centre box) and
-    // |P - c(P)| is P's distance to the box, at least `away` = (X's distance to it) - r. So every
-    // bound of V(c(P)) below is lowered by `away`: a ball far outside the grid is pruned even
-    // where the grid's border cells are steep (an open mesh's hole, slope tens of voxels per
-    // voxel, would otherwise let V(c(X)) + L_in r reach zero from a hundred voxels away). X's
-    // distance to the box needs no read of the field; a NaN centre gives away = 0.
-    const double* d = probe.cell.out;  // X minus its projection, per axis (cell units)
-    const double out2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    const double away = out2 > 0 ? std::max(0.0, std::sqrt(out2) * grid_.voxel_size - radius) : 0.0;
-    if (b.max_value - away < 0) return b.max_value - away;
-    // V(c(P)) <= V(c(X)) + L_in r: |c(P) - c(X)| <= |P - X| <= r (projections do not expand) and
-    // the segment c(X)..c(P) lies in the clamped box whose cells gave L_in. No sqrt(L^2 + 1)
-    // factor for balls that leave the grid.
-    // When the centre lies far outside, V(X) + L r (with L = sqrt(L_in^2 + 1)) may be the tighter.
-    double outside = 0;
-    const double inner = interpolate(probe.cell, outside);
-    return std::min({b.max_value - away, inner + b.interior_lipschitz * radius - away, inner - outside + b.lipschitz * radius});
-}
-
-double DistanceSampler::value(const Vec3d& p) const { return value(locate_cell(to_cells(p))); }
-
-double DistanceSampler::value(const CellRef& c) const {
-    double outside = 0;
-    const double v = interpolate(c, outside);
-    return outside > 0 ? v - outside : v;
-}
-
-double DistanceSampler::interpolate(const CellRef& ref, double& outside) const {
-    double c[8];
-    read_corners(ref, c);
-    const double* f = ref.frac;
-    const double c00 = c[0] * (1 - f[0]) + c[1] * f[0];
-    const double c10 = c[2] * (1 - f[0]) + c[3] * f[0];
-    const double c01 = c[4] * (1 - f[0]) + c[5] * f[0];
-    const double c11 = c[6] * (1 - f[0]) + c[7] * f[0];
-    const double c0 = c00 * (1 - f[1]) + c10 * f[1];
-    const double c1 = c01 * (1 - f[1]) + c11 * f[1];
-    const double out2 = ref.out[0] * ref.out[0] + ref.out[1] * ref.out[1] + ref.out[2] * ref.out[2];
-    outside = out2 > 0 ? std::sqrt(out2) * grid_.voxel_size : 0.0;
-    return c0 * (1 - f[2]) + c1 * f[2];
-}
-
-void DistanceSampler::read_cell(const Vec3d& u, Cell& cell) const {
-    cell.ref = locate_cell(u);
-    read_corners(cell.ref, cell.corner);
-}
-
-void DistanceSampler::read_corners(const CellRef& ref, double (&corner)[8]) const {
-    const auto& o = ref.offset;
-    if (float_samples())
-        for (int n = 0; n < 8; ++n) corner[n] = samples_f_[o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2]];
-    else
-        for (int n = 0; n < 8; ++n) corner[n] = samples_d_[o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2]];
-}
-
-DistanceSampler::CellRef DistanceSampler::locate_cell(const Vec3d& u) const {
+inline DistanceSampler::CellRef DistanceSampler::locate_cell(const Vec3d& u) const {
     // u: continuous cell coordinates (voxel centres at integers). Clamped to the centre box;
     // clamp_to_box maps NaN to 0 and a truncation is the floor of a non-negative number.
     // A one-voxel axis has top 0: base 0, frac 0 (reads its only sample twice).
@@ -379,11 +256,152 @@ DistanceSampler::CellRef DistanceSampler::locate_cell(const Vec3d& u) const {
         ref.out[a] = u[a] - c;
         ref.frac[a] = c - b;
         // The brick offset is a sum of one term per axis, so the eight corners need two terms
-        // per axis; the upper neighbour is clamped to the grid.
-        ref.offset[a][0] = axis_offset(a, b);
-        ref.offset[a][1] = axis_offset(a, std::min(b + 1, grid_.dims[a] - 1));
+        // per axis; the upper neighbour is clamped to the grid (axis_table_).
+        const std::size_t* t = axis_table_[a].data() + b;
+        ref.offset[a][0] = t[0];
+        ref.offset[a][1] = t[1];
     }
     return ref;
+}
+
+inline const DistanceSampler::BlockBound& DistanceSampler::locate(const Vec3d& u, double rc, bool& leaves) const {
+    // The ball's box in cell coordinates (cell i spans centre coordinates i .. i + 1), clamped to
+    // the cells first: floor then commutes with the clamp (integer bounds) and a truncation is
+    // the floor of a non-negative number. max(0, min(x, last)) also maps NaN to 0; an axis with
+    // a NaN bound (a NaN centre or radius) takes all its cells.
+    const double x0 = u.x - rc, x1 = u.x + rc, y0 = u.y - rc, y1 = u.y + rc, z0 = u.z - rc, z1 = u.z + rc;
+    leaves = !((x0 >= 0) & (y0 >= 0) & (z0 >= 0) & (x1 <= top_[0]) & (y1 <= top_[1]) & (z1 <= top_[2]));
+    auto cell = [](double v, double last) { return static_cast<int>(std::max(0.0, std::min(v, last))); };
+    int lx = cell(x0, last_cell_[0]), hx = cell(x1, last_cell_[0]);
+    int ly = cell(y0, last_cell_[1]), hy = cell(y1, last_cell_[1]);
+    int lz = cell(z0, last_cell_[2]), hz = cell(z1, last_cell_[2]);
+    if (!((x1 >= x0) & (y1 >= y0) & (z1 >= z0))) [[unlikely]] {
+        if (!(x1 >= x0)) lx = 0, hx = base_max_[0];
+        if (!(y1 >= y0)) ly = 0, hy = base_max_[1];
+        if (!(z1 >= z0)) lz = 0, hz = base_max_[2];
+    }
+    // The finest level m where the box spans at most two blocks (of 4 << m cells) per axis. A box
+    // whose extent (hi - lo) reaches 8 << m never fits at level m, so start at the finest level
+    // where every extent is below 8 << m; there an extent is below 4 << (m + 1), so the next
+    // level always fits (two floors of numbers less than a block apart differ by at most one).
+    const int extent = std::max({hx - lx, hy - ly, hz - lz});
+    int shift = extent < 8 ? 2 : static_cast<int>(std::bit_width(static_cast<unsigned>(extent))) - 1;
+    if (((hx >> shift) - (lx >> shift) > 1) | ((hy >> shift) - (ly >> shift) > 1) | ((hz >> shift) - (lz >> shift) > 1))
+        shift = std::min(shift + 1, top_shift_);
+    // Bit a of the mask: the box spans two blocks along axis a.
+    const int bx = lx >> shift, by = ly >> shift, bz = lz >> shift;
+    const int mask = ((hx >> shift) != bx) | (((hy >> shift) != by) << 1) | (((hz >> shift) != bz) << 2);
+    const PyramidLevel& lv = levels_[static_cast<std::size_t>(shift - 2)];
+    return pyramid_[lv.first + static_cast<std::size_t>(bz) * lv.dxy + static_cast<std::size_t>(by) * lv.dx +
+                    static_cast<std::size_t>(bx)]
+        .by_mask[mask];
+}
+
+inline void DistanceSampler::prefetch(const CellRef& c) const {
+    const char* base = float_samples() ? reinterpret_cast<const char*>(samples_f_.data())
+                                       : reinterpret_cast<const char*>(samples_d_.data());
+    const std::size_t size = float_samples() ? sizeof(float) : sizeof(double);
+    // The eight samples lie on two z layers of a brick or of two bricks; per layer, one cache
+    // line, or two or four when the cell crosses a line (a brick) along x or y. All eight are
+    // asked for: a second request for a line already on its way costs one instruction, and
+    // working out which lines are distinct cost more, with branches no predictor learns.
+    const auto& o = c.offset;
+    for (int dk = 0; dk < 2; ++dk)
+        for (int dj = 0; dj < 2; ++dj) {
+            const std::size_t row = o[2][dk] + o[1][dj];
+            prefetch_line(base + size * (row + o[0][0]));
+            prefetch_line(base + size * (row + o[0][1]));
+        }
+}
+
+inline void DistanceSampler::read_corners(const CellRef& ref, double (&corner)[8]) const {
+    const auto& o = ref.offset;
+    if (float_samples())
+        for (int n = 0; n < 8; ++n) corner[n] = samples_f_[o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2]];
+    else
+        for (int n = 0; n < 8; ++n) corner[n] = samples_d_[o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2]];
+}
+
+inline double DistanceSampler::trilinear(const CellRef& ref) const {
+    // The corners as named values read where they are used (an array of eight here made the
+    // compiler pack the conversions into vectors and spill them to the stack).
+    const auto& o = ref.offset;
+    const double* f = ref.frac;
+    auto lerp_x = [&](const auto* samples, std::size_t yz) {
+        const double a = samples[yz + o[0][0]], b = samples[yz + o[0][1]];
+        return a * (1 - f[0]) + b * f[0];
+    };
+    auto blend = [&](const auto* samples) {
+        const double c00 = lerp_x(samples, o[1][0] + o[2][0]), c10 = lerp_x(samples, o[1][1] + o[2][0]);
+        const double c01 = lerp_x(samples, o[1][0] + o[2][1]), c11 = lerp_x(samples, o[1][1] + o[2][1]);
+        const double c0 = c00 * (1 - f[1]) + c10 * f[1];
+        const double c1 = c01 * (1 - f[1]) + c11 * f[1];
+        return c0 * (1 - f[2]) + c1 * f[2];
+    };
+    return float_samples() ? blend(samples_f_.data()) : blend(samples_d_.data());
+}
+
+void DistanceSampler::probe_value(const Vec3d& p, CellRef& out) const {
+    out = locate_cell(to_cells(p));
+    prefetch(out);
+}
+
+void DistanceSampler::locate_sphere(const Vec3d& center, double radius, SphereProbe& out) const {
+    const Vec3d u = to_cells(center);
+    out.cell = locate_cell(u);
+    out.radius = radius;
+    out.block = &locate(u, radius_in_cells(radius), out.leaves);
+}
+
+void DistanceSampler::probe_sphere(const Vec3d& center, double radius, SphereProbe& out) const {
+    locate_sphere(center, radius, out);
+    prefetch_line(out.block);
+    prefetch(out.cell);
+}
+
+double DistanceSampler::upper_bound(const Vec3d& center, double radius) const {
+    SphereProbe probe;
+    locate_sphere(center, radius, probe);
+    return upper_bound(probe);
+}
+
+double DistanceSampler::upper_bound(const SphereProbe& probe) const {
+    const double radius = probe.radius;
+    // For P in the ball, V(P) = V(c(P)) - |P - c(P)| (c: projection onto the centre box) and
+    // |P - c(P)| is P's distance to the box, at least `away` = (X's distance to it) - r. So every
+    // bound of V(c(P)) below is lowered by `away`: a ball far outside the grid is pruned even
+    // where the grid's border cells are steep (an open mesh's hole, slope tens of voxels per
+    // voxel, would otherwise let V(c(X)) + L_in r reach zero from a hundred voxels away). X's
+    // distance to the box needs no read of the field; a NaN centre gives away = 0.
+    const double* d = probe.cell.out;  // X minus its projection, per axis (cell units)
+    const double out2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    const double outside = out2 > 0 ? std::sqrt(out2) * grid_.voxel_size : 0.0;  // |X - c(X)|
+    const double away = out2 > 0 ? std::max(0.0, outside - radius) : 0.0;
+    // The blocks' largest sample first: a third of the balls need no more (no read of the field).
+    const double top = probe.block->max_value;
+    const double max_value = top + std::abs(top) * 1e-12;  // as merge_block
+    if (max_value - away < 0) return max_value - away;
+    const BallBound b = merge_block(*probe.block, probe.leaves);
+    // V(c(P)) <= V(c(X)) + L_in r: |c(P) - c(X)| <= |P - X| <= r (projections do not expand) and
+    // the segment c(X)..c(P) lies in the clamped box whose cells gave L_in. No sqrt(L^2 + 1)
+    // factor for balls that leave the grid.
+    // When the centre lies far outside, V(X) + L r (with L = sqrt(L_in^2 + 1)) may be the tighter.
+    const double inner = trilinear(probe.cell);
+    return std::min({max_value - away, inner + b.interior_lipschitz * radius - away, inner - outside + b.lipschitz * radius});
+}
+
+double DistanceSampler::value(const Vec3d& p) const { return value(locate_cell(to_cells(p))); }
+
+double DistanceSampler::value(const CellRef& c) const {
+    const double v = trilinear(c);
+    const double out2 = c.out[0] * c.out[0] + c.out[1] * c.out[1] + c.out[2] * c.out[2];
+    const double outside = out2 > 0 ? std::sqrt(out2) * grid_.voxel_size : 0.0;
+    return outside > 0 ? v - outside : v;
+}
+
+void DistanceSampler::read_cell(const Vec3d& u, Cell& cell) const {
+    cell.ref = locate_cell(u);
+    read_corners(cell.ref, cell.corner);
 }
 
 double DistanceSampler::border_max_value() const {

@@ -131,11 +131,12 @@ public:
         const BlockBound* block = nullptr;  // the ball's merged pyramid bounds
         bool leaves = false;  // the ball's box leaves the centre box
     };
-    SphereProbe probe_sphere(const Vec3d& center, double radius) const;
+    // Writes the probe into `out` (a traversal's ring slot).
+    void probe_sphere(const Vec3d& center, double radius, SphereProbe& out) const;
     double upper_bound(const SphereProbe& probe) const;
-    // The same for a point: probe_value(p) issues prefetches for what value(p) reads;
-    // value(probe_value(p)) is value(p).
-    CellRef probe_value(const Vec3d& p) const;
+    // The same for a point: probe_value(p, cell) issues prefetches for what value(p) reads;
+    // value(cell) is then value(p).
+    void probe_value(const Vec3d& p, CellRef& out) const;
     double value(const CellRef& cell) const;
 
     // The largest value on the grid's six border faces of voxels. Negative when the static object
@@ -175,15 +176,15 @@ private:
     void prefetch(const CellRef& cell) const;
     void read_corners(const CellRef& cell, double (&corner)[8]) const;
     void read_cell(const Vec3d& u, Cell& cell) const;
-    // V at the projection of the cell's point onto the centre box; `outside` = the world
-    // distance from the point to that projection.
-    double interpolate(const CellRef& cell, double& outside) const;
+    // V at the projection of the cell's point onto the centre box (the trilinear interpolant of
+    // the cell's samples).
+    double trilinear(const CellRef& cell) const;
     // ball_bound for a ball given in cell coordinates (centre u, radius rc in voxels).
     BallBound ball_bound_cells(const Vec3d& u, double rc) const;
     // The pyramid entry of a ball (cell coordinates) and whether its box leaves the centre box.
     const BlockBound& locate(const Vec3d& u, double rc, bool& leaves) const;
     BallBound merge_block(const BlockBound& b, bool leaves) const;
-    SphereProbe locate_sphere(const Vec3d& center, double radius) const;  // probe_sphere without prefetching
+    void locate_sphere(const Vec3d& center, double radius, SphereProbe& out) const;  // probe_sphere without prefetching
     // A ball's radius in voxels, a hair wider: a point placed on its surface by a rounded
     // transform still falls in a cell that is read.
     double radius_in_cells(double radius) const { return radius * inv_s_ + 1e-7; }
@@ -195,6 +196,10 @@ private:
     std::array<double, 3> top_{0, 0, 0};  // dims - 1: the centre box in cell coordinates
     std::array<int, 3> base_max_{0, 0, 0};  // max(0, dims - 2): the last cell (its lower corner)
     std::array<std::size_t, 3> brick_stride_{0, 0, 0};  // samples from one brick to the next along each axis
+    // axis_table_[a][i] = axis_offset(a, i) for i in 0..dims - 1, and once more for dims - 1 at
+    // index dims (a cell's upper corner on a one-voxel axis): the hot paths look offsets up.
+    std::array<std::vector<std::size_t>, 3> axis_table_;
+    std::array<double, 3> last_cell_{0, 0, 0};  // base_max_ as double (locate's clamps)
     // Bricks in x-fastest order, 64 samples each, x fastest inside (the last bricks' slots beyond
     // the grid are never read). One of the two holds them, the other is empty.
     std::vector<float, detail::HugePageAllocator<float>> samples_f_;
@@ -208,8 +213,15 @@ private:
     struct alignas(64) PyramidEntry {
         BlockBound by_mask[8];
     };
-    std::vector<std::vector<PyramidEntry, detail::HugePageAllocator<PyramidEntry>>> pyramid_;
-    std::vector<std::array<int, 3>> pyramid_dims_;
+    // All levels in one array, level after level: entry (i, j, k) of level m at
+    // levels_[m].first + k * levels_[m].dxy + j * levels_[m].dx + i.
+    struct PyramidLevel {
+        std::size_t first = 0, dxy = 0, dx = 0;
+        std::array<int, 3> dims{0, 0, 0};
+    };
+    std::vector<PyramidEntry, detail::HugePageAllocator<PyramidEntry>> pyramid_;
+    std::vector<PyramidLevel> levels_;
+    int top_shift_ = 2;  // log2 of the top level's block edge in cells (2 + the top level)
     double lipschitz_ = 1;
     double max_value_ = 0;
 };

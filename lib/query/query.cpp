@@ -159,7 +159,7 @@ public:
             if (head + kNodeAhead < queue_.size()) prefetch_line(&nodes[queue_[head + kNodeAhead]]);
             for (; probed < queue_.size() && probed <= head + kProbeAhead; ++probed) {
                 const detail::PackedTree::Node& a = nodes[queue_[probed]];
-                probes_[probed % kProbeRing] = field_.probe_sphere(place(a.center), a.radius);
+                field_.probe_sphere(place(a.center), a.radius, probes_[probed % kProbeRing]);
                 if (a.point_count > 0) {
                     prefetch_line(&packed_->points[a.first_point]);
                     prefetch_line(&packed_->points[a.first_point + a.point_count - 1]);
@@ -202,7 +202,10 @@ public:
     // deferred points later (or at flush_points). Every traversal flushes before it returns, so
     // the deferred points all belong to the caller's segment.
     void defer_point(std::uint32_t index, const Vec3d& p, std::int32_t segment) {
-        deferred_[(deferred_begin_ + deferred_count_) % kPointsRing] = {index, p, field_.probe_value(p)};
+        DeferredPoint& d = deferred_[(deferred_begin_ + deferred_count_) % kPointsRing];
+        d.index = index;
+        d.position = p;
+        field_.probe_value(p, d.cell);
         if (++deferred_count_ > kPointsBehind) check_oldest_deferred(segment);
     }
     void flush_points(std::int32_t segment) {
