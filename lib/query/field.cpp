@@ -270,12 +270,14 @@ inline const DistanceSampler::BlockBound& DistanceSampler::locate(const Vec3d& u
     // the floor of a non-negative number. max(0, min(x, last)) also maps NaN to 0; an axis with
     // a NaN bound (a NaN centre or radius) takes all its cells.
     const double x0 = u.x - rc, x1 = u.x + rc, y0 = u.y - rc, y1 = u.y + rc, z0 = u.z - rc, z1 = u.z + rc;
-    leaves = !((x0 >= 0) & (y0 >= 0) & (z0 >= 0) & (x1 <= top_[0]) & (y1 <= top_[1]) & (z1 <= top_[2]));
+    // The box leaves the centre box when a lower end is below 0 or an upper end above the top.
+    leaves = !(std::min({x0, y0, z0}) >= 0 && std::max({x1 - top_[0], y1 - top_[1], z1 - top_[2]}) <= 0);
     auto cell = [](double v, double last) { return static_cast<int>(std::max(0.0, std::min(v, last))); };
     int lx = cell(x0, last_cell_[0]), hx = cell(x1, last_cell_[0]);
     int ly = cell(y0, last_cell_[1]), hy = cell(y1, last_cell_[1]);
     int lz = cell(z0, last_cell_[2]), hz = cell(z1, last_cell_[2]);
     if (!((x1 >= x0) & (y1 >= y0) & (z1 >= z0))) [[unlikely]] {
+        leaves = true;  // min and max above need not see a NaN
         if (!(x1 >= x0)) lx = 0, hx = base_max_[0];
         if (!(y1 >= y0)) ly = 0, hy = base_max_[1];
         if (!(z1 >= z0)) lz = 0, hz = base_max_[2];
@@ -286,11 +288,16 @@ inline const DistanceSampler::BlockBound& DistanceSampler::locate(const Vec3d& u
     // level always fits (two floors of numbers less than a block apart differ by at most one).
     const int extent = std::max({hx - lx, hy - ly, hz - lz});
     int shift = extent < 8 ? 2 : static_cast<int>(std::bit_width(static_cast<unsigned>(extent))) - 1;
-    if (((hx >> shift) - (lx >> shift) > 1) | ((hy >> shift) - (ly >> shift) > 1) | ((hz >> shift) - (lz >> shift) > 1))
+    // The blocks spanned per axis less one: 0 or 1 when the level fits (any is 2 or more when the
+    // bitwise or of the three is).
+    int bx = lx >> shift, by = ly >> shift, bz = lz >> shift;
+    int sx = (hx >> shift) - bx, sy = (hy >> shift) - by, sz = (hz >> shift) - bz;
+    if ((sx | sy | sz) > 1) {
         shift = std::min(shift + 1, top_shift_);
-    // Bit a of the mask: the box spans two blocks along axis a.
-    const int bx = lx >> shift, by = ly >> shift, bz = lz >> shift;
-    const int mask = ((hx >> shift) != bx) | (((hy >> shift) != by) << 1) | (((hz >> shift) != bz) << 2);
+        bx = lx >> shift, by = ly >> shift, bz = lz >> shift;
+        sx = (hx >> shift) - bx, sy = (hy >> shift) - by, sz = (hz >> shift) - bz;
+    }
+    const int mask = sx | (sy << 1) | (sz << 2);  // bit a: the box spans two blocks along axis a
     const PyramidLevel& lv = levels_[static_cast<std::size_t>(shift - 2)];
     return pyramid_[lv.first + static_cast<std::size_t>(bz) * lv.dxy + static_cast<std::size_t>(by) * lv.dx +
                     static_cast<std::size_t>(bx)]

@@ -116,7 +116,10 @@ public:
     Traversal(const DistanceSampler& field, const MovingObject& moving, const detail::PackedTree* packed, const Pose& pose,
               QueryResult& out, std::vector<std::uint32_t>& queue)
         : field_(field), moving_(moving), packed_(packed), rot_(rotation_rows(pose.quaternion)), t_(pose.position),
-          out_(out), queue_(queue) {
+          out_(out) {
+        // The queue holds each cluster at most once per traversal: sized once, then indexed.
+        if (packed && queue.size() < packed->nodes.size()) queue.resize(packed->nodes.size());
+        queue_ = queue.data();
         // Rounding of the transform (a few ulps of the coordinates) must not prune a point whose
         // value is just above zero: widen the sphere test by a tiny absolute amount.
         margin_ = 1e-9 * field.grid().voxel_size;
@@ -152,12 +155,12 @@ public:
     // finish() and the rest are counts and maxima.
     bool traverse(std::uint32_t start, std::int32_t segment, const Limits* limits) {
         const auto& nodes = packed_->nodes;
-        queue_.clear();
-        queue_.push_back(start);
+        queue_[0] = start;
+        tail_ = 1;
         std::size_t probed = 0;  // queue places whose probe is in the ring
-        for (std::size_t head = 0; head < queue_.size(); ++head) {
-            if (head + kNodeAhead < queue_.size()) prefetch_line(&nodes[queue_[head + kNodeAhead]]);
-            for (; probed < queue_.size() && probed <= head + kProbeAhead; ++probed) {
+        for (std::size_t head = 0; head < tail_; ++head) {
+            if (head + kNodeAhead < tail_) prefetch_line(&nodes[queue_[head + kNodeAhead]]);
+            for (; probed < tail_ && probed <= head + kProbeAhead; ++probed) {
                 const detail::PackedTree::Node& a = nodes[queue_[probed]];
                 field_.probe_sphere(place(a.center), a.radius, probes_[probed % kProbeRing]);
                 if (a.point_count > 0) {
@@ -166,17 +169,17 @@ public:
                     prefetch_line(&packed_->ids[a.first_point]);
                 }
             }
-            if (limits && limits->traversal_spent(head, out_.spheres_tested, queue_.size() - head)) {
+            if (limits && limits->traversal_spent(head, out_.spheres_tested, tail_ - head)) {
                 flush_points(segment);
                 out_.interrupted = true;
-                out_.queued = queue_.size() - head;
+                out_.queued = tail_ - head;
                 // With a CFM, the queued clusters that collide give one contact each
                 // (cfm_contacts.hpp), coarsest first, until the budget is spent.
                 const std::size_t rest = moving_.cfm ? cfm_phase(head, *limits) : head;
-                out_.queued_untested = queue_.size() - rest;
+                out_.queued_untested = tail_ - rest;
                 // Nothing more is read: every queued cluster's parent passed the sphere test
                 // (bound >= 0), so an untested one leaves no separation proven (bound 0).
-                if (rest < queue_.size()) best_bound_ = std::max(best_bound_, 0.0);
+                if (rest < tail_) best_bound_ = std::max(best_bound_, 0.0);
                 return false;
             }
             const detail::PackedTree::Node& c = nodes[queue_[head]];
@@ -192,7 +195,7 @@ public:
             const std::uint32_t* ids = packed_->ids.data() + c.first_point;
             const std::uint32_t first = head == 0 ? 0 : c.repeats_parent;
             for (std::uint32_t i = first; i < c.point_count; ++i) defer_point(ids[i], place(pts[i]), segment);
-            for (std::uint32_t ch = 0; ch < c.child_count; ++ch) queue_.push_back(c.first_child + ch);
+            for (std::uint32_t ch = 0; ch < c.child_count; ++ch) queue_[tail_++] = c.first_child + ch;
         }
         flush_points(segment);
         return true;
@@ -225,8 +228,8 @@ public:
     std::size_t cfm_phase(std::size_t head, const Limits& limits) {
         const auto& nodes = packed_->nodes;
         std::size_t rest = head;
-        while (rest < queue_.size()) {
-            const std::size_t end = std::min(queue_.size(), rest + kCfmBatch);
+        while (rest < tail_) {
+            const std::size_t end = std::min(tail_, rest + kCfmBatch);
             for (; rest < end; ++rest) {
                 ++out_.spheres_tested;
                 if (bound_sphere(nodes[queue_[rest]]) >= 0)
@@ -295,7 +298,8 @@ private:
     double margin_ = 0;
     double best_checked_ = 0;  // max V over checked points
     double best_bound_ = 0;    // max over checked points and pruned spheres of an upper bound of V
-    std::vector<std::uint32_t>& queue_;  // scratch owned by the caller (reused between queries)
+    std::uint32_t* queue_ = nullptr;  // the caller's scratch (reused between queries), one place per cluster
+    std::size_t tail_ = 0;             // queue_[0, tail_) are queued
 };
 
 void reset(QueryResult& out) {
@@ -395,7 +399,7 @@ VpsQuery::VpsQuery(const DistanceSampler& field, const MovingObject& moving, con
     if (options_.mode == QueryMode::segmented && (options_.level < 1 || options_.level > moving_.tree->levels))
         fail_usage("--level must be between 1 and " + std::to_string(moving_.tree->levels) + " for this tree");
     check_cfm_use(moving_, options_);
-    if (moving_.tree) queue_.reserve(moving_.tree->clusters.size());
+    if (moving_.tree) queue_.resize(moving_.tree->clusters.size());
     if (options_.mode != QueryMode::brute) packed_ = std::make_shared<const detail::PackedTree>(*moving_.tree, moving_.points);
 }
 
