@@ -205,7 +205,7 @@ private:
     std::vector<float, detail::HugePageAllocator<float>> samples_f_;
     std::vector<double, detail::HugePageAllocator<double>> samples_d_;
     // Pyramid of per-block bounds: level m has blocks of (4 * 2^m)^3 cells, dims
-    // `pyramid_dims_[m]`, x fastest; per block the largest cell gradient bound (already divided
+    // `levels_[m].dims`, x fastest; per block the largest cell gradient bound (already divided
     // by s) and the largest sample of its cells, merged over the blocks from it upwards along
     // the axes of a mask (bit a set: blocks b and b + 1 along axis a, clipped to the grid). A
     // ball's box that spans at most two blocks per axis then reads one entry, one cache line,
