@@ -223,13 +223,17 @@ void DistanceSampler::build_local_bounds() {
 }
 
 BallBound DistanceSampler::ball_bound(const Vec3d& center, double radius) const {
-    return ball_bound_cells(to_cells(center), radius_in_cells(radius));
+    bool leaves = false;
+    const BlockBound& b = locate(to_cells(center), radius_in_cells(radius), leaves);
+    return merge_block(b, leaves);  // after locate has set `leaves`
 }
 
-BallBound DistanceSampler::ball_bound_cells(const Vec3d& u, double rc) const {
-    bool leaves = false;
-    const BlockBound& b = locate(u, rc, leaves);  // sets `leaves`: not in the same call's arguments
-    return merge_block(b, leaves);
+double DistanceSampler::block_max(const BlockBound& b) {
+    // V at a point of the ball is a convex combination of the samples of the cell holding it (or,
+    // outside the centre box, of the cell holding its projection, minus a distance): at most the
+    // largest sample of the cells the clamped box meets, up to the rounding of the interpolation.
+    const double top = b.max_value;
+    return top + std::abs(top) * 1e-12;
 }
 
 BallBound DistanceSampler::merge_block(const BlockBound& b, bool leaves) const {
@@ -237,11 +241,7 @@ BallBound DistanceSampler::merge_block(const BlockBound& b, bool leaves) const {
     const double ld = b.lipschitz;
     out.interior_lipschitz = std::min(ld * (1 + 1e-9), lipschitz_);
     out.lipschitz = std::min(leaves ? std::sqrt(ld * ld + 1.0) * (1 + 1e-9) : ld * (1 + 1e-9), lipschitz_);
-    // V at a point of the ball is a convex combination of the samples of the cell holding it (or,
-    // outside the centre box, of the cell holding its projection, minus a distance): at most the
-    // largest sample of the cells the clamped box meets, up to the rounding of the interpolation.
-    const double top = b.max_value;
-    out.max_value = top + std::abs(top) * 1e-12;
+    out.max_value = block_max(b);
     return out;
 }
 
@@ -348,6 +348,12 @@ inline double DistanceSampler::trilinear(const CellRef& ref) const {
     return float_samples() ? blend(samples_f_.data()) : blend(samples_d_.data());
 }
 
+inline double DistanceSampler::outside_distance(const CellRef& ref) const {
+    const double* d = ref.out;  // the point minus its projection, per axis (cell units)
+    const double out2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    return out2 > 0 ? std::sqrt(out2) * grid_.voxel_size : 0.0;
+}
+
 void DistanceSampler::probe_value(const Vec3d& p, CellRef& out) const {
     out = locate_cell(to_cells(p));
     prefetch(out);
@@ -380,13 +386,10 @@ double DistanceSampler::upper_bound(const SphereProbe& probe) const {
     // where the grid's border cells are steep (an open mesh's hole, slope tens of voxels per
     // voxel, would otherwise let V(c(X)) + L_in r reach zero from a hundred voxels away). X's
     // distance to the box needs no read of the field; a NaN centre gives away = 0.
-    const double* d = probe.cell.out;  // X minus its projection, per axis (cell units)
-    const double out2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    const double outside = out2 > 0 ? std::sqrt(out2) * grid_.voxel_size : 0.0;  // |X - c(X)|
-    const double away = out2 > 0 ? std::max(0.0, outside - radius) : 0.0;
+    const double outside = outside_distance(probe.cell);  // |X - c(X)|
+    const double away = outside > 0 ? std::max(0.0, outside - radius) : 0.0;
     // The blocks' largest sample first: a third of the balls need no more (no read of the field).
-    const double top = probe.block->max_value;
-    const double max_value = top + std::abs(top) * 1e-12;  // as merge_block
+    const double max_value = block_max(*probe.block);
     if (max_value - away < 0) return max_value - away;
     const BallBound b = merge_block(*probe.block, probe.leaves);
     // V(c(P)) <= V(c(X)) + L_in r: |c(P) - c(X)| <= |P - X| <= r (projections do not expand) and
@@ -401,8 +404,7 @@ double DistanceSampler::value(const Vec3d& p) const { return value(locate_cell(t
 
 double DistanceSampler::value(const CellRef& c) const {
     const double v = trilinear(c);
-    const double out2 = c.out[0] * c.out[0] + c.out[1] * c.out[1] + c.out[2] * c.out[2];
-    const double outside = out2 > 0 ? std::sqrt(out2) * grid_.voxel_size : 0.0;
+    const double outside = outside_distance(c);
     return outside > 0 ? v - outside : v;
 }
 

@@ -179,11 +179,13 @@ private:
     // V at the projection of the cell's point onto the centre box (the trilinear interpolant of
     // the cell's samples).
     double trilinear(const CellRef& cell) const;
-    // ball_bound for a ball given in cell coordinates (centre u, radius rc in voxels).
-    BallBound ball_bound_cells(const Vec3d& u, double rc) const;
+    // The world distance from the cell's point to its projection onto the centre box (0 inside).
+    double outside_distance(const CellRef& cell) const;
     // The pyramid entry of a ball (cell coordinates) and whether its box leaves the centre box.
     const BlockBound& locate(const Vec3d& u, double rc, bool& leaves) const;
     BallBound merge_block(const BlockBound& b, bool leaves) const;
+    // A block's largest sample, widened for the rounding of the interpolation (merge_block).
+    static double block_max(const BlockBound& b);
     void locate_sphere(const Vec3d& center, double radius, SphereProbe& out) const;  // probe_sphere without prefetching
     // A ball's radius in voxels, a hair wider: a point placed on its surface by a rounded
     // transform still falls in a cell that is read.
