@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <new>
 #include <type_traits>
@@ -81,6 +82,7 @@ DistanceSampler::DistanceSampler(const GridSpec& grid, std::span<const double> v
     brick_stride_ = {64, 64 * bricks[0], 64 * bricks[0] * bricks[1]};
     for (int a = 0; a < 3; ++a) {
         last_cell_[a] = base_max_[a];
+        origin_[a] = grid_.origin[a];
         axis_table_[a].resize(static_cast<std::size_t>(d[a]) + 1);
         for (int i = 0; i <= d[a]; ++i) axis_table_[a][static_cast<std::size_t>(i)] = axis_offset(a, std::min(i, d[a] - 1));
     }
@@ -222,10 +224,52 @@ void DistanceSampler::build_local_bounds() {
     }
 }
 
-BallBound DistanceSampler::ball_bound(const Vec3d& center, double radius) const {
-    bool leaves = false;
-    const BlockBound& b = locate(to_cells(center), radius_in_cells(radius), leaves);
-    return merge_block(b, leaves);  // after locate has set `leaves`
+// The hot paths work on the three axes at once: x and y in the two lanes of one 16-byte vector,
+// z in another (its second lane unused). GCC/Clang vector extensions; on x86-64 each operation on
+// a pair is one packed SSE2 instruction.
+namespace detail {
+using Pair = double __attribute__((vector_size(16)));
+using IntPair = int __attribute__((vector_size(8)));
+struct AxisLanes {
+    Pair xy, zw;
+    double operator[](int a) const { return a < 2 ? xy[a] : zw[a - 2]; }
+};
+struct IntAxisLanes {
+    IntPair xy, zw;
+    int operator[](int a) const { return a < 2 ? xy[a] : zw[a - 2]; }
+};
+inline AxisLanes lanes(const std::array<double, 4>& a) {
+    AxisLanes v;
+    std::memcpy(&v, a.data(), sizeof v);
+    return v;
+}
+inline AxisLanes operator-(const AxisLanes& a, const AxisLanes& b) { return {a.xy - b.xy, a.zw - b.zw}; }
+inline AxisLanes operator*(const AxisLanes& a, double s) { return {a.xy * s, a.zw * s}; }
+inline AxisLanes operator+(const AxisLanes& a, double s) { return {a.xy + s, a.zw + s}; }
+inline AxisLanes operator-(const AxisLanes& a, double s) { return {a.xy - s, a.zw - s}; }
+// Lane by lane std::min(a, b) and std::max(0.0, a): the operand they choose, in every lane (a
+// NaN one too).
+inline Pair min_pair(const Pair& a, const Pair& b) { return b < a ? b : a; }
+inline Pair max0_pair(const Pair& a) {
+    const Pair zero{};
+    return zero < a ? a : zero;
+}
+inline AxisLanes min_lanes(const AxisLanes& a, const AxisLanes& b) { return {min_pair(a.xy, b.xy), min_pair(a.zw, b.zw)}; }
+// Lane by lane max(0, min(x, top)): x clamped to [0, top], NaN to 0; a truncation of it is its
+// floor.
+inline AxisLanes clamp_lanes(const AxisLanes& x, const AxisLanes& top) {
+    return {max0_pair(min_pair(x.xy, top.xy)), max0_pair(min_pair(x.zw, top.zw))};
+}
+inline IntAxisLanes truncate(const AxisLanes& a) {
+    return {__builtin_convertvector(a.xy, IntPair), __builtin_convertvector(a.zw, IntPair)};
+}
+inline AxisLanes to_double(const IntAxisLanes& a) {
+    return {__builtin_convertvector(a.xy, Pair), __builtin_convertvector(a.zw, Pair)};
+}
+}  // namespace detail
+
+inline detail::AxisLanes DistanceSampler::to_cells(const Vec3d& p) const {
+    return (detail::AxisLanes{detail::Pair{p.x, p.y}, detail::Pair{p.z, 0.0}} - detail::lanes(origin_)) * inv_s_ - 0.5;
 }
 
 double DistanceSampler::block_max(const BlockBound& b) {
@@ -245,62 +289,71 @@ BallBound DistanceSampler::merge_block(const BlockBound& b, bool leaves) const {
     return out;
 }
 
-inline DistanceSampler::CellRef DistanceSampler::locate_cell(const Vec3d& u) const {
-    // u: continuous cell coordinates (voxel centres at integers). Clamped to the centre box;
-    // clamp_to_box maps NaN to 0 and a truncation is the floor of a non-negative number.
-    // A one-voxel axis has top 0: base 0, frac 0 (reads its only sample twice).
-    CellRef ref;
+inline void DistanceSampler::locate_cell_at(const detail::AxisLanes& u, CellRef& ref) const {
+    using namespace detail;  // the lanes and their operations
+    // u: continuous cell coordinates (voxel centres at integers). Clamped to the centre box
+    // (NaN to 0), then to the last cell: the cell's lower corner b is the truncation (the floor
+    // of a non-negative number), and clamping to an integer bound before truncating is the same
+    // as after. A one-voxel axis has top 0: base 0, frac 0 (reads its only sample twice).
+    const AxisLanes c = clamp_lanes(u, lanes(top_));
+    const IntAxisLanes b = truncate(min_lanes(c, lanes(last_cell_)));
+    const AxisLanes frac = c - to_double(b), out = u - c;
     for (int a = 0; a < 3; ++a) {
-        const double c = clamp_to_box(a, u[a]);
-        const int b = std::min(static_cast<int>(c), base_max_[a]);
-        ref.out[a] = u[a] - c;
-        ref.frac[a] = c - b;
+        ref.out[a] = out[a];
+        ref.frac[a] = frac[a];
         // The brick offset is a sum of one term per axis, so the eight corners need two terms
         // per axis; the upper neighbour is clamped to the grid (axis_table_).
-        const std::size_t* t = axis_table_[a].data() + b;
+        const std::size_t* t = axis_table_[a].data() + b[a];
         ref.offset[a][0] = t[0];
         ref.offset[a][1] = t[1];
     }
-    return ref;
 }
 
-inline const DistanceSampler::BlockBound& DistanceSampler::locate(const Vec3d& u, double rc, bool& leaves) const {
+inline void DistanceSampler::locate_cell(const Vec3d& p, CellRef& out) const { locate_cell_at(to_cells(p), out); }
+
+inline const DistanceSampler::BlockBound& DistanceSampler::locate(const detail::AxisLanes& u, double rc, bool& leaves) const {
+    using namespace detail;  // the lanes and their operations
     // The ball's box in cell coordinates (cell i spans centre coordinates i .. i + 1), clamped to
     // the cells first: floor then commutes with the clamp (integer bounds) and a truncation is
-    // the floor of a non-negative number. max(0, min(x, last)) also maps NaN to 0; an axis with
-    // a NaN bound (a NaN centre or radius) takes all its cells.
-    const double x0 = u.x - rc, x1 = u.x + rc, y0 = u.y - rc, y1 = u.y + rc, z0 = u.z - rc, z1 = u.z + rc;
-    // The box leaves the centre box when a lower end is below 0 or an upper end above the top.
-    leaves = !(std::min({x0, y0, z0}) >= 0 && std::max({x1 - top_[0], y1 - top_[1], z1 - top_[2]}) <= 0);
-    auto cell = [](double v, double last) { return static_cast<int>(std::max(0.0, std::min(v, last))); };
-    int lx = cell(x0, last_cell_[0]), hx = cell(x1, last_cell_[0]);
-    int ly = cell(y0, last_cell_[1]), hy = cell(y1, last_cell_[1]);
-    int lz = cell(z0, last_cell_[2]), hz = cell(z1, last_cell_[2]);
-    if (!((x1 >= x0) & (y1 >= y0) & (z1 >= z0))) [[unlikely]] {
-        leaves = true;  // min and max above need not see a NaN
-        if (!(x1 >= x0)) lx = 0, hx = base_max_[0];
-        if (!(y1 >= y0)) ly = 0, hy = base_max_[1];
-        if (!(z1 >= z0)) lz = 0, hz = base_max_[2];
+    // the floor of a non-negative number. The clamp also maps NaN to 0; an axis with a NaN bound
+    // (a NaN centre or radius) takes all its cells.
+    const AxisLanes lo = u - rc, hi = u + rc, top = lanes(top_), last = lanes(last_cell_);
+    // The box leaves the centre box when a lower end is below 0 or an upper end above the top
+    // (or is NaN).
+    const auto inside_xy = (lo.xy >= 0.0) & (hi.xy - top.xy <= 0.0);
+    const auto inside_z = (lo.zw >= 0.0) & (hi.zw - top.zw <= 0.0);
+    leaves = !(inside_xy[0] & inside_xy[1] & inside_z[0]);
+    IntAxisLanes l = truncate(clamp_lanes(lo, last)), h = truncate(clamp_lanes(hi, last));
+    const auto ordered_xy = hi.xy >= lo.xy;
+    const auto ordered_z = hi.zw >= lo.zw;
+    if (!(ordered_xy[0] & ordered_xy[1] & ordered_z[0])) [[unlikely]] {
+        for (int a = 0; a < 2; ++a)
+            if (!ordered_xy[a]) l.xy[a] = 0, h.xy[a] = base_max_[a];
+        if (!ordered_z[0]) l.zw[0] = 0, h.zw[0] = base_max_[2];
     }
     // The finest level m where the box spans at most two blocks (of 4 << m cells) per axis. A box
     // whose extent (hi - lo) reaches 8 << m never fits at level m, so start at the finest level
     // where every extent is below 8 << m; there an extent is below 4 << (m + 1), so the next
     // level always fits (two floors of numbers less than a block apart differ by at most one).
-    const int extent = std::max({hx - lx, hy - ly, hz - lz});
+    const IntPair ext_xy = h.xy - l.xy, ext_z = h.zw - l.zw;
+    const int extent = std::max(std::max(ext_xy[0], ext_xy[1]), ext_z[0]);
     int shift = extent < 8 ? 2 : static_cast<int>(std::bit_width(static_cast<unsigned>(extent))) - 1;
     // The blocks spanned per axis less one: 0 or 1 when the level fits (any is 2 or more when the
     // bitwise or of the three is).
-    int bx = lx >> shift, by = ly >> shift, bz = lz >> shift;
-    int sx = (hx >> shift) - bx, sy = (hy >> shift) - by, sz = (hz >> shift) - bz;
-    if ((sx | sy | sz) > 1) {
+    auto spans = [&](IntPair& block_xy, IntPair& block_z, IntPair& span_xy, IntPair& span_z) {
+        block_xy = l.xy >> shift, block_z = l.zw >> shift;
+        span_xy = (h.xy >> shift) - block_xy, span_z = (h.zw >> shift) - block_z;
+        return span_xy[0] | span_xy[1] | span_z[0];
+    };
+    IntPair bxy, bz, sxy, sz;
+    if (spans(bxy, bz, sxy, sz) > 1) {
         shift = std::min(shift + 1, top_shift_);
-        bx = lx >> shift, by = ly >> shift, bz = lz >> shift;
-        sx = (hx >> shift) - bx, sy = (hy >> shift) - by, sz = (hz >> shift) - bz;
+        spans(bxy, bz, sxy, sz);
     }
-    const int mask = sx | (sy << 1) | (sz << 2);  // bit a: the box spans two blocks along axis a
+    const int mask = sxy[0] | (sxy[1] << 1) | (sz[0] << 2);  // bit a: the box spans two blocks along axis a
     const PyramidLevel& lv = levels_[static_cast<std::size_t>(shift - 2)];
-    return pyramid_[lv.first + static_cast<std::size_t>(bz) * lv.dxy + static_cast<std::size_t>(by) * lv.dx +
-                    static_cast<std::size_t>(bx)]
+    return pyramid_[lv.first + static_cast<std::size_t>(bz[0]) * lv.dxy + static_cast<std::size_t>(bxy[1]) * lv.dx +
+                    static_cast<std::size_t>(bxy[0])]
         .by_mask[mask];
 }
 
@@ -319,14 +372,6 @@ inline void DistanceSampler::prefetch(const CellRef& c) const {
             prefetch_line(base + size * (row + o[0][0]));
             prefetch_line(base + size * (row + o[0][1]));
         }
-}
-
-inline void DistanceSampler::read_corners(const CellRef& ref, double (&corner)[8]) const {
-    const auto& o = ref.offset;
-    if (float_samples())
-        for (int n = 0; n < 8; ++n) corner[n] = samples_f_[o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2]];
-    else
-        for (int n = 0; n < 8; ++n) corner[n] = samples_d_[o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2]];
 }
 
 inline double DistanceSampler::trilinear(const CellRef& ref) const {
@@ -355,13 +400,13 @@ inline double DistanceSampler::outside_distance(const CellRef& ref) const {
 }
 
 void DistanceSampler::probe_value(const Vec3d& p, CellRef& out) const {
-    out = locate_cell(to_cells(p));
+    locate_cell(p, out);
     prefetch(out);
 }
 
 void DistanceSampler::locate_sphere(const Vec3d& center, double radius, SphereProbe& out) const {
-    const Vec3d u = to_cells(center);
-    out.cell = locate_cell(u);
+    const detail::AxisLanes u = to_cells(center);
+    locate_cell_at(u, out.cell);
     out.radius = radius;
     out.block = &locate(u, radius_in_cells(radius), out.leaves);
 }
@@ -370,12 +415,6 @@ void DistanceSampler::probe_sphere(const Vec3d& center, double radius, SpherePro
     locate_sphere(center, radius, out);
     prefetch_line(out.block);
     prefetch(out.cell);
-}
-
-double DistanceSampler::upper_bound(const Vec3d& center, double radius) const {
-    SphereProbe probe;
-    locate_sphere(center, radius, probe);
-    return upper_bound(probe);
 }
 
 double DistanceSampler::upper_bound(const SphereProbe& probe) const {
@@ -400,16 +439,40 @@ double DistanceSampler::upper_bound(const SphereProbe& probe) const {
     return std::min({max_value - away, inner + b.interior_lipschitz * radius - away, inner - outside + b.lipschitz * radius});
 }
 
-double DistanceSampler::value(const Vec3d& p) const { return value(locate_cell(to_cells(p))); }
-
 double DistanceSampler::value(const CellRef& c) const {
     const double v = trilinear(c);
     const double outside = outside_distance(c);
     return outside > 0 ? v - outside : v;
 }
 
-void DistanceSampler::read_cell(const Vec3d& u, Cell& cell) const {
-    cell.ref = locate_cell(u);
+BallBound DistanceSampler::ball_bound(const Vec3d& center, double radius) const {
+    bool leaves = false;
+    const BlockBound& b = locate(to_cells(center), radius_in_cells(radius), leaves);
+    return merge_block(b, leaves);  // after locate has set `leaves`
+}
+
+double DistanceSampler::upper_bound(const Vec3d& center, double radius) const {
+    SphereProbe probe;
+    locate_sphere(center, radius, probe);
+    return upper_bound(probe);
+}
+
+double DistanceSampler::value(const Vec3d& p) const {
+    CellRef cell;
+    locate_cell(p, cell);
+    return value(cell);
+}
+
+void DistanceSampler::read_corners(const CellRef& ref, double (&corner)[8]) const {
+    const auto& o = ref.offset;
+    if (float_samples())
+        for (int n = 0; n < 8; ++n) corner[n] = samples_f_[o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2]];
+    else
+        for (int n = 0; n < 8; ++n) corner[n] = samples_d_[o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2]];
+}
+
+void DistanceSampler::read_cell(const Vec3d& p, Cell& cell) const {
+    locate_cell(p, cell.ref);
     read_corners(cell.ref, cell.corner);
 }
 

@@ -68,6 +68,9 @@ struct HugePageAllocator {
     template <class U>
     bool operator==(const HugePageAllocator<U>&) const { return true; }
 };
+
+// The three axes of a point in vector lanes, for the hot paths of field.cpp (defined there).
+struct AxisLanes;
 }  // namespace detail
 
 // What a ball of the moving object's tree needs to know of V inside it (ball_bound).
@@ -158,31 +161,27 @@ private:
     double at(int i, int j, int k) const {
         return float_samples() ? samples_f_[offset(i, j, k)] : samples_d_[offset(i, j, k)];
     }
-    // Coordinate x of axis a clamped to the centre box [0, dims - 1]; max(0, min(x, top)) also
-    // maps NaN to 0.
-    double clamp_to_box(int a, double x) const { return std::max(0.0, std::min(x, top_[a])); }
-    // Continuous cell coordinates of p: voxel centre (i, j, k) is at (i, j, k).
-    Vec3d to_cells(const Vec3d& p) const {
-        return Vec3d{(p.x - grid_.origin.x) * inv_s_ - 0.5, (p.y - grid_.origin.y) * inv_s_ - 0.5,
-                     (p.z - grid_.origin.z) * inv_s_ - 0.5};
-    }
-    // The cell that holds the projection of cell coordinates u onto the centre box (locate_cell)
-    // and its eight samples (corner (di, dj, dk) at di + 2 dj + 4 dk).
+    // The cell that holds the projection of a point onto the centre box (locate_cell) and its
+    // eight samples (corner (di, dj, dk) at di + 2 dj + 4 dk).
     struct Cell {
         CellRef ref;
         double corner[8];
     };
-    CellRef locate_cell(const Vec3d& u) const;
+    // Writes the cell of world point p (of its projection onto the centre box) into `out`.
+    void locate_cell(const Vec3d& p, CellRef& out) const;
+    void locate_cell_at(const detail::AxisLanes& u, CellRef& out) const;  // u: continuous cell coordinates
+    // Continuous cell coordinates of world point p: voxel centre (i, j, k) is at (i, j, k).
+    detail::AxisLanes to_cells(const Vec3d& p) const;
     void prefetch(const CellRef& cell) const;
     void read_corners(const CellRef& cell, double (&corner)[8]) const;
-    void read_cell(const Vec3d& u, Cell& cell) const;
+    void read_cell(const Vec3d& p, Cell& cell) const;  // p: world point
     // V at the projection of the cell's point onto the centre box (the trilinear interpolant of
     // the cell's samples).
     double trilinear(const CellRef& cell) const;
     // The world distance from the cell's point to its projection onto the centre box (0 inside).
     double outside_distance(const CellRef& cell) const;
     // The pyramid entry of a ball (cell coordinates) and whether its box leaves the centre box.
-    const BlockBound& locate(const Vec3d& u, double rc, bool& leaves) const;
+    const BlockBound& locate(const detail::AxisLanes& u, double rc, bool& leaves) const;
     BallBound merge_block(const BlockBound& b, bool leaves) const;
     // A block's largest sample, widened for the rounding of the interpolation (merge_block).
     static double block_max(const BlockBound& b);
@@ -195,13 +194,15 @@ private:
 
     GridSpec grid_;
     double inv_s_ = 1;  // 1 / voxel size: the hot paths multiply instead of dividing
-    std::array<double, 3> top_{0, 0, 0};  // dims - 1: the centre box in cell coordinates
+    // Per axis x, y, z and a fourth, unused lane 0 (detail::AxisLanes).
+    alignas(16) std::array<double, 4> origin_{0, 0, 0, 0};  // grid_.origin
+    alignas(16) std::array<double, 4> top_{0, 0, 0, 0};  // dims - 1: the centre box in cell coordinates
+    alignas(16) std::array<double, 4> last_cell_{0, 0, 0, 0};  // base_max_ as double (the clamps)
     std::array<int, 3> base_max_{0, 0, 0};  // max(0, dims - 2): the last cell (its lower corner)
     std::array<std::size_t, 3> brick_stride_{0, 0, 0};  // samples from one brick to the next along each axis
     // axis_table_[a][i] = axis_offset(a, i) for i in 0..dims - 1, and once more for dims - 1 at
     // index dims (a cell's upper corner on a one-voxel axis): the hot paths look offsets up.
     std::array<std::vector<std::size_t>, 3> axis_table_;
-    std::array<double, 3> last_cell_{0, 0, 0};  // base_max_ as double (locate's clamps)
     // Bricks in x-fastest order, 64 samples each, x fastest inside (the last bricks' slots beyond
     // the grid are never read). One of the two holds them, the other is empty.
     std::vector<float, detail::HugePageAllocator<float>> samples_f_;

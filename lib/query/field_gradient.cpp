@@ -8,7 +8,7 @@ namespace hp {
 
 Vec3d DistanceSampler::gradient(const Vec3d& p) const {
     Cell cell;
-    read_cell(to_cells(p), cell);
+    read_cell(p, cell);
     const double* c = cell.corner;
     const double* f = cell.ref.frac;
     // Inside a cell V is trilinear: dV/du is the bilinear blend of the four cell-edge differences
