@@ -15,6 +15,10 @@
 
 #include <sys/mman.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "core/error.hpp"
 #include "query/prefetch.hpp"
 
@@ -268,6 +272,18 @@ inline AxisLanes to_double(const IntAxisLanes& a) {
 }
 }  // namespace detail
 
+namespace {
+// std::max(0.0, x) (0 for a NaN x) without a branch: compilers branch on it, and where a branch
+// predictor cannot learn the outcome a wrong guess costs more.
+inline double max0(double x) {
+#if defined(__SSE2__)
+    return _mm_cvtsd_f64(_mm_max_sd(_mm_set_sd(x), _mm_setzero_pd()));  // x > 0 ? x : 0
+#else
+    return std::max(0.0, x);
+#endif
+}
+}  // namespace
+
 inline detail::AxisLanes DistanceSampler::to_cells(const Vec3d& p) const {
     return (detail::AxisLanes{detail::Pair{p.x, p.y}, detail::Pair{p.z, 0.0}} - detail::lanes(origin_)) * inv_s_ - 0.5;
 }
@@ -339,17 +355,12 @@ inline const DistanceSampler::BlockBound& DistanceSampler::locate(const detail::
     const int extent = std::max(std::max(ext_xy[0], ext_xy[1]), ext_z[0]);
     int shift = extent < 8 ? 2 : static_cast<int>(std::bit_width(static_cast<unsigned>(extent))) - 1;
     // The blocks spanned per axis less one: 0 or 1 when the level fits (any is 2 or more when the
-    // bitwise or of the three is).
-    auto spans = [&](IntPair& block_xy, IntPair& block_z, IntPair& span_xy, IntPair& span_z) {
-        block_xy = l.xy >> shift, block_z = l.zw >> shift;
-        span_xy = (h.xy >> shift) - block_xy, span_z = (h.zw >> shift) - block_z;
-        return span_xy[0] | span_xy[1] | span_z[0];
-    };
-    IntPair bxy, bz, sxy, sz;
-    if (spans(bxy, bz, sxy, sz) > 1) {
-        shift = std::min(shift + 1, top_shift_);
-        spans(bxy, bz, sxy, sz);
-    }
+    // bitwise or of the three is). The step up is chosen without a branch: it is taken about as
+    // often as not, and a branch predictor guesses wrong too often.
+    const IntPair try_xy = (h.xy >> shift) - (l.xy >> shift), try_z = (h.zw >> shift) - (l.zw >> shift);
+    shift += static_cast<int>((try_xy[0] | try_xy[1] | try_z[0]) > 1) & static_cast<int>(shift < top_shift_);
+    const IntPair bxy = l.xy >> shift, bz = l.zw >> shift;
+    const IntPair sxy = (h.xy >> shift) - bxy, sz = (h.zw >> shift) - bz;
     const int mask = sxy[0] | (sxy[1] << 1) | (sz[0] << 2);  // bit a: the box spans two blocks along axis a
     const PyramidLevel& lv = levels_[static_cast<std::size_t>(shift - 2)];
     return pyramid_[lv.first + static_cast<std::size_t>(bz[0]) * lv.dxy + static_cast<std::size_t>(bxy[1]) * lv.dx +
@@ -396,7 +407,7 @@ inline double DistanceSampler::trilinear(const CellRef& ref) const {
 inline double DistanceSampler::outside_distance(const CellRef& ref) const {
     const double* d = ref.out;  // the point minus its projection, per axis (cell units)
     const double out2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    return out2 > 0 ? std::sqrt(out2) * grid_.voxel_size : 0.0;
+    return max0(std::sqrt(out2) * grid_.voxel_size);  // 0 inside (and for a NaN point)
 }
 
 void DistanceSampler::probe_value(const Vec3d& p, CellRef& out) const {
@@ -425,24 +436,32 @@ double DistanceSampler::upper_bound(const SphereProbe& probe) const {
     // where the grid's border cells are steep (an open mesh's hole, slope tens of voxels per
     // voxel, would otherwise let V(c(X)) + L_in r reach zero from a hundred voxels away). X's
     // distance to the box needs no read of the field; a NaN centre gives away = 0.
+    //
+    // Every term is computed and the result chosen without a branch: whether a ball leaves the
+    // centre box or its block's largest sample decides the test alone is close to random from one
+    // test to the next (about half the balls of the slowest poses stop at the block), and a
+    // wrong guess of a branch costs more than the arithmetic (the centre's cell is prefetched
+    // anyway). The value is the branching form's, bit for bit.
     const double outside = outside_distance(probe.cell);  // |X - c(X)|
-    const double away = outside > 0 ? std::max(0.0, outside - radius) : 0.0;
-    // The blocks' largest sample first: a third of the balls need no more (no read of the field).
-    const double max_value = block_max(*probe.block);
-    if (max_value - away < 0) return max_value - away;
-    const BallBound b = merge_block(*probe.block, probe.leaves);
+    const double away = max0(outside - radius);
+    // The blocks' largest sample alone, when that is negative (no need of the cell).
+    const double alone = block_max(*probe.block) - away;
     // V(c(P)) <= V(c(X)) + L_in r: |c(P) - c(X)| <= |P - X| <= r (projections do not expand) and
     // the segment c(X)..c(P) lies in the clamped box whose cells gave L_in. No sqrt(L^2 + 1)
     // factor for balls that leave the grid.
     // When the centre lies far outside, V(X) + L r (with L = sqrt(L_in^2 + 1)) may be the tighter.
+    const double ld = probe.block->lipschitz;
+    const double interior = std::min(ld * (1 + 1e-9), lipschitz_);  // as merge_block
+    // merge_block's sqrt(L_in^2 + 1) when the ball leaves the centre box, else L_in: ld is a float,
+    // so ld * ld is exact and its root is ld again.
+    const double lipschitz = std::min(std::sqrt(ld * ld + static_cast<double>(probe.leaves)) * (1 + 1e-9), lipschitz_);
     const double inner = trilinear(probe.cell);
-    return std::min({max_value - away, inner + b.interior_lipschitz * radius - away, inner - outside + b.lipschitz * radius});
+    const double full = std::min(std::min(alone, inner + interior * radius - away), inner - outside + lipschitz * radius);
+    return alone < 0 ? alone : full;
 }
 
 double DistanceSampler::value(const CellRef& c) const {
-    const double v = trilinear(c);
-    const double outside = outside_distance(c);
-    return outside > 0 ? v - outside : v;
+    return trilinear(c) - outside_distance(c);  // less 0 inside the centre box: the same value
 }
 
 BallBound DistanceSampler::ball_bound(const Vec3d& center, double radius) const {
