@@ -300,7 +300,9 @@ BallBound DistanceSampler::merge_block(const BlockBound& b, bool leaves) const {
     BallBound out;
     const double ld = b.lipschitz;
     out.interior_lipschitz = std::min(ld * (1 + 1e-9), lipschitz_);
-    out.lipschitz = std::min(leaves ? std::sqrt(ld * ld + 1.0) * (1 + 1e-9) : ld * (1 + 1e-9), lipschitz_);
+    // sqrt(L_in^2 + 1) when the ball leaves the centre box, else L_in, without a branch (the
+    // sphere test's, upper_bound): ld is a float, so ld * ld is exact and its root is ld again.
+    out.lipschitz = std::min(std::sqrt(ld * ld + static_cast<double>(leaves)) * (1 + 1e-9), lipschitz_);
     out.max_value = block_max(b);
     return out;
 }
@@ -444,19 +446,15 @@ double DistanceSampler::upper_bound(const SphereProbe& probe) const {
     // anyway). The value is the branching form's, bit for bit.
     const double outside = outside_distance(probe.cell);  // |X - c(X)|
     const double away = max0(outside - radius);
+    const BallBound b = merge_block(*probe.block, probe.leaves);
     // The blocks' largest sample alone, when that is negative (no need of the cell).
-    const double alone = block_max(*probe.block) - away;
+    const double alone = b.max_value - away;
     // V(c(P)) <= V(c(X)) + L_in r: |c(P) - c(X)| <= |P - X| <= r (projections do not expand) and
     // the segment c(X)..c(P) lies in the clamped box whose cells gave L_in. No sqrt(L^2 + 1)
     // factor for balls that leave the grid.
     // When the centre lies far outside, V(X) + L r (with L = sqrt(L_in^2 + 1)) may be the tighter.
-    const double ld = probe.block->lipschitz;
-    const double interior = std::min(ld * (1 + 1e-9), lipschitz_);  // as merge_block
-    // merge_block's sqrt(L_in^2 + 1) when the ball leaves the centre box, else L_in: ld is a float,
-    // so ld * ld is exact and its root is ld again.
-    const double lipschitz = std::min(std::sqrt(ld * ld + static_cast<double>(probe.leaves)) * (1 + 1e-9), lipschitz_);
     const double inner = trilinear(probe.cell);
-    const double full = std::min(std::min(alone, inner + interior * radius - away), inner - outside + lipschitz * radius);
+    const double full = std::min(std::min(alone, inner + b.interior_lipschitz * radius - away), inner - outside + b.lipschitz * radius);
     return alone < 0 ? alone : full;
 }
 
