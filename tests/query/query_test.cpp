@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <random>
 
@@ -322,6 +323,33 @@ TEST(DistanceSampler, ProbedReadsAreTheDirectReads) {
         EXPECT_GT(pruned, 200);
         EXPECT_LT(pruned, 1800);
         EXPECT_GT(outside, 500);
+    }
+}
+
+// A NaN point or ball (a corrupt pose) is clamped like any other: its NaN coordinates go to the
+// grid's first cell, a NaN ball takes every cell along its NaN axes, and no NaN reaches an integer
+// conversion (UBSan) or the result.
+TEST(DistanceSampler, NaNPointsAndBallsGiveFiniteClampedValues) {
+    hp::GridSpec g = cube_grid(-1, 1, 0.1);
+    hp::DistanceSampler f = sampled(g, [](Vec3d p) { return 0.5 - hp::length(p - Vec3d{0.3, -0.2, 0.1}); });
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    // Voxel centre (i, j, k) is at origin + (i + 0.5) s: x = NaN reads x index 0.
+    EXPECT_EQ(f.value(Vec3d{nan, nan, nan}), f.sample(0, 0, 0));
+    const Vec3d on_voxel = g.center(7, 4, 9);
+    EXPECT_NEAR(f.value(Vec3d{nan, on_voxel.y, on_voxel.z}), f.sample(0, 4, 9), 1e-12);
+    for (const Vec3d& c : {Vec3d{nan, nan, nan}, Vec3d{0.2, nan, -0.1}, Vec3d{0.2, 0.1, 0.3}}) {
+        for (double r : {0.05, nan}) {
+            const double bound = f.upper_bound(c, r);
+            hp::DistanceSampler::SphereProbe probe;
+            f.probe_sphere(c, r, probe);
+            EXPECT_EQ(bound, f.upper_bound(probe));
+            EXPECT_FALSE(std::isnan(bound));
+            // NaN on every axis (a NaN radius, or a NaN centre) spans the whole grid: the ball's
+            // blocks hold the largest sample.
+            if (std::isnan(r) || (std::isnan(c.x) && std::isnan(c.y) && std::isnan(c.z))) {
+                EXPECT_GE(f.ball_bound(c, r).max_value, f.max_value()) << c.x << " " << c.y << " " << c.z << " " << r;
+            }
+        }
     }
 }
 
