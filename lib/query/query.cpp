@@ -28,6 +28,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+void check_normals(std::span<const Vec3d> points, std::span<const Vec3d> normals) {
+    if (points.size() != normals.size())
+        fail_input("", "the moving object has " + std::to_string(points.size()) + " points but " +
+                           std::to_string(normals.size()) + " normals");
+}
+
 }  // namespace
 
 // The tree as the traversal reads it: one 64-byte node per cluster (same ids: breadth-first, children
@@ -47,9 +53,11 @@ struct detail::PackedTree {
     };
     std::vector<Node> nodes;
     std::vector<Vec3d> points;       // body frame
+    std::vector<Vec3d> normals;      // the points' normals, body frame (read for each contact)
     std::vector<std::uint32_t> ids;  // the point's index in the moving object
 
-    PackedTree(const PointSphereTree& tree, std::span<const Vec3d> moving_points) {
+    PackedTree(const PointSphereTree& tree, std::span<const Vec3d> moving_points, std::span<const Vec3d> moving_normals) {
+        check_normals(moving_points, moving_normals);
         nodes.resize(tree.clusters.size());
         for (std::size_t id = 0; id < tree.clusters.size(); ++id) {
             const TreeCluster& c = tree.clusters[id];
@@ -67,6 +75,7 @@ struct detail::PackedTree {
                 if (c.points[i] >= moving_points.size()) fail_input("", "a tree cluster names a point the shell does not have");
                 ids.push_back(c.points[i]);
                 points.push_back(moving_points[c.points[i]]);
+                normals.push_back(moving_normals[c.points[i]]);
             }
             n.point_count = static_cast<std::uint32_t>(take);
             n.repeats_parent = c.parent >= 0 && take > 0 && !tree.clusters[static_cast<std::size_t>(c.parent)].points.empty() &&
@@ -132,15 +141,16 @@ public:
 
     // Brute force: every point, their cells asked for ahead like the traversal's points.
     void check_all_points() {
-        for (std::uint32_t i = 0; i < moving_.points.size(); ++i) defer_point(i, place(moving_.points[i]), -1);
+        for (std::uint32_t i = 0; i < moving_.points.size(); ++i) defer_point(i, moving_.normals[i], place(moving_.points[i]), -1);
         flush_points(-1);
     }
-    // Checks one point (placed at p, with V(p) = v); records a contact when V > 0.
-    void check_probed(std::uint32_t index, const Vec3d& p, double v, std::int32_t segment) {
+    // Checks one point (placed at p, with V(p) = v, its normal n in the body frame); records a
+    // contact when V > 0.
+    void check_probed(std::uint32_t index, const Vec3d& n, const Vec3d& p, double v, std::int32_t segment) {
         ++out_.points_tested;
         best_checked_ = std::max(best_checked_, v);
         best_bound_ = std::max(best_bound_, v);
-        if (v > 0) out_.contacts.push_back({index, p, turn(moving_.normals[index]), v, segment});
+        if (v > 0) out_.contacts.push_back({index, p, turn(n), v, segment});
     }
 
     // Breadth-first from `start`; returns false when stopped by the budget (`limits`, time_critical).
@@ -166,6 +176,8 @@ public:
                 if (a.point_count > 0) {
                     prefetch_line(&packed_->points[a.first_point]);
                     prefetch_line(&packed_->points[a.first_point + a.point_count - 1]);
+                    prefetch_line(&packed_->normals[a.first_point]);
+                    prefetch_line(&packed_->normals[a.first_point + a.point_count - 1]);
                     prefetch_line(&packed_->ids[a.first_point]);
                 }
             }
@@ -193,8 +205,9 @@ public:
             // not the parent point its parent checked (the start of a traversal has no parent in it).
             const Vec3d* pts = packed_->points.data() + c.first_point;
             const std::uint32_t* ids = packed_->ids.data() + c.first_point;
+            const Vec3d* normals = packed_->normals.data() + c.first_point;
             const std::uint32_t first = head == 0 ? 0 : c.repeats_parent;
-            for (std::uint32_t i = first; i < c.point_count; ++i) defer_point(ids[i], place(pts[i]), segment);
+            for (std::uint32_t i = first; i < c.point_count; ++i) defer_point(ids[i], normals[i], place(pts[i]), segment);
             for (std::uint32_t ch = 0; ch < c.child_count; ++ch) queue_[tail_++] = c.first_child + ch;
         }
         flush_points(segment);
@@ -204,9 +217,10 @@ public:
     // Queues a point check: prefetches the point's cell and checks the point kPointsBehind
     // deferred points later (or at flush_points). Every traversal flushes before it returns, so
     // the deferred points all belong to the caller's segment.
-    void defer_point(std::uint32_t index, const Vec3d& p, std::int32_t segment) {
+    void defer_point(std::uint32_t index, const Vec3d& normal, const Vec3d& p, std::int32_t segment) {
         DeferredPoint& d = deferred_[(deferred_begin_ + deferred_count_) % kPointsRing];
         d.index = index;
+        d.normal = &normal;
         d.position = p;
         field_.probe_value(p, d.cell);
         if (++deferred_count_ > kPointsBehind) check_oldest_deferred(segment);
@@ -216,7 +230,7 @@ public:
     }
     void check_oldest_deferred(std::int32_t segment) {
         const DeferredPoint& d = deferred_[deferred_begin_];
-        check_probed(d.index, d.position, field_.value(d.cell), segment);
+        check_probed(d.index, *d.normal, d.position, field_.value(d.cell), segment);
         deferred_begin_ = (deferred_begin_ + 1) % kPointsRing;
         --deferred_count_;
     }
@@ -282,6 +296,7 @@ private:
     static constexpr std::size_t kPointsRing = 16;  // > kPointsBehind
     struct DeferredPoint {
         std::uint32_t index;
+        const Vec3d* normal;  // body frame (the packed tree's copy, or the moving object's)
         Vec3d position;
         DistanceSampler::CellRef cell;
     };
@@ -329,9 +344,7 @@ void check_cfm_use(const MovingObject& moving, const QueryOptions& options) {
 
 void run_into(const DistanceSampler& field, const MovingObject& moving, const detail::PackedTree* packed, const Pose& pose,
               const QueryOptions& options, QueryResult& out, std::vector<std::uint32_t>& queue) {
-    if (moving.points.size() != moving.normals.size())
-        fail_input("", "the moving object has " + std::to_string(moving.points.size()) + " points but " +
-                           std::to_string(moving.normals.size()) + " normals");
+    check_normals(moving.points, moving.normals);
     reset(out);
     Clock::time_point start = Clock::now();
     const bool need_tree = options.mode != QueryMode::brute;
@@ -387,7 +400,7 @@ QueryResult run_query(const DistanceSampler& field, const MovingObject& moving, 
     QueryResult out;
     std::vector<std::uint32_t> queue;
     std::optional<detail::PackedTree> packed;
-    if (options.mode != QueryMode::brute && moving.tree) packed.emplace(*moving.tree, moving.points);
+    if (options.mode != QueryMode::brute && moving.tree) packed.emplace(*moving.tree, moving.points, moving.normals);
     run_into(field, moving, packed ? &*packed : nullptr, pose, options, out, queue);
     return out;
 }
@@ -400,7 +413,7 @@ VpsQuery::VpsQuery(const DistanceSampler& field, const MovingObject& moving, con
         fail_usage("--level must be between 1 and " + std::to_string(moving_.tree->levels) + " for this tree");
     check_cfm_use(moving_, options_);
     if (moving_.tree) queue_.resize(moving_.tree->clusters.size());
-    if (options_.mode != QueryMode::brute) packed_ = std::make_shared<const detail::PackedTree>(*moving_.tree, moving_.points);
+    if (options_.mode != QueryMode::brute) packed_ = std::make_shared<const detail::PackedTree>(*moving_.tree, moving_.points, moving_.normals);
 }
 
 const QueryResult& VpsQuery::operator()(const Pose& pose) {
@@ -410,7 +423,7 @@ const QueryResult& VpsQuery::operator()(const Pose& pose) {
 
 MaxPointValue::MaxPointValue(const DistanceSampler& field, const MovingObject& moving) : field_(field), moving_(moving) {
     if (moving_.tree && !moving_.tree->clusters.empty())
-        packed_ = std::make_shared<const detail::PackedTree>(*moving_.tree, moving_.points);
+        packed_ = std::make_shared<const detail::PackedTree>(*moving_.tree, moving_.points, moving_.normals);
 }
 
 double MaxPointValue::operator()(const Pose& pose) const {

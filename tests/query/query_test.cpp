@@ -503,6 +503,26 @@ TEST(Query, SegmentedKeepsTheDeepestContactPerCluster) {
     EXPECT_THROW(hp::run_query(f, s.view(), pose, {.mode = hp::QueryMode::segmented, .level = 99}), hp::Error);
 }
 
+// A moving object with fewer normals than points is an input error in every mode and for every
+// entry point, never a read past the normals (the traversal keeps its own copy of them).
+TEST(Query, MissingNormalsAreAnInputError) {
+    hp::GridSpec g = cube_grid(-1, 1, 0.1);
+    hp::DistanceSampler f = sampled(g, [](Vec3d p) { return 0.5 - hp::length(p); });
+    Shell s = sphere_shell(0.2, 300);
+    s.normals.resize(250);
+    const hp::Pose pose{{0.2, 0, 0}, {1, 0, 0, 0}};
+    for (hp::QueryMode mode : {hp::QueryMode::full, hp::QueryMode::brute, hp::QueryMode::time_critical}) {
+        EXPECT_THROW(hp::run_query(f, s.view(), pose, {.mode = mode}), hp::Error);
+        EXPECT_THROW(
+            {
+                hp::VpsQuery q(f, s.view(), {.mode = mode});
+                q(pose);
+            },
+            hp::Error);
+    }
+    EXPECT_THROW(hp::MaxPointValue(f, s.view()), hp::Error);
+}
+
 TEST(Query, TimeCriticalStopsAtTheBudget) {
     hp::GridSpec g = cube_grid(-1, 1, 0.04);
     hp::DistanceSampler f = sampled(g, [](Vec3d p) { return 0.5 - hp::length(p); });
