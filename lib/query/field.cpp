@@ -430,7 +430,8 @@ void DistanceSampler::probe_sphere(const Vec3d& center, double radius, SpherePro
     prefetch(out.cell);
 }
 
-double DistanceSampler::upper_bound(const SphereProbe& probe) const {
+template <bool Lazy>
+inline double DistanceSampler::probe_bound(const SphereProbe& probe) const {
     const double radius = probe.radius;
     // For P in the ball, V(P) = V(c(P)) - |P - c(P)| (c: projection onto the centre box) and
     // |P - c(P)| is P's distance to the box, at least `away` = (X's distance to it) - r. So every
@@ -438,17 +439,14 @@ double DistanceSampler::upper_bound(const SphereProbe& probe) const {
     // where the grid's border cells are steep (an open mesh's hole, slope tens of voxels per
     // voxel, would otherwise let V(c(X)) + L_in r reach zero from a hundred voxels away). X's
     // distance to the box needs no read of the field; a NaN centre gives away = 0.
-    //
-    // Every term is computed and the result chosen without a branch: whether a ball leaves the
-    // centre box or its block's largest sample decides the test alone is close to random from one
-    // test to the next (about half the balls of the slowest poses stop at the block), and a
-    // wrong guess of a branch costs more than the arithmetic (the centre's cell is prefetched
-    // anyway). The value is the branching form's, bit for bit.
     const double outside = outside_distance(probe.cell);  // |X - c(X)|
     const double away = max0(outside - radius);
     const BallBound b = merge_block(*probe.block, probe.leaves);
     // The blocks' largest sample alone, when that is negative (no need of the cell).
     const double alone = b.max_value - away;
+    if constexpr (Lazy) {
+        if (alone < 0) return alone;
+    }
     // V(c(P)) <= V(c(X)) + L_in r: |c(P) - c(X)| <= |P - X| <= r (projections do not expand) and
     // the segment c(X)..c(P) lies in the clamped box whose cells gave L_in. No sqrt(L^2 + 1)
     // factor for balls that leave the grid.
@@ -457,6 +455,10 @@ double DistanceSampler::upper_bound(const SphereProbe& probe) const {
     const double full = std::min(std::min(alone, inner + b.interior_lipschitz * radius - away), inner - outside + b.lipschitz * radius);
     return alone < 0 ? alone : full;
 }
+
+double DistanceSampler::upper_bound(const SphereProbe& probe) const { return probe_bound<false>(probe); }
+
+double DistanceSampler::upper_bound_lazy(const SphereProbe& probe) const { return probe_bound<true>(probe); }
 
 double DistanceSampler::value(const CellRef& c) const {
     return trilinear(c) - outside_distance(c);  // less 0 inside the centre box: the same value
@@ -471,7 +473,7 @@ BallBound DistanceSampler::ball_bound(const Vec3d& center, double radius) const 
 double DistanceSampler::upper_bound(const Vec3d& center, double radius) const {
     SphereProbe probe;
     locate_sphere(center, radius, probe);
-    return upper_bound(probe);
+    return upper_bound_lazy(probe);
 }
 
 double DistanceSampler::value(const Vec3d& p) const {

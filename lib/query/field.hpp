@@ -136,7 +136,15 @@ public:
     };
     // Writes the probe into `out` (a traversal's ring slot).
     void probe_sphere(const Vec3d& center, double radius, SphereProbe& out) const;
+    // For a probe made a few tests earlier, whose reads have arrived: every term is computed and
+    // the result chosen without a branch (whether the block's largest sample decides the test
+    // alone is close to random from one ball to the next, and a wrong guess costs more than the
+    // arithmetic).
     double upper_bound(const SphereProbe& probe) const;
+    // The same value for a probe tested at once (its reads still on their way): the centre's cell
+    // is read only when the block's largest sample leaves the test undecided, so that such a ball
+    // waits for one cold line, not for the block's and the cell's.
+    double upper_bound_lazy(const SphereProbe& probe) const;
     // The same for a point: probe_value(p, cell) issues prefetches for what value(p) reads;
     // value(cell) is then value(p).
     void probe_value(const Vec3d& p, CellRef& out) const;
@@ -185,6 +193,8 @@ private:
     BallBound merge_block(const BlockBound& b, bool leaves) const;
     // A block's largest sample, widened for the rounding of the interpolation (merge_block).
     static double block_max(const BlockBound& b);
+    template <bool Lazy>
+    double probe_bound(const SphereProbe& probe) const;  // upper_bound (false), upper_bound_lazy (true)
     void locate_sphere(const Vec3d& center, double radius, SphereProbe& out) const;  // probe_sphere without prefetching
     // A ball's radius in voxels, a hair wider: a point placed on its surface by a rounded
     // transform still falls in a cell that is read.

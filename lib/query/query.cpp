@@ -173,6 +173,7 @@ public:
             for (; probed < tail_ && probed <= head + kProbeAhead; ++probed) {
                 const detail::PackedTree::Node& a = nodes[queue_[probed]];
                 field_.probe_sphere(place(a.center), a.radius, probes_[probed % kProbeRing]);
+                probed_at_[probed % kProbeRing] = head;
                 if (a.point_count > 0) {
                     prefetch_line(&packed_->points[a.first_point]);
                     prefetch_line(&packed_->points[a.first_point + a.point_count - 1]);
@@ -197,7 +198,12 @@ public:
             const detail::PackedTree::Node& c = nodes[queue_[head]];
             out_.level_reached = std::max(out_.level_reached, c.level);
             ++out_.spheres_tested;
-            if (const double bound = field_.upper_bound(probes_[head % kProbeRing]) + margin_; bound < 0) {
+            // A probe made kWarm or more tests ago has its reads in cache: the sphere test computes
+            // every term without a branch. A fresh one (a short queue: the start of a traversal,
+            // the segments of the segmented mode) reads the centre's cell only if needed.
+            const DistanceSampler::SphereProbe& probe = probes_[head % kProbeRing];
+            const double raw = head - probed_at_[head % kProbeRing] >= kWarm ? field_.upper_bound(probe) : field_.upper_bound_lazy(probe);
+            if (const double bound = raw + margin_; bound < 0) {
                 best_bound_ = std::max(best_bound_, bound);
                 continue;
             }
@@ -292,6 +298,7 @@ private:
     static constexpr std::size_t kNodeAhead = 16;
     static constexpr std::size_t kProbeAhead = 8;
     static constexpr std::size_t kProbeRing = 16;  // > kProbeAhead
+    static constexpr std::size_t kWarm = 4;        // tests between a probe and its use that let its reads arrive
     static constexpr std::size_t kPointsBehind = 8;
     static constexpr std::size_t kPointsRing = 16;  // > kPointsBehind
     struct DeferredPoint {
@@ -301,6 +308,7 @@ private:
         DistanceSampler::CellRef cell;
     };
     DistanceSampler::SphereProbe probes_[kProbeRing];
+    std::size_t probed_at_[kProbeRing];  // the queue head when each probe was made
     DeferredPoint deferred_[kPointsRing];
     std::size_t deferred_begin_ = 0, deferred_count_ = 0;
 

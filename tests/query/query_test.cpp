@@ -288,9 +288,10 @@ TEST(DistanceSampler, GradientIsTheSlopeOfValue) {
 }
 
 // The traversal reads the field through probes made a few tests earlier (probe_sphere,
-// probe_value: located once, prefetched, read later); what they give must be what the direct
-// calls give, bit for bit, inside the grid, across the jump and outside the grid, for double and
-// float samples, however many other probes were made in between.
+// probe_value: located once, prefetched, read later) and tests a sphere with or without a branch
+// (upper_bound, upper_bound_lazy); what they give must be what the direct calls give, bit for
+// bit, inside the grid, across the jump and outside the grid, for double and float samples,
+// however many other probes were made in between.
 TEST(DistanceSampler, ProbedReadsAreTheDirectReads) {
     hp::GridSpec g = cube_grid(-1, 1, 0.05);
     auto jump = [](Vec3d p) { return p.x > 0.6 ? 1.0 : 0.5 - hp::length(p); };
@@ -315,6 +316,7 @@ TEST(DistanceSampler, ProbedReadsAreTheDirectReads) {
         for (int i = 0; i < 2000; ++i) {
             const double bound = f->upper_bound(spheres[static_cast<std::size_t>(i)]);
             ASSERT_EQ(bound, f->upper_bound(centers[static_cast<std::size_t>(i)], radii[static_cast<std::size_t>(i)])) << i;
+            ASSERT_EQ(bound, f->upper_bound_lazy(spheres[static_cast<std::size_t>(i)])) << i;
             ASSERT_EQ(f->value(cells[static_cast<std::size_t>(i)]), f->value(centers[static_cast<std::size_t>(i)])) << i;
             pruned += bound < 0;
             const Vec3d& x = centers[static_cast<std::size_t>(i)];
