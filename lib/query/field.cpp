@@ -81,12 +81,11 @@ DistanceSampler::DistanceSampler(const GridSpec& grid, std::span<const double> v
     for (int a = 0; a < 3; ++a) {
         bricks[a] = static_cast<std::size_t>(d[a] + 3) / 4;
         top_[a] = d[a] - 1;
-        base_max_[a] = std::max(0, d[a] - 2);
+        last_cell_[a] = std::max(0, d[a] - 2);
+        origin_[a] = grid_.origin[a];
     }
     brick_stride_ = {64, 64 * bricks[0], 64 * bricks[0] * bricks[1]};
     for (int a = 0; a < 3; ++a) {
-        last_cell_[a] = base_max_[a];
-        origin_[a] = grid_.origin[a];
         axis_table_[a].resize(static_cast<std::size_t>(d[a]) + 1);
         for (int i = 0; i <= d[a]; ++i) axis_table_[a][static_cast<std::size_t>(i)] = axis_offset(a, std::min(i, d[a] - 1));
     }
@@ -288,14 +287,6 @@ inline detail::AxisLanes DistanceSampler::to_cells(const Vec3d& p) const {
     return (detail::AxisLanes{detail::Pair{p.x, p.y}, detail::Pair{p.z, 0.0}} - detail::lanes(origin_)) * inv_s_ - 0.5;
 }
 
-double DistanceSampler::block_max(const BlockBound& b) {
-    // V at a point of the ball is a convex combination of the samples of the cell holding it (or,
-    // outside the centre box, of the cell holding its projection, minus a distance): at most the
-    // largest sample of the cells the clamped box meets, up to the rounding of the interpolation.
-    const double top = b.max_value;
-    return top + std::abs(top) * 1e-12;
-}
-
 BallBound DistanceSampler::merge_block(const BlockBound& b, bool leaves) const {
     BallBound out;
     const double ld = b.lipschitz;
@@ -303,7 +294,11 @@ BallBound DistanceSampler::merge_block(const BlockBound& b, bool leaves) const {
     // sqrt(L_in^2 + 1) when the ball leaves the centre box, else L_in, without a branch (the
     // sphere test's, upper_bound): ld is a float, so ld * ld is exact and its root is ld again.
     out.lipschitz = std::min(std::sqrt(ld * ld + static_cast<double>(leaves)) * (1 + 1e-9), lipschitz_);
-    out.max_value = block_max(b);
+    // V at a point of the ball is a convex combination of the samples of the cell holding it (or,
+    // outside the centre box, of the cell holding its projection, minus a distance): at most the
+    // largest sample of the cells the clamped box meets, up to the rounding of the interpolation.
+    const double top = b.max_value;
+    out.max_value = top + std::abs(top) * 1e-12;
     return out;
 }
 
@@ -346,8 +341,8 @@ inline const DistanceSampler::BlockBound& DistanceSampler::locate(const detail::
     const auto ordered_z = hi.zw >= lo.zw;
     if (!(ordered_xy[0] & ordered_xy[1] & ordered_z[0])) [[unlikely]] {
         for (int a = 0; a < 2; ++a)
-            if (!ordered_xy[a]) l.xy[a] = 0, h.xy[a] = base_max_[a];
-        if (!ordered_z[0]) l.zw[0] = 0, h.zw[0] = base_max_[2];
+            if (!ordered_xy[a]) l.xy[a] = 0, h.xy[a] = static_cast<int>(last_cell_[a]);
+        if (!ordered_z[0]) l.zw[0] = 0, h.zw[0] = static_cast<int>(last_cell_[2]);
     }
     // The finest level m where the box spans at most two blocks (of 4 << m cells) per axis. A box
     // whose extent (hi - lo) reaches 8 << m never fits at level m, so start at the finest level

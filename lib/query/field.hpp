@@ -191,8 +191,6 @@ private:
     // The pyramid entry of a ball (cell coordinates) and whether its box leaves the centre box.
     const BlockBound& locate(const detail::AxisLanes& u, double rc, bool& leaves) const;
     BallBound merge_block(const BlockBound& b, bool leaves) const;
-    // A block's largest sample, widened for the rounding of the interpolation (merge_block).
-    static double block_max(const BlockBound& b);
     template <bool Lazy>
     double probe_bound(const SphereProbe& probe) const;  // upper_bound (false), upper_bound_lazy (true)
     void locate_sphere(const Vec3d& center, double radius, SphereProbe& out) const;  // probe_sphere without prefetching
@@ -207,8 +205,8 @@ private:
     // Per axis x, y, z and a fourth, unused lane 0 (detail::AxisLanes).
     alignas(16) std::array<double, 4> origin_{0, 0, 0, 0};  // grid_.origin
     alignas(16) std::array<double, 4> top_{0, 0, 0, 0};  // dims - 1: the centre box in cell coordinates
-    alignas(16) std::array<double, 4> last_cell_{0, 0, 0, 0};  // base_max_ as double (the clamps)
-    std::array<int, 3> base_max_{0, 0, 0};  // max(0, dims - 2): the last cell (its lower corner)
+    // max(0, dims - 2): the last cell (its lower corner), as double for the clamps.
+    alignas(16) std::array<double, 4> last_cell_{0, 0, 0, 0};
     std::array<std::size_t, 3> brick_stride_{0, 0, 0};  // samples from one brick to the next along each axis
     // axis_table_[a][i] = axis_offset(a, i) for i in 0..dims - 1, and once more for dims - 1 at
     // index dims (a cell's upper corner on a one-voxel axis): the hot paths look offsets up.
