@@ -5,6 +5,9 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= 2
 WERROR     ?= OFF
 CMAKE_ARGS ?=
+# ccache (scripts/install-deps.sh; CMakeLists.txt uses it when found) keeps object files between
+# builds and clones: paths below the checkout are hashed relative to it.
+export CCACHE_BASEDIR ?= $(CURDIR)
 
 .PHONY: all deps build test test-fast test-asan demo bench clean samples
 

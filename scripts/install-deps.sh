@@ -4,9 +4,9 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config ccache
   libassimp-dev libopenvdb-dev libboost-iostreams-dev libcli11-dev nlohmann-json3-dev
-  libtbb-dev libgtest-dev libbenchmark-dev libnanoflann-dev libpng-dev libeigen3-dev
+  libtbb-dev libgtest-dev libnanoflann-dev libpng-dev
   assimp-testmodels
   libbullet-dev libfcl-dev  # optional: bench_peers (Bullet GImpact and FCL next to our query)
 )
