@@ -4,16 +4,12 @@
 
 #include <filesystem>
 
+#include "core/clock.hpp"
 #include "cfm/cfm.hpp"
 #include "common/stage_call.hpp"
 #include "common/tool.hpp"
 #include "core/text.hpp"
 
-namespace {
-double since(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-}  // namespace
 
 int main(int argc, char** argv) {
     hp::app::Tool tool(
@@ -53,9 +49,9 @@ int main(int argc, char** argv) {
         if (tool.cli.count("--units")) call.set("units", mopt.units);
         if (tool.cli.count("--scale")) call.set("scale", mopt.scale);
         nlohmann::json j = call.run();
-        const double total_s = since(t_start);
+        const double total_s = hp::seconds_since(t_start);
         const std::size_t bytes = std::filesystem::file_size(output);
-        const std::size_t rss = hp::app::peak_rss_bytes();
+        const std::size_t rss = hp::peak_rss_bytes();
         j["output"] = output;
         j["mesh"] = hp::to_json(call.mesh()->diagnostics);
         j["tree"]["file"] = tree_path;

@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
         if (tool.cli.count("--scale")) call.set("scale", mopt.scale);
         nlohmann::json j = call.run();
         const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-        const std::size_t rss = hp::app::peak_rss_bytes();
+        const std::size_t rss = hp::peak_rss_bytes();
         const std::size_t bytes = std::filesystem::file_size(output);
         j["output"] = output;
         j["mesh"] = hp::to_json(call.mesh()->diagnostics);

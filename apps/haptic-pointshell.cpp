@@ -5,15 +5,11 @@
 
 #include <filesystem>
 
+#include "core/clock.hpp"
 #include "common/stage_call.hpp"
 #include "common/tool.hpp"
 #include "core/text.hpp"
 
-namespace {
-double since(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-}  // namespace
 
 int main(int argc, char** argv) {
     hp::app::Tool tool(
@@ -46,13 +42,13 @@ int main(int argc, char** argv) {
         if (tool.cli.count("--units")) call.set("units", mopt.units);
         if (tool.cli.count("--scale")) call.set("scale", mopt.scale);
         nlohmann::json j = call.run();
-        const double total_s = since(t0);
+        const double total_s = hp::seconds_since(t0);
         const std::size_t bytes = std::filesystem::file_size(output);
         j["output"] = output;
         j["mesh"] = hp::to_json(call.mesh()->diagnostics);
         j["seconds"]["total"] = total_s;
         j["file_bytes"] = bytes;
-        j["peak_rss_bytes"] = hp::app::peak_rss_bytes();
+        j["peak_rss_bytes"] = hp::peak_rss_bytes();
         tool.print_json(j);
         if (tool.text_output()) {
             const auto& g = j["grid"];

@@ -5,17 +5,13 @@
 #include <filesystem>
 #include <iostream>
 
+#include "core/clock.hpp"
 #include "common/stage_call.hpp"
 #include "common/tool.hpp"
 #include "core/text.hpp"
 #include "inspect/tree.hpp"
 #include "spheretree/tree.hpp"
 
-namespace {
-double since(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-}  // namespace
 
 int main(int argc, char** argv) {
     hp::app::Tool tool(
@@ -47,12 +43,12 @@ int main(int argc, char** argv) {
         hp::app::StageCall call(tool, "spheretree", "", output);
         call.input("pointshell", input).set("k", opt.k).set("seed", opt.seed).set("threshold", opt.threshold);
         nlohmann::json j = call.run();
-        const double total_s = since(t0);
+        const double total_s = hp::seconds_since(t0);
         const std::size_t bytes = std::filesystem::file_size(output);
         j["output"] = output;
         j["seconds"]["total"] = total_s;
         j["file_bytes"] = bytes;
-        j["peak_rss_bytes"] = hp::app::peak_rss_bytes();
+        j["peak_rss_bytes"] = hp::peak_rss_bytes();
         tool.print_json(j);
         if (tool.text_output()) {
             const auto& sec = j["seconds"];

@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
         call.set("scale", mopt.scale);
         if (tool.cli.count("--units")) call.set("units", mopt.units);
         nlohmann::json j = call.run();
-        const std::size_t rss = hp::app::peak_rss_bytes();
+        const std::size_t rss = hp::peak_rss_bytes();
         const hp::LoadedMesh& m = *call.mesh();
         j["output"] = output;
         j["mesh"] = hp::to_json(m.diagnostics);

@@ -243,7 +243,7 @@ int main(int argc, char** argv) {
                       stacks, min_stacks, map.spheres.size(), map.levels, singles, map.records(), cfm::unique_features(map),
                       normal_bytes / 1024.0, full_bytes / 1024.0, check, dist_err, normal_err, faces, tree_note.c_str());
         std::cout << nlohmann::json{{"stage", "cfm"}, {"mesh", m.source_name}, {"seconds", hp::bench::median(times)},
-                                    {"peak_rss", hp::app::peak_rss_bytes()}, {"notes", notes}}
+                                    {"peak_rss", hp::peak_rss_bytes()}, {"notes", notes}}
                          .dump()
                   << "\n";
         return 0;

@@ -135,14 +135,14 @@ int main(int argc, char** argv) {
                       samples, plain.band, plain.band_n, plain.far, plain.far_n, plain.sign_errors, ours_cpu_mean, peer_cpu,
                       ours_cpu_mean / peer_cpu, field.propagation_passes);
         nlohmann::json j{{"stage", "vox+dist"}, {"mesh", mesh}, {"seconds", hp::bench::median(ours)}, {"peer_seconds", peer},
-                         {"cpu_seconds", ours_cpu_mean}, {"peer_cpu_seconds", peer_cpu}, {"peak_rss", hp::app::peak_rss_bytes()},
+                         {"cpu_seconds", ours_cpu_mean}, {"peer_cpu_seconds", peer_cpu}, {"peak_rss", hp::peak_rss_bytes()},
                          {"notes", notes}, {"band_error_voxels", plain.band}, {"far_error_voxels", plain.far},
                          {"sign_errors", plain.sign_errors}};
         std::cout << j.dump() << std::endl;
         std::snprintf(notes, sizeof notes, "scaled P=%d as stored: max err %.2g vox (band, n=%zu), %.2g vox (beyond, n=%zu); %zu sign errors",
                       precision, scaled.band, scaled.band_n, scaled.far, scaled.far_n, scaled.sign_errors);
         nlohmann::json js{{"stage", "dist-scaled"}, {"mesh", mesh}, {"seconds", hp::bench::median(ours)},
-                          {"peak_rss", hp::app::peak_rss_bytes()}, {"notes", notes}, {"precision", precision},
+                          {"peak_rss", hp::peak_rss_bytes()}, {"notes", notes}, {"precision", precision},
                           {"band_error_voxels", scaled.band}, {"far_error_voxels", scaled.far}, {"sign_errors", scaled.sign_errors}};
         std::cout << js.dump() << std::endl;
 
@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
                 else
                     std::snprintf(notes, sizeof notes, "%s: file %.2f MB (with layers), distance VDB tree %.2f MB in memory, dense %.1f MB",
                                   enc.c_str(), bytes / 1048576.0, tree / 1048576.0, dense / 1048576.0);
-                nlohmann::json jm{{"stage", "dist-memory"}, {"mesh", mesh}, {"seconds", secs}, {"peak_rss", hp::app::peak_rss_bytes()},
+                nlohmann::json jm{{"stage", "dist-memory"}, {"mesh", mesh}, {"seconds", secs}, {"peak_rss", hp::peak_rss_bytes()},
                                   {"notes", notes}, {"encoding", enc.empty() ? "voxelmap" : enc}, {"file_bytes", bytes},
                                   {"tree_bytes", enc.empty() ? layer_tree : tree}, {"layers_tree_bytes", layer_tree},
                                   {"dense_bytes", dense}};

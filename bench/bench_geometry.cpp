@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
         std::snprintf(notes, sizeof notes, "%.3g queries (%s of %dx%dx%d), %.0f ns/query/thread, build %.3f s, depth %d, sum %.6g", n,
                       all ? "all voxels" : ("|layer| <= " + std::to_string(band)).c_str(), g.dims[0], g.dims[1], g.dims[2],
                       query * 2e9 / n, build, bvh.depth(), checksum);
-        std::cout << nlohmann::json{{"stage", "bvh-closest"}, {"mesh", name}, {"seconds", query}, {"peak_rss", hp::app::peak_rss_bytes()},
+        std::cout << nlohmann::json{{"stage", "bvh-closest"}, {"mesh", name}, {"seconds", query}, {"peak_rss", hp::peak_rss_bytes()},
                                     {"notes", notes}}.dump()
                   << std::endl;
 
@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
         }
         std::snprintf(notes, sizeof notes, "%.3g points, %.0f ns/point/thread, build %.3f s; beta %g: worst error %.2g, %zu/%d flips",
                       double(points.size()), wtime * 2e9 / double(points.size()), wbuild, beta, worst, flips, samples);
-        std::cout << nlohmann::json{{"stage", "fast-winding"}, {"mesh", name}, {"seconds", wtime}, {"peak_rss", hp::app::peak_rss_bytes()},
+        std::cout << nlohmann::json{{"stage", "fast-winding"}, {"mesh", name}, {"seconds", wtime}, {"peak_rss", hp::peak_rss_bytes()},
                                     {"notes", notes}}.dump()
                   << std::endl;
         return 0;

@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
         }
         std::sort(seconds.begin(), seconds.end());
         nlohmann::json j{{"stage", "import"}, {"mesh", m.source_name}, {"runs", runs},
-                         {"seconds", seconds[seconds.size() / 2]}, {"peak_rss", hp::app::peak_rss_bytes()},
+                         {"seconds", seconds[seconds.size() / 2]}, {"peak_rss", hp::peak_rss_bytes()},
                          {"notes", std::to_string(m.diagnostics.triangles) + " triangles"}};
         std::cout << j.dump() << std::endl;
         return 0;

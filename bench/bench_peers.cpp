@@ -298,7 +298,7 @@ int main(int argc, char** argv) {
             nlohmann::json j{{"stage", stage},
                              {"mesh", pair},
                              {"seconds", r.seconds},
-                             {"peak_rss", hp::app::peak_rss_bytes()},
+                             {"peak_rss", hp::peak_rss_bytes()},
                              {"notes", notes},
                              {"queries", poses.size()},
                              {"p50_us", r.p50},

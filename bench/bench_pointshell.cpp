@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
                              {"mesh", m.source_name + " @" + std::to_string(s).substr(0, 8)},
                              {"seconds", hp::bench::median(times)},
                              {"cpu_seconds", hp::bench::median(cpu)},  // all threads; wall time suffers on a loaded machine
-                             {"peak_rss", hp::app::peak_rss_bytes()},
+                             {"peak_rss", hp::peak_rss_bytes()},
                              {"notes", notes},
                              {"normals", hp::shell_normals_name(mode)},
                              {"points", pts.size()},

@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
             char notes[256];
             std::snprintf(notes, sizeof notes, "K=%d p50 %.1f us, p99 %.1f us, max %.1f us, over 1 ms %zu/%zu, %.0f pts and %.0f spheres tested, %.1f contacts",
                           tree.k, st.p50, st.p99, st.max, over, poses.size(), points / n, spheres / n, contacts / n);
-            nlohmann::json j{{"stage", stage}, {"mesh", pair}, {"seconds", total}, {"peak_rss", hp::app::peak_rss_bytes()},
+            nlohmann::json j{{"stage", stage}, {"mesh", pair}, {"seconds", total}, {"peak_rss", hp::peak_rss_bytes()},
                              {"notes", notes}, {"p50_us", st.p50}, {"p99_us", st.p99}, {"max_us", st.max}};
             std::printf("%s\n", j.dump().c_str());
             std::fflush(stdout);
@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
                               tree.k, budget, what.c_str(), a50, a90, angles.size(), no_force, r50, interrupted,
                               poses.size(), static_cast<double>(cfm_contacts) / n, untested / n, queued / n, st.p50, st.p90,
                               st.p99, cfm_stacks, cfm_s);
-                nlohmann::json j{{"stage", stage}, {"mesh", pair}, {"seconds", total}, {"peak_rss", hp::app::peak_rss_bytes()},
+                nlohmann::json j{{"stage", stage}, {"mesh", pair}, {"seconds", total}, {"peak_rss", hp::peak_rss_bytes()},
                                  {"notes", notes}, {"p50_us", st.p50}, {"p90_us", st.p90}, {"p99_us", st.p99}, {"max_us", st.max},
                                  {"angle_p50_deg", a50}, {"angle_p90_deg", a90}, {"no_force", no_force}};
                 std::printf("%s\n", j.dump().c_str());

@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
                   << "), " << tree.clusters.size() << " clusters, " << leaves << " leaves, max radius excess " << excess
                   << (contains ? "" : ", CONTAINMENT FAILED");
             nlohmann::json j{{"stage", "spheretree"}, {"mesh", mesh_label}, {"runs", runs},
-                             {"seconds", seconds[seconds.size() / 2]}, {"peak_rss", hp::app::peak_rss_bytes()},
+                             {"seconds", seconds[seconds.size() / 2]}, {"peak_rss", hp::peak_rss_bytes()},
                              {"k", k}, {"points", pts.size()}, {"input", input}, {"levels", tree.levels}, {"log_k_points", log_k},
                              {"clusters", tree.clusters.size()}, {"leaves", leaves}, {"max_radius_excess", excess},
                              {"contains_all", contains}, {"notes", notes.str()}};

@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
             }, &info);
             const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             std::cout << nlohmann::json{{"stage", "vdb-read"}, {"voxels", info.grid.count()}, {"seconds", seconds},
-                                        {"peak_rss", hp::app::peak_rss_bytes()}, {"checksum", sum}}
+                                        {"peak_rss", hp::peak_rss_bytes()}, {"checksum", sum}}
                              .dump()
                       << "\n";
             return 0;
@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
             for (int j = 0; j < g.dims[1]; ++j)
                 for (int i = 0; i < g.dims[0]; ++i) s[static_cast<std::size_t>(j) * nx + static_cast<std::size_t>(i)] = layer(i, j, k);
         }
-        const std::size_t rss_before = hp::app::peak_rss_bytes();
+        const std::size_t rss_before = hp::peak_rss_bytes();
         hp::vdb::GridOut out{"layers", hp::vdb::ValueType::int32,
                              [&](int z, void* dst) {
                                  auto* d = static_cast<std::int32_t*>(dst);
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
         }};
         hp::vdb::write(output, g, {out}, {{"kind", "voxelmap"}}, std::string("hapticprep ") + hp::kVersion, {}, progress);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        const std::size_t rss = hp::app::peak_rss_bytes();
+        const std::size_t rss = hp::peak_rss_bytes();
         const auto bytes = std::filesystem::file_size(output);
         double read_seconds = 0;
         std::size_t rss_read = 0;
@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
                         mismatches += v[static_cast<std::size_t>(j) * nx + static_cast<std::size_t>(i)] != layer(i, j, z);
             });
             read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-            rss_read = hp::app::peak_rss_bytes();
+            rss_read = hp::peak_rss_bytes();
             if (mismatches) hp::fail_input(output, std::to_string(mismatches) + " sampled voxels read back wrong");
         }
         if (!keep) std::filesystem::remove(output);

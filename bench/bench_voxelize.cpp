@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
                       sign_errors, sign_checked);
         nlohmann::json j{{"stage", "voxelize"}, {"mesh", m.source_name + " @" + std::to_string(s).substr(0, 8)},
                          {"seconds", hp::bench::median(ours)}, {"peer_seconds", peer},
-                         {"peak_rss", hp::app::peak_rss_bytes()}, {"notes", notes},
+                         {"peak_rss", hp::peak_rss_bytes()}, {"notes", notes},
                          {"surface_mismatches", surface_mismatch}, {"sign_errors", sign_errors},
                          {"sign_checked", sign_checked}};
         std::cout << j.dump() << std::endl;

@@ -105,13 +105,4 @@ void Tool::print_json(const nlohmann::json& j) const {
     if (json) std::cout << j.dump(2) << std::endl;
 }
 
-std::size_t peak_rss_bytes() {
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line)) {
-        if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
-    }
-    return 0;
-}
-
 }  // namespace hp::app

@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "core/memory.hpp"
 #include "core/progress.hpp"
 #include "mesh/mesh.hpp"
 
@@ -55,8 +56,5 @@ private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
-
-// Peak resident set size of this process in bytes (from /proc/self/status VmHWM; 0 if unknown).
-std::size_t peak_rss_bytes();
 
 }  // namespace hp::app

@@ -1,3 +1,4 @@
+#include "core/clock.hpp"
 #include "distance/distance.hpp"
 
 #include <algorithm>
@@ -16,8 +17,6 @@
 namespace hp {
 
 namespace {
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 constexpr int kMaxPasses = 4;  // raster passes at most (they stop earlier when nothing changes)
 
 double triangle_distance2(const TriMesh& mesh, std::uint32_t t, const Vec3d& x) {
@@ -193,7 +192,7 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
             }
     });
     for (std::size_t c : band_count) out.exact_voxels += c;
-    out.seconds_exact = since(t0);
+    out.seconds_exact = seconds_since(t0);
     progress.report("distance", 0.3);
 
     // Closest-point propagation from the band, then the exact distance to the triangle found.
@@ -223,7 +222,7 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
                 }
     });
     for (auto* v : {&ps.px, &ps.py, &ps.pz, &ps.d2}) std::vector<float>().swap(*v);
-    out.seconds_propagate = since(t0);
+    out.seconds_propagate = seconds_since(t0);
     progress.report("distance", 0.9);
 
     if (options.gradient) out.gradient.resize(3 * n);

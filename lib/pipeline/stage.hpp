@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/memory.hpp"
 #include "core/progress.hpp"
 #include "mesh/mesh.hpp"
 
@@ -99,10 +100,5 @@ std::string check_value(const ParamSpec& spec, const nlohmann::json& value);
 // Parses a command-line value ("0.001", "true", "mm") into the parameter's type; nullopt when
 // it cannot be read as that type.
 std::optional<nlohmann::json> parse_value(const ParamSpec& spec, std::string_view text);
-
-// Peak resident set size of this process (VmHWM, bytes; 0 if unknown) and a reset of it
-// (/proc/self/clear_refs; returns false where the kernel does not allow it).
-std::size_t peak_rss_bytes();
-bool reset_peak_rss();
 
 }  // namespace hp::pipeline

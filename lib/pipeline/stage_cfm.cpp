@@ -2,6 +2,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "core/clock.hpp"
 #include "cfm/cfm.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
@@ -11,11 +12,6 @@
 
 namespace hp::pipeline {
 
-namespace {
-double since(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-}  // namespace
 
 nlohmann::json run_cfm(const StageContext& ctx) {
     const auto t_start = std::chrono::steady_clock::now();
@@ -53,10 +49,10 @@ nlohmann::json run_cfm(const StageContext& ctx) {
     if (m.diagnostics.orientation == "mixed")
         warnings.push_back(ctx.mesh.string() + ": triangles are not consistently oriented; normals follow each triangle's winding");
 
-    const double load_s = since(t_start);
+    const double load_s = seconds_since(t_start);
     const auto t_build = std::chrono::steady_clock::now();
     const cfm::ClosestFeatureMap map = cfm::build_cfm(m.mesh, *shell.tree, opt, ctx.progress);
-    const double build_s = since(t_build);
+    const double build_s = seconds_since(t_build);
     nlohmann::json meta{{"kind", "cfm"}, {"tool", "haptic-cfm"}, {"tool_version", kVersion},
                         {"source_name", m.source_name}, {"source_hash", m.source_hash}, {"units", m.units},
                         {"tree", tree_path.filename().string()},
@@ -67,7 +63,7 @@ nlohmann::json run_cfm(const StageContext& ctx) {
                         {"feature_index", "face: triangle; edge: 3t+i of the lowest triangle t with it; vertex: vertex"}};
     const auto t_write = std::chrono::steady_clock::now();
     write_cfm_file(ctx.output, meta, map);
-    const double write_s = since(t_write);
+    const double write_s = seconds_since(t_write);
 
     const auto stats = cfm::level_stats(map);
     nlohmann::json levels = nlohmann::json::array();

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "core/clock.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
 #include "formats/shell.hpp"
@@ -11,11 +12,6 @@
 #include "pointshell/pointshell.hpp"
 
 namespace hp::pipeline {
-namespace {
-double since(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-}  // namespace
 
 nlohmann::json run_pointshell(const StageContext& ctx) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -40,7 +36,7 @@ nlohmann::json run_pointshell(const StageContext& ctx) {
     const std::string mismatch = check_source_hash(ctx.mesh.string(), m.source_hash, field_path.string(), "field",
                                                    info.metadata.value("source_hash", ""), force, ctx.option_name("force"));
     if (!mismatch.empty()) warnings.push_back(mismatch);
-    const double read_s = since(t0);
+    const double read_s = seconds_since(t0);
 
     PointshellOptions opt;
     opt.alpha = alpha;
@@ -54,7 +50,7 @@ nlohmann::json run_pointshell(const StageContext& ctx) {
         if (e.code() == ExitCode::bad_input) fail_input(field_path.string(), e.what());
         throw;
     }
-    const double sample_s = since(t1);
+    const double sample_s = seconds_since(t1);
     if (r.shell.points.empty())
         fail_input(field_path.string(), "no surface voxel lies in the bounding box of any triangle of " + ctx.mesh.string() +
                                             " (is it the right mesh?)");
@@ -62,7 +58,7 @@ nlohmann::json run_pointshell(const StageContext& ctx) {
     const auto t2 = std::chrono::steady_clock::now();
     const SpacingStats sp = nearest_neighbour_spacing(r.shell.points);
     const CoverageStats cov = sampled_coverage(m.mesh, r.shell.points);
-    const double stats_s = since(t2);
+    const double stats_s = seconds_since(t2);
     const double as = alpha * g.voxel_size;
     const nlohmann::json stats = shell_statistics_json(r, sp, cov, as);
     // The greedy rule keeps every candidate within alpha*s of a point, so a larger gap means the
@@ -86,7 +82,7 @@ nlohmann::json run_pointshell(const StageContext& ctx) {
                         {"statistics", stats}};
     const auto t3 = std::chrono::steady_clock::now();
     write_shell_file(ctx.output, meta, r.shell);
-    const double write_s = since(t3);
+    const double write_s = seconds_since(t3);
 
     nlohmann::json j = stats;
     j["grid"] = meta["grid"];

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "core/clock.hpp"
 #include "core/version.hpp"
 #include "formats/shell.hpp"
 #include "inspect/tree.hpp"
@@ -12,11 +13,6 @@
 
 namespace hp::pipeline {
 
-namespace {
-double since(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-}  // namespace
 
 nlohmann::json run_spheretree(const StageContext& ctx) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -28,10 +24,10 @@ nlohmann::json run_spheretree(const StageContext& ctx) {
     opt.threshold = p.at("threshold").get<double>();
 
     const ShellFile in = read_shell_file(input);
-    const double read_s = since(t0);
+    const double read_s = seconds_since(t0);
     const auto t1 = std::chrono::steady_clock::now();
     const PointSphereTree tree = build_point_sphere_tree(in.shell.points, opt, ctx.progress);
-    const double build_s = since(t1);
+    const double build_s = seconds_since(t1);
     const std::vector<TreeLevelStats> levels = level_statistics(tree);
     const nlohmann::json summary = inspect::tree_levels_json(tree, levels);
 
@@ -46,7 +42,7 @@ nlohmann::json run_spheretree(const StageContext& ctx) {
     meta["tree_statistics"] = {{"levels", tree.levels}, {"clusters", tree.clusters.size()}, {"leaves", summary["leaves"]}};
     const auto t2 = std::chrono::steady_clock::now();
     write_shell_file(ctx.output, meta, in.shell, &tree);
-    const double write_s = since(t2);
+    const double write_s = seconds_since(t2);
 
     const double log_k = std::log(static_cast<double>(in.shell.points.size())) / std::log(static_cast<double>(opt.k));
     return {{"points", in.shell.points.size()}, {"k", opt.k}, {"seed", opt.seed}, {"threshold", opt.threshold},

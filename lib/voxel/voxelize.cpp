@@ -1,3 +1,4 @@
+#include "core/clock.hpp"
 #include "voxel/voxelize.hpp"
 
 #include <algorithm>
@@ -28,8 +29,6 @@ const char* fill_name(FillMethod m) {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // Working cells: (distance << 1) | inside. Surface cells are 0.
 constexpr std::uint16_t kFarDist = 32767;
@@ -605,7 +604,7 @@ LayerMap voxelize(const TriMesh& mesh, const GridSpec& grid, const VoxelizeOptio
     out.grid = grid;
     auto t0 = Clock::now();
     mark_surface(mesh, w, progress);
-    out.seconds_surface = since(t0);
+    out.seconds_surface = seconds_since(t0);
 
     t0 = Clock::now();
     FillMethod method = options.fill;
@@ -621,7 +620,7 @@ LayerMap voxelize(const TriMesh& mesh, const GridSpec& grid, const VoxelizeOptio
     case FillMethod::flood: fill_flood(w, progress); break;
     case FillMethod::automatic: break;
     }
-    out.seconds_fill = since(t0);
+    out.seconds_fill = seconds_since(t0);
 
     t0 = Clock::now();
     out.layer_sweeps = compute_layers(w, options.connectivity, progress, out.flipped);
@@ -647,7 +646,7 @@ LayerMap voxelize(const TriMesh& mesh, const GridSpec& grid, const VoxelizeOptio
     }
     out.min_layer = lo;
     out.max_layer = hi;
-    out.seconds_layers = since(t0);
+    out.seconds_layers = seconds_since(t0);
     return out;
 }
 
