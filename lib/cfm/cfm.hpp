@@ -1,30 +1,16 @@
 #pragma once
-// lib/cfm — closest feature maps on point-sphere trees (paper 003, Giang & O'Sullivan 2006).
+// lib/cfm — closest feature maps on point-sphere trees (Giang & O'Sullivan 2006).
 //
-// In: a mesh (world units, triangles counter-clockwise from outside) and a point-sphere tree
-// built on a pointshell of it. Out: for every sphere of the tree (every cluster, in cluster-id
-// order) and every sample direction d of its layout (lib/cfm/sampling.hpp), at the sample point
-// centre + radius * d:
-//   - the closest mesh feature: a face, an edge or a vertex (paper section 4.1: the closest point
-//     on the closest triangle lies inside it, on one of its edges, or on a vertex), exact via a
-//     BVH over the triangles;
-//   - the closest point on the mesh;
-//   - the feature's outward normal: the face normal, or for an edge or a vertex the
-//     angle-weighted pseudo-normal (Baerentzen & Aanaes), negated when `outward_sign` is -1
-//     (meshes wound inward).
-// Feature indices (global, one per feature whichever triangle reported it):
-//   face   t        the triangle's index;
-//   edge   3 t + i  edge i = (v_i, v_i+1 mod 3) of triangle t, t the lowest-numbered triangle that
-//                   has this edge;
-//   vertex v        the mesh vertex index.
-// Progressive refinement: level l of an L-level tree gets stacks_for_level(l, L, stacks,
-// min_stacks) stacks. A sphere whose samples all see the same feature is `single_feature`: it
-// keeps one record, that of its sample 0, which answers every direction.
-// `store normal` keeps only the normals (the paper's "normal map"); `full` also the features and
-// closest points.
-// Parallel (TBB) over spheres; each sphere's result is independent of the others, merged in
-// cluster order, so the output is the same whatever the thread count.
-// Cost: one exact BVH query per sample, O(samples * log triangles) typical.
+// In: a mesh (world units, triangles counter-clockwise from outside) and a point-sphere tree built
+// on a pointshell of it. Out: for every sphere (cluster-id order) and every sample direction d of
+// its level's layout (sampling.hpp), at centre + radius * d: the closest feature (face, edge or
+// vertex; exact, BVH), the closest point, and the feature's outward normal (face normal or
+// angle-weighted pseudo-normal, times `outward_sign`). A sphere whose samples all see one feature
+// keeps one record (`single_feature`). Store normal keeps the normals only, full all four.
+// Feature indices: face t; edge 3 t + i (edge (v_i, v_i+1 mod 3) of the lowest-numbered triangle t
+// that has it); vertex v.
+// Cost: one BVH query per sample. Threads: TBB over spheres, merged in cluster order: the same
+// output for every thread count. Details: docs/cfm.md.
 #include <array>
 #include <cstddef>
 #include <cstdint>

@@ -1,32 +1,13 @@
 #pragma once
-// lib/cfm/sampling — directions on a sphere for closest feature maps (paper 003, sections 4 and 5).
+// lib/cfm/sampling — directions on a sphere for closest feature maps (Giang & O'Sullivan 2006,
+// sections 4 and 5).
 //
-// A direction is the unit vector (sin phi cos theta, sin phi sin theta, cos phi) (paper eqs. 1-3):
-// phi in [0, pi] measured from +z, theta in [0, 2 pi) from +x towards +y.
-//
-// N stacks put rings at phi_i = i pi / N, i = 0..N; ring i holds n_i samples at
-// theta_j = 2 pi j / n_i, j = 0..n_i-1 (no offset between rings).
-//  - adaptive (paper Fig. 3b): n_i = floor((N + 1) sin phi_i). The pole "rings" get floor(0) = 0
-//    samples, so there are no pole samples; the directions around a pole are served by ring 1.
-//    This is the rule that reproduces the paper: it gives all four counts of Table 1 (root 65 at
-//    N = 10 and 167 at N = 16; leaf 3 at N = 2 and 11 at N = 4) and the adaptive column of
-//    Table 2 at 10 and 20 stacks to six digits (bench_cfm). No rule of the form "about N sin phi
-//    per ring plus two pole samples" gives 65 and 167: for even N the rings pair up around the
-//    equator, so an odd total needs an odd equator count, i.e. N + 1 rather than N
-//    (scripts/cfm_sampling_rules.py tries the rounding/base/pole candidates).
-//  - polar (paper Fig. 3a, "full polar"): N samples on each ring i = 1..N-1 and one sample at
-//    each pole, N(N - 1) + 2 in all (242 at N = 16). The paper's own full polar sampling puts
-//    N + 1 on every ring i = 0..N, the pole "rings" included, i.e. N + 1 coincident samples at
-//    each pole: bench_cfm reproduces its Table 2 column with that layout; a pole is one
-//    direction, so we keep it once.
-// Sample order: ring by ring from the north pole (phi = 0) southwards, theta ascending in a ring.
-//
-// Lookup (paper section 5): the nearest sample to a direction from its (phi, theta) in constant
-// time: the ring index from phi (eq. 4), the index in a ring from theta (eq. 5, rounded to the
-// nearest sample), over the two rings that bracket phi and then outward only while a ring can
-// still hold a nearer sample (its phi distance is below the best angle found); with the counts
-// above that is at most a few rings whatever N is. "Nearest" is by angle, i.e. the largest dot
-// product with the sample directions, exactly as a brute-force search over all samples.
+// Direction (sin phi cos theta, sin phi sin theta, cos phi), phi in [0, pi] from +z, theta from +x
+// towards +y. N stacks: rings at phi_i = i pi / N (i = 0..N), n_i samples at theta_j = 2 pi j / n_i.
+//  adaptive  n_i = floor((N + 1) sin phi_i), no pole samples (reproduces the paper's Tables 1, 2)
+//  polar     N on rings 1..N-1 plus one at each pole: N(N - 1) + 2
+// Order: ring by ring from the north pole, theta ascending. Lookup: the nearest sample by angle in
+// constant time (the same answer as a brute-force search). Why these rules: docs/cfm.md.
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -1,45 +1,16 @@
 #pragma once
-// lib/pointshell — uniformly sampled surface points with inward normals (paper 000 section 2.1.2).
+// lib/pointshell — uniformly sampled surface points with inward normals (Sagardia et al. 2014,
+// section 2.1.2).
 //
-// In: the mesh (world units) and the layered voxelmap it was voxelized into (grid + layer per
-// voxel, lib/voxel), optionally the signed distance field over the same grid (lib/distance,
-// inside positive). Out: points on the mesh, one unit inward normal and the source triangle each.
-//
-// Sampling (the paper's procedure, with its open choices fixed here):
-//  - candidates of triangle t: the centres of the surface voxels (layer 0) among the voxels of
-//    t's bounding box (every voxel whose closed cube meets the box: a flat, axis-aligned
-//    triangle's box has no thickness and may contain no centre at all), each projected onto t
-//    (exact closest point on the triangle);
-//  - t's candidates are visited nearest first (squared distance from the voxel centre to t, ties
-//    by voxel index), so the voxels t passes through come before far voxels whose centres land
-//    on t's edges; a candidate is kept when it is at least alpha * s from every point kept so far
-//    for t and for its neighbours (the triangles sharing a vertex with t, which includes those
-//    sharing an edge);
-//  - order and parallelism: triangles are coloured greedily in index order so that no two
-//    neighbours share a colour; colours are processed one after the other (in parallel within a
-//    colour, since the triangles of one colour never look at each other's points). "Already
-//    kept" therefore means "kept by a neighbour of a lower colour", a rule that does not depend
-//    on the schedule: the output is the same for every thread count. Points are stored by
-//    triangle index, then in the order they were kept.
-//
-// Normals (inward, unit):
-//  - gradient: the gradient of the distance field (central differences of the trilinear sampler
-//    of lib/query/field.hpp, step s), or without a distance field of the layered map (layer * s,
-//    step 1.5 s). Where that gradient is weak (|g| < 0.25, e.g. on a thin sheet where the field
-//    peaks) or points out of the surface (g . n_in <= 0, e.g. across a wall thinner than the
-//    step), the point takes its surface normal instead; those points are counted.
-//  - surface: the angle-weighted pseudo-normal (lib/geometry/pseudo_normals.hpp) of the feature
-//    the point lies on (face, edge or vertex), so points on edges and vertices get the
-//    angle-weighted average of the faces around them.
-//  Orientation comes from the field, not from the winding: per connected component of the mesh
-//  (by shared vertices), the area-weighted sum of dot(winding normal, field gradient) at the
-//  triangle centroids says whether the winding normals point in (field increases along them) or
-//  out; inverted meshes get inward normals too. A component with a zero sum (no inside, e.g. a
-//  single open sheet) keeps the winding convention (counter-clockwise seen from outside).
-//
-// Cost: O(surface voxels in the triangles' boxes x (points kept in the neighbourhood)) for the
-// sampling, O(triangles) for the colouring and the orientation vote. Memory: the inputs plus a
-// few words per triangle and per point.
+// In: the mesh (world units) and the layered voxelmap it was voxelized into, optionally the signed
+// distance field over the same grid (inside positive). Out: points on the mesh at least alpha
+// voxel sizes apart (per triangle and its neighbours), one unit inward normal and the source
+// triangle each, stored by triangle index. Normals: the field's gradient (falling back to the
+// surface normal where it is weak or points out) or the angle-weighted surface pseudo-normal;
+// oriented by the field's inside, so inverted meshes get inward normals too.
+// Cost: O(surface voxels in the triangles' boxes x points kept nearby). Threads: TBB within one
+// colour class of the triangle graph: the same output for every thread count.
+// The procedure and its choices: docs/pointshell.md.
 #include <cstdint>
 #include <filesystem>
 #include <span>
@@ -57,7 +28,7 @@ enum class ShellNormals { gradient, surface };
 const char* shell_normals_name(ShellNormals n);  // "gradient", "surface"
 
 struct PointshellOptions {
-    double alpha = 1.4142135623730951;  // minimum spacing in voxel sizes (paper: about sqrt 2)
+    double alpha = 1.4142135623730951;  // minimum spacing in voxel sizes (Sagardia et al. 2014: about sqrt 2)
     ShellNormals normals = ShellNormals::gradient;
 };
 

@@ -1,47 +1,16 @@
 #pragma once
-// lib/query/field — the static object's distance function V(P) for queries (paper 000 eq. 4/5).
+// lib/query/field — the static object's distance function V(P) for queries.
 //
-// V is the trilinear interpolation of the signed distances stored at voxel centres (inside
-// positive, world units). We interpolate instead of the paper's "voxel value + local term"
-// (eq. 4) or gradient extrapolation (eq. 5) because trilinear interpolation is continuous across
-// voxels (no force jumps at voxel faces) and exact for planes; eq. 5 is kept for comparison in
-// `gradient_value`. Outside the grid's centre box, V(P) = V(clamp(P)) - |P - clamp(P)|, a
-// continuous extension that keeps decreasing away from the object.
-//
-// Storage: the samples sit in bricks of 4^3, 16 float samples (one z layer of a brick) per cache
-// line, so a cell's eight samples lie on two lines, or up to eight when the cell crosses a brick
-// along x or y; as float when every value of the file is a float (the float and scaled encodings:
-// nothing lost, half the memory traffic) and as double otherwise, in memory advised to use
-// transparent huge pages. Queries read the field at random places (every contact pose starts
-// cold) and one cold read waits about 150 ns, so the traversal asks for a sphere's or a point's
-// cells a few tests before it reads them (probe_sphere, probe_value).
-//
-// The sphere test (`upper_bound(center, radius)`): an upper bound of V over a ball. One bad spot
-// (an open mesh's hole, where inside voxels meet outside ones across the opening, makes the field
-// jump by tens of voxels) would make a global Lipschitz bound useless for pruning, so the bounds
-// are local. Per cell: the largest slope of the interpolant is exactly its largest corner
-// gradient (inside a cell dV/dx is bilinear in y, z and constant in x, and likewise for y and z,
-// so along any axis line |grad V|^2 is a sum of squares of affine functions, convex: its maximum
-// over the cell is at a corner, where the gradient is (1/s) times the differences along the three
-// cell edges that meet there); and the largest of its eight samples bounds V in it (trilinear
-// interpolation is a convex combination). A segment inside the ball's box crosses only cells that
-// meet the box, so the largest cell slope L over those cells bounds |V(P) - V(Q)| / |P - Q| in the
-// ball, and the largest sample bounds V. Both are kept as maxima over blocks of 4^3 cells in a
-// pyramid (each level halves the blocks per axis); a ball reads the union of the (at most 8)
-// blocks its box meets at the level where that box spans at most two blocks per axis, stored
-// premerged in one 64-byte entry (`ball_bound`). With a = max(0, dist(X, centre box) - r), a
-// lower bound of |P - c(P)| over the ball (c: projection onto the grid's centre box),
-// upper_bound returns the blocks' largest sample minus a when that is negative (a ball away from
-// the static object is pruned without reading the field), else the smallest of it, V(c(X)) +
-// L r - a (V(P) = V(c(P)) - |P - c(P)| and |c(P) - c(X)| <= r) and V(X) + sqrt(L^2 + 1) r (the
-// slope of the extension outside the grid combined as below). Without the a, a ball a hundred
-// voxels below the bunny's open bottom passed the test: its border cells are steep (L ~ 45).
-// `lipschitz(center, radius)` is the ball's Lipschitz bound (sqrt(L^2 + 1) when it leaves the box).
-//
-// Global bound: `lipschitz()` is a bound L on |V(P) - V(Q)| / |P - Q| over all space: the largest
-// cell slope L_in combined with the slope 1 of the extension outside the grid as
-// sqrt(L_in^2 + 1) (see field.cpp). The query's sphere test is what makes the hierarchical
-// traversal find exactly the colliding points that brute force finds.
+// In: one signed distance per voxel of a grid (inside positive, world units). Out: V(P), the
+// trilinear interpolant of the samples at voxel centres, continued outside the grid's centre box
+// as V(c(P)) - |P - c(P)| (c: projection onto the box); grad V; upper bounds of V over a ball
+// (the query's sphere test) and local and global slope (Lipschitz) bounds, from a pyramid of
+// per-block maxima. Samples held as float when every value is a float, else double.
+// Cost: value and upper_bound read one cell and one 64-byte pyramid entry; probe_* issue those
+// reads ahead (prefetch) for a traversal. Construction O(voxels).
+// Threads: const methods may run concurrently; build once, then read.
+// Why trilinear (not Sagardia et al. 2014, eq. 4 or 5), the storage, and the proof of the bounds:
+// docs/field.md.
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -91,7 +60,7 @@ public:
 
     const GridSpec& grid() const { return grid_; }
     double value(const Vec3d& p) const;
-    // Paper eq. 5: V(C) + grad(C) . (P - C) at the nearest voxel centre C, with the gradient
+    // Sagardia et al. 2014, eq. 5: V(C) + grad(C) . (P - C) at the nearest voxel centre C, with the gradient
     // by central differences; defined inside the grid only (clamped outside).
     double gradient_value(const Vec3d& p) const;
     // grad V at p: the interpolant's own gradient in the cell that holds p (on a face between
@@ -109,7 +78,7 @@ public:
     // less the ball's least distance outside the centre box, when that is negative (no read of
     // the field: cheap pruning away from the static object), else the smallest of it,
     // V(c(center)) + L_in radius less that distance (c: projection onto the centre box) and
-    // V(center) + L radius (see the top of this file).
+    // V(center) + L radius (docs/field.md).
     double upper_bound(const Vec3d& center, double radius) const;
     double max_value() const { return max_value_; }
 

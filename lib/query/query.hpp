@@ -1,67 +1,18 @@
 #pragma once
-// lib/query — VPS collision queries (paper 000 sections 2.2–2.4, Algorithm 1).
+// lib/query — VPS collision queries (Sagardia et al. 2014, sections 2.2–2.4, Algorithm 1).
 //
-// In: the static object's distance function V (DistanceSampler, inside positive), the moving
-// object's points with unit inward normals and its point-sphere tree, and a pose placing the
-// moving object in the static object's frame (world point = R p + t).
-// Out: the contact manifold {P, n, V(P)} of points with V(P) > 0 (P and n in the static frame),
-// the penalty force f = sum V(P_i) n_i (eq. 2) and torque t = sum (P_i - t) x f_i about the moving
-// object's origin (eq. 3; the paper takes moments about the pointshell frame's origin, as here,
-// but expresses both vectors in that frame: multiply ours by R^T to get its components), the
-// maximum penetration, and when nothing collides bounds on the separation. Forces are not scaled
-// by the number of contacts (the paper leaves the stiffness scaling to the simulation).
-// V(P) is the trilinear interpolant of the field (see field.hpp for why not eq. 4 or 5).
-//
-// Modes:
-//  full           Algorithm 1: FIFO from the root; a sphere (X, R) collides when an upper bound
-//                 of V over its ball is >= 0: essentially V(X) + L R with L the field's local
-//                 Lipschitz bound in the ball (the paper's V(X) >= -R is the case L = 1), or the
-//                 largest field sample near the ball when that is smaller
-//                 (DistanceSampler::upper_bound, field.hpp). A colliding cluster checks its parent
-//                 point and pushes its children; a leaf checks all its points. Because every point
-//                 lies in its ancestors' spheres and the bound holds over the whole ball, no
-//                 colliding point is ever pruned: full finds exactly the contacts brute finds.
-//                 A cluster's parent point is usually one of its children's too (the parent points
-//                 of a level are the next level's points), down to a leaf; a child whose parent
-//                 point is its parent's does not check it again (points_tested counts checks: 14%
-//                 fewer on the paper's case).
-//  brute          every point, no tree.
-//  segmented      section 2.4: every cluster of one level starts its own traversal and keeps only
-//                 its deepest contact (one contact per segment).
-//  time_critical  full, stopped when the budget is spent; reports the level reached. Contacts are
-//                 those found so far (parent points of colliding clusters count). With a closest
-//                 feature map (MovingObject::cfm, paper 003), every cluster left in the queue at
-//                 the deadline whose sphere collides (the sphere test above, evaluated anyway for the
-//                 separation bound) adds ONE contact: d = grad V(X) normalised (into the static
-//                 object), record = the map's sample nearest to R^T d on that sphere, normal =
-//                 R (-outward normal of the record), position = R q + t for the record's closest
-//                 point q (store full) or X + r d (store normal), value = V(position), kept when
-//                 > 0. Contact::cluster names the cluster, Contact::point is kNoPoint.
-//                 Without a map the mode is unchanged. lib/query/cfm_contacts.hpp: the details
-//                 and why these choices.
-//                 The budget holds with a map too. The traversal hands over to the CFM phase
-//                 when the queued clusters' contacts would no longer fit in what is left of the
-//                 budget: at its checks (every 4 spheres) it stops when the time left is below
-//                 1.5 x (this query's time per sphere test so far) x (clusters queued); the CFM
-//                 phase then takes the queued clusters in queue order (breadth-first: coarsest
-//                 first) until the budget is spent, looking at the clock every 4 clusters (the
-//                 first 4 are always done, so a tiny budget still gives the root's contact).
-//                 A query overruns its budget by at most one batch of 4 clusters (a few hundred
-//                 ns of cold reads) besides the traversal's 4-sphere granularity. Clusters the
-//                 phase does not reach give no contact: `queued_untested` counts them, `queued`
-//                 the queue at the hand-over. (Before this rule every queued cluster was tested
-//                 past the deadline: p50 52 us at a 20 us budget on the paper's case;
-//                 docs/query.md has the figures.) Without a map the traversal has the whole
-//                 budget and returns at it (the clock is read every 4 spheres there too); all
-//                 queued clusters are then untested. An
-//                 interrupted query with untested clusters proves no separation
-//                 (min_distance_bound 0). The CFM phase's sphere tests count in spheres_tested.
-//                 With `budget_tests` the same rule also runs on sphere tests, deterministically:
-//                 the traversal stops when tests + queued clusters (with a map) reach it
-//                 (checked before every sphere), the CFM phase when the tests do (within its
-//                 batch of 4).
-// Contacts are returned sorted by point index (CFM contacts after them, by cluster id) and summed
-// in that order, so results are deterministic and full and brute agree bit for bit.
+// In: the static object's distance function V (DistanceSampler, inside positive, world units),
+// the moving object's points with unit inward normals and its point-sphere tree (optionally its
+// closest feature map), and a pose: world point = R p + t, in the static object's frame.
+// Out: the contacts {P, n, V(P) > 0} (static frame), force f = sum V(P_i) n_i, torque
+// t = sum (P_i - t) x f_i about the moving origin, the maximum penetration, separation bounds
+// when nothing collides, and test counts. Contacts sorted by point index (CFM contacts after
+// them, by cluster) and summed in that order: deterministic; full and brute agree bit for bit.
+// Modes: full (exact: the same contacts as brute), brute, segmented (one contact per cluster of
+// a level), time_critical (stops at budget_us / budget_tests; with a CFM, one contact per queued
+// colliding cluster, the hand-over timed so the budget holds).
+// Cost: one field read per sphere or point tested. Threads: one VpsQuery per thread; no TBB.
+// The modes, the time-critical rule and the CFM contacts in full: docs/query.md.
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -98,7 +49,7 @@ struct QueryOptions {
     QueryMode mode = QueryMode::full;
     int level = 0;             // segmented: the segmentation level (1 = root)
     double budget_us = 1000;   // time_critical: per-query budget in microseconds
-    // time_critical: a budget in sphere tests as well (0: none; see time_critical above), for
+    // time_critical: a budget in sphere tests as well (0: none; docs/query.md), for
     // interrupted queries that are the same whatever the machine's speed (replays, tests).
     std::size_t budget_tests = 0;
 };

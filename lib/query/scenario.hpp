@@ -1,34 +1,17 @@
 #pragma once
 // lib/query/scenario — poses for query runs: generated scenarios and POSES.json files.
 //
-// A pose places the moving object in the static object's frame (world point = R p + t, see
-// query.hpp). Scenarios are placed by the moving object's centre M (the centre of its tree's root
-// sphere, or of its points' bounding box without a tree): the world position of M is R M + t.
-//
-//  contact   random orientation and a random direction d from the static grid's centre C. The
-//            moving object comes in along d from far away (where nothing touches) in 64 equal
-//            steps towards C until some point penetrates; the step between the last separated and
-//            the first touching position is then bisected until the maximum penetration
-//            (max_point_value) is in (0, depth x voxel size]. That is the first touch from outside
-//            along d, pressed in by at most `depth` voxels (shallow haptic contact). Directions
-//            along which nothing touches, or the bisection does not settle in 200 steps, are
-//            drawn again (at most 1000 times per pose, then hp::Error(bad_input)).
-//  approach  straight paths of `path_steps` poses, fixed orientation, from the contact pose moved
-//            back along d by the moving object's root radius (about its half size) to the contact
-//            pose itself (the last pose of each path is a contact pose as above).
-//  random    uniform orientation, M uniform in the static object's padded box (the field's grid).
-//
-// Reproducible: pose i (path i for approach) draws from its own SplitMix64 stream seeded from
-// (seed, i), with uniform doubles from the top 53 bits and our own transforms (no std::
-// distributions, whose output differs between library versions), so the poses depend only on the
-// seed and the inputs, not on the thread count. Orientation: Shoemake's uniform unit quaternion;
-// direction: uniform on the sphere (z uniform in [-1, 1], azimuth uniform).
-// Cost: a contact pose takes up to 64 + a few bisection steps of max_point_value's branch and
-// bound, over a tree packed once per generation (MaxPointValue) and bounded by the two thresholds
-// the placement compares with (0 and the depth): the poses are those of the exact maximum, but a
-// pose far from contact costs a few sphere tests. Generated in parallel (TBB). The paper's case
-// (2000 poses, one thread) takes about 2 s (it took about 90 s with the exact maximum).
-// haptic-query reports the time as poses.generation_seconds.
+// A pose places the moving object in the static object's frame (world point = R p + t). Scenarios
+// place the moving object's centre M (its tree's root sphere centre, or its points' box centre):
+//  contact   random orientation and direction d; brought in along d and bisected until the
+//            maximum penetration is in (0, depth x voxel size]
+//  approach  straight paths of path_steps poses ending at a contact pose
+//  random    uniform orientation, M uniform in the field's grid box
+// Reproducible: pose i draws from its own SplitMix64 stream seeded from (seed, i), with our own
+// transforms (Shoemake's uniform quaternion), so poses depend only on the seed and the inputs,
+// never on the thread count. Generated in parallel (TBB); a contact pose costs up to 64 + a few
+// bisection steps of a bounded maximum search over a tree packed once (MaxPointValue).
+// Details: docs/query.md, "Poses: scenarios".
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -63,7 +46,8 @@ ScenarioKind parse_scenario_kind(const std::string& name);
 const char* scenario_kind_name(ScenarioKind kind);
 
 // Generates the scenario's poses. Throws hp::Error(usage) for count 0, depth <= 0 or
-// path_steps < 2, and hp::Error(bad_input) when no contact can be placed (see above).
+// path_steps < 2, and hp::Error(bad_input) when no contact can be placed (1000 directions drawn
+// for a pose without a touch, or a bisection unsettled after 200 steps).
 std::vector<Pose> generate_scenario(const DistanceSampler& field, const MovingObject& moving,
                                     const ScenarioOptions& options, const Progress& progress = {});
 

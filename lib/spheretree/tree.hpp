@@ -1,40 +1,17 @@
 #pragma once
-// lib/spheretree — point-sphere trees by bottom-up clustering (paper 000, section 2.1.2, Fig. 2).
+// lib/spheretree — point-sphere trees by bottom-up clustering (Sagardia et al. 2014, section
+// 2.1.2, Fig. 2).
 //
-// In: the points of a pointshell (world units). Out: a tree of clusters. Level 1 is the root,
-// the deepest level holds the leaves; every level is a coarser sampling of the whole surface.
-//
-// Clustering of one level (the paper's procedure, with its open choices fixed here):
-//  1. Start at a point chosen by the seed (SplitMix64, so the same on every platform). Form a
-//     cluster of it and its K-1 nearest unclustered points (k-d tree, nanoflann; distance ties go
-//     to the lower index); the K-th nearest unclustered point starts the next cluster. When no
-//     unclustered point is left, or fewer than K, the next start is the unclustered point of lowest
-//     index.
-//  2. The parent point of a cluster is the member nearest the cluster's mean (ties: the first
-//     member). Members farther than the threshold from the parent are tagged; the mean and the
-//     parent are recomputed from the untagged members, and again until no member is tagged.
-//  3. When the level is done, each tagged point (in index order) joins the cluster whose parent
-//     point is nearest to it, if that parent is within the threshold; else it becomes a cluster of
-//     its own (one point, its own parent).
-//  4. The parent points form the next level; repeat until one cluster (the root) remains.
-//     A level with at most K points becomes the root.
-// Threshold: per level, T x the level's typical cluster extent, where T is TreeOptions::threshold
-// (default 2) and the extent is the median distance from a point of the level to its K-th nearest
-// other point. Relative, because the spacing grows by about sqrt(K) per level (on a surface): one
-// distance in world units would tag nothing near the root or everything near the leaves. So by
-// default a point is tagged when it is more than twice as far from its parent as the K-th
-// neighbour of a typical point is from it. T = 0 turns tagging off (the plain greedy clustering).
-// A level must shrink at least halfway from n to n/K points; if tagging leaves more clusters than
-// n (1 + 1/K) / 2, the level is clustered again without tagging. This bounds the number of levels
-// by log(N) / log(2K / (K + 1)); typically it is close to log_K(N).
-//
-// Spheres: every cluster gets the minimal enclosing ball of all points below it (its own points
-// and all its descendants' points, not the child spheres).
-//
-// Cluster ids follow a breadth-first order from the root (id 0), so the children of a cluster
-// have consecutive ids and each level is a contiguous range. Deterministic for a seed whatever
-// the thread count (the clustering is sequential; spheres are computed in parallel per cluster).
-// Cost: O(N log N) for the k-d queries, O(N x levels) for the spheres.
+// In: the points of a pointshell (world units). Out: a tree of clusters; level 1 is the root, the
+// deepest level holds the leaves, every level is a coarser sampling of the whole surface. Each
+// level clusters a point and its K-1 nearest unclustered points, from a seeded start; members
+// farther than the threshold (T x the level's median distance to the K-th neighbour) from the
+// parent point are tagged and re-assigned; the parent points form the next level. Every cluster's
+// sphere is the minimal enclosing ball of all points below it. Cluster ids are breadth-first from
+// the root (id 0); children have consecutive ids.
+// Cost: O(N log N) k-d queries, O(N x levels) for the spheres. Threads: clustering sequential,
+// spheres parallel (TBB): deterministic for a seed whatever the thread count.
+// The procedure and its choices: docs/spheretree.md.
 #include <cstdint>
 #include <span>
 #include <vector>
