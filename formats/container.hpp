@@ -37,7 +37,7 @@ class Writer {
 public:
     // `metadata` (a JSON object) becomes the "meta" section; tool_version (this build) and
     // sign_convention ("inside_positive") are added when absent. No timestamp is added, so the
-    // same input gives byte-identical files (SPEC §4).
+    // same input gives byte-identical files.
     Writer(Kind kind, nlohmann::json metadata);
 
     // Sections are written in the order added. Names: 1-16 bytes, unique, not "meta"

@@ -1,6 +1,6 @@
 #pragma once
 // Atomic output: write to a temporary file in the destination folder, then rename into place,
-// so no tool ever leaves a half-written output (SPEC §1).
+// so no tool ever leaves a half-written output.
 #include <filesystem>
 #include <functional>
 #include <string>

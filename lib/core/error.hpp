@@ -2,7 +2,7 @@
 // hp::Error — the one exception type of the library.
 //
 // Every module reports failures by throwing hp::Error with the exit code the executables use
-// (SPEC §1) and a message that the app prints as is, after its own name:
+// (ExitCode below) and a message that the app prints as is, after its own name:
 //   "<file>: <what is wrong> (<what to do>)".
 // Modules never print and never exit.
 #include <stdexcept>

@@ -1,24 +1,16 @@
 #pragma once
 // lib/inspect/check — haptic-dump --check: the full integrity check of a file.
 //
-// check() identifies the file by content like describe() and runs every check of its kind. A
-// file that cannot be read at all (missing, empty, truncated, checksum mismatch, unknown kind)
-// throws hp::Error(bad_input) as everywhere (exit 3); a file that reads but breaks an invariant
-// gives a report with problems (haptic-dump exits 1 and lists the first of them).
-//
-// VDB files of ours: checksum trailer and framing (formats/vdb), metadata complete (format
-// version, grid spec, voxel size, sign convention, tool and version, kind, source name and
-// hash, parameters as JSON; per kind the encoding and scale factor), every grid covers exactly
-// the grid spec's voxels (dims agree), the grids the kind needs exist with their types, and in a
-// distance file the layers agree with the distances (same sign off the surface layer; surface
-// voxels within half a voxel diagonal of the surface, plus the encoding's rounding).
-//
-// Adding the checks of a container kind (pointshell, tree, CFM): write
-// `void check_<kind>(const std::filesystem::path&, CheckReport&)` next to describe_<kind>.cpp,
-// declare it below, and add one line to the dispatch in check_container (lib/inspect/check.cpp).
-// The container's framing and section checksums are verified before the hook runs; a hook adds
-// report.pass("what holds") or report.problem("what is wrong, where") and never throws for an
-// invariant that fails (only for a file it cannot read).
+// check() identifies the file by content like describe() and runs every check of its kind. A file
+// that cannot be read (missing, truncated, checksum mismatch, unknown kind) throws
+// hp::Error(bad_input) (exit 3); one that reads but breaks an invariant gives a report with
+// problems (haptic-dump exits 1). VDB files: checksum trailer and framing, complete metadata, every
+// grid covers exactly the grid spec's voxels, the kind's grids exist with their types, and a
+// distance file's layers agree with its distances (docs/haptic-dump.md lists the checks).
+// Adding the checks of a container kind: write `void check_<kind>(const std::filesystem::path&,
+// CheckReport&)` next to describe_<kind>.cpp, declare it below, add one line to the dispatch in
+// check_container (check.cpp). The container's framing and checksums are verified before the hook
+// runs; a hook adds report.pass(...) or report.problem(...) and throws only for an unreadable file.
 #include <filesystem>
 #include <string>
 #include <vector>

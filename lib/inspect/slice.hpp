@@ -1,22 +1,16 @@
 #pragma once
 // lib/inspect/slice — one axis-aligned slice of a voxelmap or distance field, as a colour image
-// or as ASCII text (haptic-dump --slice). See docs/haptic-dump.md for the scale.
+// or as ASCII text (haptic-dump --slice; docs/haptic-dump.md has the colour scale).
 //
-// Contract. A slice `x=I` holds the voxels (I, j, k) of the file's grid, `y=J` the voxels
-// (i, J, k), `z=K` the voxels (i, j, K). The image's horizontal axis (u, increasing to the right)
-// is the first remaining grid axis and its vertical axis (v, increasing upwards) the second:
-// x=I shows (y, z), y=J shows (x, z), z=K shows (x, y). Row 0 of an image or of the ASCII text
-// is the top, i.e. the largest v.
-//
-// Values are in voxels and inside positive: the layer number of a voxelmap, or the distance
-// divided by the voxel size for a distance field (scaled encodings divided back first). The
-// surface layer (layer 0; a distance file's `layers` grid) is marked separately.
-//
-// Colour map (diverging, ColorBrewer RdBu stops; exact RGB in slice_colour): inside warm (light
-// salmon near the surface to dark red at +scale), outside cool (light blue to dark blue at
-// -scale), linear between the stops in t = value / scale, saturating beyond; surface voxels
-// black. `scale` is the largest |value| over the whole grid, so every slice of one file uses the
-// same colours. Reads through formats/vdb.hpp (no OpenVDB here). Cost: one pass over the grid.
+// A slice `x=I` holds the voxels (I, j, k), `y=J` the voxels (i, J, k), `z=K` the voxels (i, j, K).
+// The image's horizontal axis u (to the right) is the first remaining grid axis, its vertical axis
+// v (upwards) the second: x=I shows (y, z), y=J (x, z), z=K (x, y). Row 0 is the top (largest v).
+// Values in voxels, inside positive: a voxelmap's layer, or distance / voxel size (scaled
+// encodings divided back first); the surface layer (layer 0) is marked separately.
+// Colours: diverging ColorBrewer RdBu (exact RGB in slice_colour), inside warm, outside cool,
+// linear in t = value / scale, saturating beyond; surface voxels black. `scale` is the largest
+// |value| over the whole grid, so every slice of one file uses the same colours.
+// Reads through formats/vdb.hpp (no OpenVDB here). Cost: one pass over the grid.
 #include <cstdint>
 #include <filesystem>
 #include <string>

@@ -1,9 +1,7 @@
 #pragma once
 // lib/query/session — the query as a library: load the two files once, then one query per pose
-// in the caller's own loop (a 1 kHz haptic thread), without allocating.
-//
-// This header is the entry point of the installed package (find_package(hapticprep), target
-// hapticprep::hapticprep, `#include <hapticprep/query/session.hpp>`; see the README, "Library use").
+// in the caller's own loop (a 1 kHz haptic thread), without allocating. The entry point of the
+// installed package (`#include <hapticprep/query/session.hpp>`; README, "Library use").
 //
 //   hp::QuerySession session("part.dist.vdb", "tool.hps", {.mode = hp::QueryMode::full});
 //   for (;;) {
@@ -11,13 +9,10 @@
 //       apply(r.force, r.torque);
 //   }
 //
-// Files: the static object is a distance field of haptic-distance or a layered voxelmap of
-// haptic-voxelize (load_static_field, static_field.hpp); the moving object is a point-sphere tree
-// file of haptic-spheretree (load_moving_object below), optionally with its closest feature map
-// of haptic-cfm for the time-critical mode (attach_cfm below; query.hpp says what it changes). Poses, modes and results: query.hpp.
-// Allocation: the session holds the query's scratch (VpsQuery); the first queries grow the
-// contact buffer up to the largest contact count they meet, after which queries do not allocate.
-// Queries run on the calling thread (no TBB inside); one session per thread.
+// Files: static = haptic-distance field or haptic-voxelize voxelmap (static_field.hpp); moving =
+// haptic-spheretree file, optionally with its haptic-cfm map (attach_cfm). Modes, results: query.hpp.
+// Allocation: the first queries grow the contact buffer to the largest contact count they meet;
+// after that no query allocates. Threads: queries run on the calling thread; one session per thread.
 #include <filesystem>
 #include <memory>
 #include <vector>

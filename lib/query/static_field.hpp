@@ -3,8 +3,8 @@
 //
 // A distance field of haptic-distance (kind "distance"; float, double or scaled Int32 encoding,
 // scaled values divided by the file's scale_factor) gives V directly. A layered voxelmap of
-// haptic-voxelize (kind "voxelmap") gives V = layer x voxel size: a coarser distance (the paper's
-// global penetration, eq. 4 with sigma = s), exact to about one voxel. Inside positive, world units.
+// haptic-voxelize (kind "voxelmap") gives V = layer x voxel size: a coarser distance (Sagardia et
+// al. 2014's global penetration, eq. 4 with sigma = s), exact to about one voxel. Inside positive, world units.
 // Memory: one double per voxel of the grid.
 #include <filesystem>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 // Smallest enclosing ball of a point set in 3D (the minimal bounding spheres of the
-// point-sphere tree, paper 000 section 2.1.2).
+// point-sphere tree, Sagardia et al. 2014, section 2.1.2).
 //
 // Algorithm: Welzl's randomized recursion in Gärtner's move-to-front form with pivoting
 // ("Fast and robust smallest enclosing balls", 1999): expected linear time, at most 4 support
