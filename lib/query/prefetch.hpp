@@ -3,9 +3,8 @@
 //
 // Not a plain __builtin_prefetch: GCC 12's mod/ref analysis summarizes a function whose only
 // effect is __builtin_prefetch as having none, and dead-code elimination then deletes the calls
-// to it (from -O1 on; -fno-ipa-modref keeps them). A helper that located a cell and prefetched it
-// compiled to a bare `ret` at its call sites, so earlier prefetch experiments in the traversal
-// measured nothing. A volatile asm statement is never deleted.
+// to it (from -O1 on; -fno-ipa-modref keeps them): a helper that located a cell and prefetched it
+// compiled to a bare `ret` at its call sites. A volatile asm statement is never deleted.
 
 namespace hp {
 
