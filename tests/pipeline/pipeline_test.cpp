@@ -36,7 +36,7 @@ TEST(PipelineValidation, AcceptsAValidPipelineAndFillsDefaults) {
     EXPECT_EQ(p.stages[0].params["voxel_size"], 0.01);
     EXPECT_EQ(p.stages[0].params["pad"], 2);            // haptic-voxelize --pad default
     EXPECT_EQ(p.stages[0].params["fill"], "auto");
-    EXPECT_TRUE(p.stages[0].params["resolution"].is_null());
+    EXPECT_EQ(p.stages[0].params["resolution"], 128);  // the default; voxel_size, given, wins
     EXPECT_EQ(p.stages[1].params["gradient"], true);
     EXPECT_EQ(p.stages[1].params["encoding"], "float");
     EXPECT_EQ(p.stages[0].given.size(), 1u);           // only what the file gave
