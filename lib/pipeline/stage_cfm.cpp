@@ -1,4 +1,5 @@
-// The cfm stage: the body of haptic-cfm (apps/haptic-cfm.cpp parses its options and calls this).
+// The cfm stage: its declaration (options bound to CfmParams), its body (shared with
+// haptic-cfm, which adds its files) and its summary (to_json, format_text).
 #include <chrono>
 #include <filesystem>
 
@@ -25,7 +26,7 @@ StageSpec cfm_stage() {
     s.available = true;
     Declare<CfmParams> d(s.params);
     d(&CfmParams::stacks, "stacks", "stacks at the root").in(cfm::kMinStacks, cfm::kMaxStacks);
-    d(&CfmParams::min_stacks, "min_stacks", "stacks at the deepest level (at most stacks)").in(cfm::kMinStacks, cfm::kMaxStacks);
+    d(&CfmParams::min_stacks, "min_stacks", "stacks at the deepest level (at most the stacks at the root)").in(cfm::kMinStacks, cfm::kMaxStacks);
     d(&CfmParams::sampling, "sampling", "adaptive or polar").one_of({"adaptive", "polar"});
     d(&CfmParams::store, "store", "normal (normals only) or full (features, points, normals)").one_of({"normal", "full"});
     d(&CfmParams::force, "force", "proceed even if the mesh is not the one the tree was made from");

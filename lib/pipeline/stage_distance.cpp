@@ -1,5 +1,5 @@
-// The distance stage: the body of haptic-distance (apps/haptic-distance.cpp parses its options
-// and calls this).
+// The distance stage: its declaration (options bound to DistanceParams), its body (shared with
+// haptic-distance, which adds its files) and its summary (to_json, format_text).
 #include <algorithm>
 #include <chrono>
 #include <cmath>

@@ -1,5 +1,5 @@
-// The pointshell stage: the body of haptic-pointshell (apps/haptic-pointshell.cpp parses its
-// options and calls this).
+// The pointshell stage: its declaration (options bound to PointshellParams), its body (shared with
+// haptic-pointshell, which adds its files) and its summary (to_json, format_text).
 #include <chrono>
 #include <filesystem>
 

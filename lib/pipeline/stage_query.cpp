@@ -1,7 +1,8 @@
 // The query stage: the mesh's pointshell tree as the moving object against its own distance field
 // as the static one (a timing check of the result against itself), the report as the stage's
-// file. The body is haptic-query's (lib/query/check_run.hpp). A report holds measured latencies,
-// so unlike the other stages' files it differs from run to run.
+// file. The body is haptic-query's (lib/query/check_run.hpp); the declaration here is its options
+// (cfm: the CFM an earlier stage made). A report holds measured latencies, so unlike the other
+// stages' files it differs from run to run.
 #include <cstdio>
 
 #include "core/atomic_file.hpp"

@@ -1,5 +1,5 @@
-// The spheretree stage: the body of haptic-spheretree (apps/haptic-spheretree.cpp parses its
-// options and calls this).
+// The spheretree stage: its declaration (options bound to SpheretreeParams), its body (shared with
+// haptic-spheretree, which adds its files) and its summary (to_json, format_text).
 #include <chrono>
 #include <cmath>
 #include <filesystem>

@@ -1,5 +1,5 @@
-// The voxelize stage: the body of haptic-voxelize (apps/haptic-voxelize.cpp parses its options
-// and calls this).
+// The voxelize stage: its declaration (options bound to VoxelizeParams), its body (shared with
+// haptic-voxelize, which adds its files) and its summary (to_json, format_text).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -51,7 +51,7 @@ StageSpec voxelize_stage() {
     s.available = true;
     Declare<VoxelizeParams> d(s.params);
     d(&VoxelizeParams::voxel_size, "voxel_size", "voxel edge length in world units").above_zero().excluding({"resolution"});
-    d(&VoxelizeParams::resolution, "resolution", "voxels along the longest side (when voxel_size is not given)")
+    d(&VoxelizeParams::resolution, "resolution", "voxels along the longest side (unless a voxel size is given)")
         .in(1, kMaxGridDim)
         .excluding({"voxel_size"});
     d(&VoxelizeParams::pad, "pad", "voxels of padding on every side").in(0, 1000);
