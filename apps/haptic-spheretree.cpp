@@ -2,16 +2,11 @@
 // See lib/spheretree/tree.hpp for the clustering and the threshold.
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
-#include <iostream>
+#include <string>
 
-#include "core/clock.hpp"
 #include "common/stage_call.hpp"
 #include "common/tool.hpp"
-#include "core/text.hpp"
-#include "inspect/tree.hpp"
-#include "spheretree/tree.hpp"
-
+#include "pipeline/stage_runs.hpp"
 
 int main(int argc, char** argv) {
     hp::app::Tool tool(
@@ -30,38 +25,15 @@ int main(int argc, char** argv) {
         "  haptic-spheretree part.hps --threshold 0 --json -o part.tree.hps | jq .tree.per_level\n"
         "  haptic-dump bunny.tree.hps --export json -o bunny.tree.json\n");
     std::string input, output;
-    hp::TreeOptions opt;
     tool.cli.add_option("POINTSHELL", input, "pointshell from haptic-pointshell (.hps)")->required();
     tool.cli.add_option("-o,--output", output, "output tree file (.hps)")->required();
-    tool.cli.add_option("--k", opt.k, "points per cluster (default 4)")->check(CLI::Range(2, 1024));
-    tool.cli.add_option("--seed", opt.seed, "chooses the start point of each level (default 1)");
-    tool.cli.add_option("--threshold", opt.threshold,
-                        "tagging threshold in multiples of the level's median K-th-neighbour distance (default 2; 0 = off)")
-        ->check(CLI::NonNegativeNumber);
+    hp::app::StageCall call(tool, "spheretree");
     return tool.run(argc, argv, [&] {
-        const auto t0 = std::chrono::steady_clock::now();
-        hp::app::StageCall call(tool, "spheretree", "", output);
-        call.input("pointshell", input).set("k", opt.k).set("seed", opt.seed).set("threshold", opt.threshold);
-        nlohmann::json j = call.run();
-        const double total_s = hp::seconds_since(t0);
-        const std::size_t bytes = std::filesystem::file_size(output);
-        j["output"] = output;
-        j["seconds"]["total"] = total_s;
-        j["file_bytes"] = bytes;
-        j["peak_rss_bytes"] = hp::peak_rss_bytes();
-        tool.print_json(j);
-        if (tool.text_output()) {
-            const auto& sec = j["seconds"];
-            std::printf("points       %s, K = %d, seed %llu, threshold %g x K-th neighbour distance\n",
-                        hp::with_commas(j["points"].get<std::size_t>()).c_str(), opt.k,
-                        static_cast<unsigned long long>(opt.seed), opt.threshold);
-            std::cout << hp::inspect::format_tree_levels(j["tree"]);
-            std::printf("depth        %d levels, log_K(points) = %.2f\n", j["tree"]["levels"].get<int>(),
-                        j["log_k_points"].get<double>());
-            std::printf("time         read %.3f s, build %.3f s, write %.3f s, total %.3f s\n", sec["read"].get<double>(),
-                        sec["build"].get<double>(), sec["write"].get<double>(), total_s);
-            std::printf("wrote        %s (%s)\n", output.c_str(), hp::human_bytes(static_cast<double>(bytes)).c_str());
-        }
+        const auto start = std::chrono::steady_clock::now();
+        const auto r = call.input("pointshell", input).run(&hp::pipeline::run_spheretree, "", output);
+        const hp::pipeline::ToolFacts f = call.facts(start);
+        tool.print_json(to_json(r, f));
+        if (tool.text_output()) std::fputs(format_text(r, f).c_str(), stdout);
         return 0;
     });
 }

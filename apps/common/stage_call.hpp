@@ -1,7 +1,9 @@
 #pragma once
-// Runs a pipeline stage's function (lib/pipeline/stage_*.cpp) for its executable, so that the
-// executable and the pipeline share one body: the executable parses its options into the stage's
-// parameters, calls the stage and prints what it returns.
+// An executable's stage: declares the stage's options on the command line from the stage's
+// declaration (lib/pipeline/stage_*.cpp), and runs the stage's function with them, so that the
+// executable and the pipeline share one declaration and one body. An executable adds by hand only
+// its files (StageSpec::executable_only).
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -12,31 +14,58 @@
 #include "common/tool.hpp"
 #include "mesh/mesh.hpp"
 #include "pipeline/stage.hpp"
+#include "pipeline/stage_runs.hpp"
 
 namespace hp::app {
 
 class StageCall {
 public:
-    // `stage`: the stage's name ("cfm"); its parameters start at their defaults (stage.cpp).
-    StageCall(Tool& tool, std::string_view stage, std::filesystem::path mesh, std::filesystem::path output);
+    // Adds the options of the stage `stage` ("cfm") to tool.cli: names, defaults, ranges and
+    // choices, exclusions and help, all from the declaration.
+    StageCall(Tool& tool, std::string_view stage);
 
-    // Sets one parameter (its key as in stage.cpp: "min_stacks").
-    StageCall& set(const std::string& key, nlohmann::json value);
+    // After parsing. The options as the stage reads them (every key; null = unset); the checks
+    // between options run here (usage errors name the options as the command line spells them).
+    const nlohmann::json& params();
+    // The typed options struct of the stage (pipeline/stage_runs.hpp).
+    template <class P>
+    P typed() { return pipeline::read_params<P>(spec_, params()); }
+    // True when the option `key` was given on the command line.
+    bool given(const std::string& key) const;
+    // The file given for an input option (ParamSpec::input, e.g. --cfm); empty when not given.
+    std::filesystem::path file(const std::string& key) const;
+
     // An input file by kind ("tree", "voxelmap", ...).
     StageCall& input(const std::string& kind, std::filesystem::path file);
 
-    // Runs the stage: its warnings go through tool.warn (and are removed from the result).
-    nlohmann::json run();
+    // Runs the stage's function (pipeline/stage_runs.hpp) on `mesh` writing `output`, with the
+    // typed options; its warnings go through tool.warn.
+    template <class P, class R>
+    R run(R (*stage_run)(const pipeline::StageContext&, const P&), std::filesystem::path mesh, std::filesystem::path output) {
+        R result = stage_run(context(std::move(mesh), std::move(output)), typed<P>());
+        for (const std::string& w : result.warnings) tool_.warn(w);
+        return result;
+    }
+
+    // What the executable adds to the summary: its output file (and its size, when it exists),
+    // the mesh, the peak memory and the seconds since `start`.
+    pipeline::ToolFacts facts(std::chrono::steady_clock::time_point start) const;
 
     // The mesh as the stage loaded it (after run()); nullptr when the stage did not load one.
     const LoadedMesh* mesh() const { return mesh_ ? &*mesh_ : nullptr; }
 
 private:
+    const pipeline::StageContext& context(std::filesystem::path mesh, std::filesystem::path output);
+
     Tool& tool_;
     const pipeline::StageSpec& spec_;
-    pipeline::StageContext ctx_;
+    std::map<std::string, std::string> text_;  // values of the options that take one
+    std::map<std::string, bool> flags_;        // values of the flags
+    std::map<std::string, CLI::Option*> options_;
+    std::optional<nlohmann::json> params_;
     std::map<std::string, std::filesystem::path> inputs_;
     std::optional<LoadedMesh> mesh_;
+    pipeline::StageContext ctx_;
 };
 
 }  // namespace hp::app

@@ -41,7 +41,35 @@ void Tool::add_mesh_options(MeshLoadOptions& options) {
         ->type_name("mm|cm|m|in");
 }
 
+nlohmann::json Tool::options_json() {
+    nlohmann::json list = nlohmann::json::array();
+    for (CLI::Option* opt : cli.get_options()) {
+        std::string checks;
+        for (int i = 0;; ++i) {
+            try {
+                const std::string d = opt->get_validator(i)->get_description();
+                checks += (checks.empty() || d.empty() ? "" : "; ") + d;
+            } catch (const CLI::OptionNotFound&) {
+                break;
+            }
+        }
+        nlohmann::json excludes = nlohmann::json::array();
+        for (const CLI::Option* x : opt->get_excludes()) excludes.push_back(x->get_name());
+        list.push_back({{"name", opt->get_name()}, {"flag", opt->get_expected_max() == 0}, {"type", opt->get_type_name()},
+                        {"default", opt->get_default_str()}, {"check", checks}, {"excludes", excludes},
+                        {"required", opt->get_required()}});
+    }
+    return {{"tool", name_}, {"options", list}};
+}
+
 int Tool::run(int argc, char** argv, const std::function<int()>& body) {
+    // --help-json (not in --help): the options as this App declares them, for the test that
+    // compares them with the stage's declaration.
+    for (int i = 1; i < argc; ++i)
+        if (std::string_view(argv[i]) == "--help-json") {
+            std::cout << options_json().dump(1) << std::endl;
+            return 0;
+        }
     try {
         cli.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

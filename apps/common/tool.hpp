@@ -51,6 +51,10 @@ public:
 
     const std::string& name() const { return name_; }
 
+    // Every option of `cli` (name, flag, type, default, checks, excludes), read from the App: what
+    // --help-json prints.
+    nlohmann::json options_json();
+
 private:
     std::string name_;
     struct Impl;

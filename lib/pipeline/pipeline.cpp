@@ -177,9 +177,19 @@ Pipeline parse_pipeline(const json& raw, const std::string& source) {
         for (const auto& param : spec.params)
             cfg.params[param.key] = cfg.given.contains(param.key) ? cfg.given[param.key] : param.default_value;
         if (spec.check) {
-            const auto [key, what] = spec.check(cfg.params);
+            const auto [key, what] = spec.check(cfg.params, [](const std::string& k) { return k; });
             if (!what.empty()) fail_key(source, spec, i, key, what);
         }
+        // A key that names an input file (query's cfm): true uses the file an earlier stage made.
+        for (const auto& param : spec.params)
+            if (!param.input.empty() && cfg.params[param.key] == true && !made.count(param.input)) {
+                std::string makers;
+                for (const auto& s : stages())
+                    if (s.produces == param.input) makers += (makers.empty() ? "'" : " or '") + s.name + "'";
+                fail_key(source, spec, i, param.key,
+                         "uses the '" + param.input + "' of an earlier stage, but none makes it (put a " + makers +
+                             " stage before '" + name + "')");
+            }
         p.stages.push_back(std::move(cfg));
     }
     return p;

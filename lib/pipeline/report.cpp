@@ -96,10 +96,13 @@ json stages_json() {
             if (p.min) e["min"] = *p.min;
             if (p.max) e["max"] = *p.max;
             if (!p.excludes.empty()) e["excludes"] = p.excludes;
+            if (p.positive) e["positive"] = true;
+            if (!p.input.empty()) e["input"] = p.input;
             params.push_back(e);
         }
         list.push_back({{"stage", s.name}, {"tool", s.tool}, {"available", s.available}, {"output", s.output_name},
-                        {"produces", s.produces}, {"needs", s.needs}, {"description", s.description}, {"params", params}});
+                        {"produces", s.produces}, {"needs", s.needs}, {"description", s.description}, {"params", params},
+                        {"executable_only", s.executable_only}});
     }
     return {{"stages", list}};
 }

@@ -1,11 +1,12 @@
-// The distance stage: the body of haptic-distance (apps/haptic-distance.cpp parses its options
-// and calls this).
+// The distance stage: its declaration (options bound to DistanceParams), its body (shared with
+// haptic-distance, which adds its files) and its summary (to_json, format_text).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "core/version.hpp"
 #include "distance/distance.hpp"
 #include "formats/vdb.hpp"
@@ -13,13 +14,65 @@
 
 namespace hp::pipeline {
 
-nlohmann::json run_distance(const StageContext& ctx) {
-    const nlohmann::json& p = ctx.params;
+StageSpec distance_stage() {
+    StageSpec s;
+    s.name = "distance";
+    s.tool = "haptic-distance";
+    s.description = "signed distance field (inside positive) over the voxelmap";
+    s.output_name = "distance.vdb";
+    s.produces = "distance";
+    s.needs = {"voxelmap"};
+    s.available = true;
+    Declare<DistanceParams> d(s.params);
+    d(&DistanceParams::encoding, "encoding", "float, double or scaled").one_of({"float", "double", "scaled"});
+    d(&DistanceParams::precision, "precision", "decimal digits P of the scaled encoding").in(0, 12);
+    d(&DistanceParams::gradient, "gradient", "also write a Vec3f 'gradient' grid");
+    d(&DistanceParams::force, "force", "proceed even if the mesh is not the one the voxelmap was made from");
+    declare_mesh_options(d, " (default: the voxelmap's)");
+    s.run = typed_run("distance", &run_distance);
+    return s;
+}
+
+nlohmann::json to_json(const DistanceSummary& s) {
+    return {{"encoding", s.encoding},
+            {"precision", s.precision},
+            {"grid", {{"dims", s.grid.dims}, {"voxel_size", s.grid.voxel_size}}},
+            {"range", {s.min, s.max}},
+            {"exact_voxels", s.exact_voxels},
+            {"propagation_passes", s.propagation_passes},
+            {"seconds", {{"exact", s.seconds_exact}, {"propagate", s.seconds_propagate}, {"write", s.seconds_write}}},
+            {"warnings", s.warnings}};
+}
+
+nlohmann::json to_json(const DistanceSummary& s, const ToolFacts& f) {
+    nlohmann::json j = to_json(s);
+    j.erase("warnings");
+    j["output"] = f.output;
+    j["mesh"] = to_json(f.mesh->diagnostics);
+    j["seconds"]["total"] = f.total_seconds;
+    j["file_bytes"] = f.file_bytes;
+    j["peak_rss_bytes"] = f.peak_rss_bytes;
+    return j;
+}
+
+std::string format_text(const DistanceSummary& s, const ToolFacts& f) {
+    std::string out = strf("grid         %d x %d x %d voxels, voxel size %.6g\n", s.grid.dims[0], s.grid.dims[1],
+                           s.grid.dims[2], s.grid.voxel_size);
+    out += strf("distance     %.6g .. %.6g (inside positive), encoding %s\n", s.min, s.max, s.encoding.c_str());
+    out += strf("exact        %s voxels within 3 voxels of the surface\n", with_commas(s.exact_voxels).c_str());
+    out += strf("time         exact %.3f s, propagate %.3f s, write %.3f s, total %.3f s\n", s.seconds_exact,
+                s.seconds_propagate, s.seconds_write, f.total_seconds);
+    out += strf("memory       peak %s\n", human_bytes(static_cast<double>(f.peak_rss_bytes)).c_str());
+    out += strf("wrote        %s (%s)\n", f.output.c_str(), human_bytes(static_cast<double>(f.file_bytes)).c_str());
+    return out;
+}
+
+DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
     const std::filesystem::path map_path = ctx.inputs->at("voxelmap");
-    const std::string encoding = p.at("encoding").get<std::string>();
-    const int precision = p.at("precision").get<int>();
-    const bool gradient = p.at("gradient").get<bool>();
-    const bool force = p.at("force").get<bool>();
+    const std::string& encoding = p.encoding;
+    const int precision = p.precision;
+    const bool gradient = p.gradient;
+    const bool force = p.force;
 
     vdb::FileInfo info;
     std::vector<std::int32_t> layers = vdb::read_int32(map_path, "layers", &info);
@@ -29,10 +82,10 @@ nlohmann::json run_distance(const StageContext& ctx) {
     nlohmann::json params = nlohmann::json::parse(info.metadata.value("parameters", "{}"), nullptr, false);
     if (params.is_discarded()) params = nlohmann::json::object();
     MeshLoadOptions mopt;
-    mopt.units = p.at("units").is_null() ? params.value("units", "") : p.at("units").get<std::string>();
-    mopt.scale = p.at("scale").is_null() ? params.value("scale", 1.0) : p.at("scale").get<double>();
+    mopt.units = p.units ? *p.units : params.value("units", "");
+    mopt.scale = p.scale ? *p.scale : params.value("scale", 1.0);
     const LoadedMesh& m = ctx.load_mesh(mopt);
-    nlohmann::json warnings = nlohmann::json::array();
+    std::vector<std::string> warnings;
     const std::string mismatch = check_source_hash(ctx.mesh.string(), m.source_hash, map_path.string(), "voxelmap",
                                                    info.metadata.value("source_hash", ""), force, ctx.option_name("force"));
     if (!mismatch.empty()) warnings.push_back(mismatch);
@@ -92,14 +145,16 @@ nlohmann::json run_distance(const StageContext& ctx) {
     const auto t_write = std::chrono::steady_clock::now();
     vdb::write(ctx.output, g, grids, meta, std::string("hapticprep ") + kVersion);
     const double write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_write).count();
-    return {{"encoding", encoding},
-            {"precision", encoding == "scaled" ? precision : -1},
-            {"grid", {{"dims", {g.dims[0], g.dims[1], g.dims[2]}}, {"voxel_size", g.voxel_size}}},
-            {"range", {lo, hi}},
-            {"exact_voxels", field.exact_voxels},
-            {"propagation_passes", field.propagation_passes},
-            {"seconds", {{"exact", field.seconds_exact}, {"propagate", field.seconds_propagate}, {"write", write_s}}},
-            {"warnings", warnings}};
+    DistanceSummary r;
+    r.encoding = encoding;
+    r.precision = encoding == "scaled" ? precision : -1;
+    r.grid = {g.dims, g.voxel_size};
+    r.min = lo, r.max = hi;
+    r.exact_voxels = field.exact_voxels;
+    r.propagation_passes = field.propagation_passes;
+    r.seconds_exact = field.seconds_exact, r.seconds_propagate = field.seconds_propagate, r.seconds_write = write_s;
+    r.warnings = std::move(warnings);
+    return r;
 }
 
 }  // namespace hp::pipeline

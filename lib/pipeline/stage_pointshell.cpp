@@ -1,10 +1,11 @@
-// The pointshell stage: the body of haptic-pointshell (apps/haptic-pointshell.cpp parses its
-// options and calls this).
+// The pointshell stage: its declaration (options bound to PointshellParams), its body (shared with
+// haptic-pointshell, which adds its files) and its summary (to_json, format_text).
 #include <chrono>
 #include <filesystem>
 
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "core/version.hpp"
 #include "formats/shell.hpp"
 #include "formats/vdb.hpp"
@@ -13,15 +14,86 @@
 
 namespace hp::pipeline {
 
-nlohmann::json run_pointshell(const StageContext& ctx) {
+StageSpec pointshell_stage() {
+    StageSpec s;
+    s.name = "pointshell";
+    s.tool = "haptic-pointshell";
+    s.description = "surface points about alpha voxels apart with inward normals";
+    s.output_name = "pointshell.hps";
+    s.produces = "pointshell";
+    s.needs = {"distance|voxelmap"};  // FIELD: the distance field when the pipeline makes one
+    s.available = true;
+    Declare<PointshellParams> d(s.params);
+    d(&PointshellParams::alpha, "alpha", "minimum spacing in voxel sizes").above_zero();
+    d(&PointshellParams::normals, "normals", "gradient (of the distance field) or surface (angle-weighted)")
+        .one_of({"gradient", "surface"});
+    d(&PointshellParams::force, "force", "proceed even if the mesh is not the one the field was made from");
+    declare_mesh_options(d, " (default: the field's)");
+    s.run = typed_run("pointshell", &run_pointshell);
+    return s;
+}
+
+nlohmann::json to_json(const PointshellSummary& s) {
+    nlohmann::json j = s.statistics;
+    j["grid"] = {{"origin", s.origin}, {"voxel_size", s.grid.voxel_size}, {"dims", s.grid.dims}};
+    j["alpha"] = s.alpha;
+    j["normals"] = {{"mode", s.normals_mode}, {"source", s.normal_source}, {"surface_fallbacks", s.surface_fallbacks},
+                    {"dropped_no_normal", s.dropped_no_normal}, {"components", s.components},
+                    {"inverted_components", s.inverted_components}};
+    j["candidates"] = s.candidates;
+    j["colours"] = s.colours;
+    j["seconds"] = {{"read", s.seconds_read}, {"sample", s.seconds_sample}, {"statistics", s.seconds_statistics},
+                    {"write", s.seconds_write}};
+    j["warnings"] = s.warnings;
+    return j;
+}
+
+nlohmann::json to_json(const PointshellSummary& s, const ToolFacts& f) {
+    nlohmann::json j = to_json(s);
+    j.erase("warnings");
+    j["output"] = f.output;
+    j["mesh"] = to_json(f.mesh->diagnostics);
+    j["seconds"]["total"] = f.total_seconds;
+    j["file_bytes"] = f.file_bytes;
+    j["peak_rss_bytes"] = f.peak_rss_bytes;
+    return j;
+}
+
+std::string format_text(const PointshellSummary& s, const ToolFacts& f) {
+    const nlohmann::json& st = s.statistics;
+    const auto& sp = st["spacing"];
+    const auto& cov = st["coverage"];
+    const auto& dev = st["normal_deviation_deg"];
+    const double as = sp["alpha_s"].get<double>();
+    const auto num = [](const nlohmann::json& v) { return v.get<double>(); };
+    std::string out = strf("grid         %d x %d x %d voxels, voxel size %.6g\n", s.grid.dims[0], s.grid.dims[1],
+                           s.grid.dims[2], s.grid.voxel_size);
+    out += strf("points       %s (from %s projected voxel centres, %zu colours)\n",
+                with_commas(st["points"].get<std::size_t>()).c_str(), with_commas(s.candidates).c_str(), s.colours);
+    out += strf("spacing      nearest neighbour min %.4g (%.2f alpha*s), median %.4g (%.2f alpha*s), alpha*s = %.4g\n",
+                num(sp["min"]), num(sp["min"]) / as, num(sp["median"]), num(sp["median"]) / as, as);
+    out += strf("coverage     surface to nearest point: max %.4g (%.2f alpha*s), p99 %.4g, %s samples\n", num(cov["max"]),
+                num(cov["max"]) / as, num(cov["p99"]), with_commas(cov["samples"].get<std::size_t>()).c_str());
+    out += strf("normals      %s, inward; deviation from the triangle's normal median %.2f deg, p95 %.2f deg, max %.1f deg\n",
+                s.normal_source.c_str(), num(dev["median"]), num(dev["p95"]), num(dev["max"]));
+    if (s.surface_fallbacks || s.inverted_components || s.dropped_no_normal)
+        out += strf("             %zu points took the surface normal (weak or outward gradient), %zu of %zu components "
+                    "wound inward, %zu candidates without a normal\n",
+                    s.surface_fallbacks, s.inverted_components, s.components, s.dropped_no_normal);
+    out += strf("time         read %.3f s, sample %.3f s, statistics %.3f s, write %.3f s, total %.3f s\n", s.seconds_read,
+                s.seconds_sample, s.seconds_statistics, s.seconds_write, f.total_seconds);
+    out += strf("wrote        %s (%s)\n", f.output.c_str(), human_bytes(static_cast<double>(f.file_bytes)).c_str());
+    return out;
+}
+
+PointshellSummary run_pointshell(const StageContext& ctx, const PointshellParams& p) {
     const auto t0 = std::chrono::steady_clock::now();
-    const nlohmann::json& p = ctx.params;
     // FIELD: the distance field when the pipeline makes one, else the voxelmap.
     const std::filesystem::path field_path =
         ctx.inputs->count("distance") ? ctx.inputs->at("distance") : ctx.inputs->at("voxelmap");
-    const double alpha = p.at("alpha").get<double>();
-    const std::string normals = p.at("normals").get<std::string>();
-    const bool force = p.at("force").get<bool>();
+    const double alpha = p.alpha;
+    const std::string& normals = p.normals;
+    const bool force = p.force;
 
     vdb::FileInfo info;
     ShellField field = read_shell_field(field_path, info);
@@ -29,10 +101,10 @@ nlohmann::json run_pointshell(const StageContext& ctx) {
     if (params.is_discarded() || !params.is_object()) params = nlohmann::json::object();
     // The mesh is read with the field's units/scale unless others are given.
     MeshLoadOptions mopt;
-    mopt.units = p.at("units").is_null() ? params.value("units", "") : p.at("units").get<std::string>();
-    mopt.scale = p.at("scale").is_null() ? params.value("scale", 1.0) : p.at("scale").get<double>();
+    mopt.units = p.units ? *p.units : params.value("units", "");
+    mopt.scale = p.scale ? *p.scale : params.value("scale", 1.0);
     const LoadedMesh& m = ctx.load_mesh(mopt);
-    nlohmann::json warnings = nlohmann::json::array();
+    std::vector<std::string> warnings;
     const std::string mismatch = check_source_hash(ctx.mesh.string(), m.source_hash, field_path.string(), "field",
                                                    info.metadata.value("source_hash", ""), force, ctx.option_name("force"));
     if (!mismatch.empty()) warnings.push_back(mismatch);
@@ -84,17 +156,19 @@ nlohmann::json run_pointshell(const StageContext& ctx) {
     write_shell_file(ctx.output, meta, r.shell);
     const double write_s = seconds_since(t3);
 
-    nlohmann::json j = stats;
-    j["grid"] = meta["grid"];
-    j["alpha"] = alpha;
-    j["normals"] = {{"mode", normals}, {"source", r.normal_source}, {"surface_fallbacks", r.surface_fallbacks},
-                    {"dropped_no_normal", r.dropped_no_normal}, {"components", r.components},
-                    {"inverted_components", r.inverted_components}};
-    j["candidates"] = r.candidates;
-    j["colours"] = r.colours;
-    j["seconds"] = {{"read", read_s}, {"sample", sample_s}, {"statistics", stats_s}, {"write", write_s}};
-    j["warnings"] = warnings;
-    return j;
+    PointshellSummary out;
+    out.statistics = stats;
+    out.grid = {g.dims, g.voxel_size};
+    out.origin = {g.origin.x, g.origin.y, g.origin.z};
+    out.alpha = alpha;
+    out.normals_mode = normals;
+    out.normal_source = r.normal_source;
+    out.surface_fallbacks = r.surface_fallbacks, out.dropped_no_normal = r.dropped_no_normal;
+    out.components = r.components, out.inverted_components = r.inverted_components;
+    out.candidates = r.candidates, out.colours = r.colours;
+    out.seconds_read = read_s, out.seconds_sample = sample_s, out.seconds_statistics = stats_s, out.seconds_write = write_s;
+    out.warnings = std::move(warnings);
+    return out;
 }
 
 }  // namespace hp::pipeline

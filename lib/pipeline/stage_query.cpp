@@ -1,7 +1,8 @@
 // The query stage: the mesh's pointshell tree as the moving object against its own distance field
 // as the static one (a timing check of the result against itself), the report as the stage's
-// file. The body is haptic-query's (lib/query/check_run.hpp). A report holds measured latencies,
-// so unlike the other stages' files it differs from run to run.
+// file. The body is haptic-query's (lib/query/check_run.hpp); the declaration here is its options
+// (cfm: the CFM an earlier stage made). A report holds measured latencies, so unlike the other
+// stages' files it differs from run to run.
 #include <cstdio>
 
 #include "core/atomic_file.hpp"
@@ -11,21 +12,109 @@
 
 namespace hp::pipeline {
 
-nlohmann::json run_query(const StageContext& ctx) {
-    const nlohmann::json& p = ctx.params;
+StageSpec query_stage() {
+    StageSpec s;
+    s.name = "query";
+    s.tool = "haptic-query";
+    s.description = "timed VPS queries of the mesh's tree against its own distance field (report)";
+    s.output_name = "query.json";
+    s.produces = "report";
+    s.needs = {"distance|voxelmap", "tree"};  // --static and --moving of haptic-query
+    s.available = true;
+    s.deterministic = false;
+    s.runs_alone = true;
+    Declare<QueryParams> d(s.params);
+    d(&QueryParams::poses, "poses", "poses file (JSON)").excluding({"scenario"});
+    d(&QueryParams::scenario, "scenario", "generate poses: contact, approach or random")
+        .one_of({"contact", "approach", "random"})
+        .excluding({"poses"});
+    d(&QueryParams::count, "count", "scenario: number of poses").in(1, 1e8);
+    d(&QueryParams::seed, "seed", "scenario: random seed").in(0, kMaxSeed);
+    d(&QueryParams::depth, "depth", "contact: maximum penetration in voxels").above_zero();
+    d(&QueryParams::mode, "mode", "full, brute, segmented or time-critical").one_of({"full", "brute", "segmented", "time-critical"});
+    d(&QueryParams::level, "level", "segmented: tree level of the segments (1 = root)").in(1, 1000);
+    d(&QueryParams::budget_us, "budget_us", "per-query budget in microseconds").above_zero();
+    d(&QueryParams::budget_tests, "budget_tests",
+      "time-critical: also stop each query after this many sphere tests (deterministic)")
+        .at_least(1);
+    d(&QueryParams::max_over_budget, "max_over_budget",
+      "pass when at most this fraction of queries is over budget (instead of p99)")
+        .in(0, 1);
+    d(&QueryParams::warmup, "warmup", "untimed queries first (default: min(count, 100))").in(0, 1e8);
+    d(&QueryParams::cfm, "cfm",
+      "time-critical: closest feature map of the moving tree (haptic-cfm) for the normals of interrupted spheres; "
+      "in a pipeline, true uses the CFM its cfm stage made")
+        .input_file("cfm");
+    s.check = [](const nlohmann::json& p, const Spelling& name) -> std::pair<std::string, std::string> {
+        const std::string mode = p["mode"].get<std::string>();
+        if (p["poses"].is_null() && p["scenario"].is_null())
+            return {"scenario", "give " + name("poses") + " (a file) or " + name("scenario") + " (contact, approach or random)"};
+        if (mode == "segmented" && p["level"].is_null())
+            return {"level", name("mode") + " segmented needs " + name("level")};
+        if (mode != "time-critical" && p["cfm"] == true)
+            return {"cfm", "a closest feature map (" + name("cfm") + ") serves only " + name("mode") +
+                               " time-critical (the other modes never stop early), not " + name("mode") + " " + mode};
+        if (mode != "time-critical" && !p["budget_tests"].is_null())
+            return {"budget_tests", name("budget_tests") + " applies only to " + name("mode") +
+                                        " time-critical (the other modes never stop early), not " + name("mode") + " " + mode};
+        return {};
+    };
+    s.run = typed_run("query", &run_query);
+    return s;
+}
+
+QueryCheckSpec query_check_spec(const QueryParams& p) {
     QueryCheckSpec spec;
+    if (p.poses) spec.poses_path = *p.poses;
+    if (p.scenario) spec.scenario = *p.scenario;
+    spec.mode = p.mode;
+    spec.count = p.count;
+    spec.seed = p.seed;
+    spec.depth = p.depth;
+    spec.budget_us = p.budget_us;
+    spec.budget_tests = p.budget_tests.value_or(0);
+    spec.max_over_budget = p.max_over_budget.value_or(-1.0);
+    spec.level = p.level.value_or(0);
+    spec.warmup = p.warmup;
+    return spec;
+}
+
+nlohmann::json to_json(const QuerySummary& s) {
+    nlohmann::json j = s.report;
+    j["warnings"] = s.warnings;
+    return j;
+}
+
+std::string format_text(const QueryCheck& check, const QueryParams& p, const std::string& cfm_file) {
+    const nlohmann::json& r = check.report;
+    const LatencyStats& stats = check.latency;
+    const std::size_t n = check.poses.size(), over = r["over_budget"].get<std::size_t>();
+    const std::string source = p.poses ? *p.poses : "scenario " + p.scenario.value_or("");
+    std::string out = strf("queries      %zu (%s, mode %s), %zu with contact, warm-up %zu\n", n, source.c_str(), p.mode.c_str(),
+                           r["queries_with_contact"].get<std::size_t>(), check.run.warmup);
+    out += strf("latency us   min %.2f  p50 %.2f  p90 %.2f  p99 %.2f  p99.9 %.2f  max %.2f  mean %.2f\n", stats.min, stats.p50,
+                stats.p90, stats.p99, stats.p999, stats.max, stats.mean);
+    out += strf("work         %.1f points, %.1f spheres tested per query (of %zu points)\n", r["mean_points_tested"].get<double>(),
+                r["mean_spheres_tested"].get<double>(), r["moving"]["points"].get<std::size_t>());
+    out += strf("budget       %.0f us: %zu over (%.3f%%), %.0f queries/s%s\n", p.budget_us, over,
+                100.0 * r["over_budget_fraction"].get<double>(), r["queries_per_second"].get<double>(),
+                p.mode == "time-critical" ? (", " + std::to_string(r["interrupted"].get<std::size_t>()) + " interrupted").c_str()
+                                          : "");
+    if (!cfm_file.empty())
+        out += strf("cfm          %s: %zu contacts from it in %zu queries; %zu of %zu queued clusters left untested at the budget\n",
+                    cfm_file.c_str(), r["cfm_contacts"].get<std::size_t>(), r["queries_with_cfm_contacts"].get<std::size_t>(),
+                    r["queued_untested"].get<std::size_t>(), r["queued_at_interruption"].get<std::size_t>());
+    out += strf("result       %s\n", check.pass      ? "PASS"
+                                     : check.covered ? "FAIL (over budget)"
+                                                     : "FAIL (tree does not cover its points)");
+    return out;
+}
+
+QuerySummary run_query(const StageContext& ctx, const QueryParams& p) {
+    QueryCheckSpec spec = query_check_spec(p);
     spec.static_path = ctx.inputs->count("distance") ? ctx.inputs->at("distance") : ctx.inputs->at("voxelmap");
     spec.moving_path = ctx.inputs->at("tree");
-    if (!p.at("poses").is_null()) spec.poses_path = p.at("poses").get<std::string>();
-    if (!p.at("scenario").is_null()) spec.scenario = p.at("scenario").get<std::string>();
-    spec.mode = p.at("mode").get<std::string>();
-    spec.count = p.at("count").get<std::size_t>();
-    spec.seed = p.at("seed").get<std::uint64_t>();
-    spec.depth = p.at("depth").get<double>();
-    spec.budget_us = p.at("budget_us").get<double>();
-    if (!p.at("max_over_budget").is_null()) spec.max_over_budget = p.at("max_over_budget").get<double>();
-    if (!p.at("level").is_null()) spec.level = p.at("level").get<int>();
-    if (!p.at("warmup").is_null()) spec.warmup = p.at("warmup").get<std::size_t>();
+    if (p.cfm) spec.cfm_path = ctx.inputs->at("cfm");
     spec.file_names_only = true;
 
     const QueryCheck check = run_query_check(spec, ctx.progress);
@@ -39,9 +128,7 @@ nlohmann::json run_query(const StageContext& ctx) {
             std::snprintf(what, sizeof what, "the tree does not cover its points");
         throw Error(ExitCode::check_failed, ctx.output.string() + ": " + what);
     }
-    nlohmann::json summary = check.report;
-    summary["warnings"] = check.warnings;
-    return summary;
+    return {check.report, check.warnings};
 }
 
 }  // namespace hp::pipeline

@@ -1,11 +1,12 @@
-// The voxelize stage: the body of haptic-voxelize (apps/haptic-voxelize.cpp parses its options
-// and calls this).
+// The voxelize stage: its declaration (options bound to VoxelizeParams), its body (shared with
+// haptic-voxelize, which adds its files) and its summary (to_json, format_text).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "core/version.hpp"
 #include "formats/vdb.hpp"
 #include "pipeline/stage_runs.hpp"
@@ -40,19 +41,86 @@ double choose_voxel_size(const Aabb& box, double voxel_size, int resolution, int
 
 }  // namespace
 
-nlohmann::json run_voxelize(const StageContext& ctx) {
+StageSpec voxelize_stage() {
+    StageSpec s;
+    s.name = "voxelize";
+    s.tool = "haptic-voxelize";
+    s.description = "layered voxelmap (surface 0, inside +n, outside -n)";
+    s.output_name = "voxelize.vdb";
+    s.produces = "voxelmap";
+    s.available = true;
+    Declare<VoxelizeParams> d(s.params);
+    d(&VoxelizeParams::voxel_size, "voxel_size", "voxel edge length in world units").above_zero().excluding({"resolution"});
+    d(&VoxelizeParams::resolution, "resolution", "voxels along the longest side (unless a voxel size is given)")
+        .in(1, kMaxGridDim)
+        .excluding({"voxel_size"});
+    d(&VoxelizeParams::pad, "pad", "voxels of padding on every side").in(0, 1000);
+    d(&VoxelizeParams::fill, "fill", "inside/outside method").one_of({"auto", "scanline", "vote", "winding", "flood"});
+    d(&VoxelizeParams::max_layers, "max_layers", "clamp layer values to +-L (0 = unlimited)").in(0, 32767);
+    d(&VoxelizeParams::connectivity, "connectivity", "layer steps through 26 or 6 neighbours").one_of({26, 6});
+    declare_mesh_options(d, "");
+    s.run = typed_run("voxelize", &run_voxelize);
+    return s;
+}
+
+nlohmann::json to_json(const VoxelizeSummary& s) {
+    return {{"grid", {{"dims", s.grid.dims}, {"voxel_size", s.grid.voxel_size}, {"origin", s.origin}, {"voxels", s.voxels}}},
+            {"fill", s.fill},
+            {"undecided_voxels", s.undecided},
+            {"flipped_voxels", s.flipped},
+            {"winding_voxels", s.by_winding},
+            {"voxels", {{"inside", s.inside}, {"surface", s.surface}, {"outside", s.outside}}},
+            {"layers", {{"min", s.min_layer}, {"max", s.max_layer}, {"sweeps", s.layer_sweeps}}},
+            {"seconds", {{"surface", s.seconds_surface}, {"fill", s.seconds_fill}, {"layers", s.seconds_layers},
+                         {"write", s.seconds_write}, {"total", s.seconds_total}}},
+            {"warnings", s.warnings}};
+}
+
+nlohmann::json to_json(const VoxelizeSummary& s, const ToolFacts& f) {
+    nlohmann::json j = to_json(s);
+    j.erase("warnings");
+    j["output"] = f.output;
+    j["mesh"] = to_json(f.mesh->diagnostics);
+    j["peak_rss_bytes"] = f.peak_rss_bytes;
+    return j;
+}
+
+std::string format_text(const VoxelizeSummary& s, const ToolFacts& f) {
+    const LoadedMesh& m = *f.mesh;
+    std::string out = strf("mesh         %s: %s vertices, %s triangles, %s\n", m.source_name.c_str(),
+                           with_commas(m.diagnostics.vertices).c_str(), with_commas(m.diagnostics.triangles).c_str(),
+                           m.diagnostics.watertight ? "watertight" : "not watertight");
+    out += strf("grid         %d x %d x %d voxels (%s), voxel size %.6g\n", s.grid.dims[0], s.grid.dims[1], s.grid.dims[2],
+                with_commas(s.voxels).c_str(), s.grid.voxel_size);
+    out += strf("fill         %s", s.fill.c_str());
+    if (s.undecided)
+        out += strf(" (%s voxels without a majority: %s by their neighbours, %s by the winding number)",
+                    with_commas(s.undecided).c_str(), with_commas(s.undecided - s.by_winding).c_str(),
+                    with_commas(s.by_winding).c_str());
+    if (s.flipped)
+        out += strf("; %s voxels in pockets cut off from the surface joined the side around them", with_commas(s.flipped).c_str());
+    out += "\n";
+    out += strf("voxels       %s inside, %s surface, %s outside; layers %d .. %d\n", with_commas(s.inside).c_str(),
+                with_commas(s.surface).c_str(), with_commas(s.outside).c_str(), s.min_layer, s.max_layer);
+    out += strf("time         surface %.3f s, fill %.3f s, layers %.3f s, write %.3f s, total %.3f s\n", s.seconds_surface,
+                s.seconds_fill, s.seconds_layers, s.seconds_write, s.seconds_total);
+    out += strf("memory       peak %s\n", human_bytes(static_cast<double>(f.peak_rss_bytes)).c_str());
+    out += strf("wrote        %s\n", f.output.c_str());
+    return out;
+}
+
+VoxelizeSummary run_voxelize(const StageContext& ctx, const VoxelizeParams& p) {
     const auto t_start = std::chrono::steady_clock::now();
-    const nlohmann::json& p = ctx.params;
     MeshLoadOptions mopt;
-    mopt.scale = p.at("scale").get<double>();
-    if (!p.at("units").is_null()) mopt.units = p.at("units").get<std::string>();
-    const double voxel_size = p.at("voxel_size").is_null() ? 0.0 : p.at("voxel_size").get<double>();
-    const int resolution = p.at("resolution").is_null() ? (voxel_size > 0 ? 0 : 128) : p.at("resolution").get<int>();
-    const int pad = p.at("pad").get<int>();
-    const std::string fill = p.at("fill").get<std::string>();
+    mopt.scale = p.scale;
+    if (p.units) mopt.units = *p.units;
+    const double voxel_size = p.voxel_size.value_or(0.0);
+    const int resolution = p.resolution;
+    const int pad = p.pad;
+    const std::string& fill = p.fill;
     VoxelizeOptions vopt;
-    vopt.max_layers = p.at("max_layers").get<int>();
-    vopt.connectivity = p.at("connectivity").get<int>();
+    vopt.max_layers = p.max_layers;
+    vopt.connectivity = p.connectivity;
     const std::pair<const char*, FillMethod> methods[] = {{"auto", FillMethod::automatic},
                                                           {"scanline", FillMethod::scanline},
                                                           {"vote", FillMethod::vote},
@@ -62,10 +130,10 @@ nlohmann::json run_voxelize(const StageContext& ctx) {
         if (fill == name) vopt.fill = method;
 
     const LoadedMesh& m = ctx.load_mesh(mopt);
-    nlohmann::json warnings = nlohmann::json::array();
+    std::vector<std::string> warnings;
     if (!m.diagnostics.watertight)
         warnings.push_back(ctx.mesh.string() + ": the mesh is not watertight (" +
-                           std::to_string(m.diagnostics.boundary_edges) + " boundary edges); inside/outside by --fill " +
+                           std::to_string(m.diagnostics.boundary_edges) + " boundary edges); inside/outside by " + ctx.option_name("fill") + " " +
                            (fill == "auto" ? std::string("vote") : fill));
     const double s = choose_voxel_size(m.diagnostics.bbox, voxel_size, resolution, pad);
     GridSpec grid = grid_around(m.diagnostics.bbox, s, pad);
@@ -97,20 +165,19 @@ nlohmann::json run_voxelize(const StageContext& ctx) {
     vdb::write(ctx.output, grid, {layers}, meta, std::string("hapticprep ") + kVersion);
     const double write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_write).count();
 
-    return {{"grid", {{"dims", {grid.dims[0], grid.dims[1], grid.dims[2]}},
-                      {"voxel_size", s},
-                      {"origin", {grid.origin.x, grid.origin.y, grid.origin.z}},
-                      {"voxels", grid.count()}}},
-            {"fill", fill_name(map.fill_used)},
-            {"undecided_voxels", map.undecided},
-            {"flipped_voxels", map.flipped},
-            {"winding_voxels", map.by_winding},
-            {"voxels", {{"inside", map.inside}, {"surface", map.surface}, {"outside", map.outside}}},
-            {"layers", {{"min", map.min_layer}, {"max", map.max_layer}, {"sweeps", map.layer_sweeps}}},
-            {"seconds", {{"surface", map.seconds_surface}, {"fill", map.seconds_fill},
-                         {"layers", map.seconds_layers}, {"write", write_s},
-                         {"total", std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count()}}},
-            {"warnings", warnings}};
+    VoxelizeSummary r;
+    r.grid = {grid.dims, s};
+    r.origin = {grid.origin.x, grid.origin.y, grid.origin.z};
+    r.voxels = grid.count();
+    r.fill = fill_name(map.fill_used);
+    r.undecided = map.undecided, r.flipped = map.flipped, r.by_winding = map.by_winding;
+    r.inside = map.inside, r.surface = map.surface, r.outside = map.outside;
+    r.min_layer = map.min_layer, r.max_layer = map.max_layer, r.layer_sweeps = map.layer_sweeps;
+    r.seconds_surface = map.seconds_surface, r.seconds_fill = map.seconds_fill, r.seconds_layers = map.seconds_layers;
+    r.seconds_write = write_s;
+    r.seconds_total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    r.warnings = std::move(warnings);
+    return r;
 }
 
 }  // namespace hp::pipeline

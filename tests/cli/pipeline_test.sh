@@ -38,23 +38,7 @@ expect_exit 2 "$pipe" "$TMP/syntax.json" "$SAMPLES/peg.stl" -o "$TMP/never"
 expect_exit 2 "$pipe" "$P/vps-default.json" "$SAMPLES/peg.stl" -o "$TMP/never" --shard 3/2
 [ ! -e "$TMP/never" ] && pass "no output folder after validation errors" || fail "validation errors left $TMP/never"
 
-# Every parameter of every available stage is an option of its executable.
-"$pipe" --list-stages --json > "$TMP/stages.json"
-expect_json "$TMP/stages.json"
-python3 - "$TMP/stages.json" "$HP_BIN" <<'EOF' && pass "stage keys are the executables' options" || fail "a stage key is not an option of its executable"
-import json, subprocess, sys
-ok = True
-for s in json.load(open(sys.argv[1]))["stages"]:
-    if not s["available"]:
-        continue
-    help_text = subprocess.run([sys.argv[2] + "/" + s["tool"], "--help"], capture_output=True, text=True).stdout
-    for p in s["params"]:
-        if p["option"] + " " not in help_text and p["option"] + "," not in help_text:
-            print("missing:", s["tool"], p["option"]); ok = False
-        if p["key"] != p["option"].lstrip("-").replace("-", "_"):
-            print("key/option mismatch:", p["key"], p["option"]); ok = False
-sys.exit(0 if ok else 1)
-EOF
+# (That every key is an option of its executable, and the reverse: options_test.sh.)
 
 # --- a batch over the sample meshes with one broken mesh ---------------------------------------
 printf 'v 0 0 0\nthis is not an obj file\n\x00\x01\x02' > "$TMP/broken.obj"
@@ -155,6 +139,33 @@ expect_grep "shard 2/2 is missing" "$TMP/err"
 expect_exit 0 "$pipe" "$P/voxelmap-only.json" "$SAMPLES/peg.stl" "$SAMPLES/gear.obj" -o "$TMP/vo" --json --set voxelize.resolution=24
 expect_json "$TMP/out"
 check "--json prints the manifest" "$(json_get "$TMP/out" 'j["summary"]["ok"]')" 2
+# --- every mode of haptic-query runs in a pipeline: time-critical with a test budget and the CFM
+# the pipeline made gives the very results of haptic-query on the pipeline's files.
+if has_stage query && has_stage cfm; then
+    printf '{"name": "tc", "stages": [{"stage": "voxelize", "resolution": 24}, {"stage": "distance"}, {"stage": "pointshell"},
+      {"stage": "spheretree"}, {"stage": "cfm"}, {"stage": "query", "scenario": "contact", "count": 60, "seed": 2,
+      "mode": "time-critical", "budget_us": 1e9, "budget_tests": 12, "cfm": true}]}\n' > "$TMP/tc.json"
+    expect_exit 0 "$pipe" "$TMP/tc.json" "$SAMPLES/peg.stl" -o "$TMP/tc" --quiet
+    R="$TMP/tc/peg/query.json"
+    check "pipeline query: time-critical, the test budget, the pipeline's CFM" \
+        "$(json_get "$R" '(j["mode"], j["budget_tests"], j["validation"]["cfm_file"].startswith("ok"), j["interrupted"] > 0, j["cfm_contacts"] > 0)')" \
+        "('time-critical', 12, True, True, True)"
+    expect_exit 0 "$HP_BIN/haptic-query" --static "$TMP/tc/peg/distance.vdb" --moving "$TMP/tc/peg/spheretree.hps" \
+        --cfm "$TMP/tc/peg/cfm.hcfm" --scenario contact --count 60 --seed 2 --mode time-critical --budget-us 1e9 \
+        --budget-tests 12 --report "$TMP/tc-exe.json" --quiet
+    check "pipeline query = haptic-query with the same options" "$(python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+keys = ["contacts", "force", "torque", "spheres_tested", "points_tested", "interrupted", "cfm_contacts", "queued_untested"]
+print(len(a["per_query"]) == 60 and all(x[k] == y[k] for x, y in zip(a["per_query"], b["per_query"]) for k in keys))' "$R" "$TMP/tc-exe.json")" True
+    # cfm needs a cfm stage before; budget_tests and cfm need mode time-critical (named as keys).
+    printf '{"name": "t", "stages": [{"stage": "voxelize"}, {"stage": "pointshell"}, {"stage": "spheretree"}, {"stage": "query", "scenario": "contact", "mode": "time-critical", "cfm": true}]}\n' > "$TMP/nocfm.json"
+    expect_exit 2 "$pipe" "$TMP/nocfm.json" "$SAMPLES/peg.stl" -o "$TMP/never"
+    expect_grep "stage 'query'.*key 'cfm'.*put a 'cfm' stage before" "$TMP/err"
+    expect_exit 2 "$pipe" "$TMP/tc.json" "$SAMPLES/peg.stl" -o "$TMP/never" --set query.mode=full
+    expect_grep "key 'cfm'.*serves only mode time-critical" "$TMP/err"
+fi
+
 expect_exit 0 "$pipe" --help
 expect_grep "Examples" "$TMP/out"
 finish

@@ -3,6 +3,7 @@
 
 #include "core/error.hpp"
 #include "pipeline/pipeline.hpp"
+#include "pipeline/stage_runs.hpp"
 
 namespace hp::pipeline {
 namespace {
@@ -36,7 +37,7 @@ TEST(PipelineValidation, AcceptsAValidPipelineAndFillsDefaults) {
     EXPECT_EQ(p.stages[0].params["voxel_size"], 0.01);
     EXPECT_EQ(p.stages[0].params["pad"], 2);            // haptic-voxelize --pad default
     EXPECT_EQ(p.stages[0].params["fill"], "auto");
-    EXPECT_TRUE(p.stages[0].params["resolution"].is_null());
+    EXPECT_EQ(p.stages[0].params["resolution"], 128);  // the default; voxel_size, given, wins
     EXPECT_EQ(p.stages[1].params["gradient"], true);
     EXPECT_EQ(p.stages[1].params["encoding"], "float");
     EXPECT_EQ(p.stages[0].given.size(), 1u);           // only what the file gave
@@ -112,6 +113,62 @@ TEST(PipelineValidation, ChecksBetweenKeysNameTheKey) {
     // And a valid full pipeline passes.
     Pipeline p = parse_pipeline(json::parse(std::string(head) + R"({"stage":"cfm"},{"stage":"query","scenario":"random"}]})"), "p.json");
     EXPECT_EQ(p.stages.size(), 6u);
+}
+
+TEST(PipelineValidation, QueryRunsEveryModeOfItsExecutable) {
+    const std::string head = R"({"name":"t","stages":[{"stage":"voxelize"},{"stage":"distance"},{"stage":"pointshell"},
+                                                      {"stage":"spheretree"},)";
+    const std::string tc = R"({"stage":"query","scenario":"contact","mode":"time-critical","budget_tests":20,"cfm":true}]})";
+    Pipeline p = parse_pipeline(json::parse(head + R"({"stage":"cfm"},)" + tc), "p.json");
+    const auto q = read_params<QueryParams>(*p.stages.back().spec, p.stages.back().params);
+    EXPECT_EQ(q.mode, "time-critical");
+    EXPECT_EQ(q.budget_tests, std::optional<std::size_t>(20));
+    EXPECT_TRUE(q.cfm);
+    EXPECT_FALSE(q.level.has_value());
+    EXPECT_EQ(q.count, 1000u);  // the declared default
+
+    struct Case {
+        std::string stages;
+        std::vector<std::string> mentions;
+    };
+    const Case cases[] = {
+        {head + tc, {"key 'cfm'", "put a 'cfm' stage before 'query'"}},
+        {head + R"({"stage":"cfm"},{"stage":"query","scenario":"contact","cfm":true}]})",
+         {"key 'cfm'", "serves only mode time-critical", "not mode full"}},
+        {head + R"({"stage":"query","scenario":"contact","mode":"brute","budget_tests":5}]})",
+         {"key 'budget_tests'", "applies only to mode time-critical"}},
+        {head + R"({"stage":"query","scenario":"contact","mode":"time-critical","budget_tests":0}]})",
+         {"key 'budget_tests'", "must be an integer >= 1"}},
+        {head + R"({"stage":"query","scenario":"contact","seed":9007199254740992}]})", {"key 'seed'", "[0, 9007199254740991]"}},
+    };
+    for (const auto& c : cases) {
+        const std::string msg = usage_error(json::parse(c.stages));
+        for (const auto& m : c.mentions) EXPECT_NE(msg.find(m), std::string::npos) << "'" << m << "' not in: " << msg;
+    }
+}
+
+TEST(StageDeclaration, DefaultsAreTheOptionsStructsAndTypedReadsBindEveryKey) {
+    const StageSpec& vox = *find_stage("voxelize");
+    EXPECT_EQ(vox.param("resolution")->default_value, VoxelizeParams{}.resolution);
+    EXPECT_TRUE(vox.param("voxel_size")->default_value.is_null());
+    EXPECT_EQ(vox.param("max_layers")->option, "--max-layers");
+    json given = {{"voxel_size", 0.5}, {"pad", 7}, {"fill", "vote"}, {"max_layers", 3}, {"connectivity", 6},
+                  {"scale", 2.0}, {"units", "mm"}, {"resolution", 64}};
+    const auto v = read_params<VoxelizeParams>(vox, given);
+    EXPECT_EQ(v.voxel_size, std::optional<double>(0.5));
+    EXPECT_EQ(v.resolution, 64);
+    EXPECT_EQ(v.pad, 7);
+    EXPECT_EQ(v.fill, "vote");
+    EXPECT_EQ(v.max_layers, 3);
+    EXPECT_EQ(v.connectivity, 6);
+    EXPECT_EQ(v.scale, 2.0);
+    EXPECT_EQ(v.units, std::optional<std::string>("mm"));
+    // Every stage: each key's option is its name with dashes, and no key is also executable-only.
+    for (const auto& s : stages())
+        for (const auto& p : s.params) {
+            EXPECT_EQ(normalize_key(p.option), p.key) << s.name;
+            for (const auto& only : s.executable_only) EXPECT_NE(only, p.option) << s.name;
+        }
 }
 
 TEST(PipelineValidation, StagesNotInThisBuildAreRejectedByName) {
