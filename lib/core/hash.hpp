@@ -3,7 +3,8 @@
 //
 // hash64: 64-bit FNV-1a over bytes, printed as 16 lowercase hex digits. Not cryptographic; it
 // identifies content for provenance and detects accidental damage. crc32: CRC-32 (IEEE 802.3,
-// reflected, poly 0xEDB88320), the payload checksum of the project's binary container.
+// reflected, poly 0xEDB88320; zlib's), the payload checksum of the project's binary container;
+// `crc` continues a running value (crc32(b, crc32(a)) is the CRC of a then b).
 #include <cstddef>
 #include <cstdint>
 #include <string>
