@@ -68,6 +68,7 @@ struct FileInfo {
     std::string creator;               // the file's "creator" metadata (e.g. "hapticprep 0.1.0")
     nlohmann::json metadata;           // haptic: keys of the first grid, prefix stripped; {} if none
     bool ours = false;                 // has haptic: metadata with a grid spec
+    std::string checksum;              // the verified trailer's hash: "xxh3-64", "fnv1a-64" (older files), "" (none)
     GridSpec grid;                     // valid when ours
     std::vector<GridInfo> grids;
 };

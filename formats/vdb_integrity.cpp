@@ -2,6 +2,7 @@
 // framing walk that runs before OpenVDB parses a file. Byte layout and rules: formats/vdb.md,
 // "Determinism" and "Damage detection".
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -21,8 +22,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr char kTrailerMagic[8] = {'H', 'P', 'V', 'D', 'B', 'S', 'U', 'M'};
-constexpr std::size_t kTrailerSize = 16;  // magic + hash64 of every byte before the trailer
+// The trailer: 8 magic bytes naming the hash, then the 64-bit hash of every byte before the
+// trailer, little-endian. Files are written with XXH3-64; FNV-1a 64 files (written before XXH3)
+// are still verified.
+constexpr char kMagicXxh3[8] = {'H', 'P', 'V', 'D', 'B', 'X', 'H', '3'};
+constexpr char kMagicFnv[8] = {'H', 'P', 'V', 'D', 'B', 'S', 'U', 'M'};
+constexpr std::size_t kTrailerSize = 16;
 
 // Streams `size` bytes of `in` from its current position through `f(data, n)`.
 template <class F>
@@ -105,24 +110,23 @@ void finalize_file(const fs::path& path) {
     };
     for (std::size_t p = 8; p < std::min<std::size_t>(head.size(), 96); ++p) {
         if (!is_uuid_at(p)) continue;
-        std::uint64_t h1 = 0xcbf29ce484222325ULL, h2 = 0x84222325cbf29ce4ULL;
+        Xxh3 uuid_hash(Xxh3::Width::bits128);
         f.seekg(static_cast<std::streamoff>(p + 36));
-        stream_bytes(f, size - (p + 36), [&](const char* d, std::size_t n) {
-            h1 = hash64(d, n, h1);
-            h2 = hash64(d, n, h2);
-        });
-        const std::string hex = hex64(h1) + hex64(h2);
+        stream_bytes(f, size - (p + 36), [&](const char* d, std::size_t n) { uuid_hash.update(d, n); });
+        const std::array<std::uint64_t, 2> h128 = uuid_hash.digest128();
+        const std::string hex = hex64(h128[0]) + hex64(h128[1]);
         const std::string uuid = hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" +
                                  hex.substr(16, 4) + "-" + hex.substr(20, 12);
         f.seekp(static_cast<std::streamoff>(p));
         f.write(uuid.data(), static_cast<std::streamsize>(uuid.size()));
         break;
     }
-    std::uint64_t h = 0xcbf29ce484222325ULL;
+    Xxh3 sum;
     f.seekg(0);
-    stream_bytes(f, size, [&](const char* d, std::size_t n) { h = hash64(d, n, h); });
+    stream_bytes(f, size, [&](const char* d, std::size_t n) { sum.update(d, n); });
+    const std::uint64_t h = sum.digest64();
     char trailer[kTrailerSize];
-    std::memcpy(trailer, kTrailerMagic, sizeof kTrailerMagic);
+    std::memcpy(trailer, kMagicXxh3, sizeof kMagicXxh3);
     for (int i = 0; i < 8; ++i) trailer[8 + i] = static_cast<char>((h >> (8 * i)) & 0xFF);
     f.seekp(0, std::ios::end);
     f.write(trailer, kTrailerSize);
@@ -130,40 +134,48 @@ void finalize_file(const fs::path& path) {
     if (!f) fail_write(path.string(), "write failed (disk full?)");
 }
 
-// Checks the trailer of one of our files, streaming. Returns false when the file has no trailer
-// at all; a file without one whose first grid carries our metadata key was cut short and is
+// Checks the trailer of one of our files, streaming. Returns the hash it names ("xxh3-64" or
+// "fnv1a-64"), or "" when the file has no trailer at all; a file without one whose first grid carries our metadata key was cut short and is
 // rejected here, before OpenVDB parses it (OpenVDB needs up to a minute on some truncated files).
-bool verify_trailer(const fs::path& path) {
+std::string verify_trailer(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) fail_input(path.string(), std::string("cannot open (") + std::strerror(errno) + ")");
     const std::uint64_t size = fs::file_size(path);
     char trailer[kTrailerSize] = {};
-    bool has_trailer = false;
+    bool xxh3 = false, fnv = false;
     if (size >= kTrailerSize) {
         in.seekg(static_cast<std::streamoff>(size - kTrailerSize));
-        has_trailer = in.read(trailer, kTrailerSize) && std::memcmp(trailer, kTrailerMagic, sizeof kTrailerMagic) == 0;
+        if (in.read(trailer, kTrailerSize)) {
+            xxh3 = std::memcmp(trailer, kMagicXxh3, sizeof kMagicXxh3) == 0;
+            fnv = std::memcmp(trailer, kMagicFnv, sizeof kMagicFnv) == 0;
+        }
     }
     in.clear();
     in.seekg(0);
-    if (!has_trailer) {
+    if (!xxh3 && !fnv) {
         // The first grid's metadata sits within the first kilobytes of a VDB file.
         std::string head(static_cast<std::size_t>(std::min<std::uint64_t>(size, 1 << 20)), '\0');
         in.read(head.data(), static_cast<std::streamsize>(head.size()));
         if (head.find("haptic:grid") != std::string::npos)
             fail_input(path.string(), "truncated: the checksum trailer of a hapticprep file is missing (make it again)");
-        return false;
+        return "";
     }
     std::uint64_t stored = 0;
     for (int i = 0; i < 8; ++i) stored |= static_cast<std::uint64_t>(static_cast<unsigned char>(trailer[8 + i])) << (8 * i);
-    std::uint64_t h = 0xcbf29ce484222325ULL;
+    Xxh3 sum;
+    std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64 offset basis
     try {
-        stream_bytes(in, size - kTrailerSize, [&](const char* d, std::size_t n) { h = hash64(d, n, h); });
+        stream_bytes(in, size - kTrailerSize, [&](const char* d, std::size_t n) {
+            if (xxh3) sum.update(d, n);
+            else h = hash64(d, n, h);
+        });
     } catch (const std::exception&) {
         fail_input(path.string(), "read error");
     }
+    if (xxh3) h = sum.digest64();
     if (h != stored)
         fail_input(path.string(), "corrupt: checksum mismatch (the file was damaged after it was written; make it again)");
-    return true;
+    return xxh3 ? "xxh3-64" : "fnv1a-64";
 }
 
 // Walks the framing of a VDB file before OpenVDB sees it: header, file metadata, and for each

@@ -2,6 +2,7 @@
 // Internal to formats/vdb*.cpp: what the write, read and integrity units share. No OpenVDB here.
 #include <cstdint>
 #include <filesystem>
+#include <string>
 
 namespace hp::vdb::detail {
 
@@ -16,10 +17,11 @@ void init_openvdb();
 // Streams the file (no memory). Throws hp::Error(cannot_write).
 void finalize_file(const std::filesystem::path& path);
 
-// vdb_integrity.cpp. Hashes the file once and compares it with the trailer. Returns false when
-// there is no trailer (a foreign file); throws hp::Error(bad_input) on a mismatch or when a file
+// vdb_integrity.cpp. Hashes the file once and compares it with the trailer. Returns the hash the
+// trailer names ("xxh3-64", or "fnv1a-64" for files written before XXH3), "" when there is no
+// trailer (a foreign file); throws hp::Error(bad_input) on a mismatch or when a file
 // of ours lost its trailer (truncated).
-bool verify_trailer(const std::filesystem::path& path);
+std::string verify_trailer(const std::filesystem::path& path);
 
 // vdb_integrity.cpp. Walks the VDB framing (header, file metadata, grid descriptors and
 // metadata) with every length bounded by the file size. Throws hp::Error(bad_input).

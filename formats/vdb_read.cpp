@@ -118,12 +118,13 @@ Reader Reader::open(const fs::path& path, bool deep) {
     if (!fs::exists(path, ec)) fail_input(path.string(), "no such file");
     if (fs::is_directory(path, ec)) fail_input(path.string(), "is a folder, not a file");
     if (!looks_like_vdb(path)) fail_input(path.string(), "not a VDB file (no OpenVDB magic number)");
-    const bool has_trailer = detail::verify_trailer(path);  // the one pass over every byte
+    const std::string checksum = detail::verify_trailer(path);  // the one pass over every byte
     detail::check_framing(path);
     Reader reader;
     reader.path_ = path;
     reader.info_ = guarded(path, [&] {
         FileInfo info;
+        info.checksum = checksum;
         openvdb::io::File file(path.string());
         file.open(false);
         auto fm = file.getMetadata();
@@ -167,7 +168,7 @@ Reader Reader::open(const fs::path& path, bool deep) {
         if (info.metadata.is_null()) info.metadata = nlohmann::json::object();
         info.ours = info.metadata.contains("grid");
         if (info.ours) {
-            if (!has_trailer)
+            if (checksum.empty())
                 fail_input(path.string(), "truncated: the checksum trailer of a hapticprep file is missing (make it again)");
             info.grid = spec_from(info.metadata, path.string());
         }

@@ -112,7 +112,7 @@ void check_vdb(const fs::path& path, CheckReport& r) {
         r.problem("not written by hapticprep (no haptic: metadata, no checksum to verify)");
         return;
     }
-    r.pass("checksum trailer and VDB framing");
+    r.pass("checksum trailer (" + info.checksum + ") and VDB framing");
     const nlohmann::json& m = info.metadata;
     const GridSpec& g = info.grid;
     std::vector<std::string> missing;

@@ -118,3 +118,33 @@ TEST(VdbReader, OpenVerifiesOnceAndReadsDoNotHashAgain) {
         EXPECT_NE(std::string(e.what()).find("checksum mismatch"), std::string::npos) << e.what();
     }
 }
+
+// Files written before XXH3 carry an FNV-1a 64 trailer ("HPVDBSUM"): still verified and read.
+// The FNV-1a trailer is computed here independently of lib/core/hash.
+TEST(VdbReader, FilesWithTheOlderFnvTrailerStillVerify) {
+    const fs::path p = write_distance("new.vdb", hp::vdb::ValueType::float64, {{"encoding", "double"}});
+    std::string bytes;
+    {
+        std::ifstream in(p, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    const std::size_t body = bytes.size() - 16;
+    ASSERT_EQ(bytes.substr(body, 8), "HPVDBXH3");
+    EXPECT_EQ(hp::vdb::Reader::open(p).info().checksum, "xxh3-64");
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (std::size_t i = 0; i < body; ++i) h = (h ^ static_cast<unsigned char>(bytes[i])) * 0x100000001b3ULL;
+    std::string old = bytes.substr(0, body) + "HPVDBSUM";
+    for (int i = 0; i < 8; ++i) old.push_back(static_cast<char>((h >> (8 * i)) & 0xFF));
+    const fs::path q = temp_dir() / "old.vdb";
+    auto save = [](const fs::path& path, const std::string& data) {
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        out.write(data.data(), static_cast<std::streamsize>(data.size()));
+    };
+    save(q, old);
+    const hp::vdb::Reader reader = hp::vdb::Reader::open(q);
+    EXPECT_EQ(reader.info().checksum, "fnv1a-64");
+    EXPECT_EQ(reader.read_distance(), hp::vdb::Reader::open(p).read_distance());
+    old[body / 2] = static_cast<char>(old[body / 2] ^ 0x10);  // one bit of the body
+    save(q, old);
+    EXPECT_THROW(hp::vdb::Reader::open(q), hp::Error);
+}
