@@ -1,14 +1,10 @@
 #pragma once
-// formats/vdb — OpenVDB files of hapticprep (voxelmaps, distance fields). See formats/vdb.md.
-//
-// This header keeps OpenVDB out: only formats/vdb*.cpp include OpenVDB's headers.
-//
-// Layout: voxel (i, j, k) of a GridSpec is OpenVDB index coordinate (i, j, k); the grid's linear
-// transform has voxel size s and maps index (0,0,0) to the centre of voxel (0,0,0). Every grid
-// carries the file's `haptic:` metadata (SPEC §4): the keys of `metadata` prefixed with
-// "haptic:"; strings, numbers and booleans map to VDB metadata of that type, objects and arrays
-// are stored as JSON strings. The grid spec itself is stored too (haptic:origin, haptic:dims,
-// haptic:voxel_size) so that a reader recovers it exactly.
+// formats/vdb — OpenVDB files of hapticprep (voxelmaps, distance fields): byte layout, metadata,
+// versioning and damage detection in formats/vdb.md. Voxel (i, j, k) of a GridSpec is index
+// coordinate (i, j, k); the transform maps it to the voxel's centre. Every grid carries the
+// file's metadata as "haptic:" keys, the GridSpec included (exact round trip).
+// Code: vdb_write.cpp (trees, save), vdb_read.cpp (Reader), vdb_integrity.cpp (UUID, checksum
+// trailer, framing walk). Only formats/vdb*.cpp include OpenVDB; this header keeps it out.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -72,6 +68,7 @@ struct FileInfo {
     std::string creator;               // the file's "creator" metadata (e.g. "hapticprep 0.1.0")
     nlohmann::json metadata;           // haptic: keys of the first grid, prefix stripped; {} if none
     bool ours = false;                 // has haptic: metadata with a grid spec
+    std::string checksum;              // the verified trailer's hash: "xxh3-64", "fnv1a-64" (older files), "" (none)
     GridSpec grid;                     // valid when ours
     std::vector<GridInfo> grids;
 };
@@ -79,18 +76,44 @@ struct FileInfo {
 // True when the file starts with OpenVDB's magic number (content, not extension).
 bool looks_like_vdb(const std::filesystem::path& path);
 
-// Opens the file and describes it: metadata only, or with `deep` also the trees (node counts and
-// memory). Verifies our checksum trailer first (see formats/vdb.md). Throws hp::Error(bad_input)
-// when it is not a readable VDB, is damaged, or was written by a newer format version.
+// A VDB file opened for reading: open() runs every check of formats/vdb.md "Damage detection"
+// once (magic number, checksum trailer hashed in one streaming pass, framing, metadata and format
+// version); the reads that follow parse the requested grid only and never hash the file again.
+// Throws hp::Error(bad_input) naming the file when it is not a readable VDB, is damaged, or was
+// written by a newer format version; the reads throw it when the file is not ours, the grid is
+// missing or holds another type. Not thread-safe; one Reader per thread.
+class Reader {
+public:
+    // deep: also load the trees to count nodes and memory (GridInfo's deep fields).
+    static Reader open(const std::filesystem::path& path, bool deep = false);
+
+    const FileInfo& info() const { return info_; }
+    const std::filesystem::path& path() const { return path_; }
+    // OpenVDB's value type name of grid `name` ("int32", "float", "double", "vec3s"), "" if absent.
+    std::string value_type(const std::string& name) const;
+
+    // Grid `name` densely over the file's GridSpec: sink(z, values) for z = 0..dims[2]-1 in
+    // order (values as in SliceSource), one slab of 8 slices in memory at a time.
+    void read_slices(const std::string& name, ValueType type, const std::function<void(int z, const void* values)>& sink) const;
+    // The whole grid as one dense array (x fastest).
+    std::vector<std::int32_t> read_int32(const std::string& name) const;
+    std::vector<double> read_real(const std::string& name) const;  // a float or double grid, as doubles
+    // The "distance" grid in world units, inside positive, in any encoding: float or double as
+    // stored, scaled Int32 divided by haptic:scale_factor. The grid's type must match haptic:encoding.
+    std::vector<double> read_distance() const;
+
+private:
+    std::filesystem::path path_;
+    FileInfo info_;
+};
+
+// Reader::open(path, deep).info().
 FileInfo inspect(const std::filesystem::path& path, bool deep = false);
 
-// Reads grid `name` densely over the file's GridSpec, calling `sink(z, values)` for
-// z = 0..dims[2]-1 in order (values as in SliceSource). Throws hp::Error(bad_input) when the
-// file is not ours, the grid is missing or of another type.
+// One-call forms of the Reader's reads (each opens and verifies the file once); `info`, when
+// given, receives the file's description.
 void read_slices(const std::filesystem::path& path, const std::string& name, ValueType type,
                  const std::function<void(int z, const void* values)>& sink, FileInfo* info = nullptr);
-
-// Convenience: the whole grid as one dense array (x fastest).
 std::vector<std::int32_t> read_int32(const std::filesystem::path& path, const std::string& name,
                                      FileInfo* info = nullptr);
 std::vector<double> read_real(const std::filesystem::path& path, const std::string& name,

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config ccache
   libassimp-dev libopenvdb-dev libboost-iostreams-dev libcli11-dev nlohmann-json3-dev
-  libtbb-dev libgtest-dev libnanoflann-dev libpng-dev
+  libtbb-dev libgtest-dev libnanoflann-dev libpng-dev zlib1g-dev libxxhash-dev
   assimp-testmodels
   libbullet-dev libfcl-dev  # optional: bench_peers (Bullet GImpact and FCL next to our query)
 )

@@ -1,7 +1,11 @@
 #include "core/hash.hpp"
 
-#include <array>
 #include <cstdio>
+
+#include <zlib.h>
+// Header-only xxHash (libxxhash-dev): inlined here, no library to link.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 namespace hp {
 
@@ -20,24 +24,33 @@ std::string hex64(std::uint64_t value) {
     return buf;
 }
 
-namespace {
-std::array<std::uint32_t, 256> make_crc_table() {
-    std::array<std::uint32_t, 256> table{};
-    for (std::uint32_t i = 0; i < 256; ++i) {
-        std::uint32_t c = i;
-        for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-        table[i] = c;
-    }
-    return table;
-}
-}  // namespace
-
 std::uint32_t crc32(const void* data, std::size_t size, std::uint32_t crc) {
-    static const std::array<std::uint32_t, 256> table = make_crc_table();
-    const auto* p = static_cast<const unsigned char*>(data);
-    crc = ~crc;
-    for (std::size_t i = 0; i < size; ++i) crc = table[(crc ^ p[i]) & 0xFFu] ^ (crc >> 8);
-    return ~crc;
+    return static_cast<std::uint32_t>(::crc32_z(crc, static_cast<const Bytef*>(data), size));
 }
+
+struct Xxh3::State {
+    XXH3_state_t s;
+};
+
+Xxh3::Xxh3(Width width) : state_(std::make_unique<State>()), width_(width) {
+    if (width_ == Width::bits64) XXH3_64bits_reset(&state_->s);
+    else XXH3_128bits_reset(&state_->s);
+}
+
+Xxh3::~Xxh3() = default;
+
+void Xxh3::update(const void* data, std::size_t size) {
+    if (width_ == Width::bits64) XXH3_64bits_update(&state_->s, data, size);
+    else XXH3_128bits_update(&state_->s, data, size);
+}
+
+std::uint64_t Xxh3::digest64() const { return XXH3_64bits_digest(&state_->s); }
+
+std::array<std::uint64_t, 2> Xxh3::digest128() const {
+    const XXH128_hash_t h = XXH3_128bits_digest(&state_->s);
+    return {h.high64, h.low64};
+}
+
+std::uint64_t xxh3_64(const void* data, std::size_t size) { return XXH3_64bits(data, size); }
 
 }  // namespace hp

@@ -100,7 +100,8 @@ void check_container(const fs::path& path, CheckReport& r) {
 }
 
 void check_vdb(const fs::path& path, CheckReport& r) {
-    vdb::FileInfo info = vdb::inspect(path, true);  // checksum trailer, framing, format version
+    const vdb::Reader reader = vdb::Reader::open(path, true);  // checksum trailer, framing, format version: once
+    const vdb::FileInfo& info = reader.info();
     const bool has = [&] {
         for (const auto& g : info.grids)
             if (g.name == "distance") return true;
@@ -111,7 +112,7 @@ void check_vdb(const fs::path& path, CheckReport& r) {
         r.problem("not written by hapticprep (no haptic: metadata, no checksum to verify)");
         return;
     }
-    r.pass("checksum trailer and VDB framing");
+    r.pass("checksum trailer (" + info.checksum + ") and VDB framing");
     const nlohmann::json& m = info.metadata;
     const GridSpec& g = info.grid;
     std::vector<std::string> missing;
@@ -156,7 +157,6 @@ void check_vdb(const fs::path& path, CheckReport& r) {
     if (kind == "distance" && distance_type.empty()) r.problem("a distance file without a 'distance' grid");
     if (!r.ok() || distance_type.empty()) return;
     // Layers against distances.
-    std::vector<double> d;
     double quantum = 0;
     const std::string encoding = m.value("encoding", "");
     if (distance_type == "int32") {
@@ -165,15 +165,12 @@ void check_vdb(const fs::path& path, CheckReport& r) {
         if (encoding != "scaled") r.problem("Int32 distances but haptic:encoding is '" + encoding + "'");
         if (!(factor > 0) || std::abs(factor - std::pow(10.0, precision)) > 1e-9 * factor)
             r.problem("haptic:scale_factor " + fmt("%.17g", factor) + " is not 10^precision (" + fmt("%.0f", precision) + ")");
-        if (!r.ok()) return;
-        for (std::int32_t v : vdb::read_int32(path, "distance")) d.push_back(v / factor);
         quantum = 1 / factor;
-    } else {
-        if (encoding != (distance_type == "double" ? "double" : "float"))
-            r.problem(distance_type + " distances but haptic:encoding is '" + encoding + "'");
-        d = vdb::read_real(path, "distance");
+    } else if (encoding != (distance_type == "double" ? "double" : "float")) {
+        r.problem(distance_type + " distances but haptic:encoding is '" + encoding + "'");
     }
-    check_layers_vs_distance(g, vdb::read_int32(path, "layers"), d, quantum, r);
+    if (!r.ok()) return;
+    check_layers_vs_distance(g, reader.read_int32("layers"), reader.read_distance(), quantum, r);
 }
 
 }  // namespace hp::inspect

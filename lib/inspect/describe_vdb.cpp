@@ -11,7 +11,8 @@ namespace hp::inspect {
 namespace fs = std::filesystem;
 
 Summary describe_vdb(const fs::path& path) {
-    vdb::FileInfo info = vdb::inspect(path, true);
+    const vdb::Reader reader = vdb::Reader::open(path, true);  // verified once for every read below
+    const vdb::FileInfo& info = reader.info();
     Summary s;
     std::ostringstream o;
     o << "file         " << path.string() << "\n";
@@ -78,7 +79,7 @@ Summary describe_vdb(const fs::path& path) {
         if (voxelmap) {
             // Layer histogram: count per layer value.
             std::map<std::int32_t, std::size_t> histogram;
-            vdb::read_slices(path, "layers", vdb::ValueType::int32, [&](int, const void* values) {
+            reader.read_slices("layers", vdb::ValueType::int32, [&](int, const void* values) {
                 const auto* v = static_cast<const std::int32_t*>(values);
                 for (std::size_t i = 0; i < static_cast<std::size_t>(g.dims[0]) * static_cast<std::size_t>(g.dims[1]); ++i)
                     ++histogram[v[i]];
@@ -108,13 +109,7 @@ Summary describe_vdb(const fs::path& path) {
         if (distance) {
             // Distance values in world units (scaled encodings divided back), range and histogram.
             const std::string encoding = info.metadata.value("encoding", "float");
-            std::vector<double> values;
-            if (encoding == "scaled") {
-                const double factor = info.metadata.value("scale_factor", 1.0);
-                for (std::int32_t v : vdb::read_int32(path, "distance")) values.push_back(v / factor);
-            } else {
-                values = vdb::read_real(path, "distance");
-            }
+            const std::vector<double> values = reader.read_distance();
             double lo = values.empty() ? 0 : *std::min_element(values.begin(), values.end());
             double hi = values.empty() ? 0 : *std::max_element(values.begin(), values.end());
             const int bins = 10;

@@ -64,7 +64,8 @@ Summary export_levelset(const fs::path& path, const fs::path& out, const Progres
     }
     if (!vdb::looks_like_vdb(path))
         fail_input(path.string(), "not a voxelmap or distance field (no OpenVDB magic number); --export levelset reads those only");
-    vdb::FileInfo info = vdb::inspect(path);
+    const vdb::Reader reader = vdb::Reader::open(path);  // verified once
+    const vdb::FileInfo& info = reader.info();
     if (!info.ours)
         fail_input(path.string(), "is a VDB file but not one written by hapticprep; --export levelset reads our voxelmaps and distance fields");
     std::string source, type;
@@ -92,11 +93,11 @@ Summary export_levelset(const fs::path& path, const fs::path& out, const Progres
         progress.report("read", static_cast<double>(z + 1) / g.dims[2]);
     };
     if (type == "int32")
-        vdb::read_slices(path, source, vdb::ValueType::int32, [&](int z, const void* p) { convert(z, static_cast<const std::int32_t*>(p)); });
+        reader.read_slices(source, vdb::ValueType::int32, [&](int z, const void* p) { convert(z, static_cast<const std::int32_t*>(p)); });
     else if (type == "float")
-        vdb::read_slices(path, source, vdb::ValueType::float32, [&](int z, const void* p) { convert(z, static_cast<const float*>(p)); });
+        reader.read_slices(source, vdb::ValueType::float32, [&](int z, const void* p) { convert(z, static_cast<const float*>(p)); });
     else if (type == "double")
-        vdb::read_slices(path, source, vdb::ValueType::float64, [&](int z, const void* p) { convert(z, static_cast<const double*>(p)); });
+        reader.read_slices(source, vdb::ValueType::float64, [&](int z, const void* p) { convert(z, static_cast<const double*>(p)); });
     else
         fail_input(path.string(), "grid '" + source + "' holds " + type + " values, expected int32, float or double");
     const std::size_t band = writer.active_voxels();

@@ -41,26 +41,26 @@ double take(const GridSpec& g, const SliceSpec& spec, int z, Get&& get, std::vec
 
 // Reads grid `name` (of OpenVDB value type `value_type`) into `plane`, each value multiplied by
 // `factor`; returns the largest |value * factor| over the grid.
-double read_plane(const fs::path& path, const std::string& name, const std::string& value_type, double factor,
+double read_plane(const vdb::Reader& reader, const std::string& name, const std::string& value_type, double factor,
                   const GridSpec& g, const SliceSpec& spec, std::vector<double>& plane) {
     double largest = 0;
     if (value_type == "int32") {
-        vdb::read_slices(path, name, vdb::ValueType::int32, [&](int z, const void* p) {
+        reader.read_slices(name, vdb::ValueType::int32, [&](int z, const void* p) {
             const auto* v = static_cast<const std::int32_t*>(p);
             largest = std::max(largest, take(g, spec, z, [&](std::size_t n) { return v[n] * factor; }, plane));
         });
     } else if (value_type == "float") {
-        vdb::read_slices(path, name, vdb::ValueType::float32, [&](int z, const void* p) {
+        reader.read_slices(name, vdb::ValueType::float32, [&](int z, const void* p) {
             const auto* v = static_cast<const float*>(p);
             largest = std::max(largest, take(g, spec, z, [&](std::size_t n) { return v[n] * factor; }, plane));
         });
     } else if (value_type == "double") {
-        vdb::read_slices(path, name, vdb::ValueType::float64, [&](int z, const void* p) {
+        reader.read_slices(name, vdb::ValueType::float64, [&](int z, const void* p) {
             const auto* v = static_cast<const double*>(p);
             largest = std::max(largest, take(g, spec, z, [&](std::size_t n) { return v[n] * factor; }, plane));
         });
     } else {
-        fail_input(path.string(), "grid '" + name + "' holds " + value_type + " values, expected int32, float or double");
+        fail_input(reader.path().string(), "grid '" + name + "' holds " + value_type + " values, expected int32, float or double");
     }
     return largest;
 }
@@ -108,7 +108,8 @@ Slice read_slice(const fs::path& path, const SliceSpec& spec) {
             fail_input(path.string(), "the file is empty (0 bytes)");
         fail_input(path.string(), "not a voxelmap or distance field (no OpenVDB magic number); --slice works on those only");
     }
-    vdb::FileInfo info = vdb::inspect(path);
+    const vdb::Reader reader = vdb::Reader::open(path);  // verified once for both grids
+    const vdb::FileInfo& info = reader.info();
     if (!info.ours) fail_input(path.string(), "is a VDB file but not one written by hapticprep (no haptic: metadata); --slice needs a voxelmap or distance field");
     auto grid_type = [&](const std::string& name) -> std::string {
         for (const auto& g : info.grids)
@@ -135,12 +136,12 @@ Slice read_slice(const fs::path& path, const SliceSpec& spec) {
     s.surface.assign(n, 0);
     std::vector<double> layers(n, 0.0);
     double largest = 0;
-    if (!layers_type.empty()) largest = read_plane(path, "layers", layers_type, 1.0, g, spec, layers);
+    if (!layers_type.empty()) largest = read_plane(reader, "layers", layers_type, 1.0, g, spec, layers);
     if (!distance_type.empty()) {
         s.field = "distance";
         const double factor = distance_type == "int32" ? info.metadata.value("scale_factor", 1.0) : 1.0;
         if (!(factor > 0)) fail_input(path.string(), "its haptic:scale_factor is not a positive number (damaged file?)");
-        largest = read_plane(path, "distance", distance_type, 1.0 / (factor * g.voxel_size), g, spec, s.values);
+        largest = read_plane(reader, "distance", distance_type, 1.0 / (factor * g.voxel_size), g, spec, s.values);
         if (!layers_type.empty())
             for (std::size_t k = 0; k < n; ++k) s.surface[k] = layers[k] == 0;
     } else {

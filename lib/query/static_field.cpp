@@ -7,7 +7,8 @@ namespace hp {
 
 StaticField load_static_field(const std::filesystem::path& path) {
     const std::string name = path.string();
-    vdb::FileInfo info = vdb::inspect(path);
+    const vdb::Reader reader = vdb::Reader::open(path);  // verified once; the reads below parse grids only
+    const vdb::FileInfo& info = reader.info();
     if (!info.ours)
         fail_input(name, "is not a hapticprep distance field or voxelmap (no haptic: metadata); make one with haptic-distance");
     StaticField out;
@@ -16,18 +17,10 @@ StaticField load_static_field(const std::filesystem::path& path) {
     std::vector<double> values;
     if (out.kind == "distance") {
         out.encoding = info.metadata.value("encoding", "float");
-        if (out.encoding == "scaled") {
-            const double factor = info.metadata.value("scale_factor", 0.0);
-            if (!(factor > 0)) fail_input(name, "scaled distance field without a positive scale_factor (file damaged?)");
-            std::vector<std::int32_t> raw = vdb::read_int32(path, "distance", &info);
-            values.resize(raw.size());
-            for (std::size_t i = 0; i < raw.size(); ++i) values[i] = raw[i] / factor;
-        } else {
-            values = vdb::read_real(path, "distance", &info);
-        }
+        values = reader.read_distance();
     } else if (out.kind == "voxelmap") {
         out.encoding = "layers";
-        std::vector<std::int32_t> raw = vdb::read_int32(path, "layers", &info);
+        std::vector<std::int32_t> raw = reader.read_int32("layers");
         values.resize(raw.size());
         for (std::size_t i = 0; i < raw.size(); ++i) values[i] = raw[i] * info.grid.voxel_size;
     } else {

@@ -1,43 +1,17 @@
 #pragma once
-// lib/voxel — layered voxelmaps (paper 000 section 2.1.1; SPEC §3, §5 "Voxelize").
+// lib/voxel — layered voxelmaps.
 //
-// In: a welded mesh (world units) and a grid (GridSpec, usually grid_around(bbox, s, pad)).
-// Out: per voxel a layer value: 0 for surface voxels (voxels whose closed cube overlaps a
-// triangle, by the 13-axis SAT test), +n for the n-th layer inside, -n for the n-th layer outside.
-//
-// Phases:
-//  1. surface   SAT over the voxels of each triangle's bounding box, TBB-parallel over triangles
-//               (the union of marks does not depend on the schedule).
-//  2. fill      inside/outside of every other voxel:
-//       scanline  rows along x; a row's crossings with the triangles are counted exactly (integer
-//                 coordinates snapped to s/2^20 and 128-bit orientation tests, ties broken by a
-//                 symbolic perturbation of the row), so rows through edges and vertices count
-//                 each crossing once; a voxel is inside when an odd number of crossings precede
-//                 its centre. Exact for closed meshes (any orientation, any number of parts).
-//       vote      the same along x, y and z; a row whose crossing count is odd (it passes through a
-//                 hole) abstains; each voxel takes the majority of the valid votes. Voxels without
-//                 a majority (a tie, or all three rows abstain) join the majority of their decided
-//                 face neighbours (up to 16 sweeps, so short runs fill in from their ends); the
-//                 few left then get the generalized winding number at their centre (|w| > 0.5 is
-//                 inside; the fast tree evaluation, geometry/winding.hpp).
-//       winding   the generalized winding number at every voxel centre (fast tree evaluation,
-//                 O(voxels log triangles); slower than the parities by a large factor).
-//       flood     everything 26-connected to the grid's border without crossing a surface voxel
-//                 is outside, the rest inside (right for closed meshes; leaks through holes).
-//       auto      scanline for watertight meshes, vote otherwise.
-//  3. layers    the n-th layer is n breadth-first steps from the surface through voxels of the
-//               same side (26- or 6-neighbourhood; a step may leave a surface voxel to either side,
-//               never cross from inside to outside). Computed by chamfer sweeps: when the sides
-//               never touch (closed meshes: a surface between two neighbouring centres overlaps
-//               one of their cubes) one forward and one backward sweep give the exact Chebyshev
-//               (26) or Manhattan (6) distance to the nearest surface voxel; where they touch
-//               (open meshes, at holes) sweeps repeat until stable. A pocket of one side that no
-//               surface voxel borders (votes near a hole can leave one) cannot be reached; it
-//               joins the side around it and the sweeps go on. Rows on a wavefront 2k + j = t run
-//               in parallel (deterministic). Values beyond max_layers are clamped.
-// Memory: 2 bytes per voxel while working (distance and inside bit in a uint16, one buffer per
-// z-slice), converted slice by slice into the int16 output (the writer frees those as it goes),
-// plus the crossing tables (one double per row crossing; three axes for `vote`).
+// In: a welded, non-empty mesh (world units) and a grid (GridSpec, usually grid_around(bbox, s,
+// pad)), dims 1..kMaxGridDim. Out: per voxel its layer: 0 for surface voxels (the closed cube
+// overlaps a triangle, 13-axis SAT), +n for the n-th layer inside, -n for the n-th outside, n =
+// breadth-first steps from the surface within the voxel's side (26 or 6 neighbours), clamped to
+// max_layers. Inside/outside by FillMethod: scanline (exact crossing parity along x; closed
+// meshes), vote (parities along x, y, z, majority; meshes with holes), winding (generalized
+// winding number), flood (not connected to the border), auto (scanline when watertight, else vote).
+// Cost: O(voxels + crossings) for scanline/vote, O(voxels log triangles) for winding. Memory: 2
+// bytes per voxel while working plus the crossing tables; the int16 output. Threads: TBB inside,
+// deterministic (the same map for any thread count); progress from the calling thread.
+// Method, exactness and the layer proof: docs/voxelize.md.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -304,10 +304,10 @@ TEST(Vdb, NewerFormatVersionIsRefused) {
     ASSERT_EQ(stored, 1);
     const std::int64_t newer = 2;
     std::memcpy(bytes.data() + at, &newer, 8);
-    // Recompute the trailer: FNV-1a 64 of every byte before it, little-endian (formats/vdb.md).
+    // Recompute the trailer: XXH3-64 of every byte before it, little-endian (formats/vdb.md).
     const std::size_t body = bytes.size() - 16;
-    ASSERT_EQ(bytes.substr(body, 8), "HPVDBSUM");
-    const std::uint64_t h = hp::hash64(bytes.data(), body);
+    ASSERT_EQ(bytes.substr(body, 8), "HPVDBXH3");
+    const std::uint64_t h = hp::xxh3_64(bytes.data(), body);
     std::memcpy(bytes.data() + body + 8, &h, 8);
     fs::path q = temp_dir() / "v2.vdb";
     hp::write_file_atomically(q, bytes);

@@ -3,6 +3,10 @@
 #include <deque>
 #include <filesystem>
 #include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
@@ -233,6 +237,36 @@ TEST(Voxelize, DeterministicWhateverTheThreads) {
     }
     b = hp::voxelize(mesh, g, {.fill = hp::FillMethod::vote});
     EXPECT_EQ(a.slices, b.slices);
+}
+
+// core/progress.hpp: operations call the callback from the calling thread only (the app's bar is
+// not thread-safe). Every fill method, with more threads than cores so that workers take tasks.
+TEST(Voxelize, ProgressComesFromTheCallingThreadOnly) {
+    hp::TriMesh mesh = sample("gear.obj");
+    hp::GridSpec g = hp::grid_around(mesh.bounds(), 0.02, 2);
+    tbb::global_control four(tbb::global_control::max_allowed_parallelism, 4);
+    for (hp::FillMethod fill : {hp::FillMethod::scanline, hp::FillMethod::vote, hp::FillMethod::winding, hp::FillMethod::flood}) {
+        std::mutex m;
+        std::set<std::thread::id> threads;
+        std::set<std::string> phases;
+        std::size_t fill_reports = 0;
+        hp::Progress progress{[&](std::string_view phase, double fraction) {
+            std::lock_guard<std::mutex> lock(m);
+            threads.insert(std::this_thread::get_id());
+            phases.insert(std::string(phase));
+            if (phase == "fill") {
+                ++fill_reports;
+                EXPECT_GE(fraction, 0.0);
+                EXPECT_LE(fraction, 1.0);
+            }
+        }};
+        hp::voxelize(mesh, g, {.fill = fill}, progress);
+        EXPECT_EQ(threads, std::set<std::thread::id>{std::this_thread::get_id()}) << hp::fill_name(fill);
+        EXPECT_TRUE(phases.count("surface") && phases.count("fill")) << hp::fill_name(fill);
+        if (fill == hp::FillMethod::winding) {
+            EXPECT_GT(fill_reports, 2u) << "the slow fill reports as it goes";
+        }
+    }
 }
 
 TEST(Voxelize, BadOptions) {

@@ -1,0 +1,224 @@
+// The integrity unit of formats/vdb: the checksum trailer, the content-derived UUID and the
+// framing walk that runs before OpenVDB parses a file. Byte layout and rules: formats/vdb.md,
+// "Determinism" and "Damage detection".
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <openvdb/openvdb.h>
+
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "formats/vdb_internal.hpp"
+
+namespace hp::vdb::detail {
+namespace fs = std::filesystem;
+
+namespace {
+
+// The trailer: 8 magic bytes naming the hash, then the 64-bit hash of every byte before the
+// trailer, little-endian. Files are written with XXH3-64; FNV-1a 64 files (written before XXH3)
+// are still verified.
+constexpr char kMagicXxh3[8] = {'H', 'P', 'V', 'D', 'B', 'X', 'H', '3'};
+constexpr char kMagicFnv[8] = {'H', 'P', 'V', 'D', 'B', 'S', 'U', 'M'};
+constexpr std::size_t kTrailerSize = 16;
+
+// Streams `size` bytes of `in` from its current position through `f(data, n)`.
+template <class F>
+void stream_bytes(std::istream& in, std::uint64_t size, F&& f) {
+    std::vector<char> buf(1 << 20);
+    while (size > 0) {
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(size, buf.size()));
+        if (!in.read(buf.data(), static_cast<std::streamsize>(n))) throw std::runtime_error("read error");
+        f(buf.data(), n);
+        size -= n;
+    }
+}
+
+// Bounded reads over [pos, end) of a file; anything that would run past `end` is damage.
+struct Cursor {
+    std::ifstream& in;
+    const fs::path& path;
+    std::uint64_t pos, end;
+
+    void need(std::uint64_t n, const std::string& what) const {
+        if (n > end - pos)
+            fail_input(path.string(), "truncated or corrupt VDB file (" + what + " at byte " + std::to_string(pos) +
+                                          " runs past byte " + std::to_string(end) + ")");
+    }
+    template <class T>
+    T scalar(const std::string& what) {
+        need(sizeof(T), what);
+        T v{};
+        in.seekg(static_cast<std::streamoff>(pos));
+        if (!in.read(reinterpret_cast<char*>(&v), sizeof(T))) fail_input(path.string(), "read error at byte " + std::to_string(pos));
+        pos += sizeof(T);
+        return v;
+    }
+    std::string text(const std::string& what) {
+        const std::uint32_t n = scalar<std::uint32_t>(what);
+        need(n, what);
+        if (n > (1u << 16)) fail_input(path.string(), "corrupt VDB file (" + what + " of " + std::to_string(n) + " bytes)");
+        std::string s(n, '\0');
+        in.seekg(static_cast<std::streamoff>(pos));
+        if (n && !in.read(s.data(), n)) fail_input(path.string(), "read error at byte " + std::to_string(pos));
+        pos += n;
+        return s;
+    }
+    void skip(std::uint64_t n, const std::string& what) {
+        need(n, what);
+        pos += n;
+    }
+    // A metadata map: count, then (name, type name, value size, value) per entry.
+    void metamap(const std::string& owner) {
+        const std::uint32_t count = scalar<std::uint32_t>(owner + " metadata count");
+        if (count > (end - pos) / 12)
+            fail_input(path.string(), "corrupt VDB file (" + owner + " claims " + std::to_string(count) + " metadata entries)");
+        for (std::uint32_t m = 0; m < count; ++m) {
+            const std::string name = text(owner + " metadata name");
+            text(owner + " metadata '" + name + "' type");
+            skip(scalar<std::uint32_t>(owner + " metadata '" + name + "' size"), owner + " metadata '" + name + "'");
+        }
+    }
+};
+
+}  // namespace
+
+// OpenVDB writes a random UUID into every file header; replace it by one derived from the
+// content so that the same grids give byte-identical files. Then append our checksum trailer.
+// Streams the file (two passes, patching in place), so a multi-gigabyte grid costs no memory.
+void finalize_file(const fs::path& path) {
+    const std::uint64_t size = fs::file_size(path);
+    std::fstream f(path, std::ios::binary | std::ios::in | std::ios::out);
+    if (!f) fail_write(path.string(), "cannot reopen the VDB file to finish it");
+    std::string head(static_cast<std::size_t>(std::min<std::uint64_t>(size, 128)), '\0');
+    f.read(head.data(), static_cast<std::streamsize>(head.size()));
+    auto is_uuid_at = [&](std::size_t p) {
+        if (p + 36 > head.size()) return false;
+        for (std::size_t i = 0; i < 36; ++i) {
+            char c = head[p + i];
+            bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+            if (dash ? c != '-' : !std::isxdigit(static_cast<unsigned char>(c))) return false;
+        }
+        return true;
+    };
+    for (std::size_t p = 8; p < std::min<std::size_t>(head.size(), 96); ++p) {
+        if (!is_uuid_at(p)) continue;
+        Xxh3 uuid_hash(Xxh3::Width::bits128);
+        f.seekg(static_cast<std::streamoff>(p + 36));
+        stream_bytes(f, size - (p + 36), [&](const char* d, std::size_t n) { uuid_hash.update(d, n); });
+        const std::array<std::uint64_t, 2> h128 = uuid_hash.digest128();
+        const std::string hex = hex64(h128[0]) + hex64(h128[1]);
+        const std::string uuid = hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" +
+                                 hex.substr(16, 4) + "-" + hex.substr(20, 12);
+        f.seekp(static_cast<std::streamoff>(p));
+        f.write(uuid.data(), static_cast<std::streamsize>(uuid.size()));
+        break;
+    }
+    Xxh3 sum;
+    f.seekg(0);
+    stream_bytes(f, size, [&](const char* d, std::size_t n) { sum.update(d, n); });
+    const std::uint64_t h = sum.digest64();
+    char trailer[kTrailerSize];
+    std::memcpy(trailer, kMagicXxh3, sizeof kMagicXxh3);
+    for (int i = 0; i < 8; ++i) trailer[8 + i] = static_cast<char>((h >> (8 * i)) & 0xFF);
+    f.seekp(0, std::ios::end);
+    f.write(trailer, kTrailerSize);
+    f.close();
+    if (!f) fail_write(path.string(), "write failed (disk full?)");
+}
+
+// Checks the trailer of one of our files, streaming. Returns the hash it names ("xxh3-64" or
+// "fnv1a-64"), or "" when the file has no trailer at all; a file without one whose first grid carries our metadata key was cut short and is
+// rejected here, before OpenVDB parses it (OpenVDB needs up to a minute on some truncated files).
+std::string verify_trailer(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail_input(path.string(), std::string("cannot open (") + std::strerror(errno) + ")");
+    const std::uint64_t size = fs::file_size(path);
+    char trailer[kTrailerSize] = {};
+    bool xxh3 = false, fnv = false;
+    if (size >= kTrailerSize) {
+        in.seekg(static_cast<std::streamoff>(size - kTrailerSize));
+        if (in.read(trailer, kTrailerSize)) {
+            xxh3 = std::memcmp(trailer, kMagicXxh3, sizeof kMagicXxh3) == 0;
+            fnv = std::memcmp(trailer, kMagicFnv, sizeof kMagicFnv) == 0;
+        }
+    }
+    in.clear();
+    in.seekg(0);
+    if (!xxh3 && !fnv) {
+        // The first grid's metadata sits within the first kilobytes of a VDB file.
+        std::string head(static_cast<std::size_t>(std::min<std::uint64_t>(size, 1 << 20)), '\0');
+        in.read(head.data(), static_cast<std::streamsize>(head.size()));
+        if (head.find("haptic:grid") != std::string::npos)
+            fail_input(path.string(), "truncated: the checksum trailer of a hapticprep file is missing (make it again)");
+        return "";
+    }
+    std::uint64_t stored = 0;
+    for (int i = 0; i < 8; ++i) stored |= static_cast<std::uint64_t>(static_cast<unsigned char>(trailer[8 + i])) << (8 * i);
+    Xxh3 sum;
+    std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64 offset basis
+    try {
+        stream_bytes(in, size - kTrailerSize, [&](const char* d, std::size_t n) {
+            if (xxh3) sum.update(d, n);
+            else h = hash64(d, n, h);
+        });
+    } catch (const std::exception&) {
+        fail_input(path.string(), "read error");
+    }
+    if (xxh3) h = sum.digest64();
+    if (h != stored)
+        fail_input(path.string(), "corrupt: checksum mismatch (the file was damaged after it was written; make it again)");
+    return xxh3 ? "xxh3-64" : "fnv1a-64";
+}
+
+// Walks the framing of a VDB file before OpenVDB sees it: header, file metadata, and for each
+// grid its descriptor (name, type, byte offsets) and its metadata. OpenVDB trusts these sizes and
+// offsets, and on a truncated file can spend a minute allocating and reading garbage; here every
+// length is checked against the bytes that exist. Checks file versions 222..224 (OpenVDB 3 to
+// 10+); older files are left to OpenVDB. Throws hp::Error(bad_input).
+void check_framing(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    const std::uint64_t size = fs::file_size(path);
+    Cursor c{in, path, 0, size};
+    c.skip(8, "magic number");
+    const std::uint32_t version = c.scalar<std::uint32_t>("file version");
+    if (version > openvdb::OPENVDB_FILE_VERSION)
+        fail_input(path.string(), "written by a newer OpenVDB (file format " + std::to_string(version) + "; this build reads up to " +
+                                      std::to_string(openvdb::OPENVDB_FILE_VERSION) + ")");
+    if (version < openvdb::OPENVDB_FILE_VERSION_NODE_MASK_COMPRESSION) return;
+    c.skip(8, "library version");
+    const bool offsets = c.scalar<std::uint8_t>("header") != 0;
+    c.skip(36, "file UUID");
+    c.metamap("file");
+    if (!offsets) return;
+    const std::int32_t grids = c.scalar<std::int32_t>("grid count");
+    if (grids < 0 || static_cast<std::uint64_t>(grids) > size / 24)
+        fail_input(path.string(), "corrupt VDB file (grid count " + std::to_string(grids) + ")");
+    for (std::int32_t i = 0; i < grids; ++i) {
+        const std::string name = c.text("grid name");
+        c.text("type of grid '" + name + "'");
+        c.text("instance parent of grid '" + name + "'");
+        const auto grid_pos = c.scalar<std::int64_t>("offsets of grid '" + name + "'");
+        const auto block_pos = c.scalar<std::int64_t>("offsets of grid '" + name + "'");
+        const auto end_pos = c.scalar<std::int64_t>("offsets of grid '" + name + "'");
+        if (end_pos > static_cast<std::int64_t>(size) && grid_pos >= 0 && grid_pos <= block_pos && block_pos <= end_pos)
+            fail_input(path.string(), "truncated: grid '" + name + "' ends at byte " + std::to_string(end_pos) + " but the file has " +
+                                          std::to_string(size) + " bytes (copy or make it again)");
+        if (grid_pos < static_cast<std::int64_t>(c.pos) || grid_pos > block_pos || block_pos > end_pos ||
+            end_pos > static_cast<std::int64_t>(size))
+            fail_input(path.string(), "corrupt VDB file (the byte offsets of grid '" + name + "' are inconsistent)");
+        Cursor g{in, path, static_cast<std::uint64_t>(grid_pos), static_cast<std::uint64_t>(block_pos)};
+        g.skip(4, "compression flags of grid '" + name + "'");
+        g.metamap("grid '" + name + "'");
+        c.pos = static_cast<std::uint64_t>(end_pos);
+    }
+}
+
+}  // namespace hp::vdb::detail

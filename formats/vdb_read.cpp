@@ -1,0 +1,314 @@
+// The read unit of formats/vdb: Reader (open and verify once, then read grids) and the one-call
+// forms. The checks run in the order formats/vdb.md "Damage detection" gives.
+#include "formats/vdb.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <new>
+#include <stdexcept>
+#include <type_traits>
+
+#include <openvdb/io/File.h>
+#include <openvdb/openvdb.h>
+
+#include "core/error.hpp"
+#include "formats/vdb_internal.hpp"
+
+namespace hp::vdb {
+namespace fs = std::filesystem;
+
+void detail::init_openvdb() {
+    static std::once_flag once;
+    std::call_once(once, [] { openvdb::initialize(); });
+}
+
+namespace {
+
+nlohmann::json get_metadata(const openvdb::GridBase& grid) {
+    nlohmann::json meta = nlohmann::json::object();
+    for (auto it = grid.beginMeta(); it != grid.endMeta(); ++it) {
+        const std::string& name = it->first;
+        if (name.rfind("haptic:", 0) != 0 || !it->second) continue;
+        const std::string key = name.substr(7);
+        const openvdb::Metadata& m = *it->second;
+        if (auto* s = dynamic_cast<const openvdb::StringMetadata*>(&m)) meta[key] = s->value();
+        else if (auto* b = dynamic_cast<const openvdb::BoolMetadata*>(&m)) meta[key] = b->value();
+        else if (auto* i = dynamic_cast<const openvdb::Int64Metadata*>(&m)) meta[key] = i->value();
+        else if (auto* i32 = dynamic_cast<const openvdb::Int32Metadata*>(&m)) meta[key] = i32->value();
+        else if (auto* d = dynamic_cast<const openvdb::DoubleMetadata*>(&m)) meta[key] = d->value();
+        else meta[key] = m.str();
+    }
+    return meta;
+}
+
+GridSpec spec_from(const nlohmann::json& meta, const std::string& where) {
+    GridSpec g;
+    bool ok = true;
+    try {
+        nlohmann::json j = nlohmann::json::parse(meta.at("grid").get<std::string>());
+        for (int a = 0; a < 3; ++a) {
+            g.origin[a] = j.at("origin").at(static_cast<std::size_t>(a)).get<double>();
+            const double d = j.at("dims").at(static_cast<std::size_t>(a)).get<double>();
+            // Index coordinates are int32 in OpenVDB; a leaf-aligned margin stays below 2^31.
+            ok = ok && d >= 1 && d <= 2147483647.0 - 8 && d == std::floor(d);
+            if (ok) g.dims[static_cast<std::size_t>(a)] = static_cast<int>(d);
+        }
+        g.voxel_size = j.at("voxel_size").get<double>();
+    } catch (const std::exception&) {
+        fail_input(where, "its haptic:grid metadata is missing or malformed (not written by hapticprep?)");
+    }
+    if (!ok || !(g.voxel_size > 0) || !std::isfinite(g.voxel_size) || !is_finite(g.origin))
+        fail_input(where, "its haptic:grid metadata describes no valid grid (damaged file?)");
+    return g;
+}
+
+std::string type_name_of(ValueType t) {
+    switch (t) {
+    case ValueType::int32: return openvdb::Int32Grid::gridType();
+    case ValueType::float32: return openvdb::FloatGrid::gridType();
+    case ValueType::float64: return openvdb::DoubleGrid::gridType();
+    case ValueType::vec3f: return openvdb::Vec3SGrid::gridType();
+    }
+    return "";
+}
+
+std::string value_name_of(ValueType t) {
+    switch (t) {
+    case ValueType::int32: return openvdb::typeNameAsString<std::int32_t>();
+    case ValueType::float32: return openvdb::typeNameAsString<float>();
+    case ValueType::float64: return openvdb::typeNameAsString<double>();
+    case ValueType::vec3f: return openvdb::typeNameAsString<openvdb::Vec3s>();
+    }
+    return "";
+}
+
+// Runs `body`, turning every OpenVDB or standard exception into a bad-input error for `where`.
+template <class F>
+auto guarded(const fs::path& where, F&& body) -> decltype(body()) {
+    try {
+        return body();
+    } catch (const Error&) {
+        throw;
+    } catch (const std::bad_alloc&) {
+        fail_input(where.string(), "corrupt or not a VDB file (reading it asked for more memory than exists)");
+    } catch (const std::exception& e) {
+        std::string why = e.what();
+        if (why.size() > 120) why = why.substr(0, 120) + "...";
+        fail_input(where.string(), "not a readable VDB file (" + why + ")");
+    }
+}
+
+}  // namespace
+
+bool looks_like_vdb(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    unsigned char magic[8] = {};
+    if (!in.read(reinterpret_cast<char*>(magic), 8)) return false;
+    std::int64_t value = 0;
+    for (int i = 7; i >= 0; --i) value = (value << 8) | magic[i];
+    return value == openvdb::OPENVDB_MAGIC;
+}
+
+Reader Reader::open(const fs::path& path, bool deep) {
+    detail::init_openvdb();
+    std::error_code ec;
+    if (!fs::exists(path, ec)) fail_input(path.string(), "no such file");
+    if (fs::is_directory(path, ec)) fail_input(path.string(), "is a folder, not a file");
+    if (!looks_like_vdb(path)) fail_input(path.string(), "not a VDB file (no OpenVDB magic number)");
+    const std::string checksum = detail::verify_trailer(path);  // the one pass over every byte
+    detail::check_framing(path);
+    Reader reader;
+    reader.path_ = path;
+    reader.info_ = guarded(path, [&] {
+        FileInfo info;
+        info.checksum = checksum;
+        openvdb::io::File file(path.string());
+        file.open(false);
+        auto fm = file.getMetadata();
+        if (fm) {
+            auto c = (*fm)["creator"];
+            if (c) info.creator = c->str();
+        }
+        // Metadata only (no trees) unless the caller wants node counts.
+        openvdb::GridPtrVecPtr grids = deep ? file.getGrids() : file.readAllGridMetadata();
+        file.close();
+        for (const auto& g : *grids) {
+            if (!g) continue;
+            GridInfo gi;
+            gi.name = g->getName();
+            gi.value_type = g->valueType();
+            gi.grid_class = openvdb::GridBase::gridClassToString(g->getGridClass());
+            if (deep) {
+                gi.active_voxels = g->activeVoxelCount();
+                gi.memory_bytes = g->memUsage();
+                g->apply<openvdb::GridTypes>([&](auto& typed) {
+                    gi.leaf_nodes = typed.tree().leafCount();
+                    gi.tiles = typed.tree().activeTileCount();
+                });
+            } else {
+                if (auto m = g->getMetadata<openvdb::Int64Metadata>("file_voxel_count")) gi.active_voxels = static_cast<std::size_t>(m->value());
+                if (auto m = g->getMetadata<openvdb::Int64Metadata>("file_mem_bytes")) gi.memory_bytes = static_cast<std::size_t>(m->value());
+            }
+            // Every grid carries the haptic: metadata; each copy must be readable by this build.
+            nlohmann::json meta = get_metadata(*g);
+            if (meta.contains("grid")) {
+                const nlohmann::json version = meta.contains("format_version") ? meta["format_version"] : nlohmann::json();
+                if (!version.is_number_integer())
+                    fail_input(path.string(), "its haptic: metadata has no haptic:format_version (damaged file?)");
+                if (version.get<std::int64_t>() > detail::kFormatVersion)
+                    fail_input(path.string(), "written by a newer hapticprep (format v" + std::to_string(version.get<std::int64_t>()) +
+                                                  "); this build reads up to v" + std::to_string(detail::kFormatVersion));
+            }
+            if (info.grids.empty()) info.metadata = std::move(meta);
+            info.grids.push_back(gi);
+        }
+        if (info.metadata.is_null()) info.metadata = nlohmann::json::object();
+        info.ours = info.metadata.contains("grid");
+        if (info.ours) {
+            if (checksum.empty())
+                fail_input(path.string(), "truncated: the checksum trailer of a hapticprep file is missing (make it again)");
+            info.grid = spec_from(info.metadata, path.string());
+        }
+        return info;
+    });
+    return reader;
+}
+
+std::string Reader::value_type(const std::string& name) const {
+    for (const auto& g : info_.grids)
+        if (g.name == name) return g.value_type;
+    return "";
+}
+
+void Reader::read_slices(const std::string& name, ValueType type, const std::function<void(int z, const void* values)>& sink) const {
+    const fs::path& path = path_;
+    if (!info_.ours) fail_input(path.string(), "is a VDB file but not one written by hapticprep (no haptic: metadata)");
+    const std::string found = value_type(name);
+    if (found.empty()) fail_input(path.string(), "has no grid named '" + name + "'");
+    if (found != value_name_of(type))
+        fail_input(path.string(), "grid '" + name + "' holds " + found + " values, expected " + value_name_of(type));
+    guarded(path, [&] {
+        openvdb::io::File file(path.string());
+        file.open(false);
+        openvdb::GridBase::Ptr base = file.readGrid(name);
+        file.close();
+        if (base->type() != type_name_of(type))
+            fail_input(path.string(), "grid '" + name + "' holds " + base->valueType() + " values, expected " +
+                                          value_name_of(type));
+        const GridSpec& g = info_.grid;
+        const std::size_t nx = static_cast<std::size_t>(g.dims[0]);
+        const std::size_t slice = nx * static_cast<std::size_t>(g.dims[1]);
+        // Slab by slab (8 z-slices): copy leaf buffers directly, fill tiles with their value.
+        auto emit = [&](auto& typed) {
+            using GridT = std::decay_t<decltype(typed)>;
+            using ValueT = typename GridT::ValueType;
+            using LeafT = typename GridT::TreeType::LeafNodeType;
+            constexpr int kDim = LeafT::DIM;
+            const auto& tree = typed.tree();
+            std::vector<ValueT> slab(slice * static_cast<std::size_t>(std::min(kDim, g.dims[2])));
+            for (int z0 = 0; z0 < g.dims[2]; z0 += kDim) {
+                const int nz = std::min(kDim, g.dims[2] - z0);
+                for (int y0 = 0; y0 < g.dims[1]; y0 += kDim)
+                    for (int x0 = 0; x0 < g.dims[0]; x0 += kDim) {
+                        const int ex = std::min(kDim, g.dims[0] - x0), ey = std::min(kDim, g.dims[1] - y0);
+                        const openvdb::Coord origin(x0, y0, z0);
+                        const LeafT* leaf = tree.probeConstLeaf(origin);
+                        const ValueT tile = leaf ? ValueT{} : tree.getValue(origin);
+                        for (int dz = 0; dz < nz; ++dz)
+                            for (int dy = 0; dy < ey; ++dy) {
+                                ValueT* row = &slab[slice * static_cast<std::size_t>(dz) +
+                                                    static_cast<std::size_t>(y0 + dy) * nx + static_cast<std::size_t>(x0)];
+                                if (!leaf) {
+                                    std::fill(row, row + ex, tile);
+                                    continue;
+                                }
+                                for (int dx = 0; dx < ex; ++dx)
+                                    row[dx] = leaf->getValue(static_cast<openvdb::Index>((dx << 6) | (dy << 3) | dz));
+                            }
+                    }
+                for (int dz = 0; dz < nz; ++dz) sink(z0 + dz, slab.data() + slice * static_cast<std::size_t>(dz));
+            }
+        };
+        switch (type) {
+        case ValueType::int32: emit(*openvdb::gridPtrCast<openvdb::Int32Grid>(base)); break;
+        case ValueType::float32: emit(*openvdb::gridPtrCast<openvdb::FloatGrid>(base)); break;
+        case ValueType::float64: emit(*openvdb::gridPtrCast<openvdb::DoubleGrid>(base)); break;
+        case ValueType::vec3f: emit(*openvdb::gridPtrCast<openvdb::Vec3SGrid>(base)); break;
+        }
+        return 0;
+    });
+}
+
+std::vector<std::int32_t> Reader::read_int32(const std::string& name) const {
+    const std::size_t slice = static_cast<std::size_t>(info_.grid.dims[0]) * static_cast<std::size_t>(info_.grid.dims[1]);
+    std::vector<std::int32_t> out;
+    read_slices(name, ValueType::int32, [&](int, const void* values) {
+        const auto* v = static_cast<const std::int32_t*>(values);
+        out.insert(out.end(), v, v + slice);
+    });
+    return out;
+}
+
+std::vector<double> Reader::read_real(const std::string& name) const {
+    const bool is_double = value_type(name) == "double";
+    const std::size_t slice = static_cast<std::size_t>(info_.grid.dims[0]) * static_cast<std::size_t>(info_.grid.dims[1]);
+    std::vector<double> out;
+    out.reserve(slice * static_cast<std::size_t>(info_.grid.dims[2]));
+    read_slices(name, is_double ? ValueType::float64 : ValueType::float32, [&](int, const void* values) {
+        if (is_double) {
+            const auto* v = static_cast<const double*>(values);
+            out.insert(out.end(), v, v + slice);
+        } else {
+            const auto* v = static_cast<const float*>(values);
+            out.insert(out.end(), v, v + slice);  // each float widened to double exactly
+        }
+    });
+    return out;
+}
+
+std::vector<double> Reader::read_distance() const {
+    const std::string where = path_.string();
+    const std::string type = value_type("distance");
+    if (info_.ours && type.empty()) fail_input(where, "has no grid named 'distance' (make the distance field with haptic-distance)");
+    const std::string encoding = info_.metadata.value("encoding", "float");
+    if (encoding != "scaled") {
+        if (type == "int32")
+            fail_input(where, "grid 'distance' holds int32 values but haptic:encoding is '" + encoding + "' (damaged file?)");
+        return read_real("distance");
+    }
+    const double factor = info_.metadata.value("scale_factor", 0.0);
+    if (!(factor > 0) || !std::isfinite(factor))
+        fail_input(where, "scaled distance field without a valid haptic:scale_factor (damaged file?)");
+    std::vector<std::int32_t> raw = read_int32("distance");
+    std::vector<double> out(raw.size());
+    for (std::size_t i = 0; i < raw.size(); ++i) out[i] = raw[i] / factor;
+    return out;
+}
+
+FileInfo inspect(const fs::path& path, bool deep) { return Reader::open(path, deep).info(); }
+
+void read_slices(const fs::path& path, const std::string& name, ValueType type,
+                 const std::function<void(int z, const void* values)>& sink, FileInfo* info) {
+    const Reader reader = Reader::open(path);
+    if (info) *info = reader.info();
+    reader.read_slices(name, type, sink);
+}
+
+std::vector<std::int32_t> read_int32(const fs::path& path, const std::string& name, FileInfo* info) {
+    const Reader reader = Reader::open(path);
+    std::vector<std::int32_t> out = reader.read_int32(name);
+    if (info) *info = reader.info();
+    return out;
+}
+
+std::vector<double> read_real(const fs::path& path, const std::string& name, FileInfo* info) {
+    const Reader reader = Reader::open(path);
+    std::vector<double> out = reader.read_real(name);
+    if (info) *info = reader.info();
+    return out;
+}
+
+}  // namespace hp::vdb

@@ -1,0 +1,188 @@
+// The write unit of formats/vdb: builds OpenVDB trees from slices, attaches the haptic: metadata,
+// saves, then lets the integrity unit fix the UUID and append the checksum. See formats/vdb.md.
+#include "formats/vdb.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <type_traits>
+
+#include <malloc.h>
+
+#include <openvdb/io/File.h>
+#include <openvdb/openvdb.h>
+#include <openvdb/tools/Prune.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "core/version.hpp"
+#include "formats/vdb_internal.hpp"
+
+namespace hp::vdb {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Builds the tree slab by slab (8 z-slices, one leaf deep): each 8 x 8 x 8 block of the slab
+// becomes an active tile when all its voxels are equal, else a leaf whose buffer is filled
+// directly (no per-voxel tree traversal). Blocks are built in parallel and added in a fixed
+// order, so the tree does not depend on the thread count. Constant tiles are then pruned upwards
+// (8^3 tiles into 128^3 tiles...), so deep constant regions cost almost nothing.
+template <class GridT>
+typename GridT::Ptr build_grid(const GridSpec& g, const GridOut& out, const std::function<void(double)>& done) {
+    using ValueT = typename GridT::ValueType;
+    using TreeT = typename GridT::TreeType;
+    using LeafT = typename TreeT::LeafNodeType;
+    static_assert(LeafT::LOG2DIM == 3, "leaf offsets below assume 8^3 leaves");
+    constexpr int kDim = LeafT::DIM;  // 8
+    ValueT background{};
+    if constexpr (std::is_same_v<ValueT, openvdb::Vec3f>) background = openvdb::Vec3f(static_cast<float>(out.background));
+    else background = static_cast<ValueT>(out.background);
+    auto grid = GridT::create(background);
+    TreeT& tree = grid->tree();
+
+    const std::size_t nx = static_cast<std::size_t>(g.dims[0]);
+    const std::size_t slice = nx * static_cast<std::size_t>(g.dims[1]);
+    const int bx = (g.dims[0] + kDim - 1) / kDim, by = (g.dims[1] + kDim - 1) / kDim;
+    struct Block {
+        std::unique_ptr<LeafT> leaf;  // null: a constant block, stored as a tile of value `tile`
+        ValueT tile{};
+    };
+    std::vector<Block> blocks(static_cast<std::size_t>(bx) * static_cast<std::size_t>(by));
+    // One slab of up to 8 z-slices at a time: the producer frees its own storage as it goes.
+    std::vector<ValueT> slab(slice * static_cast<std::size_t>(std::min(kDim, g.dims[2])));
+    for (int z0 = 0; z0 < g.dims[2]; z0 += kDim) {
+        const int nz = std::min(kDim, g.dims[2] - z0);
+        for (int dz = 0; dz < nz; ++dz) out.slices(z0 + dz, slab.data() + slice * static_cast<std::size_t>(dz));
+        auto at = [&](int dz, int y, int x) -> const ValueT& {
+            return slab[slice * static_cast<std::size_t>(dz) + static_cast<std::size_t>(y) * nx + static_cast<std::size_t>(x)];
+        };
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks.size()), [&](const tbb::blocked_range<std::size_t>& r) {
+            for (std::size_t b = r.begin(); b != r.end(); ++b) {
+                const int x0 = static_cast<int>(b % static_cast<std::size_t>(bx)) * kDim;
+                const int y0 = static_cast<int>(b / static_cast<std::size_t>(bx)) * kDim;
+                const int ex = std::min(kDim, g.dims[0] - x0), ey = std::min(kDim, g.dims[1] - y0);
+                const bool full = ex == kDim && ey == kDim && nz == kDim;
+                const ValueT first = at(0, y0, x0);
+                bool constant = full;
+                for (int dz = 0; constant && dz < nz; ++dz)
+                    for (int dy = 0; constant && dy < ey; ++dy) {
+                        const ValueT* row = &at(dz, y0 + dy, x0);
+                        for (int dx = 0; dx < ex; ++dx)
+                            if (!(row[dx] == first)) {
+                                constant = false;
+                                break;
+                            }
+                    }
+                Block& block = blocks[b];
+                if (constant) {
+                    block.leaf.reset();
+                    block.tile = first;
+                    continue;
+                }
+                block.leaf = std::make_unique<LeafT>(openvdb::Coord(x0, y0, z0), background, false);
+                ValueT* data = block.leaf->buffer().data();
+                // Leaf offset of (dx, dy, dz) is dx * 64 + dy * 8 + dz (z fastest).
+                for (int dz = 0; dz < nz; ++dz)
+                    for (int dy = 0; dy < ey; ++dy) {
+                        const ValueT* row = &at(dz, y0 + dy, x0);
+                        for (int dx = 0; dx < ex; ++dx) data[(dx << 6) | (dy << 3) | dz] = row[dx];
+                    }
+                if (full) {
+                    block.leaf->setValuesOn();
+                } else {
+                    for (int dz = 0; dz < nz; ++dz)
+                        for (int dy = 0; dy < ey; ++dy)
+                            for (int dx = 0; dx < ex; ++dx)
+                                block.leaf->setActiveState(static_cast<openvdb::Index>((dx << 6) | (dy << 3) | dz), true);
+                }
+            }
+        });
+        for (std::size_t b = 0; b < blocks.size(); ++b) {
+            const openvdb::Coord origin(static_cast<int>(b % static_cast<std::size_t>(bx)) * kDim,
+                                        static_cast<int>(b / static_cast<std::size_t>(bx)) * kDim, z0);
+            if (blocks[b].leaf) tree.addLeaf(blocks[b].leaf.release());
+            else tree.addTile(1, origin, blocks[b].tile, true);
+        }
+        done(static_cast<double>(z0 + nz) / g.dims[2]);
+    }
+    openvdb::tools::prune(tree);
+    return grid;
+}
+
+void put_metadata(openvdb::GridBase& grid, const nlohmann::json& meta) {
+    for (const auto& [key, value] : meta.items()) {
+        const std::string name = "haptic:" + key;
+        if (value.is_string()) grid.insertMeta(name, openvdb::StringMetadata(value.get<std::string>()));
+        else if (value.is_boolean()) grid.insertMeta(name, openvdb::BoolMetadata(value.get<bool>()));
+        else if (value.is_number_integer()) grid.insertMeta(name, openvdb::Int64Metadata(value.get<std::int64_t>()));
+        else if (value.is_number()) grid.insertMeta(name, openvdb::DoubleMetadata(value.get<double>()));
+        else grid.insertMeta(name, openvdb::StringMetadata(value.dump()));
+    }
+}
+
+}  // namespace
+
+void write(const fs::path& path, const GridSpec& grid, const std::vector<GridOut>& grids, const nlohmann::json& metadata,
+           const std::string& creator, const WriteOptions& options, const Progress& progress) {
+    detail::init_openvdb();
+    for (int a = 0; a < 3; ++a)
+        if (grid.dims[static_cast<std::size_t>(a)] < 1 || grid.dims[static_cast<std::size_t>(a)] > 2147483647 - 8)
+            fail_write(path.string(), "the grid has no voxels or is too large for OpenVDB index coordinates");
+    if (!(grid.voxel_size > 0) || !std::isfinite(grid.voxel_size))
+        fail_write(path.string(), "the voxel size must be a positive number");
+    openvdb::GridPtrVec out;
+    auto transform = openvdb::math::Transform::createLinearTransform(grid.voxel_size);
+    transform->postTranslate(openvdb::Vec3d(grid.origin.x + 0.5 * grid.voxel_size, grid.origin.y + 0.5 * grid.voxel_size,
+                                            grid.origin.z + 0.5 * grid.voxel_size));
+    nlohmann::json meta = metadata.is_object() ? metadata : nlohmann::json::object();
+    meta["format_version"] = detail::kFormatVersion;
+    meta["grid"] = nlohmann::json{{"origin", {grid.origin.x, grid.origin.y, grid.origin.z}},
+                                  {"voxel_size", grid.voxel_size},
+                                  {"dims", {grid.dims[0], grid.dims[1], grid.dims[2]}}}
+                       .dump();
+    meta["voxel_size"] = grid.voxel_size;
+    if (!meta.contains("sign_convention")) meta["sign_convention"] = "inside_positive";
+    if (!meta.contains("tool_version")) meta["tool_version"] = kVersion;
+    for (std::size_t n = 0; n < grids.size(); ++n) {
+        const GridOut& g = grids[n];
+        auto done = [&](double f) { progress.report("tree", (static_cast<double>(n) + f) / static_cast<double>(grids.size())); };
+        openvdb::GridBase::Ptr base;
+        switch (g.type) {
+        case ValueType::int32: base = build_grid<openvdb::Int32Grid>(grid, g, done); break;
+        case ValueType::float32: base = build_grid<openvdb::FloatGrid>(grid, g, done); break;
+        case ValueType::float64: base = build_grid<openvdb::DoubleGrid>(grid, g, done); break;
+        case ValueType::vec3f: base = build_grid<openvdb::Vec3SGrid>(grid, g, done); break;
+        }
+        base->setName(g.name);
+        base->setTransform(transform->copy());
+        base->setGridClass(g.level_set ? openvdb::GRID_LEVEL_SET : openvdb::GRID_UNKNOWN);
+        if (!options.plain) put_metadata(*base, meta);
+        out.push_back(base);
+    }
+    openvdb::MetaMap file_meta;
+    file_meta.insertMeta("creator", openvdb::StringMetadata(creator));
+    write_atomically(path, [&](const fs::path& tmp) {
+        try {
+            openvdb::io::File file(tmp.string());
+            progress.report("save", 0.0);
+            file.write(out, file_meta);
+            file.close();
+            out.clear();  // the trees are on disk: free them before the file is hashed
+            // Most leaves were allocated on TBB worker threads, in their own malloc arenas, which
+            // the calling thread never reuses: hand the freed trees back to the system now.
+            ::malloc_trim(0);
+            progress.report("checksum", 0.0);
+            if (!options.plain) detail::finalize_file(tmp);
+            progress.report("checksum", 1.0);
+        } catch (const Error&) {
+            throw;
+        } catch (const std::exception& e) {
+            fail_write(path.string(), std::string("cannot write the VDB file (") + e.what() + ")");
+        }
+    });
+}
+
+}  // namespace hp::vdb
