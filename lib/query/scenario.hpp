@@ -37,7 +37,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/progress.hpp"
-#include "query/query.hpp"
+#include "contact/query.hpp"
 
 namespace hp {
 
