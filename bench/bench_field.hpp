@@ -23,7 +23,7 @@ inline Field make_field(const TriMesh& mesh, const Aabb& box, double s) {
     f.layers = voxelize(mesh, f.grid, {}).values();
     f.distance = compute_distance(mesh, f.grid, f.layers, {}).values;
     // Rounded to float, as haptic-distance's default encoding stores them: the query then holds
-    // the field as a user's file would give it (float samples, lib/query/field.hpp).
+    // the field as a user's file would give it (float samples, lib/field/field.hpp).
     for (double& v : f.distance) v = static_cast<double>(static_cast<float>(v));
     return f;
 }

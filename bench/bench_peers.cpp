@@ -50,6 +50,7 @@
 
 #include "bench_field.hpp"
 #include "common/tool.hpp"
+#include "core/error.hpp"
 #include "distance/distance.hpp"
 #include "pointshell/pointshell.hpp"
 #include "query/scenario.hpp"

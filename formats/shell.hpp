@@ -16,16 +16,11 @@
 #include <nlohmann/json.hpp>
 
 #include "formats/container.hpp"
-#include "geometry/vec.hpp"
+#include "math/vec.hpp"
+#include "pointshell/points.hpp"
 #include "spheretree/tree.hpp"
 
 namespace hp {
-
-struct Pointshell {
-    std::vector<Vec3d> points;             // world units (metres)
-    std::vector<Vec3d> normals;            // unit, inward
-    std::vector<std::uint32_t> triangles;  // source triangle of each point
-};
 
 struct ShellFile {
     container::Kind kind = container::Kind::pointshell;  // tree when the file also holds a tree

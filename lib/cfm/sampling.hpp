@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "geometry/vec.hpp"
+#include "math/vec.hpp"
 
 namespace hp::cfm {
 

@@ -10,7 +10,7 @@
 // (< 2.5e-8 times its shortest edge at v_0). Never NaN for finite input. Cost: a few dozen flops.
 #include <cstdint>
 
-#include "geometry/vec.hpp"
+#include "math/vec.hpp"
 
 namespace hp {
 

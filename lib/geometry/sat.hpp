@@ -6,7 +6,7 @@
 // by two voxels touches both, whatever the rounding of their centres).
 // Degenerate triangles (segments, points) are handled: zero axes never separate.
 // Cost: at most 13 projections, no allocation.
-#include "geometry/vec.hpp"
+#include "math/vec.hpp"
 
 namespace hp {
 

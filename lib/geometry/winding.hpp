@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "geometry/bvh.hpp"
-#include "geometry/vec.hpp"
+#include "math/vec.hpp"
 #include "mesh/mesh.hpp"
 
 namespace hp {

@@ -11,7 +11,7 @@
 #include <span>
 #include <string>
 
-#include "geometry/vec.hpp"
+#include "math/vec.hpp"
 
 namespace hp::inspect {
 

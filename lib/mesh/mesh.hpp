@@ -15,7 +15,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "geometry/vec.hpp"
+#include "math/vec.hpp"
 
 namespace hp {
 

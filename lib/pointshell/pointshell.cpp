@@ -12,7 +12,7 @@
 #include "core/error.hpp"
 #include "geometry/closest_point.hpp"
 #include "geometry/pseudo_normals.hpp"
-#include "query/field.hpp"
+#include "field/field.hpp"
 
 namespace hp {
 

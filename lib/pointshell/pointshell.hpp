@@ -17,9 +17,11 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/progress.hpp"
-#include "formats/shell.hpp"
 #include "mesh/mesh.hpp"
+#include "pointshell/points.hpp"
 #include "voxel/grid.hpp"
 
 namespace hp {

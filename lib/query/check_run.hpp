@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/progress.hpp"
-#include "query/query.hpp"
+#include "contact/query.hpp"
 #include "query/timing.hpp"
 
 namespace hp {

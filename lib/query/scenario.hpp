@@ -20,7 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/progress.hpp"
-#include "query/query.hpp"
+#include "contact/query.hpp"
 
 namespace hp {
 

@@ -5,7 +5,7 @@
 #include "cfm/cfm.hpp"
 #include "formats/cfm.hpp"
 #include "formats/shell.hpp"
-#include "query/cfm_contacts.hpp"
+#include "contact/cfm_contacts.hpp"
 #include "query/timing.hpp"
 
 namespace hp {

@@ -20,8 +20,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "geometry/vec.hpp"
-#include "query/query.hpp"
+#include "math/vec.hpp"
+#include "contact/query.hpp"
 #include "query/static_field.hpp"
 #include "spheretree/tree.hpp"
 

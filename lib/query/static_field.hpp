@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "query/field.hpp"
+#include "field/field.hpp"
 
 namespace hp {
 

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "query/query.hpp"
+#include "contact/query.hpp"
 
 namespace hp {
 

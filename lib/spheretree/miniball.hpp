@@ -16,7 +16,7 @@
 #include <cstddef>
 #include <span>
 
-#include "geometry/vec.hpp"
+#include "math/vec.hpp"
 
 namespace hp {
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/progress.hpp"
-#include "geometry/vec.hpp"
+#include "math/vec.hpp"
 #include "spheretree/miniball.hpp"
 
 namespace hp {

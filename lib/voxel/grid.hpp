@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "geometry/vec.hpp"
+#include "math/vec.hpp"
 
 namespace hp {
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "../query/ball_fixture.hpp"
-#include "query/query.hpp"
+#include "contact/query.hpp"
 #include "query/session.hpp"
 
 namespace {

@@ -10,7 +10,7 @@
 
 #include "formats/shell.hpp"
 #include "formats/vdb.hpp"
-#include "query/query.hpp"
+#include "contact/query.hpp"
 
 namespace hp_test {
 

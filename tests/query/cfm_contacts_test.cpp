@@ -1,7 +1,7 @@
-// Time-critical queries with a closest feature map (lib/query/cfm_contacts.hpp): a plane field, a
+// Time-critical queries with a closest feature map (lib/contact/cfm_contacts.hpp): a plane field, a
 // three-cluster tree and a CFM written by hand, so every expected normal, position and depth below
 // is worked out on paper from the rule in cfm_contacts.hpp.
-#include "query/cfm_contacts.hpp"
+#include "contact/cfm_contacts.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -17,7 +17,7 @@
 #include "formats/cfm.hpp"
 #include "formats/shell.hpp"
 #include "formats/vdb.hpp"
-#include "query/query.hpp"
+#include "contact/query.hpp"
 #include "query/session.hpp"
 
 using hp::Vec3d;

@@ -20,7 +20,7 @@
 #include "distance/distance.hpp"
 #include "mesh/mesh.hpp"
 #include "pointshell/pointshell.hpp"
-#include "query/query.hpp"
+#include "contact/query.hpp"
 #include "spheretree/tree.hpp"
 #include "voxel/voxelize.hpp"
 

@@ -1,4 +1,4 @@
-#include "query/query.hpp"
+#include "contact/query.hpp"
 
 #include <algorithm>
 #include <cmath>

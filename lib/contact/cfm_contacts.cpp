@@ -1,4 +1,4 @@
-#include "query/cfm_contacts.hpp"
+#include "contact/cfm_contacts.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "query/field.hpp"
+#include "field/field.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -20,7 +20,7 @@
 #endif
 
 #include "core/error.hpp"
-#include "query/prefetch.hpp"
+#include "core/prefetch.hpp"
 
 namespace hp {
 

@@ -17,7 +17,7 @@
 #include <span>
 #include <vector>
 
-#include "geometry/vec.hpp"
+#include "math/vec.hpp"
 #include "voxel/grid.hpp"
 
 namespace hp {

@@ -19,8 +19,8 @@
 #include <span>
 #include <vector>
 
-#include "geometry/vec.hpp"
-#include "query/field.hpp"
+#include "math/vec.hpp"
+#include "field/field.hpp"
 #include "spheretree/tree.hpp"
 
 namespace hp::cfm {

@@ -14,9 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "geometry/vec.hpp"
-#include "query/field.hpp"
-#include "query/query.hpp"
+#include "math/vec.hpp"
+#include "field/field.hpp"
+#include "contact/query.hpp"
 #include "spheretree/tree.hpp"
 
 namespace hp {

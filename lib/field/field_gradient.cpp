@@ -1,6 +1,6 @@
 // DistanceSampler::gradient (field.hpp): the analytic gradient of the interpolant, kept apart from
 // the hot paths of field.cpp.
-#include "query/field.hpp"
+#include "field/field.hpp"
 
 #include <cmath>
 

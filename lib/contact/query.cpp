@@ -1,4 +1,4 @@
-#include "query/query.hpp"
+#include "contact/query.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -10,8 +10,8 @@
 
 #include "cfm/cfm.hpp"
 #include "core/error.hpp"
-#include "query/cfm_contacts.hpp"
-#include "query/prefetch.hpp"
+#include "contact/cfm_contacts.hpp"
+#include "core/prefetch.hpp"
 
 namespace hp {
 
