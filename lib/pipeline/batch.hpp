@@ -12,15 +12,8 @@
 // name are a usage error. Meshes are ordered by name; shard I of N takes the meshes at positions
 // p with p % N == I - 1 of that order, so every shard given the same mesh list agrees.
 //
-// The manifest (OUTDIR/manifest.json; OUTDIR/manifest.shard-I-of-N.json for a shard) is JSON:
-//   {"format": "hapticprep-manifest", "format_version": 1, "tool", "tool_version",
-//    "pipeline": {...as run}, "pipeline_file", "params_hash", "shard": {"index","count"} | null,
-//    "batch_meshes": meshes of the whole batch (all shards), "jobs", "peak_rss_scope",
-//    "summary": {"meshes","ok","failed","resumed","planned","output_bytes","seconds"},
-//    "meshes": [{"name", "mesh", "input_hash", "params_hash", "status": ok|failed|planned,
-//                "resumed", "error", "exit_code", "diagnostics", "warnings",
-//                "outputs": [{"stage","file","bytes","hash"}],
-//                "stages": [{"stage","seconds","peak_rss_bytes","report"}], "seconds"}]}
+// The manifest (OUTDIR/manifest.json; OUTDIR/manifest.shard-I-of-N.json for a shard): its types
+// are in manifest.hpp, its keys in docs/pipeline.md.
 // File paths in it are relative to OUTDIR. Hashes are hex64 (core/hash.hpp) of the bytes.
 // peak_rss_scope is "stage" when one mesh runs at a time (the peak is reset before each stage)
 // and "process" otherwise (the peak of the whole process so far, all running meshes together).
@@ -34,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline/manifest.hpp"
 #include "pipeline/pipeline.hpp"
 
 namespace hp::pipeline {
@@ -46,12 +40,9 @@ struct MeshJob {
 // Names and orders the meshes (see above). Throws hp::Error(usage) on a name clash.
 std::vector<MeshJob> plan_meshes(const std::vector<std::filesystem::path>& meshes);
 
-struct Shard {
-    int index = 0, count = 0;  // count 0: not sharded
-    bool active() const { return count > 0; }
-};
 // "I/N" with 1 <= I <= N; throws hp::Error(usage) otherwise.
 Shard parse_shard(std::string_view text);
+// Shard: manifest.hpp.
 std::vector<MeshJob> select_shard(const std::vector<MeshJob>& all, const Shard& shard);
 
 // OUTDIR/manifest.json, or OUTDIR/manifest.shard-I-of-N.json.
@@ -69,26 +60,30 @@ struct BatchOptions {
 struct BatchEvents {
     std::function<void(std::size_t index, const MeshJob&)> started;
     std::function<void(std::size_t index, std::string_view stage, std::string_view phase, double fraction)> progress;
-    std::function<void(std::size_t index, const nlohmann::json& entry)> finished;
+    std::function<void(std::size_t index, const MeshEntry& entry)> finished;
 };
 
 // Runs the batch and writes the manifest; returns it. Throws hp::Error(cannot_write) when OUTDIR
-// or the manifest cannot be written; a mesh's own failure is in its entry.
-nlohmann::json run_batch(const Pipeline& pipeline, const std::vector<MeshJob>& jobs, const BatchOptions& options,
-                         const BatchEvents& events = {});
+// or the manifest cannot be written, hp::Error(bad_input) when --resume finds a manifest it
+// cannot read; a mesh's own failure is in its entry.
+Manifest run_batch(const Pipeline& pipeline, const std::vector<MeshJob>& jobs, const BatchOptions& options,
+                   const BatchEvents& events = {});
 
 // The manifest of what run_batch would do (every mesh "planned", its input hash, its outputs to
 // be), written to the manifest path; nothing else runs.
-nlohmann::json plan_batch(const Pipeline& pipeline, const std::vector<MeshJob>& jobs, const BatchOptions& options);
+Manifest plan_batch(const Pipeline& pipeline, const std::vector<MeshJob>& jobs, const BatchOptions& options);
 
 // Combines shard manifests into OUTDIR/manifest.json. Checks that they come from the same
 // pipeline and tool version, that the shards I/N are distinct and complete, and that no mesh is
 // in two of them; throws hp::Error(usage) naming the file otherwise (bad_input for a file that
 // is not a manifest).
-nlohmann::json merge_manifests(const std::vector<std::filesystem::path>& shard_files, const std::filesystem::path& outdir);
+Manifest merge_manifests(const std::vector<std::filesystem::path>& shard_files, const std::filesystem::path& outdir);
 
 // Recomputes "summary" from "meshes".
-void summarize(nlohmann::json& manifest);
+void summarize(Manifest& manifest);
+
+// Creates OUTDIR (and its parents). Throws hp::Error(cannot_write) when it cannot.
+void prepare_outdir(const std::filesystem::path& outdir);
 
 // hex64 of a file's bytes, streamed. Throws hp::Error(bad_input) when unreadable.
 std::string file_hash(const std::filesystem::path& path);
