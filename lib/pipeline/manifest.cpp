@@ -230,7 +230,7 @@ void from_json(const json& j, MeshEntry& v) {
         for (std::size_t i = 0; i < v.outputs.size(); ++i)
             if (!v.outputs[i].bytes || !v.outputs[i].hash)
                 throw ManifestKeyError("outputs[" + std::to_string(i) + "]." + (v.outputs[i].bytes ? "hash" : "bytes"),
-                                       std::string("is missing (the mesh is ") + status + ")");
+                                       "is missing");
 }
 
 void to_json(json& j, const Summary& v) {
@@ -310,7 +310,7 @@ Manifest read_manifest(const std::filesystem::path& file) {
     try {
         return j.get<Manifest>();
     } catch (const ManifestKeyError& e) {
-        fail_input(where, std::string(e.what()) + " (not a manifest this haptic-pipeline wrote; run the batch again)");
+        fail_input(where, std::string(e.what()) + " (the manifest was edited or damaged; remove it, or run the batch again)");
     }
 }
 
