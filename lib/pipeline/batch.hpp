@@ -1,24 +1,17 @@
 #pragma once
 // Batches: a pipeline over many meshes, the manifest, --resume, shards and their merge.
 //
-// Each mesh runs the pipeline's stages in order into OUTDIR/<mesh-name>/<stage output>; meshes
-// run in parallel (at most `jobs` at a time, TBB), each stage's own loops share the same TBB
-// threads. A mesh that fails (bad file, a stage's error) is recorded with its error and exit code
-// and the batch goes on. Artifacts depend only on the mesh and the parameters: byte-identical
-// whatever `jobs` and the thread count.
-//
-// Mesh names: the file name without its extension ("parts/peg.stl" -> "peg"); when two meshes
-// share it, both use the full file name ("peg.stl", "peg.obj"); two inputs with the same file
-// name are a usage error. Meshes are ordered by name; shard I of N takes the meshes at positions
-// p with p % N == I - 1 of that order, so every shard given the same mesh list agrees.
-//
-// The manifest (OUTDIR/manifest.json; OUTDIR/manifest.shard-I-of-N.json for a shard): its types
-// are in manifest.hpp, its keys in docs/pipeline.md.
-// File paths in it are relative to OUTDIR. Hashes are hex64 (core/hash.hpp) of the bytes.
-// peak_rss_scope is "stage" when one mesh runs at a time (the peak is reset before each stage)
-// and "process" otherwise (the peak of the whole process so far, all running meshes together).
-// The manifest is rewritten (atomically) every few seconds while the batch runs, so that a
-// batch that is killed can be resumed.
+// Each mesh runs the pipeline's stages in order into OUTDIR/<mesh-name>/<stage output>; at most
+// `jobs` meshes run at a time (TBB), sharing the TBB threads with the stages' own loops. A mesh
+// that fails is recorded with its error and exit code and the batch goes on. Artifacts depend
+// only on the mesh and the parameters: byte-identical whatever `jobs` and the thread count.
+// Mesh names: the file name without its extension ("parts/peg.stl" -> "peg"), the full file name
+// when two meshes share a stem; the same file name twice is a usage error. Shard I of N takes the
+// meshes at positions p with p % N == I - 1 of the name order, so every shard agrees.
+// The manifest (OUTDIR/manifest.json; manifest.shard-I-of-N.json for a shard) is rewritten
+// atomically every few seconds, so a killed batch can be resumed. Types: manifest.hpp; keys:
+// docs/pipeline.md. Sources: batch.cpp (the run), mesh_run.cpp (one mesh), resume.cpp,
+// shards.cpp (names, shards), merge.cpp.
 #include <filesystem>
 #include <functional>
 #include <string>
