@@ -1,6 +1,6 @@
 #pragma once
 // The batch manifest (OUTDIR/manifest.json) as types. to_json writes every key below (the
-// optional ones only when set); from_json accepts exactly what to_json writes and throws
+// optional ones only when set); from_json reads it back (other keys are ignored) and throws
 // ManifestKeyError naming the key path ("meshes[2].outputs[0].hash") for a key that is missing
 // or of the wrong type. read_manifest turns that into hp::Error(bad_input) naming the file.
 // What each key means: docs/pipeline.md, "The manifest" (a test checks it lists these keys).
