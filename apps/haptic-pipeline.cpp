@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (outdir.empty()) hp::fail_usage("give the output folder with -o OUTDIR");
-        nlohmann::json manifest;
+        pl::Manifest manifest;
         std::string manifest_file = (std::filesystem::path(outdir) / "manifest.json").string();
         if (merge) {
             if (emit_only || resume || !shard_text.empty() || !sets.empty())
@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
                                              std::to_string(static_cast<int>(f * 100 + 0.5)) + "%";
                         display.status(false);
                     };
-                    events.finished = [&](std::size_t i, const nlohmann::json& entry) {
+                    events.finished = [&](std::size_t i, const pl::MeshEntry& entry) {
                         display.running.erase(i);
                         ++display.done;
                         std::fprintf(stderr, "\r\033[K%s\n", pl::format_mesh_line(entry).c_str());
@@ -120,11 +120,10 @@ int main(int argc, char** argv) {
         }
         tool.print_json(manifest);
         if (tool.text_output()) {
-            const auto& p = manifest["pipeline"];
-            std::printf("pipeline %s (%s), %zu stage(s)\n", p.value("name", "").c_str(),
-                        manifest.value("pipeline_file", "").c_str(), p["stages"].size());
+            std::printf("pipeline %s (%s), %zu stage(s)\n", manifest.pipeline.name.c_str(), manifest.pipeline_file.c_str(),
+                        manifest.pipeline.stages.size());
             std::cout << pl::format_summary(manifest, manifest_file);
         }
-        return manifest["summary"].value("failed", 0) > 0 ? 1 : 0;
+        return manifest.summary.failed > 0 ? 1 : 0;
     });
 }

@@ -118,11 +118,11 @@ struct SphereResult {
 ClosestFeatureMap build_cfm(const TriMesh& mesh, const PointSphereTree& tree, const Options& options,
                             const Progress& progress) {
     if (options.stacks < kMinStacks || options.stacks > kMaxStacks)
-        fail_usage("--stacks " + std::to_string(options.stacks) + " is out of range (use " +
+        fail_usage("the number of stacks (" + std::to_string(options.stacks) + ") is out of range (use " +
                    std::to_string(kMinStacks) + ".." + std::to_string(kMaxStacks) + ")");
     if (options.min_stacks < kMinStacks || options.min_stacks > options.stacks)
-        fail_usage("--min-stacks " + std::to_string(options.min_stacks) + " must be between " +
-                   std::to_string(kMinStacks) + " and --stacks (" + std::to_string(options.stacks) + ")");
+        fail_usage("the minimum number of stacks (" + std::to_string(options.min_stacks) + ") must be between " +
+                   std::to_string(kMinStacks) + " and the number of stacks (" + std::to_string(options.stacks) + ")");
     if (mesh.triangles.empty()) fail_input("", "the mesh has no triangles (a closest feature map needs a surface)");
     if (tree.clusters.empty()) fail_input("", "the point-sphere tree has no spheres");
     for (std::size_t s = 0; s < tree.clusters.size(); ++s) {

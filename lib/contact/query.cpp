@@ -378,7 +378,8 @@ void run_into(const DistanceSampler& field, const MovingObject& moving, const de
     case QueryMode::segmented: {
         const PointSphereTree& tree = *moving.tree;
         if (options.level < 1 || options.level > tree.levels)
-            fail_usage("--level must be between 1 and " + std::to_string(tree.levels) + " for this tree");
+            fail_usage("the segmented mode's level must be between 1 and " + std::to_string(tree.levels) +
+                       " for this tree (got " + std::to_string(options.level) + ")");
         for (std::uint32_t id = 0; id < tree.clusters.size(); ++id) {
             if (tree.clusters[id].level != options.level) continue;
             std::size_t before = out.contacts.size();
@@ -418,7 +419,8 @@ VpsQuery::VpsQuery(const DistanceSampler& field, const MovingObject& moving, con
     if (options_.mode != QueryMode::brute && (!moving_.tree || moving_.tree->clusters.empty()))
         fail_input("", "this query mode needs a point-sphere tree (run haptic-spheretree)");
     if (options_.mode == QueryMode::segmented && (options_.level < 1 || options_.level > moving_.tree->levels))
-        fail_usage("--level must be between 1 and " + std::to_string(moving_.tree->levels) + " for this tree");
+        fail_usage("the segmented mode's level must be between 1 and " + std::to_string(moving_.tree->levels) +
+                   " for this tree (got " + std::to_string(options_.level) + ")");
     check_cfm_use(moving_, options_);
     if (moving_.tree) queue_.resize(moving_.tree->clusters.size());
     if (options_.mode != QueryMode::brute) packed_ = std::make_shared<const detail::PackedTree>(*moving_.tree, moving_.points, moving_.normals);

@@ -195,7 +195,7 @@ MeshDiagnostics diagnose(const TriMesh& mesh) {
 LoadedMesh prepare_mesh(TriMesh soup, const MeshLoadOptions& options, const std::string& where) {
     const double factor = unit_factor(options.units) * options.scale;
     if (!(options.scale > 0) || !std::isfinite(options.scale))
-        fail_usage("--scale must be a positive number");
+        fail_usage("the scale must be a positive number");
     for (std::size_t i = 0; i < soup.vertices.size(); ++i) {
         if (!is_finite(soup.vertices[i]))
             fail_input(where, "vertex " + std::to_string(i) + " has a NaN or infinite coordinate (repair the export)");
@@ -210,7 +210,7 @@ LoadedMesh prepare_mesh(TriMesh soup, const MeshLoadOptions& options, const std:
     for (const auto& t : soup.triangles)
         for (std::uint32_t v : t) box.extend(soup.vertices[v]);
     const double diag = box.diagonal();
-    if (!std::isfinite(diag)) fail_input(where, "coordinates overflow after scaling (check --scale/--units)");
+    if (!std::isfinite(diag)) fail_input(where, "coordinates overflow after scaling (check the scale and the units)");
 
     // Weld by position: vertices within tol of an earlier kept vertex map onto it. A hash grid of
     // cell size tol finds candidates in the 27 cells around a vertex; the first vertex in file

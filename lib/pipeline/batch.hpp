@@ -1,31 +1,17 @@
 #pragma once
 // Batches: a pipeline over many meshes, the manifest, --resume, shards and their merge.
 //
-// Each mesh runs the pipeline's stages in order into OUTDIR/<mesh-name>/<stage output>; meshes
-// run in parallel (at most `jobs` at a time, TBB), each stage's own loops share the same TBB
-// threads. A mesh that fails (bad file, a stage's error) is recorded with its error and exit code
-// and the batch goes on. Artifacts depend only on the mesh and the parameters: byte-identical
-// whatever `jobs` and the thread count.
-//
-// Mesh names: the file name without its extension ("parts/peg.stl" -> "peg"); when two meshes
-// share it, both use the full file name ("peg.stl", "peg.obj"); two inputs with the same file
-// name are a usage error. Meshes are ordered by name; shard I of N takes the meshes at positions
-// p with p % N == I - 1 of that order, so every shard given the same mesh list agrees.
-//
-// The manifest (OUTDIR/manifest.json; OUTDIR/manifest.shard-I-of-N.json for a shard) is JSON:
-//   {"format": "hapticprep-manifest", "format_version": 1, "tool", "tool_version",
-//    "pipeline": {...as run}, "pipeline_file", "params_hash", "shard": {"index","count"} | null,
-//    "batch_meshes": meshes of the whole batch (all shards), "jobs", "peak_rss_scope",
-//    "summary": {"meshes","ok","failed","resumed","planned","output_bytes","seconds"},
-//    "meshes": [{"name", "mesh", "input_hash", "params_hash", "status": ok|failed|planned,
-//                "resumed", "error", "exit_code", "diagnostics", "warnings",
-//                "outputs": [{"stage","file","bytes","hash"}],
-//                "stages": [{"stage","seconds","peak_rss_bytes","report"}], "seconds"}]}
-// File paths in it are relative to OUTDIR. Hashes are hex64 (core/hash.hpp) of the bytes.
-// peak_rss_scope is "stage" when one mesh runs at a time (the peak is reset before each stage)
-// and "process" otherwise (the peak of the whole process so far, all running meshes together).
-// The manifest is rewritten (atomically) every few seconds while the batch runs, so that a
-// batch that is killed can be resumed.
+// Each mesh runs the pipeline's stages in order into OUTDIR/<mesh-name>/<stage output>; at most
+// `jobs` meshes run at a time (TBB), sharing the TBB threads with the stages' own loops. A mesh
+// that fails is recorded with its error and exit code and the batch goes on. Artifacts depend
+// only on the mesh and the parameters: byte-identical whatever `jobs` and the thread count.
+// Mesh names: the file name without its extension ("parts/peg.stl" -> "peg"), the full file name
+// when two meshes share a stem; the same file name twice is a usage error. Shard I of N takes the
+// meshes at positions p with p % N == I - 1 of the name order, so every shard agrees.
+// The manifest (OUTDIR/manifest.json; manifest.shard-I-of-N.json for a shard) is rewritten
+// atomically every few seconds, so a killed batch can be resumed. Types: manifest.hpp; keys:
+// docs/pipeline.md. Sources: batch.cpp (the run), mesh_run.cpp (one mesh), resume.cpp,
+// shards.cpp (names, shards), merge.cpp.
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -34,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline/manifest.hpp"
 #include "pipeline/pipeline.hpp"
 
 namespace hp::pipeline {
@@ -46,12 +33,9 @@ struct MeshJob {
 // Names and orders the meshes (see above). Throws hp::Error(usage) on a name clash.
 std::vector<MeshJob> plan_meshes(const std::vector<std::filesystem::path>& meshes);
 
-struct Shard {
-    int index = 0, count = 0;  // count 0: not sharded
-    bool active() const { return count > 0; }
-};
 // "I/N" with 1 <= I <= N; throws hp::Error(usage) otherwise.
 Shard parse_shard(std::string_view text);
+// Shard: manifest.hpp.
 std::vector<MeshJob> select_shard(const std::vector<MeshJob>& all, const Shard& shard);
 
 // OUTDIR/manifest.json, or OUTDIR/manifest.shard-I-of-N.json.
@@ -69,26 +53,30 @@ struct BatchOptions {
 struct BatchEvents {
     std::function<void(std::size_t index, const MeshJob&)> started;
     std::function<void(std::size_t index, std::string_view stage, std::string_view phase, double fraction)> progress;
-    std::function<void(std::size_t index, const nlohmann::json& entry)> finished;
+    std::function<void(std::size_t index, const MeshEntry& entry)> finished;
 };
 
 // Runs the batch and writes the manifest; returns it. Throws hp::Error(cannot_write) when OUTDIR
-// or the manifest cannot be written; a mesh's own failure is in its entry.
-nlohmann::json run_batch(const Pipeline& pipeline, const std::vector<MeshJob>& jobs, const BatchOptions& options,
-                         const BatchEvents& events = {});
+// or the manifest cannot be written, hp::Error(bad_input) when --resume finds a manifest it
+// cannot read; a mesh's own failure is in its entry.
+Manifest run_batch(const Pipeline& pipeline, const std::vector<MeshJob>& jobs, const BatchOptions& options,
+                   const BatchEvents& events = {});
 
 // The manifest of what run_batch would do (every mesh "planned", its input hash, its outputs to
 // be), written to the manifest path; nothing else runs.
-nlohmann::json plan_batch(const Pipeline& pipeline, const std::vector<MeshJob>& jobs, const BatchOptions& options);
+Manifest plan_batch(const Pipeline& pipeline, const std::vector<MeshJob>& jobs, const BatchOptions& options);
 
 // Combines shard manifests into OUTDIR/manifest.json. Checks that they come from the same
 // pipeline and tool version, that the shards I/N are distinct and complete, and that no mesh is
 // in two of them; throws hp::Error(usage) naming the file otherwise (bad_input for a file that
 // is not a manifest).
-nlohmann::json merge_manifests(const std::vector<std::filesystem::path>& shard_files, const std::filesystem::path& outdir);
+Manifest merge_manifests(const std::vector<std::filesystem::path>& shard_files, const std::filesystem::path& outdir);
 
 // Recomputes "summary" from "meshes".
-void summarize(nlohmann::json& manifest);
+void summarize(Manifest& manifest);
+
+// Creates OUTDIR (and its parents). Throws hp::Error(cannot_write) when it cannot.
+void prepare_outdir(const std::filesystem::path& outdir);
 
 // hex64 of a file's bytes, streamed. Throws hp::Error(bad_input) when unreadable.
 std::string file_hash(const std::filesystem::path& path);

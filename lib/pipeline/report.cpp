@@ -22,66 +22,51 @@ std::string fmt(const char* format, ...) {
     return buf;
 }
 
-std::string status_of(const json& e) {
-    if (e.value("resumed", false)) return "resumed";
-    return e.value("status", "?");
-}
+std::string status_of(const MeshEntry& e) { return e.resumed ? "resumed" : status_name(e.status); }
 
-std::uint64_t output_bytes(const json& e) {
+std::uint64_t output_bytes(const MeshEntry& e) {
     std::uint64_t b = 0;
-    if (e.contains("outputs"))
-        for (const auto& o : e["outputs"]) b += o.value("bytes", std::uint64_t{0});
+    for (const auto& o : e.outputs) b += o.bytes.value_or(0);
     return b;
 }
 
-double stage_seconds(const json& e, const std::string& stage, bool& found) {
-    found = false;
-    if (e.contains("stages"))
-        for (const auto& s : e["stages"])
-            if (s.value("stage", "") == stage) {
-                found = true;
-                return s.value("seconds", 0.0);
-            }
-    return 0;
+const StageRecord* find_stage_record(const MeshEntry& e, const std::string& stage) {
+    for (const auto& s : e.stages)
+        if (s.stage == stage) return &s;
+    return nullptr;
 }
 
 }  // namespace
 
-std::string format_mesh_line(const json& e) {
-    std::string line = fmt("%-8s %-24s", status_of(e).c_str(), e.value("name", "").c_str());
-    if (e.value("status", "") == "failed") return line + " " + e.value("error", "");
+std::string format_mesh_line(const MeshEntry& e) {
+    std::string line = fmt("%-8s %-24s", status_of(e).c_str(), e.name.c_str());
+    if (e.status == MeshStatus::failed) return line + " " + e.error.value_or("");
     std::string stages;
-    for (const auto& s : e["stages"])
-        stages += fmt("%s%s %.2f s", stages.empty() ? "" : ", ", s.value("stage", "").c_str(), s.value("seconds", 0.0));
+    for (const auto& s : e.stages)
+        stages += fmt("%s%s %.2f s", stages.empty() ? "" : ", ", s.stage.c_str(), s.seconds);
     return line + " " + stages;
 }
 
-std::string format_summary(const json& m, const std::string& manifest_file) {
-    std::vector<std::string> names;
-    for (const auto& s : m["pipeline"]["stages"]) names.push_back(s.value("stage", ""));
+std::string format_summary(const Manifest& m, const std::string& manifest_file) {
     std::string out = fmt("%-24s %-8s %10s", "mesh", "status", "triangles");
-    for (const auto& n : names) out += fmt(" %10s", n.substr(0, 10).c_str());
+    for (const auto& s : m.pipeline.stages) out += fmt(" %10s", s.stage.substr(0, 10).c_str());
     out += fmt(" %9s %10s\n", "total s", "output");
-    for (const auto& e : m["meshes"]) {
+    for (const auto& e : m.meshes) {
         std::string tris = "-";
-        if (e.contains("diagnostics") && e["diagnostics"].is_object())
-            tris = with_commas(e["diagnostics"].value("triangles", 0ULL));
-        out += fmt("%-24s %-8s %10s", e.value("name", "").c_str(), status_of(e).c_str(), tris.c_str());
-        for (const auto& n : names) {
-            bool found = false;
-            const double s = stage_seconds(e, n, found);
-            out += found ? fmt(" %10.3f", s) : fmt(" %10s", "-");
+        if (e.diagnostics.is_object()) tris = with_commas(e.diagnostics.value("triangles", 0ULL));
+        out += fmt("%-24s %-8s %10s", e.name.c_str(), status_of(e).c_str(), tris.c_str());
+        for (const auto& s : m.pipeline.stages) {
+            const StageRecord* r = find_stage_record(e, s.stage);
+            out += r ? fmt(" %10.3f", r->seconds) : fmt(" %10s", "-");
         }
-        out += fmt(" %9.3f %10s\n", e.value("seconds", 0.0), human_bytes(static_cast<double>(output_bytes(e))).c_str());
-        if (e.value("status", "") == "failed") out += "    error: " + e.value("error", "") + "\n";
+        out += fmt(" %9.3f %10s\n", e.seconds, human_bytes(static_cast<double>(output_bytes(e))).c_str());
+        if (e.status == MeshStatus::failed) out += "    error: " + e.error.value_or("") + "\n";
     }
-    const json& s = m["summary"];
-    out += fmt("%zu meshes: %zu ok (%zu resumed), %zu failed", s.value("meshes", std::size_t{0}), s.value("ok", std::size_t{0}),
-               s.value("resumed", std::size_t{0}), s.value("failed", std::size_t{0}));
-    if (s.value("planned", std::size_t{0})) out += fmt(", %zu planned", s.value("planned", std::size_t{0}));
-    out += fmt("; %s written, %.2f s of mesh work; manifest %s\n",
-               human_bytes(static_cast<double>(s.value("output_bytes", std::uint64_t{0}))).c_str(),
-               s.value("seconds", 0.0), manifest_file.c_str());
+    const Summary& s = m.summary;
+    out += fmt("%zu meshes: %zu ok (%zu resumed), %zu failed", s.meshes, s.ok, s.resumed, s.failed);
+    if (s.planned) out += fmt(", %zu planned", s.planned);
+    out += fmt("; %s written, %.2f s of mesh work; manifest %s\n", human_bytes(static_cast<double>(s.output_bytes)).c_str(),
+               s.seconds, manifest_file.c_str());
     return out;
 }
 

@@ -6,14 +6,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline/manifest.hpp"
+
 namespace hp::pipeline {
 
 // One row per mesh (status, triangles, seconds per stage, total, output size; the error of a
 // failed mesh on its own line) and a closing line with the counts and the manifest's path.
-std::string format_summary(const nlohmann::json& manifest, const std::string& manifest_file);
+std::string format_summary(const Manifest& manifest, const std::string& manifest_file);
 
 // "ok      peg               voxelize 0.12 s, distance 0.31 s" or "failed  broken  <error>".
-std::string format_mesh_line(const nlohmann::json& entry);
+std::string format_mesh_line(const MeshEntry& entry);
 
 // The stages of this build with their parameters (key, option, type, default, help), as text
 // and as JSON ({"stages": [{"stage", "tool", "available", "output", "needs", "params": [...]}]}).

@@ -146,7 +146,7 @@ using KdTree = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<
 
 PointshellResult sample_pointshell(const TriMesh& mesh, ShellField field, const PointshellOptions& options,
                                    const Progress& progress) {
-    if (!(options.alpha > 0) || !std::isfinite(options.alpha)) fail_usage("--alpha must be a positive number");
+    if (!(options.alpha > 0) || !std::isfinite(options.alpha)) fail_usage("the point spacing alpha must be a positive number (in voxel sizes)");
     const GridSpec g = field.grid;
     if (field.layers.size() != g.count() || g.count() == 0) fail_input("", "the voxelmap's layers do not match its grid");
     if (!field.distance.empty() && field.distance.size() != g.count())

@@ -25,10 +25,11 @@ QueryMode parse_mode(const std::string& name) {
 QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress) {
     const QueryMode mode = parse_mode(spec.mode);
     if (!spec.cfm_path.empty() && mode != QueryMode::time_critical)
-        fail_usage("a closest feature map (--cfm) serves only --mode time-critical (the other modes never stop early), not --mode " +
-                   spec.mode);
+        fail_usage("a closest feature map serves only the time-critical mode (the other modes never stop early), not mode '" +
+                   spec.mode + "'");
     if (spec.budget_tests > 0 && mode != QueryMode::time_critical)
-        fail_usage("--budget-tests applies only to --mode time-critical (the other modes never stop early), not --mode " + spec.mode);
+        fail_usage("a budget in sphere tests applies only to the time-critical mode (the other modes never stop early), not mode '" +
+                   spec.mode + "'");
     if (spec.poses_path.empty() && spec.scenario.empty()) fail_usage("give poses (a file) or a scenario (contact, approach or random)");
     auto name = [&](const std::filesystem::path& p) { return spec.file_names_only ? p.filename().string() : p.string(); };
 

@@ -129,8 +129,8 @@ ContactPose place_contact(const DistanceSampler& field, const MaxPointValue& max
 
 std::vector<Pose> generate_scenario(const DistanceSampler& field, const MovingObject& moving,
                                     const ScenarioOptions& options, const Progress& progress) {
-    if (options.count == 0) fail_usage("--count must be at least 1");
-    if (!(options.depth > 0) || !std::isfinite(options.depth)) fail_usage("--depth must be a positive number of voxels");
+    if (options.count == 0) fail_usage("the number of poses must be at least 1");
+    if (!(options.depth > 0) || !std::isfinite(options.depth)) fail_usage("the contact depth must be a positive number of voxels");
     if (options.path_steps < 2) fail_usage("approach paths need at least 2 steps");
     const MovingBounds mb = moving_bounds(moving);
     if (options.kind != ScenarioKind::random && !(field.max_value() > 0))

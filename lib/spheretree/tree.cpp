@@ -214,9 +214,9 @@ std::vector<std::vector<std::uint32_t>> cluster_level(std::span<const Vec3d> poi
 PointSphereTree build_point_sphere_tree(std::span<const Vec3d> points, const TreeOptions& options,
                                         const Progress& progress) {
     if (points.empty()) fail_input("", "the pointshell has no points (nothing to cluster)");
-    if (options.k < 2) fail_usage("--k must be at least 2 (got " + std::to_string(options.k) + ")");
+    if (options.k < 2) fail_usage("the branching factor K must be at least 2 (got " + std::to_string(options.k) + ")");
     if (!(options.threshold >= 0) || !std::isfinite(options.threshold))
-        fail_usage("--threshold must be a finite number >= 0 (0 = no tagging)");
+        fail_usage("the tagging threshold must be a finite number >= 0 (0 = no tagging)");
     if (points.size() > std::numeric_limits<std::uint32_t>::max() / 2)
         fail_input("", "too many points for one tree (" + std::to_string(points.size()) + ")");
 

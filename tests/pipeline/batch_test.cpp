@@ -83,14 +83,23 @@ protected:
 
     fs::path shard(int index, int count, std::vector<std::string> names, const std::string& params_hash = "abc",
                    std::size_t batch = 3) {
-        json m = {{"format", "hapticprep-manifest"}, {"format_version", 1}, {"tool_version", "x"},
-                  {"params_hash", params_hash}, {"shard", {{"index", index}, {"count", count}}},
-                  {"batch_meshes", batch}, {"pipeline", {{"name", "t"}, {"stages", json::array()}}}};
-        m["meshes"] = json::array();
-        for (const auto& n : names)
-            m["meshes"].push_back({{"name", n}, {"status", "ok"}, {"outputs", json::array()}, {"seconds", 1.0}});
+        Manifest m;
+        m.tool_version = "x";
+        m.pipeline.name = "t";
+        m.params_hash = params_hash;
+        m.shard = {index, count};
+        m.batch_meshes = batch;
+        m.peak_rss_scope = "stage";
+        for (const auto& n : names) {
+            MeshEntry& e = m.meshes.emplace_back();
+            e.name = n;
+            e.mesh = n + ".stl";
+            e.params_hash = params_hash;
+            e.status = MeshStatus::ok;
+            e.seconds = 1.0;
+        }
         const fs::path f = dir / ("s" + std::to_string(index) + ".json");
-        std::ofstream(f) << m.dump();
+        std::ofstream(f) << json(m).dump();
         return f;
     }
     std::string merge_error(const std::vector<fs::path>& files) {
@@ -105,12 +114,13 @@ protected:
 };
 
 TEST_F(MergeTest, CombinesCompleteShardsSortedByName) {
-    json m = merge_manifests({shard(2, 2, {"b"}), shard(1, 2, {"c", "a"})}, dir);
-    ASSERT_EQ(m["meshes"].size(), 3u);
-    EXPECT_EQ(m["meshes"][0]["name"], "a");
-    EXPECT_EQ(m["meshes"][2]["name"], "c");
-    EXPECT_TRUE(m["shard"].is_null());
-    EXPECT_EQ(m["summary"]["ok"], 3);
+    const Manifest m = merge_manifests({shard(2, 2, {"b"}), shard(1, 2, {"c", "a"})}, dir);
+    ASSERT_EQ(m.meshes.size(), 3u);
+    EXPECT_EQ(m.meshes[0].name, "a");
+    EXPECT_EQ(m.meshes[2].name, "c");
+    EXPECT_FALSE(m.shard.active());
+    EXPECT_EQ(m.summary.ok, 3u);
+    EXPECT_EQ(m.merged_from, (std::vector<std::string>{"s2.json", "s1.json"}));
     EXPECT_TRUE(fs::exists(dir / "manifest.json"));
 }
 
@@ -124,6 +134,23 @@ TEST_F(MergeTest, RefusesIncompleteOrMismatchedShards) {
     const fs::path junk = dir / "junk.json";
     std::ofstream(junk) << "{\"hello\": 1}";
     EXPECT_NE(merge_error({junk}).find("not a manifest"), std::string::npos);
+}
+
+TEST_F(MergeTest, AShardWithAMissingKeyIsBadInputNamingFileAndKey) {
+    const fs::path f = shard(1, 1, {"a"}, "abc", 1);
+    std::ifstream in(f);
+    json m = json::parse(in);
+    in.close();
+    m["meshes"][0].erase("params_hash");
+    std::ofstream(f) << m.dump();
+    try {
+        merge_manifests({f}, dir);
+        FAIL() << "merge accepted a manifest without meshes[0].params_hash";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ExitCode::bad_input);
+        EXPECT_NE(std::string(e.what()).find(f.string()), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("'meshes[0].params_hash' is missing"), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace
