@@ -78,11 +78,11 @@ check "budget-tests interrupts" "$(json_get "$TMP/bt1.json" 'j["interrupted"] > 
 check "stops at the test budget" "$(json_get "$TMP/bt1.json" 'max(q["spheres_tested"] for q in j["per_query"])')" 20
 check "with a CFM, within a batch of it" "$(json_get "$TMP/btcfm1.json" '20 <= max(q["spheres_tested"] for q in j["per_query"]) <= 23 and j["cfm_contacts"] > 0')" True
 expect_exit 2 "$query" "${q[@]}" --poses "$TMP/poses.json" --budget-tests 20
-expect_grep "budget in sphere tests applies only to the time-critical mode" "$TMP/err"
+expect_grep "--budget-tests applies only to --mode time-critical" "$TMP/err"
 
 # Usage: --cfm with another mode (exit 2, before anything is loaded).
 expect_exit 2 "$query" "${q[@]}" --poses "$TMP/poses.json" --cfm "$TMP/peg.hcfm"
-expect_grep "closest feature map serves only the time-critical mode" "$TMP/err"
+expect_grep "closest feature map \(--cfm\) serves only --mode time-critical" "$TMP/err"
 expect_exit 2 "$query" "${q[@]}" --poses "$TMP/poses.json" --mode brute --cfm "$TMP/missing.hcfm"
 
 # Not this tree's CFM: exit 3, one line naming both files and what differs.
