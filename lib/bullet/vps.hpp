@@ -10,7 +10,8 @@
 // Pairs handled once register_vps_algorithms() has run: VPS-VPS (the object with fewer points is
 // the pointshell, the other's distance field the static side), VPS-btStaticPlaneShape and
 // VPS-btBoxShape (signed distance of the plane or box computed exactly: no field). One manifold
-// per pair: the deepest contact first, then the contacts that span the largest area (four kept).
+// per pair: the deepest contact first, then the contacts that span the largest area (four kept);
+// or one per cluster of a tree level, or the contacts found within a time budget (VpsAlgorithms).
 // Other pairs with a VPS shape get no contacts. Threads: Bullet's, one algorithm per pair.
 // Bullet's headers are included only by lib/bullet's sources; this header declares what it
 // uses. Usage and figures: docs/bullet.md.
@@ -74,8 +75,39 @@ const VpsData* vps_data(const btCollisionShape& shape);
 // The mesh frame in the shape's local frame: world-from-mesh = body transform * local_from_mesh.
 btTransform local_from_mesh(const VpsData& data);
 
-// Registers the VPS algorithms for the pairs above (both orders, contact and closest points).
-// The dispatcher keeps Bullet's own algorithms for every other pair.
+// How the algorithms traverse the pointshell's tree (the modes of haptic-query, docs/query.md).
+enum class Traversal {
+    full,           // every contact; one manifold: the deepest, then the points spanning the largest area
+    segmented,      // one manifold per cluster of `level` (1 = root; beyond the tree: its deepest), holding
+                    // that cluster's deepest contact
+    time_critical,  // full, stopped after `budget_us` or `budget_tests` sphere tests: the contacts found so far
+};
+struct AlgorithmOptions {
+    Traversal traversal = Traversal::full;
+    int level = 1;                 // segmented
+    double budget_us = 1000;       // time_critical: per pair and step
+    std::size_t budget_tests = 0;  // time_critical: sphere tests per pair and step (0: no such limit)
+};
+
+// The VPS algorithms with given options. Throws hp::Error(usage) for a level below 1 or a budget
+// that is not positive. register_on registers them for the pairs above (both orders, contact and
+// closest points); the dispatcher keeps Bullet's own algorithms for every other pair. This object
+// holds what the dispatcher calls: it must outlive the dispatchers it is registered on.
+class VpsAlgorithms {
+public:
+    explicit VpsAlgorithms(const AlgorithmOptions& options = {});
+    VpsAlgorithms(const VpsAlgorithms&) = delete;
+    VpsAlgorithms& operator=(const VpsAlgorithms&) = delete;
+    ~VpsAlgorithms();
+    void register_on(btCollisionDispatcher& dispatcher) const;
+    const AlgorithmOptions& options() const;
+
+private:
+    struct Funcs;
+    std::unique_ptr<Funcs> funcs_;
+};
+
+// The full traversal's algorithms (default options), which live as long as the program.
 void register_vps_algorithms(btCollisionDispatcher& dispatcher);
 // Whether `algorithm` is one of the VPS algorithms.
 bool is_vps_algorithm(const btCollisionAlgorithm* algorithm);

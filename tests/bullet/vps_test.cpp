@@ -17,6 +17,7 @@
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
 #include <gtest/gtest.h>
 
+#include "bullet/data.hpp"  // the shape's tree, for independent counts
 #include "query/session.hpp"
 
 namespace fs = std::filesystem;
@@ -390,4 +391,147 @@ TEST(BulletDynamics, CubeDroppedOnPlaneRestsAtItsHalfHeight) {
     EXPECT_LT(d.highest_after_contact, 0.5 + kVoxel);
     EXPECT_LE(d.max_energy_after_contact, d.energy_before_contact);
     EXPECT_LT(d.final_speed, 0.01);
+}
+
+namespace {
+
+// The manifolds between two objects with at least one point, after one collision pass.
+std::vector<const btPersistentManifold*> touching_manifolds(World& w, const btCollisionObject* a,
+                                                            const btCollisionObject* b) {
+    w.world.performDiscreteCollisionDetection();
+    std::vector<const btPersistentManifold*> out;
+    for (int i = 0; i < w.dispatcher.getNumManifolds(); ++i) {
+        const btPersistentManifold* m = w.dispatcher.getManifoldByIndexInternal(i);
+        const bool pair = (m->getBody0() == a && m->getBody1() == b) || (m->getBody0() == b && m->getBody1() == a);
+        if (pair && m->getNumContacts() > 0) out.push_back(m);
+    }
+    return out;
+}
+
+// A world whose dispatcher runs the algorithms with `options`.
+struct ModeWorld : World {
+    hb::VpsAlgorithms algorithms;
+    explicit ModeWorld(const hb::AlgorithmOptions& options) : algorithms(options) { algorithms.register_on(dispatcher); }
+};
+
+}  // namespace
+
+TEST(BulletModes, SegmentedGivesOneManifoldPerTouchingClusterOfTheLevel) {
+    const auto data = hb::load_vps_data(files("sphere", "sphere.obj"));
+    auto vps = hb::make_vps_shape(data);
+    btStaticPlaneShape plane(btVector3(0, 0, 1), 0);
+    const btTransform mesh_pose(btQuaternion(btVector3(1, 2, 3).normalized(), btScalar(0.7)), btVector3(0.1, 0.2, 0.85));
+    const hp::PointSphereTree& tree = data->moving.tree;
+    for (int level : {1, 3, tree.levels}) {
+        ModeWorld w({.traversal = hb::Traversal::segmented, .level = level});
+        btCollisionObject* s = w.add(vps.get(), body_at(*data, mesh_pose));
+        btCollisionObject* p = w.add(&plane, btTransform::getIdentity());
+        const auto manifolds = touching_manifolds(w, s, p);
+        // Independently: the clusters of the level with a point below the plane (points within 1e-5
+        // of it may go either way in single precision).
+        std::size_t surely = 0, maybe = 0;
+        double deepest_point = 0;
+        for (const hp::TreeCluster& c : tree.clusters) {
+            if (c.level != level) continue;
+            double deepest_here = -1e9;
+            std::vector<std::uint32_t> todo{static_cast<std::uint32_t>(&c - tree.clusters.data())};
+            while (!todo.empty()) {
+                const hp::TreeCluster& k = tree.clusters[todo.back()];
+                todo.pop_back();
+                if (!k.children.empty()) {
+                    todo.insert(todo.end(), k.children.begin(), k.children.end());
+                    continue;
+                }
+                for (std::uint32_t i : k.points) {
+                    const hp::Vec3d q = data->moving.points[i];
+                    const btVector3 world = mesh_pose * btVector3(btScalar(q.x), btScalar(q.y), btScalar(q.z));
+                    deepest_here = std::max(deepest_here, -double(world.z()));
+                }
+            }
+            surely += deepest_here > 1e-5;
+            maybe += deepest_here > -1e-5;
+            deepest_point = std::max(deepest_point, deepest_here);
+        }
+        std::printf("level %d: %zu manifolds, %zu to %zu clusters below the plane\n", level, manifolds.size(), surely, maybe);
+        EXPECT_GE(manifolds.size(), surely) << "level " << level;
+        EXPECT_LE(manifolds.size(), maybe) << "level " << level;
+        EXPECT_GT(surely, 0u);
+        double deepest = 0;
+        for (const btPersistentManifold* m : manifolds) {
+            EXPECT_EQ(m->getNumContacts(), 1);
+            deepest = std::max(deepest, -double(m->getContactPoint(0).getDistance()));
+        }
+        EXPECT_NEAR(deepest, deepest_point, 1e-5) << "level " << level;
+        if (level == 1) {
+            EXPECT_EQ(manifolds.size(), 1u);  // the root: the whole object
+        }
+    }
+}
+
+TEST(BulletModes, SegmentedVpsPairEqualsTheSegmentedQuery) {
+    const auto sphere = hb::load_vps_data(files("sphere", "sphere.obj"));
+    const auto cube = hb::load_vps_data(files("cube", "seam-cube.obj"));
+    auto vs = hb::make_vps_shape(sphere), vc = hb::make_vps_shape(cube);
+    const int level = 4;
+    ModeWorld w({.traversal = hb::Traversal::segmented, .level = level});
+    const btTransform cube_in_sphere(btQuaternion(btVector3(1, 0, 0), btScalar(0.2)), btVector3(-0.5, -0.5, 0.85));
+    btCollisionObject* s = w.add(vs.get(), body_at(*sphere, btTransform::getIdentity()));
+    btCollisionObject* c = w.add(vc.get(), body_at(*cube, cube_in_sphere));
+    const auto manifolds = touching_manifolds(w, c, s);
+
+    hp::QuerySession session(data_dir() / "sphere.dist.vdb", data_dir() / "cube.hps",
+                             {.mode = hp::QueryMode::segmented, .level = level});
+    const btQuaternion q = cube_in_sphere.getRotation();
+    const btVector3 t = cube_in_sphere.getOrigin();
+    const hp::QueryResult& r = session.query({{t.x(), t.y(), t.z()}, {q.w(), q.x(), q.y(), q.z()}});
+    ASSERT_GT(r.contacts.size(), 1u);
+    std::printf("level %d: %zu manifolds, the query %zu segment contacts\n", level, manifolds.size(), r.contacts.size());
+    EXPECT_EQ(manifolds.size(), r.contacts.size());
+    double deepest = 0;
+    for (const btPersistentManifold* m : manifolds) deepest = std::max(deepest, -double(m->getContactPoint(0).getDistance()));
+    EXPECT_NEAR(deepest, r.max_penetration, 1e-5);
+}
+
+TEST(BulletModes, TimeCriticalStopsAtItsBudgetOfSphereTests) {
+    const auto data = hb::load_vps_data(files("cube", "seam-cube.obj"));
+    auto vps = hb::make_vps_shape(data);
+    btBoxShape box(btVector3(2, 2, btScalar(0.5)));
+    const btTransform on_box(btQuaternion::getIdentity(), btVector3(-0.5, -0.5, -0.08));
+    const btTransform box_pose(btQuaternion::getIdentity(), btVector3(0.3, -0.2, -0.5));
+    // One sphere test: the root collides, its children are queued, nothing is checked: no contact.
+    {
+        ModeWorld w({.traversal = hb::Traversal::time_critical, .budget_us = 1e6, .budget_tests = 1});
+        btCollisionObject* b = w.add(&box, box_pose);
+        btCollisionObject* c = w.add(vps.get(), body_at(*data, on_box));
+        EXPECT_TRUE(touching_manifolds(w, c, b).empty());
+    }
+    // A budget the traversal never reaches: the full traversal's manifold.
+    double full_depth = 0, tc_depth = 0;
+    {
+        World w;
+        btCollisionObject* b = w.add(&box, box_pose);
+        btCollisionObject* c = w.add(vps.get(), body_at(*data, on_box));
+        full_depth = deepest(*manifold_of(w, c, b), c).depth;
+    }
+    {
+        ModeWorld w({.traversal = hb::Traversal::time_critical, .budget_us = 1e6, .budget_tests = 1000000});
+        btCollisionObject* b = w.add(&box, box_pose);
+        btCollisionObject* c = w.add(vps.get(), body_at(*data, on_box));
+        const auto m = touching_manifolds(w, c, b);
+        ASSERT_EQ(m.size(), 1u);
+        EXPECT_EQ(m[0]->getNumContacts(), 4);
+        tc_depth = deepest(*m[0], c).depth;
+    }
+    EXPECT_EQ(tc_depth, full_depth);
+    EXPECT_NEAR(full_depth, 0.08, kVoxel);
+}
+
+TEST(BulletModes, BadOptionsAreUsageErrors) {
+    EXPECT_THROW(hb::VpsAlgorithms({.traversal = hb::Traversal::segmented, .level = 0}), hp::Error);
+    EXPECT_THROW(hb::VpsAlgorithms({.traversal = hb::Traversal::time_critical, .budget_us = 0}), hp::Error);
+    try {
+        hb::VpsAlgorithms a({.traversal = hb::Traversal::segmented, .level = 0});
+    } catch (const hp::Error& e) {
+        EXPECT_EQ(e.code(), hp::ExitCode::usage);
+    }
 }
