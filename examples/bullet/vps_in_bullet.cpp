@@ -15,7 +15,7 @@
 
 #include <btBulletDynamicsCommon.h>
 
-#include "bullet/vps.hpp"  // VPS: installed as <hapticprep/bullet/vps.hpp>
+#include "bullet/vps.hpp"  // VPS (installed below include/hapticprep/)
 #include "core/error.hpp"
 
 int main(int argc, char** argv) {
