@@ -535,3 +535,40 @@ TEST(BulletModes, BadOptionsAreUsageErrors) {
         EXPECT_EQ(e.code(), hp::ExitCode::usage);
     }
 }
+
+TEST(BulletDynamics, SphereDroppedOnAStaticVpsCubeRestsOnItsTop) {
+    // Both VPS: the cube (fewer points) is the pointshell against the falling sphere's field.
+    const auto sphere = hb::load_vps_data(files("sphere", "sphere.obj"));
+    const auto cube = hb::load_vps_data(files("cube", "seam-cube.obj"));
+    auto vs = hb::make_vps_shape(sphere), vc = hb::make_vps_shape(cube);
+    btDefaultCollisionConfiguration config;
+    btCollisionDispatcher dispatcher(&config);
+    hb::register_vps_algorithms(dispatcher);
+    btDbvtBroadphase broadphase;
+    btSequentialImpulseConstraintSolver solver;
+    btDiscreteDynamicsWorld world(&dispatcher, &broadphase, &solver, &config);
+    world.setGravity(btVector3(0, 0, -10));
+    // The cube [-0.5, 0.5]^2 x [0, 1], static; the sphere's centre 1 m above its top.
+    btRigidBody ground(0, nullptr, vc.get());
+    ground.setWorldTransform(body_at(*cube, btTransform(btQuaternion::getIdentity(), btVector3(-0.5, -0.5, 0))));
+    world.addRigidBody(&ground);
+    btVector3 inertia;
+    vs->calculateLocalInertia(1, inertia);
+    btRigidBody ball(1, nullptr, vs.get(), inertia);
+    ball.setWorldTransform(body_at(*sphere, btTransform(btQuaternion::getIdentity(), btVector3(0, 0, 3))));
+    ball.setActivationState(DISABLE_DEACTIVATION);
+    world.addRigidBody(&ball);
+    double lowest = 1e9;
+    for (int i = 0; i < 600; ++i) {
+        world.stepSimulation(btScalar(1.0 / 200), 0);
+        lowest = std::min(lowest, double(ball.getWorldTransform().getOrigin().z()));
+    }
+    const btVector3 at = ball.getWorldTransform().getOrigin();
+    std::printf("sphere on the VPS cube: lowest %.5f, final (%.5f, %.5f, %.5f), speed %.5f\n", lowest, at.x(), at.y(),
+                at.z(), ball.getLinearVelocity().length());
+    world.removeRigidBody(&ball);
+    world.removeRigidBody(&ground);
+    EXPECT_NEAR(at.z(), 2, kVoxel);   // the top at 1, the radius 1
+    EXPECT_GT(lowest, 2 - kVoxel);
+    EXPECT_LT(std::abs(ball.getLinearVelocity().z()), 0.01);
+}
