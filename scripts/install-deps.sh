@@ -8,7 +8,8 @@ packages=(
   libassimp-dev libopenvdb-dev libboost-iostreams-dev libcli11-dev nlohmann-json3-dev
   libtbb-dev libgtest-dev libnanoflann-dev libpng-dev zlib1g-dev libxxhash-dev
   assimp-testmodels
-  libbullet-dev libfcl-dev  # optional: bench_peers (Bullet GImpact and FCL next to our query)
+  libbullet-dev libfcl-dev  # optional: bench_peers (Bullet GImpact and FCL next to our query), lib/bullet
+  libbullet-extras-dev      # optional: HACD convex decomposition, the peer of lib/bullet's comparisons
 )
 
 missing=()

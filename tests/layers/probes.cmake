@@ -24,6 +24,11 @@ set(HP_LAYER_PROBES
   # a format above the stages it stores
   "formats_vdb|distance/distance.hpp|fails"
   "formats_vdb|voxel/voxelize.hpp|compiles")
+if(TARGET hp_bullet)
+  # Bullet's module sits above the query; nothing else sees it
+  list(APPEND HP_LAYER_PROBES "query|bullet/vps.hpp|fails" "pipeline|bullet/vps.hpp|fails"
+       "bullet|query/session.hpp|compiles")
+endif()
 set(HP_LAYER_PROBE_LIST "")
 set(probe_index 0)
 foreach(probe ${HP_LAYER_PROBES})

@@ -1,0 +1,44 @@
+#pragma once
+// lib/bullet/data — what a VPS shape holds (vps.hpp's VpsData), for lib/bullet's sources. No
+// Bullet header here.
+#include <array>
+
+#include "bullet/vps.hpp"
+#include "math/vec.hpp"
+#include "query/session.hpp"
+#include "query/static_field.hpp"
+
+namespace hp::bullet {
+
+// A rigid transform in doubles: x -> R x + t (R by rows).
+struct Rigid {
+    std::array<Vec3d, 3> r{Vec3d{1, 0, 0}, Vec3d{0, 1, 0}, Vec3d{0, 0, 1}};
+    Vec3d t;
+
+    Vec3d rotate(Vec3d v) const { return {dot(r[0], v), dot(r[1], v), dot(r[2], v)}; }
+    Vec3d operator()(Vec3d p) const { return rotate(p) + t; }
+    Rigid inverse() const {
+        Rigid inv;
+        for (int i = 0; i < 3; ++i) inv.r[i] = {r[0][i], r[1][i], r[2][i]};
+        inv.t = -inv.rotate(t);
+        return inv;
+    }
+    // (this * b)(x) = this(b(x))
+    Rigid operator*(const Rigid& b) const {
+        Rigid c;
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) c.r[i][j] = r[i][0] * b.r[0][j] + r[i][1] * b.r[1][j] + r[i][2] * b.r[2][j];
+        c.t = rotate(b.t) + t;
+        return c;
+    }
+};
+
+struct VpsData {
+    StaticField field;        // mesh frame
+    MovingObjectData moving;  // mesh frame
+    MassProperties mass;
+    Rigid local_from_mesh;    // local = R (p - centre of mass), R's rows the principal axes
+    Aabb local_bounds;        // the points' box in the local frame, widened by one voxel
+};
+
+}  // namespace hp::bullet

@@ -1,0 +1,395 @@
+// The VPS collision algorithms (VPS-VPS, VPS-plane, VPS-box) and their registration.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include <btBulletCollisionCommon.h>
+
+#include "bullet/data.hpp"
+#include "bullet/vps.hpp"
+#include "contact/query.hpp"
+#include "core/error.hpp"
+
+namespace hp::bullet {
+
+namespace {
+
+Rigid to_rigid(const btTransform& t) {
+    Rigid r;
+    const btMatrix3x3& b = t.getBasis();
+    for (int i = 0; i < 3; ++i) r.r[i] = {double(b[i].x()), double(b[i].y()), double(b[i].z())};
+    r.t = {double(t.getOrigin().x()), double(t.getOrigin().y()), double(t.getOrigin().z())};
+    return r;
+}
+btVector3 to_bt(Vec3d v) { return btVector3(btScalar(v.x), btScalar(v.y), btScalar(v.z)); }
+
+// The unit quaternion (w, x, y, z) of a rotation matrix (Shepperd's method).
+std::array<double, 4> quaternion_of(const std::array<Vec3d, 3>& m) {
+    const double tr = m[0].x + m[1].y + m[2].z;
+    std::array<double, 4> q;
+    if (tr > 0) {
+        const double s = 2 * std::sqrt(tr + 1);
+        q = {s / 4, (m[2].y - m[1].z) / s, (m[0].z - m[2].x) / s, (m[1].x - m[0].y) / s};
+    } else if (m[0].x > m[1].y && m[0].x > m[2].z) {
+        const double s = 2 * std::sqrt(1 + m[0].x - m[1].y - m[2].z);
+        q = {(m[2].y - m[1].z) / s, s / 4, (m[0].y + m[1].x) / s, (m[0].z + m[2].x) / s};
+    } else if (m[1].y > m[2].z) {
+        const double s = 2 * std::sqrt(1 + m[1].y - m[0].x - m[2].z);
+        q = {(m[0].z - m[2].x) / s, (m[0].y + m[1].x) / s, s / 4, (m[1].z + m[2].y) / s};
+    } else {
+        const double s = 2 * std::sqrt(1 + m[2].z - m[0].x - m[1].y);
+        q = {(m[1].x - m[0].y) / s, (m[0].z + m[2].x) / s, (m[1].z + m[2].y) / s, s / 4};
+    }
+    return q;
+}
+
+// A contact in world coordinates: `point` is the pointshell's point, `depth` > 0 how deep it lies
+// in the other object, `normal` the unit direction that pushes the pointshell out (from the
+// other object towards it).
+struct WorldContact {
+    Vec3d point, normal;
+    double depth = 0;
+    std::int32_t segment = -1;  // segmented: the cluster whose deepest contact this is
+};
+
+double area2(Vec3d a, Vec3d b, Vec3d c) { return length(cross(b - a, c - a)); }  // twice the area
+
+// Up to four contacts for one manifold: the deepest, the one farthest from it, the one spanning
+// the largest triangle with these two, and the one that adds the most area outside that triangle.
+// Ties go to the lower index, so the choice is deterministic.
+std::vector<std::size_t> select_manifold(const std::vector<WorldContact>& c) {
+    std::vector<std::size_t> out;
+    if (c.empty()) return out;
+    auto best = [&](auto score) {
+        std::size_t arg = 0;
+        double top = -1;
+        for (std::size_t i = 0; i < c.size(); ++i) {
+            if (std::find(out.begin(), out.end(), i) != out.end()) continue;
+            const double s = score(c[i]);
+            if (s > top) top = s, arg = i;
+        }
+        return std::pair{arg, top};
+    };
+    out.push_back(best([](const WorldContact& w) { return w.depth; }).first);
+    const Vec3d p0 = c[out[0]].point;
+    auto [i1, d1] = best([&](const WorldContact& w) { return length(w.point - p0); });
+    if (c.size() < 2 || d1 <= 0) return out;
+    out.push_back(i1);
+    const Vec3d p1 = c[i1].point;
+    auto [i2, a2] = best([&](const WorldContact& w) { return area2(p0, p1, w.point); });
+    if (c.size() < 3 || a2 <= 0) return out;
+    out.push_back(i2);
+    const Vec3d p2 = c[i2].point;
+    const double base = area2(p0, p1, p2);
+    auto [i3, a3] = best([&](const WorldContact& w) {
+        return area2(p0, p1, w.point) + area2(p1, p2, w.point) + area2(p2, p0, w.point) - base;
+    });
+    if (c.size() < 4 || a3 <= 1e-12 * base) return out;
+    out.push_back(i3);
+    return out;
+}
+
+// Where a time-critical traversal stops.
+struct Limits {
+    std::size_t tests = 0;  // 0: no limit in sphere tests
+    std::chrono::steady_clock::time_point deadline;
+};
+
+// The contacts of the pointshell's points against a 1-Lipschitz signed depth `depth_of` (world
+// point -> depth, inside positive) with unit outward normal `normal_of`: breadth-first over the
+// tree from cluster `start`, a sphere pruned when depth(centre) + radius < 0, a leaf's points
+// checked. With `limits`, stops after that many sphere tests or at the deadline (the clock read
+// every 4 tests). Returns false when it stopped early.
+template <class Depth, class Normal>
+bool analytic_contacts(const MovingObjectData& m, const Rigid& world_from_mesh, Depth depth_of, Normal normal_of,
+                       std::uint32_t start, std::int32_t segment, const Limits* limits,
+                       std::vector<std::uint32_t>& queue, std::vector<WorldContact>& out) {
+    const auto& clusters = m.tree.clusters;
+    if (clusters.empty()) return true;
+    queue.assign(1, start);
+    std::size_t tests = 0;
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+        if (limits && ((limits->tests && tests >= limits->tests) ||
+                       (tests % 4 == 0 && std::chrono::steady_clock::now() >= limits->deadline)))
+            return false;
+        ++tests;
+        const TreeCluster& c = clusters[queue[head]];
+        if (depth_of(world_from_mesh(c.sphere.center)) + c.sphere.radius < 0) continue;
+        if (!c.children.empty()) {
+            queue.insert(queue.end(), c.children.begin(), c.children.end());
+            continue;
+        }
+        for (std::uint32_t i : c.points) {
+            const Vec3d p = world_from_mesh(m.points[i]);
+            const double d = depth_of(p);
+            if (d > 0) out.push_back({p, normal_of(p), d, segment});
+        }
+    }
+    return true;
+}
+
+enum class PairKind { vps, plane, box };
+
+class VpsAlgorithm final : public btCollisionAlgorithm {
+public:
+    VpsAlgorithm(const btCollisionAlgorithmConstructionInfo& ci, const btCollisionObjectWrapper* body0,
+                 const btCollisionObjectWrapper* body1, PairKind kind, bool swapped, const AlgorithmOptions& options)
+        : btCollisionAlgorithm(ci), manifold_(ci.m_manifold), state_(std::make_unique<State>()) {
+        state_->kind = kind;
+        state_->options = options;
+        // swapped: the VPS shape is body1 (plane or box first).
+        if (kind == PairKind::vps) {
+            const VpsData* a = vps_data(*body0->getCollisionShape());
+            const VpsData* b = vps_data(*body1->getCollisionShape());
+            // The object with fewer points is the pointshell; the first one on a tie.
+            state_->shell_is_body0 = a->moving.points.size() <= b->moving.points.size();
+            const VpsData* shell = state_->shell_is_body0 ? a : b;
+            const VpsData* other = state_->shell_is_body0 ? b : a;
+            QueryOptions q{.mode = QueryMode::full};
+            if (options.traversal == Traversal::segmented)
+                q = {.mode = QueryMode::segmented, .level = std::min(options.level, shell->moving.tree.levels)};
+            if (options.traversal == Traversal::time_critical)
+                q = {.mode = QueryMode::time_critical, .budget_us = options.budget_us, .budget_tests = options.budget_tests};
+            state_->query = std::make_unique<VpsQuery>(other->field.field, shell->moving.view(), q);
+        } else {
+            state_->shell_is_body0 = !swapped;
+        }
+        if (options.traversal == Traversal::segmented) {
+            // The segments: the clusters of the level (the tree's deepest when it has fewer levels).
+            const VpsData* shell = vps_data(*(state_->shell_is_body0 ? body0 : body1)->getCollisionShape());
+            const int level = std::min(options.level, shell->moving.tree.levels);
+            const auto& clusters = shell->moving.tree.clusters;
+            state_->segment_of.assign(clusters.size(), -1);
+            for (std::uint32_t id = 0; id < clusters.size(); ++id)
+                if (clusters[id].level == level) {
+                    state_->segment_of[id] = static_cast<std::int32_t>(state_->segments.size());
+                    state_->segments.push_back(id);
+                }
+            state_->segment_manifolds.assign(state_->segments.size(), nullptr);
+        }
+        if (!manifold_) {
+            manifold_ = m_dispatcher->getNewManifold(body0->getCollisionObject(), body1->getCollisionObject());
+            own_manifold_ = true;
+        }
+    }
+    ~VpsAlgorithm() override {
+        if (own_manifold_ && manifold_) m_dispatcher->releaseManifold(manifold_);
+        for (btPersistentManifold* m : state_->segment_manifolds)
+            if (m) m_dispatcher->releaseManifold(m);
+    }
+
+    void processCollision(const btCollisionObjectWrapper* body0, const btCollisionObjectWrapper* body1,
+                          const btDispatcherInfo&, btManifoldResult* result) override {
+        if (!manifold_) return;
+        result->setPersistentManifold(manifold_);
+        manifold_->clearManifold();
+        for (btPersistentManifold* m : state_->segment_manifolds)
+            if (m) m->clearManifold();
+        const AlgorithmOptions& options = state_->options;
+        const bool segmented = options.traversal == Traversal::segmented;
+        Limits limits;
+        const Limits* limit = nullptr;
+        if (options.traversal == Traversal::time_critical) {
+            limits.tests = options.budget_tests;
+            limits.deadline = std::chrono::steady_clock::now() +
+                              std::chrono::nanoseconds(static_cast<long long>(options.budget_us * 1000));
+            limit = &limits;
+        }
+        const btCollisionObjectWrapper* shell_wrap = state_->shell_is_body0 ? body0 : body1;
+        const btCollisionObjectWrapper* other_wrap = state_->shell_is_body0 ? body1 : body0;
+        const VpsData& shell = *vps_data(*shell_wrap->getCollisionShape());
+        const Rigid shell_world = to_rigid(shell_wrap->getWorldTransform()) * shell.local_from_mesh;
+        std::vector<WorldContact>& contacts = state_->contacts;
+        contacts.clear();
+
+        if (state_->kind == PairKind::vps) {
+            const VpsData& other = *vps_data(*other_wrap->getCollisionShape());
+            const Rigid other_world = to_rigid(other_wrap->getWorldTransform()) * other.local_from_mesh;
+            const Rigid pose = other_world.inverse() * shell_world;  // shell mesh -> other mesh
+            const QueryResult& r = (*state_->query)(Pose{pose.t, quaternion_of(pose.r)});
+            for (const Contact& c : r.contacts)
+                contacts.push_back({other_world(c.position), other_world.rotate(c.normal), c.value, c.segment});
+        } else if (state_->kind == PairKind::plane) {
+            const auto* plane = static_cast<const btStaticPlaneShape*>(other_wrap->getCollisionShape());
+            const Rigid plane_world = to_rigid(other_wrap->getWorldTransform());
+            const btVector3& n = plane->getPlaneNormal();
+            const Vec3d normal = plane_world.rotate({double(n.x()), double(n.y()), double(n.z())});
+            // World plane: normal . x = constant + normal . t.
+            const double offset = double(plane->getPlaneConstant()) + dot(normal, plane_world.t);
+            traverse(shell.moving, shell_world, [&](Vec3d p) { return offset - dot(normal, p); },
+                     [&](Vec3d) { return normal; }, limit);
+        } else {
+            const auto* box = static_cast<const btBoxShape*>(other_wrap->getCollisionShape());
+            const Rigid box_world = to_rigid(other_wrap->getWorldTransform());
+            const Rigid box_local = box_world.inverse();
+            const btVector3 he = box->getHalfExtentsWithMargin();
+            const Vec3d h{double(he.x()), double(he.y()), double(he.z())};
+            // Signed depth of the box (inside positive) and its outward normal, in the box frame.
+            auto local_depth = [h](Vec3d q, Vec3d* normal) {
+                Vec3d d{std::abs(q.x) - h.x, std::abs(q.y) - h.y, std::abs(q.z) - h.z};
+                if (d.x <= 0 && d.y <= 0 && d.z <= 0) {
+                    const int a = d.x >= d.y ? (d.x >= d.z ? 0 : 2) : (d.y >= d.z ? 1 : 2);
+                    if (normal) {
+                        *normal = {};
+                        (*normal)[a] = q[a] >= 0 ? 1 : -1;
+                    }
+                    return -d[a];
+                }
+                Vec3d o{std::max(d.x, 0.0), std::max(d.y, 0.0), std::max(d.z, 0.0)};
+                const double dist = length(o);
+                if (normal) *normal = Vec3d{std::copysign(o.x, q.x), std::copysign(o.y, q.y), std::copysign(o.z, q.z)} / dist;
+                return -dist;
+            };
+            traverse(
+                shell.moving, shell_world, [&](Vec3d p) { return local_depth(box_local(p), nullptr); },
+                [&](Vec3d p) {
+                    Vec3d n;
+                    local_depth(box_local(p), &n);
+                    return box_world.rotate(n);
+                },
+                limit);
+        }
+
+        // Bullet's addContactPoint wants the normal on body1 (from body1 towards body0), a point on
+        // body1 and a negative depth.
+        auto add = [&](const WorldContact& c) {
+            if (state_->shell_is_body0)
+                result->addContactPoint(to_bt(c.normal), to_bt(c.point + c.normal * c.depth), btScalar(-c.depth));
+            else
+                result->addContactPoint(to_bt(-c.normal), to_bt(c.point), btScalar(-c.depth));
+        };
+        if (!segmented) {
+            // Deepest first, then the points spanning the largest area.
+            for (std::size_t i : select_manifold(contacts)) add(contacts[i]);
+            return;
+        }
+        // One manifold per segment with its deepest contact.
+        for (const WorldContact& c : contacts) {
+            const std::int32_t k = c.segment < 0 ? -1 : state_->segment_of[static_cast<std::size_t>(c.segment)];
+            if (k < 0) continue;
+            btPersistentManifold*& m = state_->segment_manifolds[static_cast<std::size_t>(k)];
+            if (!m) m = m_dispatcher->getNewManifold(body0->getCollisionObject(), body1->getCollisionObject());
+            result->setPersistentManifold(m);
+            add(c);
+        }
+        result->setPersistentManifold(manifold_);
+    }
+
+    btScalar calculateTimeOfImpact(btCollisionObject*, btCollisionObject*, const btDispatcherInfo&,
+                                   btManifoldResult*) override {
+        return 1;  // no continuous collision: Bullet's convention for "no impact before the step's end"
+    }
+    void getAllContactManifolds(btManifoldArray& manifolds) override {
+        if (manifold_ && own_manifold_) manifolds.push_back(manifold_);
+        for (btPersistentManifold* m : state_->segment_manifolds)
+            if (m) manifolds.push_back(m);
+    }
+
+private:
+    // The analytic traversal in the options' mode: from the root (full, time-critical), or from
+    // every segment's cluster keeping its deepest contact (segmented).
+    template <class Depth, class Normal>
+    void traverse(const MovingObjectData& m, const Rigid& world_from_mesh, Depth depth_of, Normal normal_of,
+                  const Limits* limit) {
+        std::vector<WorldContact>& out = state_->contacts;
+        if (state_->options.traversal != Traversal::segmented) {
+            analytic_contacts(m, world_from_mesh, depth_of, normal_of, 0, -1, limit, state_->queue, out);
+            return;
+        }
+        for (std::uint32_t id : state_->segments) {
+            const std::size_t before = out.size();
+            analytic_contacts(m, world_from_mesh, depth_of, normal_of, id, static_cast<std::int32_t>(id), nullptr,
+                              state_->queue, out);
+            if (out.size() <= before) continue;
+            const auto deepest = std::max_element(out.begin() + static_cast<std::ptrdiff_t>(before), out.end(),
+                                                  [](const WorldContact& a, const WorldContact& b) { return a.depth < b.depth; });
+            const WorldContact keep = *deepest;
+            out.resize(before);
+            out.push_back(keep);
+        }
+    }
+
+    // Kept out of the object itself: the dispatcher's pool holds algorithms of Bullet's own size.
+    struct State {
+        PairKind kind = PairKind::vps;
+        AlgorithmOptions options;
+        std::vector<std::uint32_t> segments;              // segmented: the level's cluster ids
+        std::vector<std::int32_t> segment_of;             // cluster id -> index in segments, or -1
+        std::vector<btPersistentManifold*> segment_manifolds;  // one per segment, made at its first contact
+        bool shell_is_body0 = true;
+        std::unique_ptr<VpsQuery> query;  // VPS-VPS: the pointshell against the other's field
+        std::vector<WorldContact> contacts;
+        std::vector<std::uint32_t> queue;
+    };
+    btPersistentManifold* manifold_ = nullptr;
+    bool own_manifold_ = false;
+    std::unique_ptr<State> state_;
+};
+
+struct CreateFunc final : btCollisionAlgorithmCreateFunc {
+    PairKind kind;
+    const AlgorithmOptions* options;
+    CreateFunc(PairKind k, bool swapped, const AlgorithmOptions* o) : kind(k), options(o) { m_swapped = swapped; }
+    btCollisionAlgorithm* CreateCollisionAlgorithm(btCollisionAlgorithmConstructionInfo& ci,
+                                                   const btCollisionObjectWrapper* body0,
+                                                   const btCollisionObjectWrapper* body1) override {
+        // Another custom concave shape with the VPS shape's type: no algorithm (no contacts).
+        const btCollisionObjectWrapper* vps0 = m_swapped ? body1 : body0;
+        const btCollisionObjectWrapper* vps1 = m_swapped ? body0 : body1;
+        if (!vps_data(*vps0->getCollisionShape())) return nullptr;
+        if (kind == PairKind::vps && !vps_data(*vps1->getCollisionShape())) return nullptr;
+        void* memory = ci.m_dispatcher1->allocateCollisionAlgorithm(sizeof(VpsAlgorithm));
+        return new (memory) VpsAlgorithm(ci, body0, body1, kind, m_swapped, *options);
+    }
+};
+
+}  // namespace
+
+struct VpsAlgorithms::Funcs {
+    AlgorithmOptions options;
+    CreateFunc vps_vps{PairKind::vps, false, &options};
+    CreateFunc vps_plane{PairKind::plane, false, &options}, plane_vps{PairKind::plane, true, &options};
+    CreateFunc vps_box{PairKind::box, false, &options}, box_vps{PairKind::box, true, &options};
+};
+
+VpsAlgorithms::VpsAlgorithms(const AlgorithmOptions& options) : funcs_(std::make_unique<Funcs>()) {
+    if (options.traversal == Traversal::segmented && options.level < 1)
+        fail_usage("VPS algorithms: the segmentation level must be at least 1 (the root)");
+    if (options.traversal == Traversal::time_critical && !(options.budget_us > 0))
+        fail_usage("VPS algorithms: the time-critical budget must be a positive number of microseconds");
+    funcs_->options = options;
+}
+
+VpsAlgorithms::~VpsAlgorithms() = default;
+
+const AlgorithmOptions& VpsAlgorithms::options() const { return funcs_->options; }
+
+void VpsAlgorithms::register_on(btCollisionDispatcher& dispatcher) const {
+    const int vps = CUSTOM_CONCAVE_SHAPE_TYPE;
+    Funcs& f = *funcs_;
+    const struct {
+        int a, b;
+        CreateFunc* f;
+    } table[] = {{vps, vps, &f.vps_vps},
+                 {vps, STATIC_PLANE_PROXYTYPE, &f.vps_plane},
+                 {STATIC_PLANE_PROXYTYPE, vps, &f.plane_vps},
+                 {vps, BOX_SHAPE_PROXYTYPE, &f.vps_box},
+                 {BOX_SHAPE_PROXYTYPE, vps, &f.box_vps}};
+    for (const auto& e : table) {
+        dispatcher.registerCollisionCreateFunc(e.a, e.b, e.f);
+        dispatcher.registerClosestPointsCreateFunc(e.a, e.b, e.f);
+    }
+}
+
+void register_vps_algorithms(btCollisionDispatcher& dispatcher) {
+    static const VpsAlgorithms full;  // lives as long as the program, so every dispatcher may use it
+    full.register_on(dispatcher);
+}
+
+bool is_vps_algorithm(const btCollisionAlgorithm* algorithm) {
+    return dynamic_cast<const VpsAlgorithm*>(algorithm) != nullptr;
+}
+
+}  // namespace hp::bullet

@@ -1,0 +1,574 @@
+// lib/bullet against closed forms: mass properties, the dispatcher's choice, contact depth and
+// normal of a VPS sphere on a plane, a VPS cube on a box and on a VPS sphere, and bodies coming to
+// rest in a btDiscreteDynamicsWorld. The objects come from the toolchain (tests/bullet/prepare.sh,
+// voxel 0.05) in the directory HP_BULLET_DATA.
+#include "bullet/vps.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <numbers>
+#include <vector>
+
+#include <btBulletCollisionCommon.h>
+#include <btBulletDynamicsCommon.h>
+#include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
+#include <gtest/gtest.h>
+
+#include "bullet/data.hpp"  // the shape's tree, for independent counts
+#include "query/session.hpp"
+
+namespace fs = std::filesystem;
+namespace hb = hp::bullet;
+
+namespace {
+
+constexpr double kVoxel = 0.05;  // prepare.sh
+
+fs::path data_dir() {
+    const char* d = std::getenv("HP_BULLET_DATA");
+    return d ? fs::path(d) : fs::path("bullet-data");
+}
+fs::path sample(const char* name) { return fs::path(HP_SOURCE_DIR) / "sample_meshes" / name; }
+
+hb::VpsFiles files(const char* name, const char* mesh) {
+    return {data_dir() / (std::string(name) + ".dist.vdb"), data_dir() / (std::string(name) + ".hps"),
+            mesh ? sample(mesh) : fs::path()};
+}
+
+// The body transform that puts the object's mesh frame at `world_from_mesh`.
+btTransform body_at(const hb::VpsData& data, const btTransform& world_from_mesh) {
+    return world_from_mesh * hb::local_from_mesh(data).inverse();
+}
+
+// A collision world with the VPS algorithms registered.
+struct World {
+    btDefaultCollisionConfiguration config;
+    btCollisionDispatcher dispatcher{&config};
+    btDbvtBroadphase broadphase;
+    btCollisionWorld world{&dispatcher, &broadphase, &config};
+    std::vector<std::unique_ptr<btCollisionObject>> objects;
+    World() { hb::register_vps_algorithms(dispatcher); }
+    ~World() {
+        for (auto& o : objects) world.removeCollisionObject(o.get());
+    }
+    btCollisionObject* add(btCollisionShape* shape, const btTransform& t) {
+        objects.push_back(std::make_unique<btCollisionObject>());
+        objects.back()->setCollisionShape(shape);
+        objects.back()->setWorldTransform(t);
+        world.addCollisionObject(objects.back().get());
+        return objects.back().get();
+    }
+};
+
+// The manifold between two objects after one collision pass (null when there is none).
+const btPersistentManifold* manifold_of(World& w, const btCollisionObject* a, const btCollisionObject* b) {
+    w.world.performDiscreteCollisionDetection();
+    for (int i = 0; i < w.dispatcher.getNumManifolds(); ++i) {
+        const btPersistentManifold* m = w.dispatcher.getManifoldByIndexInternal(i);
+        if ((m->getBody0() == a && m->getBody1() == b) || (m->getBody0() == b && m->getBody1() == a)) return m;
+    }
+    return nullptr;
+}
+
+// The deepest point of a manifold and its normal pointing towards `towards` (one of the bodies).
+struct Deepest {
+    double depth = 0;
+    btVector3 normal, point_on_other;
+};
+Deepest deepest(const btPersistentManifold& m, const btCollisionObject* towards) {
+    Deepest d;
+    for (int i = 0; i < m.getNumContacts(); ++i) {
+        const btManifoldPoint& p = m.getContactPoint(i);
+        if (-p.getDistance() <= d.depth) continue;
+        d.depth = -p.getDistance();
+        // m_normalWorldOnB points from body1 towards body0.
+        d.normal = m.getBody0() == towards ? p.m_normalWorldOnB : -p.m_normalWorldOnB;
+        d.point_on_other = m.getBody0() == towards ? p.m_positionWorldOnB : p.m_positionWorldOnA;
+    }
+    return d;
+}
+
+}  // namespace
+
+TEST(BulletMass, BoxMeshMatchesClosedForm) {
+    // A 2 x 3 x 4 box with its min corner at (1, 2, 3), wound outward; and the same wound inward.
+    const double a = 2, b = 3, c = 4;
+    std::vector<hp::Vec3d> v;
+    for (int i = 0; i < 8; ++i) v.push_back({1 + a * (i & 1), 2 + b * ((i >> 1) & 1), 3 + c * ((i >> 2) & 1)});
+    std::vector<std::array<std::uint32_t, 3>> t = {{0, 2, 1}, {1, 2, 3}, {4, 5, 6}, {5, 7, 6}, {0, 1, 4}, {1, 5, 4},
+                                                   {2, 6, 3}, {3, 6, 7}, {0, 4, 2}, {2, 4, 6}, {1, 3, 5}, {3, 7, 5}};
+    for (int pass = 0; pass < 2; ++pass) {
+        const hb::MassProperties m = hb::mass_properties_of_mesh(v, t);
+        const double vol = a * b * c;
+        EXPECT_NEAR(m.volume, vol, 1e-12);
+        EXPECT_NEAR(m.center_of_mass.x, 2, 1e-12);
+        EXPECT_NEAR(m.center_of_mass.y, 3.5, 1e-12);
+        EXPECT_NEAR(m.center_of_mass.z, 5, 1e-12);
+        // I = m/12 (b^2 + c^2, a^2 + c^2, a^2 + b^2), no products of inertia.
+        const double want[3] = {vol / 12 * (b * b + c * c), vol / 12 * (a * a + c * c), vol / 12 * (a * a + b * b)};
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) EXPECT_NEAR(m.inertia[i][j], i == j ? want[i] : 0, 1e-9) << i << j;
+        std::vector<double> moments{m.principal_moments.x, m.principal_moments.y, m.principal_moments.z};
+        std::sort(moments.begin(), moments.end());
+        std::vector<double> sorted(want, want + 3);
+        std::sort(sorted.begin(), sorted.end());
+        for (int i = 0; i < 3; ++i) EXPECT_NEAR(moments[i], sorted[i], 1e-9);
+        for (auto& tri : t) std::swap(tri[1], tri[2]);  // inward for the second pass
+    }
+}
+
+TEST(BulletMass, RotatedBoxHasItsAxesAsPrincipalAxes) {
+    // A 1 x 2 x 4 box rotated 30 degrees about z: principal axes are the rotated box axes.
+    const double ang = std::numbers::pi / 6, cs = std::cos(ang), sn = std::sin(ang);
+    std::vector<hp::Vec3d> v;
+    for (int i = 0; i < 8; ++i) {
+        const hp::Vec3d p{1.0 * (i & 1), 2.0 * ((i >> 1) & 1), 4.0 * ((i >> 2) & 1)};
+        v.push_back({cs * p.x - sn * p.y, sn * p.x + cs * p.y, p.z});
+    }
+    const std::vector<std::array<std::uint32_t, 3>> t = {{0, 2, 1}, {1, 2, 3}, {4, 5, 6}, {5, 7, 6},
+                                                         {0, 1, 4}, {1, 5, 4}, {2, 6, 3}, {3, 6, 7},
+                                                         {0, 4, 2}, {2, 4, 6}, {1, 3, 5}, {3, 7, 5}};
+    const hb::MassProperties m = hb::mass_properties_of_mesh(v, t);
+    const double vol = 8;
+    const hp::Vec3d box_x{cs, sn, 0};
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_NEAR(hp::length(m.principal_axes[i]), 1, 1e-9);
+        // The axis with moment m/12 (2^2 + 4^2) is the box's x axis.
+        if (std::abs(m.principal_moments[i] - vol / 12 * 20) < 1e-9) {
+            EXPECT_NEAR(std::abs(hp::dot(m.principal_axes[i], box_x)), 1, 1e-9);
+        }
+    }
+    EXPECT_NEAR(hp::dot(hp::cross(m.principal_axes[0], m.principal_axes[1]), m.principal_axes[2]), 1, 1e-9);
+}
+
+TEST(BulletMass, SphereFromItsMeshAndOpenBoxFromVoxels) {
+    // The icosphere (radius 1, 1,280 triangles) is within 2% of the ball's volume and moments.
+    const auto sphere = hb::load_vps_data(files("sphere", "sphere.obj"));
+    const hb::MassProperties& s = hb::mass_properties(*sphere);
+    EXPECT_EQ(s.source, "mesh");
+    const double ball = 4.0 / 3 * std::numbers::pi;
+    EXPECT_NEAR(s.volume / ball, 1, 0.02);
+    EXPECT_NEAR(hp::length(s.center_of_mass), 0, 1e-9);
+    for (int i = 0; i < 3; ++i) EXPECT_NEAR(s.principal_moments[i] / (0.4 * ball), 1, 0.04);
+
+    // The box without its top face is not watertight: its mass properties come from the field.
+    const auto open = hb::load_vps_data(files("openbox", "open-box.obj"));
+    const hb::MassProperties& o = hb::mass_properties(*open);
+    EXPECT_EQ(o.source, "voxels");
+    EXPECT_NEAR(o.volume, 1, 0.06);  // the surface (area 6) times a voxel's fifth
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_NEAR(o.center_of_mass[i], 0.5, kVoxel);
+        EXPECT_NEAR(o.principal_moments[i], 1.0 / 6, 0.03);
+    }
+}
+
+TEST(BulletMass, MissingFileNamesIt) {
+    try {
+        hb::load_vps_data({data_dir() / "nothing.dist.vdb", data_dir() / "sphere.hps", {}});
+        FAIL() << "no error";
+    } catch (const hp::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("nothing.dist.vdb"), std::string::npos) << e.what();
+    }
+}
+
+TEST(BulletDispatch, VpsAlgorithmForVpsPairsBulletsOwnForOthers) {
+    const auto data = hb::load_vps_data(files("sphere", "sphere.obj"));
+    auto vps = hb::make_vps_shape(data);
+    btStaticPlaneShape plane(btVector3(0, 0, 1), 0);
+    btBoxShape box(btVector3(1, 1, 1));
+    btSphereShape ball(1);
+    EXPECT_STREQ(vps->getName(), "VPS");
+    EXPECT_EQ(hb::vps_data(*vps), data.get());
+    EXPECT_EQ(hb::vps_data(box), nullptr);
+
+    btDefaultCollisionConfiguration config;
+    btCollisionDispatcher dispatcher(&config);
+    auto pick = [&](btCollisionShape* a, btCollisionShape* b) {
+        btCollisionObject oa, ob;
+        oa.setCollisionShape(a);
+        ob.setCollisionShape(b);
+        const btTransform id = btTransform::getIdentity();
+        btCollisionObjectWrapper wa(nullptr, a, &oa, id, -1, -1), wb(nullptr, b, &ob, id, -1, -1);
+        btCollisionAlgorithm* alg = dispatcher.findAlgorithm(&wa, &wb, nullptr, BT_CONTACT_POINT_ALGORITHMS);
+        const int kind = alg == nullptr ? 0 : (hb::is_vps_algorithm(alg) ? 2 : 1);
+        if (alg) {
+            alg->~btCollisionAlgorithm();
+            dispatcher.freeCollisionAlgorithm(alg);
+        }
+        return kind;  // 0 none, 1 Bullet's, 2 VPS
+    };
+    // Before registration Bullet has nothing of ours.
+    EXPECT_NE(pick(vps.get(), &plane), 2);
+    hb::register_vps_algorithms(dispatcher);
+    auto vps2 = hb::make_vps_shape(data);
+    EXPECT_EQ(pick(vps.get(), vps2.get()), 2);
+    EXPECT_EQ(pick(vps.get(), &plane), 2);
+    EXPECT_EQ(pick(&plane, vps.get()), 2);
+    EXPECT_EQ(pick(vps.get(), &box), 2);
+    EXPECT_EQ(pick(&box, vps.get()), 2);
+    EXPECT_EQ(pick(&ball, &plane), 1);
+    EXPECT_EQ(pick(&ball, &box), 1);
+    EXPECT_EQ(pick(&box, &box), 1);
+}
+
+TEST(BulletContact, SphereOnPlaneDepthAndNormalAreAnalytic) {
+    const auto data = hb::load_vps_data(files("sphere", "sphere.obj"));
+    auto vps = hb::make_vps_shape(data);
+    // A tilted plane n . x = 0.3 and the sphere's centre 0.88 above it (depth 0.12), turned.
+    const btVector3 n = btVector3(0, 0.6, 0.8);
+    btStaticPlaneShape plane(n, btScalar(0.3));
+    for (bool sphere_first : {true, false}) {
+        World w;
+        const btVector3 centre = n * btScalar(0.3 + 0.88) + btVector3(0.4, 0.8, -0.6);
+        btTransform mesh_pose(btQuaternion(btVector3(1, 2, 3).normalized(), btScalar(0.7)), centre);
+        btCollisionObject *s, *p;
+        if (sphere_first) {
+            s = w.add(vps.get(), body_at(*data, mesh_pose));
+            p = w.add(&plane, btTransform::getIdentity());
+        } else {
+            p = w.add(&plane, btTransform::getIdentity());
+            s = w.add(vps.get(), body_at(*data, mesh_pose));
+        }
+        const btPersistentManifold* m = manifold_of(w, s, p);
+        ASSERT_NE(m, nullptr);
+        ASSERT_GE(m->getNumContacts(), 1);
+        EXPECT_LE(m->getNumContacts(), 4);
+        const Deepest d = deepest(*m, s);
+        // The icosphere's points lie within a voxel of the ball; the depth is analytic from them.
+        EXPECT_NEAR(d.depth, 0.12, kVoxel);
+        EXPECT_NEAR(d.normal.dot(n), 1, 1e-6);
+        // The deepest point lies on the plane below the centre, within a voxel.
+        const btVector3 foot = centre - n * btScalar(0.88);
+        EXPECT_NEAR((d.point_on_other - foot).length(), 0, 2 * kVoxel);
+        EXPECT_NEAR(d.point_on_other.dot(n), 0.3, 1e-5);
+    }
+}
+
+TEST(BulletContact, CubeOnBoxTouchesWithItsWholeBottomFace) {
+    const auto data = hb::load_vps_data(files("cube", "seam-cube.obj"));
+    EXPECT_EQ(hb::mass_properties(*data).source, "mesh");
+    EXPECT_NEAR(hb::mass_properties(*data).volume, 1, 1e-9);
+    auto vps = hb::make_vps_shape(data);
+    btBoxShape box(btVector3(2, 2, btScalar(0.5)));  // top face at z = 0 below
+    World w;
+    btCollisionObject* b = w.add(&box, btTransform(btQuaternion::getIdentity(), btVector3(0.3, -0.2, -0.5)));
+    // The unit cube [0,1]^3 with its bottom 0.08 below the box's top.
+    btCollisionObject* c =
+        w.add(vps.get(), body_at(*data, btTransform(btQuaternion::getIdentity(), btVector3(-0.5, -0.5, -0.08))));
+    const btPersistentManifold* m = manifold_of(w, c, b);
+    ASSERT_NE(m, nullptr);
+    ASSERT_EQ(m->getNumContacts(), 4);
+    const Deepest d = deepest(*m, c);
+    EXPECT_NEAR(d.depth, 0.08, kVoxel);
+    EXPECT_NEAR(d.normal.z(), 1, 1e-6);
+    // The four points span the bottom face (area 1), within a voxel along each side.
+    btVector3 p[4];
+    for (int i = 0; i < 4; ++i) {
+        p[i] = m->getBody0() == c ? m->getContactPoint(i).m_positionWorldOnA : m->getContactPoint(i).m_positionWorldOnB;
+        // The deepest first, then points chosen for the area they span: any depth up to the deepest.
+        EXPECT_GT(-m->getContactPoint(i).getDistance(), 0);
+        EXPECT_LE(-m->getContactPoint(i).getDistance(), d.depth);
+    }
+    double hull = 0;  // the largest of the quadrilateral's triangle-pair areas
+    for (int skip = 0; skip < 4; ++skip) {
+        btVector3 q[3];
+        for (int i = 0, k = 0; i < 4; ++i)
+            if (i != skip) q[k++] = p[i];
+        hull = std::max(hull, double((q[1] - q[0]).cross(q[2] - q[0]).length()) / 2);
+    }
+    EXPECT_GT(hull, 0.5 * (1 - 2 * kVoxel) * (1 - 2 * kVoxel) - 1e-9);  // a triangle of the face's corners
+}
+
+TEST(BulletContact, CubeIntoSphereEqualsTheQuery) {
+    // Both VPS: the cube has fewer points, so it is the pointshell against the sphere's field.
+    const auto sphere = hb::load_vps_data(files("sphere", "sphere.obj"));
+    const auto cube = hb::load_vps_data(files("cube", "seam-cube.obj"));
+    ASSERT_LT(hb::point_count(*cube), hb::point_count(*sphere));
+    auto vs = hb::make_vps_shape(sphere), vc = hb::make_vps_shape(cube);
+    World w;
+    const btTransform sphere_pose(btQuaternion(btVector3(0, 1, 1).normalized(), btScalar(0.4)), btVector3(1, 2, 3));
+    // The cube's bottom face 0.9 above the sphere's centre, centred over it (sphere frame): the
+    // deepest point is the face's centre, 1 - 0.9 = 0.1 deep.
+    const btTransform cube_in_sphere(btQuaternion::getIdentity(), btVector3(-0.5, -0.5, 0.9));
+    btCollisionObject* s = w.add(vs.get(), body_at(*sphere, sphere_pose));
+    btCollisionObject* c = w.add(vc.get(), body_at(*cube, sphere_pose * cube_in_sphere));
+    const btPersistentManifold* m = manifold_of(w, c, s);
+    ASSERT_NE(m, nullptr);
+    const Deepest d = deepest(*m, c);
+    EXPECT_NEAR(d.depth, 0.1, kVoxel);
+    const btVector3 up = sphere_pose.getBasis() * btVector3(0, 0, 1);
+    EXPECT_GT(d.normal.dot(up), 0.95);  // the cube's inward normal there, up in the sphere's frame
+
+    // The same pose through the query of haptic-query: the same deepest contact.
+    hp::QuerySession session(data_dir() / "sphere.dist.vdb", data_dir() / "cube.hps");
+    const hp::QueryResult& r = session.query({{-0.5, -0.5, 0.9}, {1, 0, 0, 0}});
+    ASSERT_FALSE(r.contacts.empty());
+    EXPECT_NEAR(d.depth, r.max_penetration, 1e-5);
+}
+
+namespace {
+
+// Drops a body of 1 kg with `shape`, its mesh frame translated by `mesh_offset`, onto the plane
+// z = 0 at 200 Hz with g = 10: the lowest and final height of its centre of mass (the body's origin),
+// the highest after the first contact, and its final speed.
+struct Drop {
+    double lowest = 1e9, final_height = 0, final_speed = 0, final_vertical_speed = 0, highest_after_contact = -1e9;
+    double energy_before_contact = 0, max_energy_after_contact = 0;  // kinetic, J
+};
+Drop drop(btCollisionShape* shape, const hb::VpsData& data, const btVector3& mesh_offset, int steps) {
+    btDefaultCollisionConfiguration config;
+    btCollisionDispatcher dispatcher(&config);
+    hb::register_vps_algorithms(dispatcher);
+    btDbvtBroadphase broadphase;
+    btSequentialImpulseConstraintSolver solver;
+    btDiscreteDynamicsWorld world(&dispatcher, &broadphase, &solver, &config);
+    world.setGravity(btVector3(0, 0, -10));
+
+    btStaticPlaneShape ground_shape(btVector3(0, 0, 1), 0);
+    btRigidBody ground(0, nullptr, &ground_shape);
+    world.addRigidBody(&ground);
+
+    btVector3 inertia;
+    shape->calculateLocalInertia(1, inertia);
+    btRigidBody body(1, nullptr, shape, inertia);
+    body.setWorldTransform(body_at(data, btTransform(btQuaternion::getIdentity(), mesh_offset)));
+    body.setActivationState(DISABLE_DEACTIVATION);
+    world.addRigidBody(&body);
+
+    Drop d;
+    bool touched = false;
+    for (int i = 0; i < steps; ++i) {
+        world.stepSimulation(btScalar(1.0 / 200), 0);
+        const double z = body.getWorldTransform().getOrigin().z();
+        d.lowest = std::min(d.lowest, z);
+        const double energy = 0.5 * body.getLinearVelocity().length2() +
+                              0.5 * body.getAngularVelocity().dot(body.getInvInertiaTensorWorld().inverse() * body.getAngularVelocity());
+        touched = touched || (dispatcher.getNumManifolds() > 0 && dispatcher.getManifoldByIndexInternal(0)->getNumContacts() > 0);
+        if (touched) {
+            d.highest_after_contact = std::max(d.highest_after_contact, z);
+            d.max_energy_after_contact = std::max(d.max_energy_after_contact, energy);
+        } else {
+            d.energy_before_contact = energy;
+        }
+    }
+    d.final_height = body.getWorldTransform().getOrigin().z();
+    d.final_speed = body.getLinearVelocity().length();
+    d.final_vertical_speed = std::abs(body.getLinearVelocity().z());
+    world.removeRigidBody(&body);
+    world.removeRigidBody(&ground);
+    std::printf("lowest %.5f, final %.5f m, speed %.5f m/s (vertical %.5f), highest after contact %.5f m, "
+                "kinetic energy before contact %.4f J, largest after %.4f J\n",
+                d.lowest, d.final_height, d.final_speed, d.final_vertical_speed, d.highest_after_contact,
+                d.energy_before_contact, d.max_energy_after_contact);
+    return d;
+}
+
+}  // namespace
+
+TEST(BulletDynamics, SphereDroppedOnPlaneRestsAtItsRadius) {
+    const auto data = hb::load_vps_data(files("sphere", "sphere.obj"));
+    auto vps = hb::make_vps_shape(data);
+    // 1 m fall, 5 s: the icosphere rolls on its facets for a while after the impact before it stops.
+    const Drop d = drop(vps.get(), *data, btVector3(0, 0, 2), 1000);
+    EXPECT_NEAR(d.final_height, 1, kVoxel);
+    EXPECT_GT(d.lowest, 1 - kVoxel);               // never sinks a voxel deep
+    EXPECT_LT(d.highest_after_contact, 1 + kVoxel);  // restitution 0: no bounce, no explosion
+    EXPECT_LE(d.max_energy_after_contact, d.energy_before_contact);
+    EXPECT_LT(d.final_vertical_speed, 0.01);
+    // The icosphere may still roll slowly on its 1,280 facets (no rolling friction), never fast.
+    EXPECT_LT(d.final_speed, 0.1);
+}
+
+TEST(BulletDynamics, CubeDroppedOnPlaneRestsAtItsHalfHeight) {
+    const auto data = hb::load_vps_data(files("cube", "seam-cube.obj"));
+    auto vps = hb::make_vps_shape(data);
+    const Drop d = drop(vps.get(), *data, btVector3(-0.5, -0.5, 0.5), 600);  // centre at 1: 0.5 m fall
+    EXPECT_NEAR(d.final_height, 0.5, kVoxel);
+    EXPECT_GT(d.lowest, 0.5 - kVoxel);
+    EXPECT_LT(d.highest_after_contact, 0.5 + kVoxel);
+    EXPECT_LE(d.max_energy_after_contact, d.energy_before_contact);
+    EXPECT_LT(d.final_speed, 0.01);
+}
+
+namespace {
+
+// The manifolds between two objects with at least one point, after one collision pass.
+std::vector<const btPersistentManifold*> touching_manifolds(World& w, const btCollisionObject* a,
+                                                            const btCollisionObject* b) {
+    w.world.performDiscreteCollisionDetection();
+    std::vector<const btPersistentManifold*> out;
+    for (int i = 0; i < w.dispatcher.getNumManifolds(); ++i) {
+        const btPersistentManifold* m = w.dispatcher.getManifoldByIndexInternal(i);
+        const bool pair = (m->getBody0() == a && m->getBody1() == b) || (m->getBody0() == b && m->getBody1() == a);
+        if (pair && m->getNumContacts() > 0) out.push_back(m);
+    }
+    return out;
+}
+
+// A world whose dispatcher runs the algorithms with `options`.
+struct ModeWorld : World {
+    hb::VpsAlgorithms algorithms;
+    explicit ModeWorld(const hb::AlgorithmOptions& options) : algorithms(options) { algorithms.register_on(dispatcher); }
+};
+
+}  // namespace
+
+TEST(BulletModes, SegmentedGivesOneManifoldPerTouchingClusterOfTheLevel) {
+    const auto data = hb::load_vps_data(files("sphere", "sphere.obj"));
+    auto vps = hb::make_vps_shape(data);
+    btStaticPlaneShape plane(btVector3(0, 0, 1), 0);
+    const btTransform mesh_pose(btQuaternion(btVector3(1, 2, 3).normalized(), btScalar(0.7)), btVector3(0.1, 0.2, 0.85));
+    const hp::PointSphereTree& tree = data->moving.tree;
+    for (int level : {1, 3, tree.levels}) {
+        ModeWorld w({.traversal = hb::Traversal::segmented, .level = level});
+        btCollisionObject* s = w.add(vps.get(), body_at(*data, mesh_pose));
+        btCollisionObject* p = w.add(&plane, btTransform::getIdentity());
+        const auto manifolds = touching_manifolds(w, s, p);
+        // Independently: the clusters of the level with a point below the plane (points within 1e-5
+        // of it may go either way in single precision).
+        std::size_t surely = 0, maybe = 0;
+        double deepest_point = 0;
+        for (const hp::TreeCluster& c : tree.clusters) {
+            if (c.level != level) continue;
+            double deepest_here = -1e9;
+            std::vector<std::uint32_t> todo{static_cast<std::uint32_t>(&c - tree.clusters.data())};
+            while (!todo.empty()) {
+                const hp::TreeCluster& k = tree.clusters[todo.back()];
+                todo.pop_back();
+                if (!k.children.empty()) {
+                    todo.insert(todo.end(), k.children.begin(), k.children.end());
+                    continue;
+                }
+                for (std::uint32_t i : k.points) {
+                    const hp::Vec3d q = data->moving.points[i];
+                    const btVector3 world = mesh_pose * btVector3(btScalar(q.x), btScalar(q.y), btScalar(q.z));
+                    deepest_here = std::max(deepest_here, -double(world.z()));
+                }
+            }
+            surely += deepest_here > 1e-5;
+            maybe += deepest_here > -1e-5;
+            deepest_point = std::max(deepest_point, deepest_here);
+        }
+        std::printf("level %d: %zu manifolds, %zu to %zu clusters below the plane\n", level, manifolds.size(), surely, maybe);
+        EXPECT_GE(manifolds.size(), surely) << "level " << level;
+        EXPECT_LE(manifolds.size(), maybe) << "level " << level;
+        EXPECT_GT(surely, 0u);
+        double deepest = 0;
+        for (const btPersistentManifold* m : manifolds) {
+            EXPECT_EQ(m->getNumContacts(), 1);
+            deepest = std::max(deepest, -double(m->getContactPoint(0).getDistance()));
+        }
+        EXPECT_NEAR(deepest, deepest_point, 1e-5) << "level " << level;
+        if (level == 1) {
+            EXPECT_EQ(manifolds.size(), 1u);  // the root: the whole object
+        }
+    }
+}
+
+TEST(BulletModes, SegmentedVpsPairEqualsTheSegmentedQuery) {
+    const auto sphere = hb::load_vps_data(files("sphere", "sphere.obj"));
+    const auto cube = hb::load_vps_data(files("cube", "seam-cube.obj"));
+    auto vs = hb::make_vps_shape(sphere), vc = hb::make_vps_shape(cube);
+    const int level = 4;
+    ModeWorld w({.traversal = hb::Traversal::segmented, .level = level});
+    const btTransform cube_in_sphere(btQuaternion(btVector3(1, 0, 0), btScalar(0.2)), btVector3(-0.5, -0.5, 0.85));
+    btCollisionObject* s = w.add(vs.get(), body_at(*sphere, btTransform::getIdentity()));
+    btCollisionObject* c = w.add(vc.get(), body_at(*cube, cube_in_sphere));
+    const auto manifolds = touching_manifolds(w, c, s);
+
+    hp::QuerySession session(data_dir() / "sphere.dist.vdb", data_dir() / "cube.hps",
+                             {.mode = hp::QueryMode::segmented, .level = level});
+    const btQuaternion q = cube_in_sphere.getRotation();
+    const btVector3 t = cube_in_sphere.getOrigin();
+    const hp::QueryResult& r = session.query({{t.x(), t.y(), t.z()}, {q.w(), q.x(), q.y(), q.z()}});
+    ASSERT_GT(r.contacts.size(), 1u);
+    std::printf("level %d: %zu manifolds, the query %zu segment contacts\n", level, manifolds.size(), r.contacts.size());
+    EXPECT_EQ(manifolds.size(), r.contacts.size());
+    double deepest = 0;
+    for (const btPersistentManifold* m : manifolds) deepest = std::max(deepest, -double(m->getContactPoint(0).getDistance()));
+    EXPECT_NEAR(deepest, r.max_penetration, 1e-5);
+}
+
+TEST(BulletModes, TimeCriticalStopsAtItsBudgetOfSphereTests) {
+    const auto data = hb::load_vps_data(files("cube", "seam-cube.obj"));
+    auto vps = hb::make_vps_shape(data);
+    btBoxShape box(btVector3(2, 2, btScalar(0.5)));
+    const btTransform on_box(btQuaternion::getIdentity(), btVector3(-0.5, -0.5, -0.08));
+    const btTransform box_pose(btQuaternion::getIdentity(), btVector3(0.3, -0.2, -0.5));
+    // One sphere test: the root collides, its children are queued, nothing is checked: no contact.
+    {
+        ModeWorld w({.traversal = hb::Traversal::time_critical, .budget_us = 1e6, .budget_tests = 1});
+        btCollisionObject* b = w.add(&box, box_pose);
+        btCollisionObject* c = w.add(vps.get(), body_at(*data, on_box));
+        EXPECT_TRUE(touching_manifolds(w, c, b).empty());
+    }
+    // A budget the traversal never reaches: the full traversal's manifold.
+    double full_depth = 0, tc_depth = 0;
+    {
+        World w;
+        btCollisionObject* b = w.add(&box, box_pose);
+        btCollisionObject* c = w.add(vps.get(), body_at(*data, on_box));
+        full_depth = deepest(*manifold_of(w, c, b), c).depth;
+    }
+    {
+        ModeWorld w({.traversal = hb::Traversal::time_critical, .budget_us = 1e6, .budget_tests = 1000000});
+        btCollisionObject* b = w.add(&box, box_pose);
+        btCollisionObject* c = w.add(vps.get(), body_at(*data, on_box));
+        const auto m = touching_manifolds(w, c, b);
+        ASSERT_EQ(m.size(), 1u);
+        EXPECT_EQ(m[0]->getNumContacts(), 4);
+        tc_depth = deepest(*m[0], c).depth;
+    }
+    EXPECT_EQ(tc_depth, full_depth);
+    EXPECT_NEAR(full_depth, 0.08, kVoxel);
+}
+
+TEST(BulletModes, BadOptionsAreUsageErrors) {
+    EXPECT_THROW(hb::VpsAlgorithms({.traversal = hb::Traversal::segmented, .level = 0}), hp::Error);
+    EXPECT_THROW(hb::VpsAlgorithms({.traversal = hb::Traversal::time_critical, .budget_us = 0}), hp::Error);
+    try {
+        hb::VpsAlgorithms a({.traversal = hb::Traversal::segmented, .level = 0});
+    } catch (const hp::Error& e) {
+        EXPECT_EQ(e.code(), hp::ExitCode::usage);
+    }
+}
+
+TEST(BulletDynamics, SphereDroppedOnAStaticVpsCubeRestsOnItsTop) {
+    // Both VPS: the cube (fewer points) is the pointshell against the falling sphere's field.
+    const auto sphere = hb::load_vps_data(files("sphere", "sphere.obj"));
+    const auto cube = hb::load_vps_data(files("cube", "seam-cube.obj"));
+    auto vs = hb::make_vps_shape(sphere), vc = hb::make_vps_shape(cube);
+    btDefaultCollisionConfiguration config;
+    btCollisionDispatcher dispatcher(&config);
+    hb::register_vps_algorithms(dispatcher);
+    btDbvtBroadphase broadphase;
+    btSequentialImpulseConstraintSolver solver;
+    btDiscreteDynamicsWorld world(&dispatcher, &broadphase, &solver, &config);
+    world.setGravity(btVector3(0, 0, -10));
+    // The cube [-0.5, 0.5]^2 x [0, 1], static; the sphere's centre 1 m above its top.
+    btRigidBody ground(0, nullptr, vc.get());
+    ground.setWorldTransform(body_at(*cube, btTransform(btQuaternion::getIdentity(), btVector3(-0.5, -0.5, 0))));
+    world.addRigidBody(&ground);
+    btVector3 inertia;
+    vs->calculateLocalInertia(1, inertia);
+    btRigidBody ball(1, nullptr, vs.get(), inertia);
+    ball.setWorldTransform(body_at(*sphere, btTransform(btQuaternion::getIdentity(), btVector3(0, 0, 3))));
+    ball.setActivationState(DISABLE_DEACTIVATION);
+    world.addRigidBody(&ball);
+    double lowest = 1e9;
+    for (int i = 0; i < 600; ++i) {
+        world.stepSimulation(btScalar(1.0 / 200), 0);
+        lowest = std::min(lowest, double(ball.getWorldTransform().getOrigin().z()));
+    }
+    const btVector3 at = ball.getWorldTransform().getOrigin();
+    std::printf("sphere on the VPS cube: lowest %.5f, final (%.5f, %.5f, %.5f), speed %.5f\n", lowest, at.x(), at.y(),
+                at.z(), ball.getLinearVelocity().length());
+    world.removeRigidBody(&ball);
+    world.removeRigidBody(&ground);
+    EXPECT_NEAR(at.z(), 2, kVoxel);   // the top at 1, the radius 1
+    EXPECT_GT(lowest, 2 - kVoxel);
+    EXPECT_LT(std::abs(ball.getLinearVelocity().z()), 0.01);
+}
