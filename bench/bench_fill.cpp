@@ -7,6 +7,7 @@
 // Prints one JSON line per fill for bench/run.sh.
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <iostream>
 #include <numbers>
@@ -18,27 +19,28 @@
 
 #include "bench_common.hpp"
 #include "common/tool.hpp"
+#include "geometry/winding.hpp"
 #include "voxel/voxelize.hpp"
 
 namespace {
 
-// Signed solid angle of triangle abc at p (Van Oosterom & Strackee), in long double.
-long double solid(const hp::Vec3d& p, const hp::Vec3d& a, const hp::Vec3d& b, const hp::Vec3d& c) {
-    const long double ax = a.x - p.x, ay = a.y - p.y, az = a.z - p.z;
-    const long double bx = b.x - p.x, by = b.y - p.y, bz = b.z - p.z;
-    const long double cx = c.x - p.x, cy = c.y - p.y, cz = c.z - p.z;
-    const long double la = std::sqrt(ax * ax + ay * ay + az * az), lb = std::sqrt(bx * bx + by * by + bz * bz),
+// Signed solid angle of triangle abc at p (Van Oosterom & Strackee).
+double solid(const hp::Vec3d& p, const hp::Vec3d& a, const hp::Vec3d& b, const hp::Vec3d& c) {
+    const double ax = a.x - p.x, ay = a.y - p.y, az = a.z - p.z;
+    const double bx = b.x - p.x, by = b.y - p.y, bz = b.z - p.z;
+    const double cx = c.x - p.x, cy = c.y - p.y, cz = c.z - p.z;
+    const double la = std::sqrt(ax * ax + ay * ay + az * az), lb = std::sqrt(bx * bx + by * by + bz * bz),
                       lc = std::sqrt(cx * cx + cy * cy + cz * cz);
-    const long double det = ax * (by * cz - bz * cy) - ay * (bx * cz - bz * cx) + az * (bx * cy - by * cx);
-    const long double den = la * lb * lc + (ax * bx + ay * by + az * bz) * lc + (bx * cx + by * cy + bz * cz) * la +
+    const double det = ax * (by * cz - bz * cy) - ay * (bx * cz - bz * cx) + az * (bx * cy - by * cx);
+    const double den = la * lb * lc + (ax * bx + ay * by + az * bz) * lc + (bx * cx + by * cy + bz * cz) * la +
                             (cx * ax + cy * ay + cz * az) * lb;
     return 2 * std::atan2(det, den);
 }
 
 double exact_winding(const hp::TriMesh& m, const hp::Vec3d& p) {
-    long double s = 0;
+    double s = 0;
     for (const auto& t : m.triangles) s += solid(p, m.vertices[t[0]], m.vertices[t[1]], m.vertices[t[2]]);
-    return static_cast<double>(s / (4 * std::numbers::pi_v<long double>));
+    return static_cast<double>(s / (4 * std::numbers::pi));
 }
 
 }  // namespace
@@ -50,11 +52,13 @@ int main(int argc, char** argv) {
     std::string file;
     double s = 0;
     int resolution = 64, samples = 0, runs = 1;
+    bool list = false;
     tool.cli.add_option("MESH", file)->required();
     tool.cli.add_option("--voxel-size", s, "voxel size (default: from --resolution)");
     tool.cli.add_option("--resolution", resolution, "voxels along the longest side");
     tool.cli.add_option("--samples", samples, "uniformly drawn voxels to check (0: every voxel)");
     tool.cli.add_option("--runs", runs, "fill timings: median of this many runs");
+    tool.cli.add_flag("--list", list, "print every disagreeing voxel (stderr)");
     return tool.run(argc, argv, [&] {
         hp::LoadedMesh m = hp::load_mesh(file);
         const hp::Aabb box = m.diagnostics.bbox;
@@ -78,6 +82,7 @@ int main(int argc, char** argv) {
                 wn[n] = exact_winding(m.mesh, g.center(cells[n][0], cells[n][1], cells[n][2]));
         });
 
+        const hp::WindingTree tree(m.mesh);
         for (hp::FillMethod fill : {hp::FillMethod::automatic, hp::FillMethod::vote}) {
             std::vector<double> times;
             hp::LayerMap map;
@@ -94,6 +99,10 @@ int main(int argc, char** argv) {
                 if (std::abs(a - 0.5) <= 0.1) continue;
                 ++decisive;
                 if ((layer > 0) == (a > 0.5)) ++agree;
+                else if (list)
+                    std::fprintf(stderr, "%s: voxel %d %d %d layer %d, exact w %.4f, fast w %.4f\n", hp::fill_name(map.fill_used),
+                                 cells[n][0], cells[n][1], cells[n][2], layer, wn[n],
+                                 tree(g.center(cells[n][0], cells[n][1], cells[n][2])));
             }
             const double pct = decisive ? 100.0 * static_cast<double>(agree) / static_cast<double>(decisive) : 100.0;
             char notes[320];

@@ -84,6 +84,7 @@ namespace {
 constexpr int kLatticeStride = 8;        // voxels between lattice points along each axis
 constexpr double kInterpError = 0.03;    // a cell is smooth when f's estimated interpolation error is below this
 constexpr double kInterpMargin = 0.2;    // an interpolated w this far from 1/2 decides without evaluation
+constexpr double kAxesAgree = 0.1;       // interpolations along two or three axes agree within this
 constexpr double kDecisive = 0.1;        // |w - 1/2| > this: the winding number decides
 constexpr double kFastError = 0.04;      // worst measured |fast - exact| at beta 3 (geometry/winding.hpp)
 
@@ -161,8 +162,10 @@ HybridCounts fill_hybrid(const TriMesh& mesh, Work& w, const Progress& progress)
     // Where f_a is smooth, trilinear interpolation errs by about H^2 / 8 times its second
     // derivative along an axis (H the cell's width), estimated at every lattice point by divided
     // differences with its lattice neighbours. A jump of f_a (the a-sheet of a hole's rim) or a
-    // rim itself shows up there as a large second difference on both sides. Each cell takes the
-    // first axis whose f is smooth at its corners (3: none).
+    // rim itself shows up there as a large second difference on both sides. A feature of the
+    // surface thinner than a cell can hide a jump from the corners, so a voxel's interpolated w
+    // is only used where at least two axes are smooth in its cell and agree (bit a of the mask:
+    // axis a is smooth).
     std::vector<double> curv[3];
     for (int fa = 0; fa < 3; ++fa) {
         curv[fa].assign(points.size(), 0.0);
@@ -184,7 +187,7 @@ HybridCounts fill_hybrid(const TriMesh& mesh, Work& w, const Progress& progress)
                 }
     }
     const std::size_t cx = lx - 1, cy = ly - 1, cz = lz - 1;
-    std::vector<std::uint8_t> smooth_axis(cx * cy * cz, 3);
+    std::vector<std::uint8_t> smooth_axes(cx * cy * cz, 0);
     for (std::size_t c = 0; c < cz; ++c)
         for (std::size_t b = 0; b < cy; ++b)
             for (std::size_t a = 0; a < cx; ++a) {
@@ -193,16 +196,14 @@ HybridCounts fill_hybrid(const TriMesh& mesh, Work& w, const Progress& progress)
                     double k2 = 0;
                     for (int corner = 0; corner < 8; ++corner)
                         k2 = std::max(k2, curv[fa][((c + (corner >> 2 & 1)) * ly + b + (corner >> 1 & 1)) * lx + a + (corner & 1)]);
-                    if (k2 * width * width / 8 <= kInterpError) {
-                        smooth_axis[(c * cy + b) * cx + a] = fa;
-                        break;
-                    }
+                    if (k2 * width * width / 8 <= kInterpError) smooth_axes[(c * cy + b) * cx + a] |= static_cast<std::uint8_t>(1u << fa);
                 }
             }
     for (auto& cv : curv) std::vector<double>().swap(cv);
 
     // Per voxel: the vote (unanimous when all three rows are even and agree) and w (interpolated
-    // in smooth cells when clearly on one side of 1/2, else the fast tree at the centre).
+    // along every smooth axis of its cell; used when two or three agree within kAxesAgree and lie
+    // clearly on one side of 1/2, else the fast tree at the centre).
     std::vector<HybridCounts> per_slice(w.nz);
     const std::size_t block = std::max<std::size_t>(1, w.nz / 16);
     for (std::size_t k0 = 0; k0 < w.nz; k0 += block) {
@@ -224,22 +225,29 @@ HybridCounts fill_hybrid(const TriMesh& mesh, Work& w, const Progress& progress)
                         const bool unanimous = even[0] && even[1] && even[2] && (count[0] & 1) == (count[1] & 1) &&
                                                (count[1] & 1) == (count[2] & 1);
                         const std::size_t a = ax.cell[i];
-                        const std::uint8_t fa = smooth_axis[(c * cy + b) * cx + a];
+                        const std::uint8_t mask = smooth_axes[(c * cy + b) * cx + a];
                         double wv = 0;
                         bool have = false;
-                        if (fa < 3) {
-                            const std::vector<double>& fv = f[fa];
+                        if (mask == 3 || mask == 5 || mask == 6 || mask == 7) {
                             const double tx = ax.t[i];
-                            auto at = [&](std::size_t da, std::size_t db, std::size_t dc) {
-                                return fv[((c + dc) * ly + b + db) * lx + a + da];
-                            };
-                            const double f00 = at(0, 0, 0) + tx * (at(1, 0, 0) - at(0, 0, 0));
-                            const double f10 = at(0, 1, 0) + tx * (at(1, 1, 0) - at(0, 1, 0));
-                            const double f01 = at(0, 0, 1) + tx * (at(1, 0, 1) - at(0, 0, 1));
-                            const double f11 = at(0, 1, 1) + tx * (at(1, 1, 1) - at(0, 1, 1));
-                            const double f0 = f00 + ty * (f10 - f00), f1 = f01 + ty * (f11 - f01);
-                            wv = signed_c[fa] + f0 + tz * (f1 - f0);
-                            have = std::abs(std::abs(wv) - 0.5) > kInterpMargin;
+                            double lo = 1e300, hi = -1e300;
+                            for (int fa = 0; fa < 3; ++fa) {
+                                if (!(mask >> fa & 1)) continue;
+                                const std::vector<double>& fv = f[fa];
+                                auto at = [&](std::size_t da, std::size_t db, std::size_t dc) {
+                                    return fv[((c + dc) * ly + b + db) * lx + a + da];
+                                };
+                                const double f00 = at(0, 0, 0) + tx * (at(1, 0, 0) - at(0, 0, 0));
+                                const double f10 = at(0, 1, 0) + tx * (at(1, 1, 0) - at(0, 1, 0));
+                                const double f01 = at(0, 0, 1) + tx * (at(1, 0, 1) - at(0, 0, 1));
+                                const double f11 = at(0, 1, 1) + tx * (at(1, 1, 1) - at(0, 1, 1));
+                                const double f0 = f00 + ty * (f10 - f00), f1 = f01 + ty * (f11 - f01);
+                                const double est = signed_c[fa] + f0 + tz * (f1 - f0);
+                                lo = std::min(lo, est), hi = std::max(hi, est);
+                            }
+                            wv = 0.5 * (lo + hi);
+                            have = hi - lo <= kAxesAgree && std::abs(std::abs(lo) - 0.5) > kInterpMargin &&
+                                   std::abs(std::abs(hi) - 0.5) > kInterpMargin && (std::abs(lo) > 0.5) == (std::abs(hi) > 0.5);
                         }
                         if (!have) {
                             wv = tree(g.center(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k)));
