@@ -3,8 +3,11 @@
 //   scanline  parity of the x row (crossings.cpp); vote  parities along x, y and z, majority,
 //   then undecided cells from their face neighbours, then the winding number; winding  the
 //   generalized winding number at every centre (|w| > 0.5 inside); flood  not 26-connected to
-//   the border through non-surface voxels = inside.
-// Cost: scanline/vote O(voxels + crossings); winding O(voxels log triangles); flood O(voxels).
+//   the border through non-surface voxels = inside; hybrid  the winding number where it is
+//   decisive or the vote is not unanimous, the unanimous vote elsewhere, with w interpolated from
+//   a lattice where it is smooth (docs/voxelize.md, "Hybrid").
+// Cost: scanline/vote O(voxels + crossings); winding O(voxels log triangles); flood O(voxels);
+// hybrid O(voxels + crossings) plus the fast winding number at the lattice and near the rims.
 // Threads: TBB over slices or cells (flood is sequential); progress from the calling thread only.
 #include <algorithm>
 #include <cmath>
