@@ -11,11 +11,12 @@ int main(int argc, char** argv) {
     hp::app::Tool tool(
         "haptic-voxelize", "Build a layered voxelmap (surface = 0, inside +n, outside -n) from a triangle mesh.",
         "Fill methods (--fill):\n"
-        "  auto      scanline for watertight meshes, vote otherwise (default)\n"
+        "  auto      scanline for watertight meshes, hybrid otherwise (default)\n"
         "  scanline  exact crossing parity along x rows (closed meshes, any orientation, many parts)\n"
         "  vote      parity along x, y and z; rows through holes (odd counts) abstain; majority wins;\n"
         "            ties join their neighbours' majority, the rest the generalized winding number\n"
-        "            (open meshes such as scans)\n"
+        "  hybrid    the generalized winding number wherever it is decisive (|w - 1/2| > 0.1) or the\n"
+        "            vote is not unanimous, the unanimous vote elsewhere (open meshes: scans, shells)\n"
         "  winding   generalized winding number at every voxel (tree evaluated; slow on big grids)\n"
         "  flood     outside = reachable from the border (closed meshes; leaks through holes)\n"
         "Layers count breadth-first steps from the surface through voxels of the same side; a pocket of\n"

@@ -15,6 +15,20 @@ if [ -f "$meshes/stanford-bunny.obj" ]; then
     row "$("$bin/bench_voxelize" "$meshes/stanford-bunny.obj" --voxel-size 0.0005 --runs 1 --samples 5000 --uniform)"
 fi
 
+# Open-mesh agreement table: the default fill (auto: hybrid on open meshes) and the vote fill
+# against the exact generalized winding number (summed over all triangles by bench_fill itself) on
+# every voxel where it is decisive (||w| - 1/2| > 0.1): every voxel of the open sample meshes at 64
+# voxels along the longest side, 20,000 uniformly drawn voxels of the bunny at 0.0005.
+for f in half-pipe open-tube cup corrugated-sheet open-box; do
+    [ -f "sample_meshes/$f.obj" ] || continue
+    echo "bench: fill agreement $f" >&2
+    "$bin/bench_fill" "sample_meshes/$f.obj" --resolution 64 >>"$results"
+done
+if [ -f "$meshes/stanford-bunny.obj" ]; then
+    echo "bench: fill agreement bunny" >&2
+    "$bin/bench_fill" "$meshes/stanford-bunny.obj" --voxel-size 0.0005 --samples 20000 --runs "$runs" >>"$results"
+fi
+
 # Scaling of haptic-voxelize (whole tool: import, voxelize, write) on the bunny, one run each,
 # time and peak RSS from the tool's own --json. BENCH_SCALE_MIN sets the finest voxel size.
 for s in 0.001 0.0005 0.00025 0.000125; do

@@ -243,6 +243,50 @@ def lastbit_cylinder_stl(path):
     write_stl_binary(path, corners, "cylinder r=10 h=25 mm, cap vertices differ in the last bit")
 
 
+def param_surface(point, nu, nv, wrap_u=False):
+    """Triangles over a grid of nu x nv quads of point(u, v), u and v in [0, 1], wound so that the
+    normal is d/du x d/dv. wrap_u joins u = 1 to u = 0 (a closed loop around)."""
+    cols = nu if wrap_u else nu + 1
+    verts = [point(i / nu, j / nv) for j in range(nv + 1) for i in range(cols)]
+    tris = []
+    for j in range(nv):
+        for i in range(nu):
+            i1 = (i + 1) % cols
+            a, b, c, d = j * cols + i, j * cols + i1, (j + 1) * cols + i1, (j + 1) * cols + i
+            tris += [(a, b, c), (a, c, d)]
+    return verts, tris
+
+
+def half_pipe(radius, length, nu, nv):
+    """A half cylinder (an arch over the x axis), open at the bottom and at both ends; normals
+    point away from the axis."""
+    return param_surface(lambda u, v: (length * v, radius * math.cos(math.pi * u), radius * math.sin(math.pi * u)),
+                         nu, nv)
+
+
+def open_tube(radius, length, nu, nv):
+    """The side of a cylinder along x, open at both ends; normals point away from the axis."""
+    return param_surface(lambda u, v: (length * v, radius * math.cos(2 * math.pi * u),
+                                       radius * math.sin(2 * math.pi * u)), nu, nv, wrap_u=True)
+
+
+def cup(radius, height, segments, rings):
+    """A cylinder standing on z = 0 with its bottom and without a top; normals point outward."""
+    verts, tris = param_surface(lambda u, v: (radius * math.cos(2 * math.pi * u), radius * math.sin(2 * math.pi * u),
+                                              height * v), segments, rings, wrap_u=True)
+    centre = len(verts)
+    verts.append((0.0, 0.0, 0.0))
+    for i in range(segments):
+        tris.append((centre, (i + 1) % segments, i))  # bottom, facing down
+    return verts, tris
+
+
+def corrugated_sheet(size, amplitude, waves, n):
+    """A single square sheet z = amplitude sin(2 pi waves x / size) over [0, size]^2 (a
+    corrugated roof); normals point up where it is flat."""
+    return param_surface(lambda u, v: (size * u, size * v, amplitude * math.sin(2 * math.pi * waves * u)), n, n)
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "sample_meshes"
     os.makedirs(out, exist_ok=True)
@@ -279,6 +323,16 @@ def main():
     write_obj(os.path.join(out, "open-box.obj"), v, t[:2] + t[4:], "unit cube without its top face (open)")
     write_obj(os.path.join(out, "inverted-box.obj"), v, [(a, c, b) for a, b, c in t],
               "unit cube wound inward (normals point in)")
+
+    # Open shells: no inside in the closed-mesh sense; the fill follows the winding number.
+    v, t = half_pipe(1.0, 3.0, 24, 12)
+    write_obj(os.path.join(out, "half-pipe.obj"), v, t, "half cylinder r 1, length 3: an arch open at the bottom and both ends")
+    v, t = open_tube(1.0, 0.8, 32, 4)
+    write_obj(os.path.join(out, "open-tube.obj"), v, t, "cylinder side r 1, length 0.8, open at both ends")
+    v, t = cup(1.0, 0.8, 32, 4)
+    write_obj(os.path.join(out, "cup.obj"), v, t, "cylinder r 1, height 0.8 with a bottom and no top")
+    v, t = corrugated_sheet(2.0, 0.6, 2, 24)
+    write_obj(os.path.join(out, "corrugated-sheet.obj"), v, t, "single sheet z = 0.6 sin(2 pi x) over [0, 2]^2")
 
 
 if __name__ == "__main__":

@@ -104,6 +104,7 @@ struct VoxelizeSummary {
     std::size_t voxels = 0;
     std::string fill;  // the method used
     std::size_t undecided = 0, flipped = 0, by_winding = 0;
+    std::size_t by_vote = 0, winding_evaluated = 0;  // hybrid fill: voxels the vote decided, winding numbers evaluated
     std::size_t inside = 0, surface = 0, outside = 0;
     int min_layer = 0, max_layer = 0, layer_sweeps = 0;
     double seconds_surface = 0, seconds_fill = 0, seconds_layers = 0, seconds_write = 0, seconds_total = 0;

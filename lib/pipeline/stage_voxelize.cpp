@@ -55,7 +55,7 @@ StageSpec voxelize_stage() {
         .in(1, kMaxGridDim)
         .excluding({"voxel_size"});
     d(&VoxelizeParams::pad, "pad", "voxels of padding on every side").in(0, 1000);
-    d(&VoxelizeParams::fill, "fill", "inside/outside method").one_of({"auto", "scanline", "vote", "winding", "flood"});
+    d(&VoxelizeParams::fill, "fill", "inside/outside method").one_of({"auto", "scanline", "vote", "winding", "flood", "hybrid"});
     d(&VoxelizeParams::max_layers, "max_layers", "clamp layer values to +-L (0 = unlimited)").in(0, 32767);
     d(&VoxelizeParams::connectivity, "connectivity", "layer steps through 26 or 6 neighbours").one_of({26, 6});
     declare_mesh_options(d, "");
@@ -64,7 +64,7 @@ StageSpec voxelize_stage() {
 }
 
 nlohmann::json to_json(const VoxelizeSummary& s) {
-    return {{"grid", {{"dims", s.grid.dims}, {"voxel_size", s.grid.voxel_size}, {"origin", s.origin}, {"voxels", s.voxels}}},
+    nlohmann::json j = {{"grid", {{"dims", s.grid.dims}, {"voxel_size", s.grid.voxel_size}, {"origin", s.origin}, {"voxels", s.voxels}}},
             {"fill", s.fill},
             {"undecided_voxels", s.undecided},
             {"flipped_voxels", s.flipped},
@@ -74,6 +74,9 @@ nlohmann::json to_json(const VoxelizeSummary& s) {
             {"seconds", {{"surface", s.seconds_surface}, {"fill", s.seconds_fill}, {"layers", s.seconds_layers},
                          {"write", s.seconds_write}, {"total", s.seconds_total}}},
             {"warnings", s.warnings}};
+    if (s.fill == "hybrid")
+        j["fill_rules"] = {{"winding", s.by_winding}, {"vote", s.by_vote}, {"winding_evaluated", s.winding_evaluated}};
+    return j;
 }
 
 nlohmann::json to_json(const VoxelizeSummary& s, const ToolFacts& f) {
@@ -97,6 +100,9 @@ std::string format_text(const VoxelizeSummary& s, const ToolFacts& f) {
         out += strf(" (%s voxels without a majority: %s by their neighbours, %s by the winding number)",
                     with_commas(s.undecided).c_str(), with_commas(s.undecided - s.by_winding).c_str(),
                     with_commas(s.by_winding).c_str());
+    if (s.fill == "hybrid")
+        out += strf(" (%s voxels by the winding number, %s by the unanimous vote; %s winding numbers evaluated)",
+                    with_commas(s.by_winding).c_str(), with_commas(s.by_vote).c_str(), with_commas(s.winding_evaluated).c_str());
     if (s.flipped)
         out += strf("; %s voxels in pockets cut off from the surface joined the side around them", with_commas(s.flipped).c_str());
     out += "\n";
@@ -125,7 +131,8 @@ VoxelizeSummary run_voxelize(const StageContext& ctx, const VoxelizeParams& p) {
                                                           {"scanline", FillMethod::scanline},
                                                           {"vote", FillMethod::vote},
                                                           {"winding", FillMethod::winding},
-                                                          {"flood", FillMethod::flood}};
+                                                          {"flood", FillMethod::flood},
+                                                          {"hybrid", FillMethod::hybrid}};
     for (const auto& [name, method] : methods)
         if (fill == name) vopt.fill = method;
 
@@ -134,7 +141,7 @@ VoxelizeSummary run_voxelize(const StageContext& ctx, const VoxelizeParams& p) {
     if (!m.diagnostics.watertight)
         warnings.push_back(ctx.mesh.string() + ": the mesh is not watertight (" +
                            std::to_string(m.diagnostics.boundary_edges) + " boundary edges); inside/outside by " + ctx.option_name("fill") + " " +
-                           (fill == "auto" ? std::string("vote") : fill));
+                           (fill == "auto" ? std::string("hybrid") : fill));
     const double s = choose_voxel_size(m.diagnostics.bbox, voxel_size, resolution, pad);
     GridSpec grid = grid_around(m.diagnostics.bbox, s, pad);
     LayerMap map = voxelize(m.mesh, grid, vopt, ctx.progress);
@@ -171,6 +178,7 @@ VoxelizeSummary run_voxelize(const StageContext& ctx, const VoxelizeParams& p) {
     r.voxels = grid.count();
     r.fill = fill_name(map.fill_used);
     r.undecided = map.undecided, r.flipped = map.flipped, r.by_winding = map.by_winding;
+    r.by_vote = map.by_vote, r.winding_evaluated = map.winding_evaluated;
     r.inside = map.inside, r.surface = map.surface, r.outside = map.outside;
     r.min_layer = map.min_layer, r.max_layer = map.max_layer, r.layer_sweeps = map.layer_sweeps;
     r.seconds_surface = map.seconds_surface, r.seconds_fill = map.seconds_fill, r.seconds_layers = map.seconds_layers;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -86,9 +87,11 @@ RowBins bin_rows(const TriMesh& mesh, const GridSpec& g, int axis) {
     return b;
 }
 
-// Sorted positions (along the row axis, world units) where row (ju, jv) crosses the mesh.
+// Sorted positions (along the row axis, world units) where row (ju, jv) crosses the mesh, with the
+// sign of each crossing: +1 where the triangle's normal points along the row (leaving an outward
+// wound solid), -1 against it.
 void row_crossings(const TriMesh& mesh, const GridSpec& g, const RowBins& b, std::size_t ju, std::size_t jv,
-                   std::vector<double>& xs) {
+                   std::vector<std::pair<double, int>>& xs) {
     xs.clear();
     const double s = g.voxel_size;
     const std::int64_t pu = static_cast<std::int64_t>(2 * ju + 1) * kHalf, pv = static_cast<std::int64_t>(2 * jv + 1) * kHalf;
@@ -113,17 +116,19 @@ void row_crossings(const TriMesh& mesh, const GridSpec& g, const RowBins& b, std
         } else {
             x = (a[b.axis] + mesh.vertices[tri[1]][b.axis] + mesh.vertices[tri[2]][b.axis]) / 3;
         }
-        xs.push_back(x);
+        // All three orientations equal o0: the projected triangle winds counter-clockwise in
+        // (u, v) exactly when its normal has a positive component along the row.
+        xs.emplace_back(x, o0);
     }
     std::sort(xs.begin(), xs.end());
 }
 
 }  // namespace
 
-CrossingTable crossing_table(const TriMesh& mesh, const GridSpec& g, int axis) {
+CrossingTable crossing_table(const TriMesh& mesh, const GridSpec& g, int axis, bool with_winding) {
     RowBins b = bin_rows(mesh, g, axis);
     const std::size_t rows = b.nu * b.nv;
-    std::vector<std::vector<double>> per_row(rows);
+    std::vector<std::vector<std::pair<double, int>>> per_row(rows);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, rows, 256), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t row = r.begin(); row != r.end(); ++row)
             if (b.offsets[row] != b.offsets[row + 1]) row_crossings(mesh, g, b, row % b.nu, row / b.nu, per_row[row]);
@@ -134,7 +139,14 @@ CrossingTable crossing_table(const TriMesh& mesh, const GridSpec& g, int axis) {
     t.offsets.assign(rows + 1, 0);
     for (std::size_t row = 0; row < rows; ++row) t.offsets[row + 1] = t.offsets[row] + per_row[row].size();
     t.xs.reserve(t.offsets.back());
-    for (const auto& v : per_row) t.xs.insert(t.xs.end(), v.begin(), v.end());
+    if (with_winding) t.winding_after.reserve(t.offsets.back());
+    for (const auto& v : per_row) {
+        int c = 0;
+        for (const auto& [x, sign] : v) {
+            t.xs.push_back(x);
+            if (with_winding) t.winding_after.push_back(c -= sign);
+        }
+    }
     return t;
 }
 

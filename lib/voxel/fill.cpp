@@ -3,10 +3,14 @@
 //   scanline  parity of the x row (crossings.cpp); vote  parities along x, y and z, majority,
 //   then undecided cells from their face neighbours, then the winding number; winding  the
 //   generalized winding number at every centre (|w| > 0.5 inside); flood  not 26-connected to
-//   the border through non-surface voxels = inside.
-// Cost: scanline/vote O(voxels + crossings); winding O(voxels log triangles); flood O(voxels).
+//   the border through non-surface voxels = inside; hybrid  the winding number where it is
+//   decisive or the vote is not unanimous, the unanimous vote elsewhere, with w interpolated from
+//   a lattice where it is smooth (docs/voxelize.md, "Hybrid").
+// Cost: scanline/vote O(voxels + crossings); winding O(voxels log triangles); flood O(voxels);
+// hybrid O(voxels + crossings) plus the fast winding number at the lattice and near the rims.
 // Threads: TBB over slices or cells (flood is sequential); progress from the calling thread only.
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <utility>
 
@@ -75,6 +79,207 @@ std::size_t fill_vote(const TriMesh& mesh, Work& w, const Progress& progress, st
     }
     progress.report("fill", 1.0);
     return undecided.size();
+}
+
+namespace {
+
+// Hybrid fill constants (docs/voxelize.md, "Hybrid").
+constexpr int kLatticeStride = 8;        // voxels between lattice points along each axis
+constexpr double kInterpError = 0.03;    // a cell is smooth when f's estimated interpolation error is below this
+constexpr double kInterpMargin = 0.2;    // an interpolated w this far from 1/2 decides without evaluation
+constexpr double kAxesAgree = 0.1;       // interpolations along two or three axes agree within this
+constexpr double kDecisive = 0.1;        // |w - 1/2| > this: the winding number decides
+constexpr double kFastError = 0.04;      // worst measured |fast - exact| at beta 3 (geometry/winding.hpp)
+
+// Lattice positions along one axis of n voxels: 0, stride, 2 stride, ... and n - 1; per voxel its
+// cell (between positions c and c + 1) and its weight within the cell.
+struct Axis {
+    std::vector<int> pos;
+    std::vector<std::uint32_t> cell;
+    std::vector<double> t;
+    explicit Axis(std::size_t n) {
+        for (std::size_t i = 0; i < n; i += kLatticeStride) pos.push_back(static_cast<int>(i));
+        if (pos.back() != static_cast<int>(n) - 1 || pos.size() == 1) pos.push_back(static_cast<int>(n) - 1);
+        cell.resize(n);
+        t.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t c = std::min(i / kLatticeStride, pos.size() - 2);
+            cell[i] = static_cast<std::uint32_t>(c);
+            const int span = pos[c + 1] - pos[c];
+            t[i] = span > 0 ? static_cast<double>(static_cast<int>(i) - pos[c]) / span : 0.0;
+        }
+    }
+};
+
+}  // namespace
+
+HybridCounts fill_hybrid(const TriMesh& mesh, Work& w, const Progress& progress) {
+    const GridSpec& g = w.grid;
+    std::vector<CrossingTable> tables;
+    for (int axis = 0; axis < 3; ++axis) {
+        tables.push_back(crossing_table(mesh, g, axis, true));
+        progress.report("fill", (axis + 1) / 8.0);
+    }
+    const WindingTree tree(mesh);
+    const Axis ax(w.nx), ay(w.ny), az(w.nz);
+    const Axis* axes[3] = {&ax, &ay, &az};
+    const std::size_t lx = ax.pos.size(), ly = ay.pos.size(), lz = az.pos.size();
+    const std::size_t lat[3] = {lx, ly, lz}, step[3] = {1, lx, lx * ly};
+
+    // Signed crossing count of the row along `axis` through voxel (i, j, k), before its centre;
+    // `count` gets the number of crossings before it, `even` whether the row's total is even.
+    auto signed_count = [&](int axis, std::size_t i, std::size_t j, std::size_t k, int& count, bool& even) {
+        const CrossingTable& t = tables[static_cast<std::size_t>(axis)];
+        const std::size_t ijk[3] = {i, j, k};
+        const std::size_t u = ijk[(axis + 1) % 3], v = ijk[(axis + 2) % 3];
+        const std::size_t row = u + t.nu * v;
+        even = ((t.offsets[row + 1] - t.offsets[row]) & 1) == 0;
+        return t.signed_before(u, v, g.origin[axis] + (static_cast<double>(ijk[axis]) + 0.5) * g.voxel_size, count);
+    };
+
+    // w = c_a + f_a for each axis a: c_a is the signed crossing count along the row in direction
+    // a from the grid's border (exact, from the table), f_a the rest, smooth except near the
+    // mesh's boundary curves and the sheets they sweep along a. f_a at the lattice points from
+    // one fast winding number evaluation each.
+    std::vector<Vec3d> points(lx * ly * lz);
+    for (std::size_t c = 0; c < lz; ++c)
+        for (std::size_t b = 0; b < ly; ++b)
+            for (std::size_t a = 0; a < lx; ++a) points[(c * ly + b) * lx + a] = g.center(ax.pos[a], ay.pos[b], az.pos[c]);
+    std::vector<double> wl(points.size());
+    tree.fast().at(points, wl);
+    std::vector<double> f[3];
+    for (int d = 0; d < 3; ++d) f[d].resize(points.size());
+    for (std::size_t c = 0; c < lz; ++c)
+        for (std::size_t b = 0; b < ly; ++b)
+            for (std::size_t a = 0; a < lx; ++a) {
+                const std::size_t idx = (c * ly + b) * lx + a;
+                for (int d = 0; d < 3; ++d) {
+                    int count = 0;
+                    bool even = true;
+                    f[d][idx] = wl[idx] - signed_count(d, static_cast<std::size_t>(ax.pos[a]), static_cast<std::size_t>(ay.pos[b]),
+                                                       static_cast<std::size_t>(az.pos[c]), count, even);
+                }
+            }
+    progress.report("fill", 0.5);
+
+    // Where f_a is smooth, trilinear interpolation errs by about H^2 / 8 times its second
+    // derivative along an axis (H the cell's width), estimated at every lattice point by divided
+    // differences with its lattice neighbours. A jump of f_a (the a-sheet of a hole's rim) or a
+    // rim itself shows up there as a large second difference on both sides. A feature of the
+    // surface thinner than a cell can hide a jump from the corners, so a voxel's interpolated w
+    // is only used where at least two axes are smooth in its cell and agree (bit a of the mask:
+    // axis a is smooth).
+    std::vector<double> curv[3];
+    for (int fa = 0; fa < 3; ++fa) {
+        curv[fa].assign(points.size(), 0.0);
+        for (std::size_t c = 0; c < lz; ++c)
+            for (std::size_t b = 0; b < ly; ++b)
+                for (std::size_t a = 0; a < lx; ++a) {
+                    const std::size_t idx = (c * ly + b) * lx + a, at[3] = {a, b, c};
+                    double k2 = 0;
+                    for (int d = 0; d < 3; ++d) {
+                        if (at[d] == 0 || at[d] + 1 >= lat[d]) continue;
+                        const auto& pos = axes[d]->pos;
+                        const double h1 = pos[at[d]] - pos[at[d] - 1], h2 = pos[at[d] + 1] - pos[at[d]];
+                        if (h1 <= 0 || h2 <= 0) continue;
+                        const std::vector<double>& fv = f[fa];
+                        const double d2 = 2 * ((fv[idx + step[d]] - fv[idx]) / h2 - (fv[idx] - fv[idx - step[d]]) / h1) / (h1 + h2);
+                        k2 = std::max(k2, std::abs(d2));
+                    }
+                    curv[fa][idx] = k2;
+                }
+    }
+    const std::size_t cx = lx - 1, cy = ly - 1, cz = lz - 1;
+    std::vector<std::uint8_t> smooth_axes(cx * cy * cz, 0);
+    for (std::size_t c = 0; c < cz; ++c)
+        for (std::size_t b = 0; b < cy; ++b)
+            for (std::size_t a = 0; a < cx; ++a) {
+                const double width = std::max({ax.pos[a + 1] - ax.pos[a], ay.pos[b + 1] - ay.pos[b], az.pos[c + 1] - az.pos[c]});
+                for (std::uint8_t fa = 0; fa < 3; ++fa) {
+                    double k2 = 0;
+                    for (int corner = 0; corner < 8; ++corner)
+                        k2 = std::max(k2, curv[fa][((c + (corner >> 2 & 1)) * ly + b + (corner >> 1 & 1)) * lx + a + (corner & 1)]);
+                    if (k2 * width * width / 8 <= kInterpError) smooth_axes[(c * cy + b) * cx + a] |= static_cast<std::uint8_t>(1u << fa);
+                }
+            }
+    for (auto& cv : curv) std::vector<double>().swap(cv);
+
+    // Per voxel: the vote (unanimous when all three rows are even and agree) and w (interpolated
+    // along every smooth axis of its cell; used when two or three agree within kAxesAgree and lie
+    // clearly on one side of 1/2, else the fast tree at the centre).
+    std::vector<HybridCounts> per_slice(w.nz);
+    const std::size_t block = std::max<std::size_t>(1, w.nz / 16);
+    for (std::size_t k0 = 0; k0 < w.nz; k0 += block) {
+        const std::size_t k1 = std::min(w.nz, k0 + block);
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(k0, k1), [&](const tbb::blocked_range<std::size_t>& r) {
+            for (std::size_t k = r.begin(); k != r.end(); ++k) {
+                HybridCounts& n = per_slice[k];
+                const std::size_t c = az.cell[k];
+                const double tz = az.t[k];
+                for (std::size_t j = 0; j < w.ny; ++j) {
+                    const std::size_t b = ay.cell[j];
+                    const double ty = ay.t[j];
+                    std::uint16_t* row = &w.cells[k][j * w.nx];
+                    for (std::size_t i = 0; i < w.nx; ++i) {
+                        if (row[i] == 0) continue;
+                        int count[3], signed_c[3];
+                        bool even[3];
+                        for (int d = 0; d < 3; ++d) signed_c[d] = signed_count(d, i, j, k, count[d], even[d]);
+                        const bool unanimous = even[0] && even[1] && even[2] && (count[0] & 1) == (count[1] & 1) &&
+                                               (count[1] & 1) == (count[2] & 1);
+                        const std::size_t a = ax.cell[i];
+                        const std::uint8_t mask = smooth_axes[(c * cy + b) * cx + a];
+                        double wv = 0;
+                        bool have = false;
+                        if (mask == 3 || mask == 5 || mask == 6 || mask == 7) {
+                            const double tx = ax.t[i];
+                            double lo = 1e300, hi = -1e300;
+                            for (int fa = 0; fa < 3; ++fa) {
+                                if (!(mask >> fa & 1)) continue;
+                                const std::vector<double>& fv = f[fa];
+                                auto at = [&](std::size_t da, std::size_t db, std::size_t dc) {
+                                    return fv[((c + dc) * ly + b + db) * lx + a + da];
+                                };
+                                const double f00 = at(0, 0, 0) + tx * (at(1, 0, 0) - at(0, 0, 0));
+                                const double f10 = at(0, 1, 0) + tx * (at(1, 1, 0) - at(0, 1, 0));
+                                const double f01 = at(0, 0, 1) + tx * (at(1, 0, 1) - at(0, 0, 1));
+                                const double f11 = at(0, 1, 1) + tx * (at(1, 1, 1) - at(0, 1, 1));
+                                const double f0 = f00 + ty * (f10 - f00), f1 = f01 + ty * (f11 - f01);
+                                const double est = signed_c[fa] + f0 + tz * (f1 - f0);
+                                lo = std::min(lo, est), hi = std::max(hi, est);
+                            }
+                            wv = 0.5 * (lo + hi);
+                            have = hi - lo <= kAxesAgree && std::abs(std::abs(lo) - 0.5) > kInterpMargin &&
+                                   std::abs(std::abs(hi) - 0.5) > kInterpMargin && (std::abs(lo) > 0.5) == (std::abs(hi) > 0.5);
+                        }
+                        if (!have) {
+                            wv = tree(g.center(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k)));
+                            ++n.evaluated;
+                        }
+                        const double off = std::abs(std::abs(wv) - 0.5);
+                        bool inside;
+                        if (unanimous && off <= kDecisive - kFastError) {
+                            inside = count[0] & 1;  // the winding number is not decisive: the vote
+                            ++n.by_vote;
+                        } else {
+                            inside = std::abs(wv) > 0.5;
+                            ++n.by_winding;
+                        }
+                        if (inside) row[i] |= 1;
+                    }
+                }
+            }
+        });
+        progress.report("fill", 0.5 + 0.5 * static_cast<double>(k1) / static_cast<double>(w.nz));
+    }
+    HybridCounts total;
+    total.lattice = points.size();
+    for (const HybridCounts& n : per_slice) {
+        total.by_vote += n.by_vote;
+        total.by_winding += n.by_winding;
+        total.evaluated += n.evaluated;
+    }
+    return total;
 }
 
 void fill_winding(const TriMesh& mesh, Work& w, const Progress& progress) {

@@ -20,6 +20,7 @@ const char* fill_name(FillMethod m) {
     case FillMethod::vote: return "vote";
     case FillMethod::winding: return "winding";
     case FillMethod::flood: return "flood";
+    case FillMethod::hybrid: return "hybrid";
     }
     return "?";
 }
@@ -60,7 +61,7 @@ LayerMap voxelize(const TriMesh& mesh, const GridSpec& grid, const VoxelizeOptio
     FillMethod method = options.fill;
     if (method == FillMethod::automatic) {
         MeshDiagnostics d = diagnose(mesh);
-        method = d.watertight ? FillMethod::scanline : FillMethod::vote;
+        method = d.watertight ? FillMethod::scanline : FillMethod::hybrid;
     }
     out.fill_used = method;
     switch (method) {
@@ -68,6 +69,11 @@ LayerMap voxelize(const TriMesh& mesh, const GridSpec& grid, const VoxelizeOptio
     case FillMethod::vote: out.undecided = fill_vote(mesh, w, progress, out.by_winding); break;
     case FillMethod::winding: fill_winding(mesh, w, progress); break;
     case FillMethod::flood: fill_flood(w, progress); break;
+    case FillMethod::hybrid: {
+        const HybridCounts n = fill_hybrid(mesh, w, progress);
+        out.by_vote = n.by_vote, out.by_winding = n.by_winding, out.winding_evaluated = n.evaluated;
+        break;
+    }
     case FillMethod::automatic: break;
     }
     out.seconds_fill = seconds_since(t0);

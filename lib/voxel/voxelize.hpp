@@ -6,8 +6,9 @@
 // overlaps a triangle, 13-axis SAT), +n for the n-th layer inside, -n for the n-th outside, n =
 // breadth-first steps from the surface within the voxel's side (26 or 6 neighbours), clamped to
 // max_layers. Inside/outside by FillMethod: scanline (exact crossing parity along x; closed
-// meshes), vote (parities along x, y, z, majority; meshes with holes), winding (generalized
-// winding number), flood (not connected to the border), auto (scanline when watertight, else vote).
+// meshes), vote (parities along x, y, z, majority), winding (generalized winding number), hybrid
+// (the winding number where it is decisive or the vote is not unanimous, else the vote; open
+// meshes), flood (not connected to the border), auto (scanline when watertight, else hybrid).
 // Cost: O(voxels + crossings) for scanline/vote, O(voxels log triangles) for winding. Memory: 2
 // bytes per voxel while working plus the crossing tables; the int16 output. Threads: TBB inside,
 // deterministic (the same map for any thread count); progress from the calling thread.
@@ -22,7 +23,7 @@
 
 namespace hp {
 
-enum class FillMethod { automatic, scanline, vote, winding, flood };
+enum class FillMethod { automatic, scanline, vote, winding, flood, hybrid };
 const char* fill_name(FillMethod m);
 
 struct VoxelizeOptions {
@@ -37,7 +38,9 @@ struct LayerMap {
     FillMethod fill_used = FillMethod::scanline;
     std::size_t inside = 0, surface = 0, outside = 0;
     std::size_t undecided = 0;   // vote: voxels without a majority (resolved as documented)
-    std::size_t by_winding = 0;  // vote: of those, decided by the winding number
+    std::size_t by_winding = 0;  // vote: of those, decided by the winding number; hybrid: voxels the winding number decided
+    std::size_t by_vote = 0;     // hybrid: voxels the unanimous vote decided (the winding number not decisive)
+    std::size_t winding_evaluated = 0;  // hybrid: voxels where the winding number was evaluated (not interpolated)
     int min_layer = 0, max_layer = 0;
     int layer_sweeps = 0;        // chamfer sweeps made: 2 when inside and outside voxels never touch
     std::size_t flipped = 0;     // voxels of a pocket no surface voxel borders, moved to the side around it

@@ -25,10 +25,10 @@ expect_exit 0 "$vox" "$SAMPLES/block-with-hole.stl" --units mm --voxel-size 0.00
 cmp -s "$TMP/block.vdb" "$TMP/block1.vdb" && pass "byte-identical with --threads 1" || fail "output differs with --threads 1"
 [ ! -s "$TMP/out" ] && pass "--quiet prints nothing" || fail "--quiet printed something"
 
-# Open mesh: a warning, vote fill, still a solid inside.
+# Open mesh: a warning, hybrid fill, still a solid inside.
 expect_exit 0 "$vox" "$SAMPLES/open-box.obj" --resolution 20 -o "$TMP/open.vdb" --json
 expect_grep "not watertight" "$TMP/err"
-check "open box fill" "$(json_get "$TMP/out" 'j["fill"]')" vote
+check "open box fill" "$(json_get "$TMP/out" 'j["fill"]')" hybrid
 check "open box has an inside" "$(json_get "$TMP/out" 'j["voxels"]["inside"] > 0')" True
 
 # Usage errors (exit 2) and bad input (exit 3), never an output file.

@@ -120,7 +120,7 @@ TEST(Voxelize, ClosedShapesMatchTheWindingNumber) {
         check_surface_and_signs(mesh, m, &errors);
         EXPECT_EQ(errors, 0u) << name;
         // The other exact methods agree voxel for voxel on closed meshes.
-        for (hp::FillMethod f : {hp::FillMethod::vote, hp::FillMethod::flood, hp::FillMethod::winding}) {
+        for (hp::FillMethod f : {hp::FillMethod::vote, hp::FillMethod::flood, hp::FillMethod::winding, hp::FillMethod::hybrid}) {
             hp::LayerMap other = hp::voxelize(mesh, g, {.fill = f});
             EXPECT_EQ(other.slices, m.slices) << name << " " << hp::fill_name(f);
         }
@@ -150,7 +150,7 @@ TEST(Voxelize, RowsThroughVerticesAndEdgesCountOnce) {
 TEST(Voxelize, OpenBoxIsSolidWithVote) {
     hp::TriMesh open = sample("open-box.obj");
     hp::GridSpec g = hp::grid_around(open.bounds(), 0.07, 2);
-    hp::LayerMap m = hp::voxelize(open, g, {});
+    hp::LayerMap m = hp::voxelize(open, g, {.fill = hp::FillMethod::vote});
     EXPECT_EQ(m.fill_used, hp::FillMethod::vote);
     std::size_t errors = 0;
     check_surface_and_signs(open, m, &errors);
@@ -199,7 +199,7 @@ TEST(Voxelize, LayersOfOpenMeshesStayOnTheirSide) {
     EXPECT_NEAR(hp::winding_number(cup, {0.5, 0.5, 0.5}), 5.0 / 6.0 + 0.0, 0.05);  // wound outward
     for (int conn : {26, 6}) {
         hp::GridSpec g = hp::grid_around(cup.bounds(), 1.0 / 19, 2);
-        hp::LayerMap m = hp::voxelize(cup, g, {.connectivity = conn});
+        hp::LayerMap m = hp::voxelize(cup, g, {.fill = hp::FillMethod::vote, .connectivity = conn});
         ASSERT_EQ(m.fill_used, hp::FillMethod::vote);
         EXPECT_GT(m.layer_sweeps, 2);
         std::vector<int> ref = bfs_layers(m, conn);
@@ -211,18 +211,20 @@ TEST(Voxelize, LayersOfOpenMeshesStayOnTheirSide) {
                 for (int i = 0; i < g.dims[0]; ++i)
                     ASSERT_EQ(std::abs(m.at(i, j, k)), ref[g.index(i, j, k)]) << conn << ": " << i << " " << j << " " << k;
     }
-    // The open box alone, at several voxel sizes.
+    // The open box alone, at several voxel sizes, by the vote and by the default (hybrid) fill.
     hp::TriMesh open = sample("open-box.obj");
     for (double s : {0.07, 0.045, 0.033}) {
         for (int conn : {26, 6}) {
-            hp::GridSpec g = hp::grid_around(open.bounds(), s, 3);
-            hp::LayerMap m = hp::voxelize(open, g, {.connectivity = conn});
-            ASSERT_EQ(m.fill_used, hp::FillMethod::vote);
-            std::vector<int> ref = bfs_layers(m, conn);
-            for (int k = 0; k < g.dims[2]; ++k)
-                for (int j = 0; j < g.dims[1]; ++j)
-                    for (int i = 0; i < g.dims[0]; ++i)
-                        ASSERT_EQ(std::abs(m.at(i, j, k)), ref[g.index(i, j, k)]) << s << " " << conn << ": " << i << " " << j << " " << k;
+            for (hp::FillMethod fill : {hp::FillMethod::vote, hp::FillMethod::automatic}) {
+                hp::GridSpec g = hp::grid_around(open.bounds(), s, 3);
+                hp::LayerMap m = hp::voxelize(open, g, {.fill = fill, .connectivity = conn});
+                ASSERT_EQ(m.fill_used, fill == hp::FillMethod::vote ? hp::FillMethod::vote : hp::FillMethod::hybrid);
+                std::vector<int> ref = bfs_layers(m, conn);
+                for (int k = 0; k < g.dims[2]; ++k)
+                    for (int j = 0; j < g.dims[1]; ++j)
+                        for (int i = 0; i < g.dims[0]; ++i)
+                            ASSERT_EQ(std::abs(m.at(i, j, k)), ref[g.index(i, j, k)]) << s << " " << conn << ": " << i << " " << j << " " << k;
+            }
         }
     }
 }
@@ -237,6 +239,16 @@ TEST(Voxelize, DeterministicWhateverTheThreads) {
     }
     b = hp::voxelize(mesh, g, {.fill = hp::FillMethod::vote});
     EXPECT_EQ(a.slices, b.slices);
+    // The hybrid fill on an open shell, where it evaluates winding numbers in parallel.
+    hp::TriMesh shell = sample("half-pipe.obj");
+    hp::GridSpec gs = hp::grid_around(shell.bounds(), 0.05, 2);
+    {
+        tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+        a = hp::voxelize(shell, gs, {});
+    }
+    b = hp::voxelize(shell, gs, {});
+    EXPECT_EQ(a.fill_used, hp::FillMethod::hybrid);
+    EXPECT_EQ(a.slices, b.slices);
 }
 
 // core/progress.hpp: operations call the callback from the calling thread only (the app's bar is
@@ -245,7 +257,8 @@ TEST(Voxelize, ProgressComesFromTheCallingThreadOnly) {
     hp::TriMesh mesh = sample("gear.obj");
     hp::GridSpec g = hp::grid_around(mesh.bounds(), 0.02, 2);
     tbb::global_control four(tbb::global_control::max_allowed_parallelism, 4);
-    for (hp::FillMethod fill : {hp::FillMethod::scanline, hp::FillMethod::vote, hp::FillMethod::winding, hp::FillMethod::flood}) {
+    for (hp::FillMethod fill : {hp::FillMethod::scanline, hp::FillMethod::vote, hp::FillMethod::winding, hp::FillMethod::flood,
+                                hp::FillMethod::hybrid}) {
         std::mutex m;
         std::set<std::thread::id> threads;
         std::set<std::string> phases;
