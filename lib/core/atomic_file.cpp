@@ -3,9 +3,11 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
 #include <system_error>
+#include <vector>
 #include <unistd.h>
 
 #include "core/error.hpp"
@@ -14,6 +16,66 @@ namespace hp {
 namespace fs = std::filesystem;
 
 namespace {
+// Follows symbolic links (relative targets resolve against the link's folder) to the path that
+// is written; a dangling link gives its target, which is then created.
+fs::path follow_links(const fs::path& dest) {
+    fs::path p = dest;
+    for (int hops = 0; hops < 40; ++hops) {
+        std::error_code ec;
+        if (fs::symlink_status(p, ec).type() != fs::file_type::symlink) return p;
+        fs::path target = fs::read_symlink(p, ec);
+        if (ec) fail_write(dest.string(), "cannot read the symbolic link " + p.string() + " (" + ec.message() + ")");
+        p = target.is_absolute() ? target : (p.has_parent_path() ? p.parent_path() : fs::path(".")) / target;
+    }
+    fail_write(dest.string(), "too many levels of symbolic links (a loop?); give a file name");
+}
+
+// An existing path that must be written as a stream, not replaced.
+bool is_stream(const fs::path& path) {
+    std::error_code ec;
+    switch (fs::status(path, ec).type()) {
+    case fs::file_type::character:
+    case fs::file_type::block:
+    case fs::file_type::fifo:
+    case fs::file_type::socket: return true;
+    default: return false;
+    }
+}
+
+// Copies the finished file `from` into the stream `to`, checking every write.
+void copy_into_stream(const fs::path& from, const fs::path& to, const std::string& dest) {
+    const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+    if (in < 0) fail_write(dest, std::string("cannot reopen the finished file (") + std::strerror(errno) + ")");
+    const int out = ::open(to.c_str(), O_WRONLY | O_CLOEXEC);
+    if (out < 0) {
+        const int err = errno;
+        ::close(in);
+        fail_write(dest, std::string("cannot open for writing (") + std::strerror(err) +
+                             (err == ENXIO ? "; a socket cannot be written as a file, give a file name" : "") + ")");
+    }
+    auto fail = [&](const char* what, int err) {
+        ::close(in);
+        ::close(out);
+        fail_write(dest, std::string(what) + " (" + std::strerror(err) +
+                             (err == ENOSPC ? "; free some space or choose another output" : "") + ")");
+    };
+    std::vector<char> buf(1 << 20);
+    for (;;) {
+        ssize_t n = ::read(in, buf.data(), buf.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) fail("cannot read the finished file", errno);
+        if (n == 0) break;
+        for (ssize_t done = 0; done < n;) {
+            ssize_t w = ::write(out, buf.data() + done, static_cast<std::size_t>(n - done));
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) fail("write failed", errno);
+            done += w;
+        }
+    }
+    ::close(in);
+    if (::close(out) != 0 && errno != EINTR) fail_write(dest, std::string("write failed (") + std::strerror(errno) + ")");
+}
+
 fs::path temporary_beside(const fs::path& dest) {
     static std::atomic<unsigned> counter{0};
     fs::path dir = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
@@ -25,13 +87,26 @@ fs::path temporary_beside(const fs::path& dest) {
 }
 }  // namespace
 
-void write_atomically(const fs::path& dest, const std::function<void(const fs::path&)>& write) {
-    fs::path dir = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
+void write_atomically(const fs::path& given, const std::function<void(const fs::path&)>& write) {
+    const fs::path dest = follow_links(given);
     std::error_code ec;
+    if (is_stream(dest)) {
+        fs::path tmp = temporary_beside(fs::temp_directory_path(ec) / dest.filename());
+        try {
+            write(tmp);
+            copy_into_stream(tmp, dest, given.string());
+        } catch (...) {
+            fs::remove(tmp, ec);
+            throw;
+        }
+        fs::remove(tmp, ec);
+        return;
+    }
+    fs::path dir = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
     if (!fs::is_directory(dir, ec))
-        fail_write(dest.string(), "the folder " + dir.string() + " does not exist (create it first)");
+        fail_write(given.string(), "the folder " + dir.string() + " does not exist (create it first)");
     if (fs::is_directory(dest, ec))
-        fail_write(dest.string(), "is a folder (give a file name)");
+        fail_write(given.string(), "is a folder (give a file name)");
     fs::path tmp = temporary_beside(dest);
     try {
         write(tmp);
@@ -42,7 +117,7 @@ void write_atomically(const fs::path& dest, const std::function<void(const fs::p
     fs::rename(tmp, dest, ec);
     if (ec) {
         fs::remove(tmp, ec);
-        fail_write(dest.string(), "cannot move the finished file into place (" + ec.message() + ")");
+        fail_write(given.string(), "cannot move the finished file into place (" + ec.message() + ")");
     }
 }
 

@@ -1,16 +1,20 @@
 #pragma once
 // Atomic output: write to a temporary file in the destination folder, then rename into place,
-// so no tool ever leaves a half-written output.
+// so no tool ever leaves a half-written output. A symbolic link is followed: its target is
+// replaced, the link stays. An existing path that is not a regular file (a character or block
+// device, a FIFO, a socket) is never replaced: the finished file is written into it as a stream
+// (from a temporary file in the system's temporary folder), with every write checked.
 #include <filesystem>
 #include <functional>
 #include <string>
 
 namespace hp {
 
-// Calls `write(tmp_path)` to produce the file at a temporary path beside `dest`, then renames it
-// to `dest`. On any exception the temporary file is removed and the exception propagates; the
-// destination is untouched. Throws hp::Error(cannot_write) when the folder is not writable or
-// the rename fails.
+// Calls `write(tmp_path)` to produce the file at a temporary path beside `dest` (beside the link's
+// target for a symbolic link), then renames it over that path, or streams it into a device, FIFO
+// or socket. On any exception the temporary file is removed and the exception propagates; a
+// regular destination is untouched. Throws hp::Error(cannot_write) when the folder is not
+// writable, the rename fails or a stream write fails ("no space left" for a full device).
 void write_atomically(const std::filesystem::path& dest,
                       const std::function<void(const std::filesystem::path& tmp)>& write);
 

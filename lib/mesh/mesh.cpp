@@ -18,6 +18,7 @@
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/text.hpp"
+#include "mesh/orient.hpp"
 
 namespace hp {
 
@@ -299,8 +300,16 @@ LoadedMesh prepare_mesh(TriMesh soup, const MeshLoadOptions& options, const std:
         }
     for (const auto& t : out.triangles) final_mesh.triangles.push_back({compact[t[0]], compact[t[1]], compact[t[2]]});
 
+    OrientationRepair repair;
+    if (options.repair_orientation) repair = orient_consistently(final_mesh);
     std::size_t dropped_degenerate = d.dropped_degenerate, dropped_duplicate = d.dropped_duplicate;
     d = diagnose(final_mesh);
+    d.flipped_faces = repair.flipped_faces;
+    d.non_orientable_parts = repair.non_orientable_parts;
+    d.non_manifold_parts = repair.non_manifold_parts;
+    // A repaired mesh whose closed parts contain one another has outward shells with inward
+    // cavities, which diagnose() alone calls "mixed".
+    if (repair.flipped_faces > 0 && d.inconsistent_edges == 0) d.orientation = "repaired";
     d.dropped_degenerate = dropped_degenerate;
     d.dropped_duplicate = dropped_duplicate;
     std::size_t used_count = static_cast<std::size_t>(std::count(used.begin(), used.end(), 1));
@@ -364,6 +373,9 @@ nlohmann::json to_json(const MeshDiagnostics& d) {
         {"signed_volume", d.signed_volume},
         {"watertight", d.watertight},
         {"orientation", d.orientation},
+        {"flipped_faces", d.flipped_faces},
+        {"non_orientable_parts", d.non_orientable_parts},
+        {"non_manifold_parts", d.non_manifold_parts},
         {"welded_vertices", d.welded_vertices},
         {"dropped_degenerate", d.dropped_degenerate},
         {"dropped_duplicate", d.dropped_duplicate},
@@ -388,7 +400,12 @@ std::string format_diagnostics(const MeshDiagnostics& d) {
     std::snprintf(buf, sizeof buf, "volume       %.6g (signed)\n", d.signed_volume);
     o << buf;
     o << "watertight   " << (d.watertight ? "yes" : "no") << "\n";
-    o << "orientation  " << d.orientation << "\n";
+    o << "orientation  " << d.orientation;
+    if (d.flipped_faces > 0) o << " (" << with_commas(d.flipped_faces) << " faces flipped at import)";
+    if (d.non_orientable_parts + d.non_manifold_parts > 0)
+        o << "; kept as they were: " << d.non_orientable_parts << " non-orientable, " << d.non_manifold_parts
+          << " non-manifold parts";
+    o << "\n";
     return o.str();
 }
 

@@ -36,7 +36,11 @@ struct MeshDiagnostics {
     std::size_t components = 0;          // connected by shared vertices
     double signed_volume = 0;            // positive for outward-wound closed meshes
     bool watertight = false;             // no boundary, no non-manifold, no inconsistent edges
-    std::string orientation;             // "outward", "inward" or "mixed"
+    std::string orientation;             // "outward", "inward", "mixed", or "repaired" when import
+                                         // flipped faces (load_mesh, MeshLoadOptions::repair_orientation)
+    std::size_t flipped_faces = 0;       // triangles whose winding import reversed
+    std::size_t non_orientable_parts = 0;  // parts import left as they were: non-orientable
+    std::size_t non_manifold_parts = 0;    // ... or with a non-manifold edge
     // What import did: welded vertices, dropped degenerate/duplicate triangles, dropped points/lines.
     std::size_t welded_vertices = 0;
     std::size_t dropped_degenerate = 0;
@@ -49,6 +53,8 @@ struct MeshLoadOptions {
     std::string units = "";   // "", "mm", "cm", "m" or "in": the file's unit; output is metres
                               // when given, the file's own unit otherwise
     double weld_tolerance = 1e-7;  // relative to the bounding-box diagonal
+    bool repair_orientation = true;  // orient every part consistently, closed parts outward
+                                     // (cavities inward); see mesh/orient.hpp
 };
 
 struct LoadedMesh {

@@ -84,10 +84,11 @@ check "scaled field: distance gradient" "$(json_get "$TMP/out" 'j["normals"]["so
 expect_exit 0 "$shell" "$SAMPLES/sphere.obj" "$TMP/sphere.vdb" -o "$TMP/sphere.l.hps" --normals surface
 for key in points spacing coverage normals wrote; do expect_grep "^$key " "$TMP/out"; done
 
-# An inverted box (wound inward) gets the voxelmap's inside, so the same inward normals.
+# An inverted box (wound inward) is turned outward at import: no component is left inverted, and
+# its points and normals are those of the same box wound outward.
 expect_exit 0 "$vox" "$SAMPLES/inverted-box.obj" --voxel-size 0.05 -o "$TMP/inv.vdb" --quiet
 expect_exit 0 "$shell" "$SAMPLES/inverted-box.obj" "$TMP/inv.vdb" -o "$TMP/inv.hps" --normals surface --json
-check "inverted component detected" "$(json_get "$TMP/out" 'j["normals"]["inverted_components"]')" 1
+check "no inverted component after import" "$(json_get "$TMP/out" 'j["normals"]["inverted_components"]')" 0
 
 # The mesh must be the field's source: exit 3 unless --force.
 expect_exit 3 "$shell" "$SAMPLES/gear.obj" "$TMP/sphere.d.vdb" -o "$TMP/x.hps"

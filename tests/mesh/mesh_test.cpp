@@ -58,7 +58,9 @@ TEST(MeshImport, StlWithLastBitSeamsIsWatertight) {
 }
 
 TEST(MeshImport, InvertedOpenAndMultiPartBoxes) {
-    const auto inv = hp::load_mesh(sample("inverted-box.obj")).diagnostics;
+    hp::MeshLoadOptions as_wound;  // import turns it outward unless told not to (orient_test.cpp)
+    as_wound.repair_orientation = false;
+    const auto inv = hp::load_mesh(sample("inverted-box.obj"), as_wound).diagnostics;
     EXPECT_TRUE(inv.watertight);
     EXPECT_EQ(inv.orientation, "inward");
     EXPECT_NEAR(inv.signed_volume, -1.0, 1e-12);
@@ -112,7 +114,8 @@ TEST(MeshImport, NonManifoldAndDuplicatesFromASoup) {
 TEST(MeshImport, JsonHasTheMeshKeys) {
     nlohmann::json j = hp::to_json(hp::load_mesh(sample("torus.off")).diagnostics);
     for (const char* key : {"vertices", "triangles", "bbox", "boundary_edges", "nonmanifold_edges",
-                            "inconsistent_edges", "components", "signed_volume", "watertight", "orientation"})
+                            "inconsistent_edges", "components", "signed_volume", "watertight", "orientation",
+                            "flipped_faces", "non_orientable_parts", "non_manifold_parts"})
         EXPECT_TRUE(j.contains(key)) << key;
     EXPECT_EQ(j["vertices"], 512);
     EXPECT_EQ(j["bbox"]["min"].size(), 3u);
