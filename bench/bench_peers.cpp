@@ -1,6 +1,6 @@
 // bench_peers STATIC_MESH MOVING_MESH --static-voxel S --moving-voxel S2 [--moving-scale F]
 //             [--count N] [--seed S] [--depth D] [--warmup W] [--bullet-margin M]
-// Our VPS query next to what a user would pick instead (issue 9), in one process, on the same
+// Our VPS query next to what a user would pick instead, in one process, on the same
 // meshes and the same poses:
 //  vps      hp::VpsQuery, full mode: the static mesh's distance field built in process (voxelize +
 //           distance, pad 2, voxel S) against the moving mesh's pointshell (voxel S2) and its

@@ -12,7 +12,7 @@
 // at the root, 4 at the deepest level, store normal): median and p90 (nearest rank) over the
 // poses where both forces are non-zero, how many poses got no force at all, and the median ratio
 // of the force magnitudes. A third row recomputes the CFM run's forces with the sphere-geometry
-// normal (-grad V at the sphere's centre, paper 003's baseline) for the same contacts, to show what
+// normal (-grad V at the sphere's centre, Giang & O'Sullivan 2006's baseline) for the same contacts, to show what
 // the map's normals add. Interruption depends on the clock, so these figures vary from run to run.
 #include <cmath>
 #include <cstdio>
@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
                         queued += static_cast<double>(r.queued);
                         untested += static_cast<double>(r.queued_untested);
                         // The same contacts with the sphere-geometry normal instead of the map's
-                        // (paper 003's baseline, Dingliana and O'Sullivan: along the line of the
+                        // (Giang & O'Sullivan 2006's baseline, Dingliana & O'Sullivan 2000: along the line of the
                         // centres, here -grad V at the sphere's centre), outside the timing.
                         hp::Vec3d f = r.force;
                         const auto rot = hp::rotation_rows(pose.quaternion);

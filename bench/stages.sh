@@ -74,7 +74,7 @@ if [ -f "$meshes/stanford-bunny.obj" ]; then
     "$bin/bench_spheretree" "$meshes/stanford-bunny.obj" --points 35000 --k 4,8 --runs "$runs" >>"$results"
 fi
 
-# Closest feature maps (paper 003): sample counts (Table 1) and neighbour-distance spread
+# Closest feature maps (Giang & O'Sullivan 2006): sample counts (Table 1) and neighbour-distance spread
 # (Table 2) next to the paper's, then the bunny's map (16 -> 4 stacks) on a tree (K = 4) of its
 # pointshell at voxel 0.001 (a tree on its vertices if that pipeline fails): build time, file
 # sizes, stored records against brute force.
