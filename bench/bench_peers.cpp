@@ -5,7 +5,7 @@
 //  vps      hp::VpsQuery, full mode: the static mesh's distance field built in process (voxelize +
 //           distance, pad 2, voxel S) against the moving mesh's pointshell (voxel S2) and its
 //           point-sphere tree (K = 4), as bench_query builds them.
-//  gimpact  Bullet's GImpact (the paper's own comparison): a btGImpactMeshShape per mesh, the
+//  gimpact  Bullet's GImpact (Sagardia et al. 2014's own comparison): a btGImpactMeshShape per mesh, the
 //           collision algorithm the dispatcher picks for the pair once btGImpactCollisionAlgorithm
 //           is registered (what btCollisionWorld runs for a pair; kept across queries like a
 //           world's pair cache), one processCollision per pose. Margin --bullet-margin (default 0:

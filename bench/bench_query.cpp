@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
         hp::LoadedMesh sm = hp::load_mesh(static_path);
         hp::LoadedMesh mm = hp::load_mesh(moving_path, {.scale = moving_scale});
         hp::bench::Field sf = hp::bench::make_field(sm.mesh, sm.diagnostics.bbox, static_voxel);
-        // The paper's case (the same mesh on both sides) builds its field once.
+        // Sagardia et al. 2014's case (the same mesh on both sides) builds its field once.
         const bool same = static_path == moving_path && static_voxel == moving_voxel && moving_scale == 1;
         hp::bench::Field mf = same ? sf : hp::bench::make_field(mm.mesh, mm.diagnostics.bbox, moving_voxel);
         hp::DistanceSampler field(sf.grid, std::move(sf.distance));
