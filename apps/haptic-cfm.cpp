@@ -10,8 +10,9 @@
 int main(int argc, char** argv) {
     hp::app::Tool tool(
         "haptic-cfm",
-        "Build the closest feature map (paper 003) of every sphere of a point-sphere tree: for each sample\n"
-        "direction, the closest mesh feature (face/edge/vertex), the closest point and the outward normal.",
+        "Build the closest feature map (Giang & O'Sullivan 2006) of every sphere of a point-sphere tree:\n"
+        "for each sample direction, the closest mesh feature (face/edge/vertex), the closest point and the\n"
+        "outward normal.",
         "Sampling: adaptive (default; floor((N+1) sin phi) samples on ring phi = i pi/N, 65 at 10 stacks,\n"
         "167 at 16) or polar (N per ring plus the poles, 242 at 16). Stacks: --stacks at the root, --min-stacks at\n"
         "the deepest level, linear in between. --store normal keeps only normals, full also features and points.\n"

@@ -11,7 +11,8 @@ int main(int argc, char** argv) {
     hp::app::Tool tool(
         "haptic-distance",
         "Compute a signed distance field (inside positive, world units) over the voxels of a layered voxelmap.",
-        "Encodings (--encoding): float (default), double, scaled = Int32 round(d * 10^P) (paper eq. 1).\n"
+        "Encodings (--encoding): float (default), double, scaled = Int32 round(d * 10^P) (Sagardia et al.\n"
+        "2014, eq. 1).\n"
         "The output holds the 'distance' grid, a copy of the voxelmap's 'layers' grid, and with --gradient\n"
         "a Vec3f 'gradient' grid (unit gradient of the distance, pointing to increasing penetration).\n"
         "\nExamples:\n"

@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
     hp::app::Tool tool(
         "haptic-pointshell",
         "Sample the surface of a mesh into a pointshell: points on the mesh about alpha voxels apart, each with a unit\n"
-        "inward normal and its source triangle (paper 000, section 2.1.2).",
+        "inward normal and its source triangle (Sagardia et al. 2014, section 2.1.2).",
         "FIELD is the voxelmap (haptic-voxelize) or distance field (haptic-distance) made from MESH: its surface\n"
         "voxels define the sampling; gradient normals come from its distances (or, for a voxelmap, its layers).\n"
         "\nExamples:\n"

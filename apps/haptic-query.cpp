@@ -1,6 +1,6 @@
-// haptic-query: run, validate and time VPS queries (paper 000, Algorithm 1) against a budget.
-// See lib/query (query.hpp: the modes; scenario.hpp: poses; timing.hpp: the report figures;
-// check_run.hpp: the body, shared with the pipeline's query stage).
+// haptic-query: run, validate and time VPS queries (Sagardia et al. 2014, Algorithm 1) against a
+// budget. See lib/contact/query.hpp (the modes) and lib/query (scenario.hpp: poses; timing.hpp: the
+// report figures; check_run.hpp: the body, shared with the pipeline's query stage).
 #include <sched.h>
 
 #include <cstdio>
@@ -24,12 +24,13 @@ int main(int argc, char** argv) {
         "Modes: full (Algorithm 1, breadth-first over the tree), brute (every point; same contacts as full),\n"
         "segmented --level L (one deepest contact per cluster of level L), time-critical (stops at --budget-us).\n"
         "--cfm (time-critical only; another mode is a usage error): when a query is interrupted, each colliding\n"
-        "sphere left in the queue adds one contact whose normal is the closest feature map's (paper 003) in the\n"
-        "direction of grad V; the CFM must be haptic-cfm's for this very tree (else exit 3). The traversal then stops\n"
-        "early enough for those contacts (coarsest spheres first) to fit in the budget; the report counts the queued\n"
-        "spheres left untested when it runs out (queued_untested).\n"
+        "sphere left in the queue adds one contact whose normal is the closest feature map's (Giang &\n"
+        "O'Sullivan 2006) in the direction of grad V; the CFM must be haptic-cfm's for this very tree (else\n"
+        "exit 3). The traversal then stops early enough for those contacts (coarsest spheres first) to fit in\n"
+        "the budget; the report counts the queued spheres left untested when it runs out (queued_untested).\n"
         "--budget-tests N (time-critical only) also stops a query after N sphere tests, whichever comes first:\n"
-        "interrupted results that are the same on every run and machine (replays, regression checks).\n"
+        "with a time budget no query reaches (--budget-us 1e9), interrupted results that are the same on every\n"
+        "run and machine (replays, regression checks).\n"
         "\nExamples:\n"
         "  haptic-query --static fandisk.dist.vdb --moving bunny.hps --scenario contact --count 2000 --seed 1 --threads 1\n"
         "  haptic-query --static part.dist.vdb --moving tool.hps --poses poses.json --mode brute --csv q.csv\n"

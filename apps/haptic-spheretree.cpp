@@ -11,8 +11,9 @@
 int main(int argc, char** argv) {
     hp::app::Tool tool(
         "haptic-spheretree",
-        "Build the point-sphere tree of a pointshell (paper 000, section 2.1.2): bottom-up clusters of about K points,\n"
-        "each bounded by the minimal sphere of all the points below it. Writes the pointshell with its tree.",
+        "Build the point-sphere tree of a pointshell (Sagardia et al. 2014, section 2.1.2): bottom-up\n"
+        "clusters of about K points, each bounded by the minimal sphere of all the points below it. Writes\n"
+        "the pointshell with its tree.",
         "Clustering: from a point chosen by --seed, a cluster takes its K-1 nearest unclustered points and the K-th\n"
         "starts the next; the parent point is the member nearest the mean. Members farther from their parent than the\n"
         "threshold are tagged and join the nearest parent within it, or form a cluster of their own. The threshold of a\n"

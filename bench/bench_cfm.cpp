@@ -1,4 +1,5 @@
-// Benchmark of closest feature maps (paper 003). Prints JSON lines for bench/run.sh:
+// Benchmark of closest feature maps (Giang & O'Sullivan 2006, "the paper" below). Prints JSON lines
+// for bench/run.sh:
 //   bench_cfm --sampling               sample counts (Table 1) and neighbour-distance spread (Table 2)
 //   bench_cfm MESH [--tree T.hps]      build time, file sizes and exactness on a mesh's tree (a
 //                                      pointshell file gets a tree built here: K = 4, seed 1)
@@ -101,7 +102,7 @@ void sampling_rows() {
                   count(cfm::Sampling::adaptive, 10), count(cfm::Sampling::adaptive, 16), count(cfm::Sampling::adaptive, 2),
                   count(cfm::Sampling::adaptive, 4), count(cfm::Sampling::polar, 10), count(cfm::Sampling::polar, 16));
     std::cout << nlohmann::json{{"stage", "cfm-samples"}, {"mesh", "-"}, {"seconds", 0}, {"notes", notes}}.dump() << "\n";
-    // Paper 003 Table 2. Its "5 stacks" row is reproduced to six digits, both columns, by 4 stacks
+    // The paper's Table 2. Its "5 stacks" row is reproduced to six digits, both columns, by 4 stacks
     // (and by no other count), so that row is printed for 4 and for 5 stacks.
     const struct {
         int n, paper_row;

@@ -1,11 +1,11 @@
 // bench_peers STATIC_MESH MOVING_MESH --static-voxel S --moving-voxel S2 [--moving-scale F]
 //             [--count N] [--seed S] [--depth D] [--warmup W] [--bullet-margin M]
-// Our VPS query next to what a user would pick instead (issue 9), in one process, on the same
+// Our VPS query next to what a user would pick instead, in one process, on the same
 // meshes and the same poses:
 //  vps      hp::VpsQuery, full mode: the static mesh's distance field built in process (voxelize +
 //           distance, pad 2, voxel S) against the moving mesh's pointshell (voxel S2) and its
 //           point-sphere tree (K = 4), as bench_query builds them.
-//  gimpact  Bullet's GImpact (the paper's own comparison): a btGImpactMeshShape per mesh, the
+//  gimpact  Bullet's GImpact (Sagardia et al. 2014's own comparison): a btGImpactMeshShape per mesh, the
 //           collision algorithm the dispatcher picks for the pair once btGImpactCollisionAlgorithm
 //           is registered (what btCollisionWorld runs for a pair; kept across queries like a
 //           world's pair cache), one processCollision per pose. Margin --bullet-margin (default 0:

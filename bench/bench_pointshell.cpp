@@ -1,6 +1,6 @@
-// Benchmark of the pointshell stage (paper 000 section 2.1.2) on a mesh at a voxel size: builds the
+// Benchmark of the pointshell stage (Sagardia et al. 2014, section 2.1.2) on a mesh at a voxel size: builds the
 // voxelmap and distance field with the library, times sample_pointshell (median of runs), and
-// checks the targets with references that do not use the sampler:
+// checks the stage's targets with references that do not use the sampler:
 //   on mesh      the BVH's exact closest point to each point: distance <= 1e-5 of the bbox diagonal;
 //   normals      angle to the true inward surface normal (the angle-weighted pseudo-normal of the
 //                closest feature, the BVH's answer, oriented by the mesh's signed volume): median

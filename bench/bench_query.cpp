@@ -12,7 +12,7 @@
 // at the root, 4 at the deepest level, store normal): median and p90 (nearest rank) over the
 // poses where both forces are non-zero, how many poses got no force at all, and the median ratio
 // of the force magnitudes. A third row recomputes the CFM run's forces with the sphere-geometry
-// normal (-grad V at the sphere's centre, paper 003's baseline) for the same contacts, to show what
+// normal (-grad V at the sphere's centre, Giang & O'Sullivan 2006's baseline) for the same contacts, to show what
 // the map's normals add. Interruption depends on the clock, so these figures vary from run to run.
 #include <cmath>
 #include <cstdio>
@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
         hp::LoadedMesh sm = hp::load_mesh(static_path);
         hp::LoadedMesh mm = hp::load_mesh(moving_path, {.scale = moving_scale});
         hp::bench::Field sf = hp::bench::make_field(sm.mesh, sm.diagnostics.bbox, static_voxel);
-        // The paper's case (the same mesh on both sides) builds its field once.
+        // Sagardia et al. 2014's case (the same mesh on both sides) builds its field once.
         const bool same = static_path == moving_path && static_voxel == moving_voxel && moving_scale == 1;
         hp::bench::Field mf = same ? sf : hp::bench::make_field(mm.mesh, mm.diagnostics.bbox, moving_voxel);
         hp::DistanceSampler field(sf.grid, std::move(sf.distance));
@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
                         queued += static_cast<double>(r.queued);
                         untested += static_cast<double>(r.queued_untested);
                         // The same contacts with the sphere-geometry normal instead of the map's
-                        // (paper 003's baseline, Dingliana and O'Sullivan: along the line of the
+                        // (Giang & O'Sullivan 2006's baseline, Dingliana & O'Sullivan 2000: along the line of the
                         // centres, here -grad V at the sphere's centre), outside the timing.
                         hp::Vec3d f = r.force;
                         const auto rot = hp::rotation_rows(pose.quaternion);

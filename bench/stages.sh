@@ -77,7 +77,7 @@ done
 # Point-sphere tree of the bunny at K = 4 and K = 8: build time, levels against log_K(N) and the
 # largest radius excess over a brute-force lower bound of each sphere's minimum. Inputs: the
 # bunny's pointshell built through the library (not timed; peak RSS includes it) at voxel 0.0007
-# (about 35,000 points, the paper's count) and at the paper's 0.0005, and a seeded uniform
+# (about 35,000 points, Sagardia et al. 2014's count) and at that paper's 0.0005, and a seeded uniform
 # random sampling of the surface with 35,000 points.
 if [ -f "$meshes/stanford-bunny.obj" ]; then
     for s in 0.0007 0.0005; do
@@ -88,7 +88,7 @@ if [ -f "$meshes/stanford-bunny.obj" ]; then
     "$bin/bench_spheretree" "$meshes/stanford-bunny.obj" --points 35000 --k 4,8 --runs "$runs" >>"$results"
 fi
 
-# Closest feature maps (paper 003): sample counts (Table 1) and neighbour-distance spread
+# Closest feature maps (Giang & O'Sullivan 2006): sample counts (Table 1) and neighbour-distance spread
 # (Table 2) next to the paper's, then the bunny's map (16 -> 4 stacks) on a tree (K = 4) of its
 # pointshell at voxel 0.001 (a tree on its vertices if that pipeline fails): build time, file
 # sizes, stored records against brute force.
@@ -105,7 +105,7 @@ if [ -f "$meshes/stanford-bunny.obj" ]; then
     rm -rf "$out"
 fi
 
-# Pointshell sampling on the bunny at the paper's resolution (voxelize + distance via the library,
+# Pointshell sampling on the bunny at Sagardia et al. 2014's resolution (voxelize + distance via the library,
 # not timed): count against the paper's 35,596, sampling time against its "under 20 s", and the
 # spacing/coverage/normal targets of the stage, one row per normal mode.
 if [ -f "$meshes/stanford-bunny.obj" ]; then
@@ -113,7 +113,7 @@ if [ -f "$meshes/stanford-bunny.obj" ]; then
     "$bin/bench_pointshell" "$meshes/stanford-bunny.obj" --voxel-size 0.0005 --runs "$runs" >>"$results"
 fi
 
-# VPS queries (bench_query): the paper's case, the bunny's distance field at 0.0005 against the
+# VPS queries (bench_query): Sagardia et al. 2014's case, the bunny's distance field at 0.0005 against the
 # bunny's own pointshell tree (shell at 0.0007: 36,074 points, the paper had 35,596), shallow
 # contact poses, one thread; full/brute/time-critical/segmented L1-5 with
 # K = 4 and full with K = 8, and the force direction of time-critical queries interrupted at 20 and
@@ -132,7 +132,7 @@ fi
 
 # The query next to its peers (bench_peers, built when Bullet and FCL are found): Bullet's GImpact
 # and FCL's OBBRSS mesh-mesh collision with contacts, on the same meshes and the same contact poses
-# in one run, one thread. The paper's case (the bunny's field at 0.0005 against the bunny's shell
+# in one run, one thread. Sagardia et al. 2014's case (the bunny's field at 0.0005 against the bunny's shell
 # at 0.0007, ~36k points) and a CAD part against itself. BENCH_PEERS_COUNT poses (default 200).
 if [ -x "$bin/bench_peers" ]; then
     for spec in "stanford-bunny 0.0005 0.0007" "rocker-arm 0.0033 0.005"; do

@@ -135,8 +135,9 @@ void finalize_file(const fs::path& path) {
 }
 
 // Checks the trailer of one of our files, streaming. Returns the hash it names ("xxh3-64" or
-// "fnv1a-64"), or "" when the file has no trailer at all; a file without one whose first grid carries our metadata key was cut short and is
-// rejected here, before OpenVDB parses it (OpenVDB needs up to a minute on some truncated files).
+// "fnv1a-64"), or "" when the file has no trailer at all; a file without one whose first grid
+// carries our metadata key was cut short and is rejected here, before OpenVDB parses it (OpenVDB
+// needs up to a minute on some truncated files).
 std::string verify_trailer(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) fail_input(path.string(), std::string("cannot open (") + std::strerror(errno) + ")");

@@ -1,4 +1,4 @@
-// Includes OpenVDB (like formats/vdb.cpp; only formats/vdb*.cpp do); see formats/vdb_levelset.hpp.
+// Includes OpenVDB (only formats/vdb*.cpp do); see formats/vdb_levelset.hpp.
 #include "formats/vdb_levelset.hpp"
 
 #include <cassert>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Which per-ring sample count reproduces paper 003's Table 1?
+"""Which per-ring sample count reproduces Table 1 of Giang & O'Sullivan 2006 (docs/references.md)?
 
 Table 1 gives 65 samples at the root with 10 stacks and 167 with 16, and 3 and 11 at the leaves
 (the minimum stacks are not printed; 2 and 4 fit). This script tries the natural candidates for

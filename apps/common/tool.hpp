@@ -1,6 +1,7 @@
 #pragma once
 // The frame every executable shares: CLI11 set-up with the common flags, error reporting with
-// the exit codes of SPEC §1, the thread limit, warnings and the terminal progress bar.
+// the exit codes (README, "Common to every tool"), the thread limit, warnings and the terminal
+// progress bar.
 //
 //   int main(int argc, char** argv) {
 //       hp::app::Tool tool("haptic-x", "What it does.", "Examples:\n  haptic-x in.stl -o out.vdb\n");

@@ -1,5 +1,5 @@
 #pragma once
-// lib/query/cfm_contacts — contacts from a closest feature map (Giang & O'Sullivan 2006, section
+// lib/contact/cfm_contacts — contacts from a closest feature map (Giang & O'Sullivan 2006, section
 // 3.1) for the clusters an interrupted time-critical traversal leaves queued (query.hpp).
 //
 // In: the field, the map (body frame, outward normals), a queued cluster whose sphere collides,

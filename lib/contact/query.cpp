@@ -112,12 +112,13 @@ struct Limits {
     }
     // The CFM phase's cost per queued cluster relative to the traversal's per sphere test: a
     // sphere test for each, and a gradient, a map lookup and V(P) for the colliding quarter of them
-    // (measured on the paper's case: 0.45 us against 0.3 us, both mostly cache misses).
+    // (measured on Sagardia et al. 2014's bunny case: 0.45 us against 0.3 us, both mostly cache
+    // misses).
     static constexpr double kCfmCost = 1.5;
 };
 
 // Queued clusters the CFM phase handles between two looks at the clock (0.3-0.5 us of cold reads
-// each on the paper's case).
+// each on Sagardia et al. 2014's bunny case).
 constexpr std::size_t kCfmBatch = 4;
 
 class Traversal {
@@ -293,8 +294,8 @@ public:
     }
 
 private:
-    // How far ahead the traversal asks for memory (traverse). Chosen on the paper's case
-    // (docs/query.md): a node about 16 sphere tests before it is read, a probe 8 before.
+    // How far ahead the traversal asks for memory (traverse). Chosen on Sagardia et al. 2014's bunny
+    // case (docs/query.md): a node about 16 sphere tests before it is read, a probe 8 before.
     static constexpr std::size_t kNodeAhead = 16;
     static constexpr std::size_t kProbeAhead = 8;
     static constexpr std::size_t kProbeRing = 16;  // > kProbeAhead

@@ -1,5 +1,5 @@
 #pragma once
-// lib/query — VPS collision queries (Sagardia et al. 2014, sections 2.2–2.4, Algorithm 1).
+// lib/contact/query — VPS collision queries (Sagardia et al. 2014, sections 2.2–2.4, Algorithm 1).
 //
 // In: the static object's distance function V (DistanceSampler, inside positive, world units),
 // the moving object's points with unit inward normals and its point-sphere tree (optionally its

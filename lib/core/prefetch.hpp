@@ -1,5 +1,5 @@
 #pragma once
-// lib/query/prefetch — ask the memory for a cache line without waiting for it.
+// lib/core/prefetch — ask the memory for a cache line without waiting for it.
 //
 // Not a plain __builtin_prefetch: GCC 12's mod/ref analysis summarizes a function whose only
 // effect is __builtin_prefetch as having none, and dead-code elimination then deletes the calls

@@ -1,5 +1,5 @@
 #pragma once
-// lib/query/field — the static object's distance function V(P) for queries.
+// lib/field/field — the static object's distance function V(P) for queries.
 //
 // In: one signed distance per voxel of a grid (inside positive, world units). Out: V(P), the
 // trilinear interpolant of the samples at voxel centres, continued outside the grid's centre box

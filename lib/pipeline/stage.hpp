@@ -1,5 +1,5 @@
 #pragma once
-// lib/pipeline — the stages of a haptic pipeline, run in-process (SPEC §1 haptic-pipeline).
+// lib/pipeline — the stages of a haptic pipeline, run in-process (docs/pipeline.md).
 //
 // A stage is one executable of the toolchain seen from the library: its name ("voxelize"), the
 // executable it mirrors ("haptic-voxelize"), the options it declares, the kinds of files it needs
@@ -8,7 +8,7 @@
 //
 // Each option is declared once (stage_*.cpp, with Declare below): key, type, default, range or
 // choices, help, excludes, bound to a field of the stage's typed options struct (stage_runs.hpp).
-// The executables make their command-line options from the declaration (apps/common/stage_call),
+// The executables make their command-line options from the declaration (apps/common/stage_call.hpp),
 // a pipeline validates its JSON against it, and the checks between options (StageSpec::check)
 // serve both. The JSON key is the long option without dashes ("--voxel-size" -> "voxel_size").
 // What an executable has besides the declared options (its files, output paths, --json...) is

@@ -21,7 +21,7 @@ namespace hp {
 
 struct QueryCheckSpec {
     std::filesystem::path static_path, moving_path;
-    std::filesystem::path cfm_path;  // empty: none (time-critical only, see query.hpp)
+    std::filesystem::path cfm_path;  // empty: none (time-critical only, see contact/query.hpp)
     std::filesystem::path poses_path;  // a poses file, or else `scenario`
     std::string scenario;              // contact, approach or random
     std::size_t count = 1000;

@@ -10,7 +10,8 @@
 //   }
 //
 // Files: static = haptic-distance field or haptic-voxelize voxelmap (static_field.hpp); moving =
-// haptic-spheretree file, optionally with its haptic-cfm map (attach_cfm). Modes, results: query.hpp.
+// haptic-spheretree file, optionally with its haptic-cfm map (attach_cfm). Modes and results:
+// contact/query.hpp.
 // Allocation: the first queries grow the contact buffer to the largest contact count they meet;
 // after that no query allocates. Threads: queries run on the calling thread; one session per thread.
 #include <filesystem>
@@ -46,7 +47,7 @@ MovingObjectData load_moving_object(const std::filesystem::path& path);
 
 // Reads a closest feature map file (haptic-cfm) and attaches it to `moving` (loaded from
 // `moving_path`, named in messages). Throws hp::Error(bad_input) for a damaged file
-// (read_cfm_file) or one that is not this tree's (check_cfm_matches_tree, cfm_contacts.hpp).
+// (read_cfm_file) or one that is not this tree's (check_cfm_matches_tree, contact/cfm_contacts.hpp).
 void attach_cfm(MovingObjectData& moving, const std::filesystem::path& cfm_path,
                 const std::filesystem::path& moving_path);
 

@@ -56,7 +56,7 @@ std::string to_csv(const TimedRun& run);
 
 // Validation before timing.
 // Poses whose moving object's bounding ball (moving_bounds) does not meet the field's grid box at
-// all: such a query only measures the extrapolated distance of field.hpp (no contact possible
+// all: such a query only measures the extrapolated distance of field/field.hpp (no contact possible
 // when the border is outside, border_max_value() < 0).
 std::size_t poses_beyond_grid(const DistanceSampler& field, const MovingObject& moving, const std::vector<Pose>& poses);
 // True when the tree's leaves hold every point index below `points` exactly once and every

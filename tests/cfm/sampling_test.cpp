@@ -136,11 +136,11 @@ TEST(CfmSampling, LookupAtPolesAndSeam) {
         }
 }
 
-// Paper 003 Table 2, adaptive column: the standard deviation of distances between neighbouring
-// samples (consecutive samples of a ring, cyclically, and each sample to the nearest sample of the
-// next ring). The paper's figures are the golden values; our layout must reproduce them. (Its
-// "5 stacks" row is matched by 4 stacks.) The adaptive spread must also be below the plain polar
-// layout's at 10 and 20 stacks, as the paper claims.
+// Giang & O'Sullivan 2006 (docs/references.md), Table 2, adaptive column: the standard deviation
+// of distances between neighbouring samples (consecutive samples of a ring, cyclically, and each
+// sample to the nearest sample of the next ring). The paper's figures are the golden values; our
+// layout must reproduce them. (Its "5 stacks" row is matched by 4 stacks.) The adaptive spread must
+// also be below the plain polar layout's at 10 and 20 stacks, as the paper claims.
 namespace {
 double ring_neighbour_stddev(const SampleLayout& l) {
     std::vector<std::vector<Vec3d>> rings;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # haptic-spheretree end to end on a real pointshell: summary and JSON, determinism, provenance,
-# haptic-dump of the tree (summary, JSON export checked against the issue's shape and the tree's
+# haptic-dump of the tree (summary, JSON export checked against docs/spheretree.md's shape and the tree's
 # invariants by an independent Python check, PLY of the points and of one level), bad inputs.
 source "$(dirname "$0")/lib.sh"
 vox="$HP_BIN/haptic-voxelize"
@@ -56,7 +56,7 @@ check "provenance: tool" "$(json_get "$TMP/d8.json" 'j["metadata"]["tool"]')" ha
 expect_exit 0 "$dump" "$TMP/t.hps" --json
 check "dump levels = tool levels" "$(json_get "$TMP/out" 'j["tree"]')" "$(json_get "$TMP/t.json" 'j["tree"]')"
 
-# JSON export: the issue's shape, and the tree's invariants checked from the export alone.
+# JSON export: the shape docs/spheretree.md gives, and the tree's invariants checked from the export alone.
 expect_exit 0 "$dump" "$TMP/t.hps" --export json -o "$TMP/export.json"
 cat > "$TMP/check_tree.py" <<'PY'
 import json, math, sys

@@ -4,7 +4,7 @@
 # with a header it may include, so that a failure above cannot come from a broken probe.
 # Built only by the test (EXCLUDE_FROM_ALL); the list the test reads is layer_probes.txt.
 set(HP_LAYER_PROBES
-  # the issue's example and the former cycle between geometry and mesh
+  # an upward include from geometry and the former cycle between geometry and mesh
   "geometry|contact/query.hpp|fails"
   "geometry|query/session.hpp|fails"
   "geometry|mesh/mesh.hpp|compiles"

@@ -1,6 +1,6 @@
 // Time-critical queries with a closest feature map (lib/contact/cfm_contacts.hpp): a plane field, a
 // three-cluster tree and a CFM written by hand, so every expected normal, position and depth below
-// is worked out on paper from the rule in cfm_contacts.hpp.
+// is worked out on paper from the rule in contact/cfm_contacts.hpp.
 #include "contact/cfm_contacts.hpp"
 
 #include <cmath>
@@ -279,11 +279,11 @@ TEST(CfmContacts, TheSessionLoadsAndChecksTheMapFile) {
     fs::remove_all(dir);
 }
 
-// The CFM phase's limit (query.hpp, time_critical), counted in sphere tests so that the check does
-// not depend on the machine's speed: a plate of 41 x 41 points lies 0.02 deep in the plane field,
-// so every sphere of its tree collides. The tree has 16 children per cluster: one sphere test
-// queues 16 clusters, so the hand-over (tests + queued reach the budget) often leaves more queued
-// clusters than the budget has tests left, and the CFM phase must stop at its own limit.
+// The CFM phase's limit (contact/query.hpp, time_critical), counted in sphere tests so that the
+// check does not depend on the machine's speed: a plate of 41 x 41 points lies 0.02 deep in the
+// plane field, so every sphere of its tree collides. The tree has 16 children per cluster: one
+// sphere test queues 16 clusters, so the hand-over (tests + queued reach the budget) often leaves
+// more queued clusters than the budget has tests left, and the CFM phase must stop at its own limit.
 TEST(CfmContacts, TheCfmPhaseStopsAtTheBudgetCoarsestFirst) {
     const auto f = plane_field();
     std::vector<Vec3d> points, normals;

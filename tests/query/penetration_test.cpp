@@ -1,4 +1,4 @@
-// Penetration accuracy of the VPS query on the peg-in-hole pair (issue 9 target): with the peg
+// Penetration accuracy of the VPS query on the peg-in-hole pair: with the peg
 // tilted and pressed against the wall of the block's hole, the reported maximum penetration is
 // within one voxel of the exact value computed from the meshes for the same shell points.
 //

@@ -15,7 +15,7 @@ using hp_test::brute_force_radius;
 
 namespace {
 
-// The accuracy bar: within 1e-6 of the true minimum, relative.
+// The accuracy bar: within 1e-6 of the true minimum, relative.
 void expect_minimal(const hp::Ball& b, const std::vector<Vec3d>& pts, const std::string& what) {
     double ref = brute_force_radius(pts);
     EXPECT_LE(std::abs(b.radius - ref), 1e-6 * ref + 1e-300) << what << ": radius " << b.radius << ", brute force " << ref;
