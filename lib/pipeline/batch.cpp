@@ -13,6 +13,7 @@
 #include "core/hash.hpp"
 #include "core/version.hpp"
 #include "pipeline/mesh_run.hpp"
+#include "pipeline/outdir_lock.hpp"
 #include "pipeline/resume.hpp"
 #include "pipeline/stage_gate.hpp"
 
@@ -74,6 +75,7 @@ void summarize(Manifest& manifest) {
 
 Manifest plan_batch(const Pipeline& pipeline, const std::vector<MeshJob>& jobs, const BatchOptions& options) {
     prepare_outdir(options.outdir);
+    const OutdirLock lock(manifest_path(options.outdir, options.shard));
     Manifest manifest = manifest_head(pipeline, options, static_cast<std::size_t>(options.jobs));
     for (const auto& job : jobs) manifest.meshes.push_back(planned_entry(pipeline, job));
     summarize(manifest);
@@ -87,6 +89,7 @@ Manifest run_batch(const Pipeline& pipeline, const std::vector<MeshJob>& jobs, c
     const std::size_t in_flight = std::min<std::size_t>(static_cast<std::size_t>(std::max(options.jobs, 1)), jobs.size());
     const Manifest head = manifest_head(pipeline, options, in_flight);
     const fs::path path = manifest_path(options.outdir, options.shard);
+    const OutdirLock lock(path);
     std::map<std::string, MeshEntry> previous;
     if (options.resume) previous = previous_entries(options.outdir, options.shard);
 

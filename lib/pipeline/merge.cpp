@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "pipeline/batch.hpp"
+#include "pipeline/outdir_lock.hpp"
 
 namespace hp::pipeline {
 
@@ -65,6 +66,7 @@ Manifest merge_manifests(const std::vector<fs::path>& shard_files, const fs::pat
     merged->meshes = std::move(meshes);
     summarize(*merged);
     prepare_outdir(outdir);
+    const OutdirLock lock(outdir / "manifest.json");
     write_manifest(outdir / "manifest.json", *merged);
     return *merged;
 }

@@ -142,6 +142,13 @@ VoxelizeSummary run_voxelize(const StageContext& ctx, const VoxelizeParams& p) {
         warnings.push_back(ctx.mesh.string() + ": the mesh is not watertight (" +
                            std::to_string(m.diagnostics.boundary_edges) + " boundary edges); inside/outside by " + ctx.option_name("fill") + " " +
                            (fill == "auto" ? std::string("hybrid") : fill));
+    if (m.diagnostics.flipped_faces > 0)
+        warnings.push_back(ctx.mesh.string() + ": " + std::to_string(m.diagnostics.flipped_faces) +
+                           " faces were wound against their neighbours; import flipped them (orientation repaired)");
+    if (m.diagnostics.non_orientable_parts + m.diagnostics.non_manifold_parts > 0)
+        warnings.push_back(ctx.mesh.string() + ": " + std::to_string(m.diagnostics.non_orientable_parts) +
+                           " non-orientable and " + std::to_string(m.diagnostics.non_manifold_parts) +
+                           " non-manifold parts keep their faces as wound; distance signs near them may be wrong");
     const double s = choose_voxel_size(m.diagnostics.bbox, voxel_size, resolution, pad);
     GridSpec grid = grid_around(m.diagnostics.bbox, s, pad);
     LayerMap map = voxelize(m.mesh, grid, vopt, ctx.progress);

@@ -25,6 +25,14 @@ expect_exit 0 "$vox" "$SAMPLES/block-with-hole.stl" --units mm --voxel-size 0.00
 cmp -s "$TMP/block.vdb" "$TMP/block1.vdb" && pass "byte-identical with --threads 1" || fail "output differs with --threads 1"
 [ ! -s "$TMP/out" ] && pass "--quiet prints nothing" || fail "--quiet printed something"
 
+# A mesh wound inward is turned outward at import, and says so.
+expect_exit 0 "$vox" "$SAMPLES/inverted-box.obj" --resolution 12 -o "$TMP/inv.vdb" --json
+expect_grep "12 faces were wound against their neighbours; import flipped them" "$TMP/err"
+check "orientation repaired" "$(json_get "$TMP/out" 'j["mesh"]["orientation"]')" repaired
+check "flipped faces" "$(json_get "$TMP/out" 'j["mesh"]["flipped_faces"]')" 12
+expect_exit 0 "$dump" "$SAMPLES/inverted-box.obj"
+expect_grep "^orientation  repaired \(12 faces flipped at import\)" "$TMP/out"
+
 # Open mesh: a warning, hybrid fill, still a solid inside.
 expect_exit 0 "$vox" "$SAMPLES/open-box.obj" --resolution 20 -o "$TMP/open.vdb" --json
 expect_grep "not watertight" "$TMP/err"
