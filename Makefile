@@ -38,7 +38,9 @@ test-asan: deps
 demo: build
 	@scripts/demo.sh $(BUILD)/bin
 
-bench: build
+bench: deps $(BUILD)/CMakeCache.txt
+	cmake -S . -B $(BUILD) -DHP_BUILD_BENCH=ON -DHP_WERROR=$(WERROR) >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
 	@bench/run.sh $(BUILD)/bin
 
 samples:

@@ -5,7 +5,6 @@
 #include <string>
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "core/error.hpp"
@@ -21,27 +20,25 @@ OutdirLock::OutdirLock(const fs::path& manifest) {
     if (fd_ < 0)
         fail_write(folder.string(), "cannot create the lock file " + file.filename().string() + " (" +
                                         std::strerror(errno) + ")");
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-        const int err = errno;
-        char pid[32] = {};
-        const ssize_t n = ::pread(fd_, pid, sizeof pid - 1, 0);
-        std::string holder = n > 0 ? std::string(pid, static_cast<std::size_t>(n)) : std::string();
-        while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
-        ::close(fd_);
-        fd_ = -1;
-        if (err == EWOULDBLOCK)
-            fail_write(folder.string(), "is being written by another haptic-pipeline" +
-                                            (holder.empty() ? std::string() : " (pid " + holder + ")") +
-                                            "; wait for it to finish, or write to another folder (shards of one "
-                                            "batch: --shard writes a manifest of its own)");
-        fail_write(folder.string(), std::string("cannot lock ") + file.filename().string() + " (" + std::strerror(err) + ")");
-    }
-    // The pid is for the message of a second writer; the lock holds without it.
-    const std::string mine = std::to_string(::getpid()) + "\n";
-    if (::ftruncate(fd_, 0) == 0) {
-        const ssize_t written = ::pwrite(fd_, mine.data(), mine.size(), 0);
-        (void)written;
-    }
+    // A POSIX record lock (fcntl): the kernel (and NFS) tell a second writer who holds it, so the
+    // file stays empty and two finished runs leave identical folders.
+    struct flock whole {};
+    whole.l_type = F_WRLCK;
+    whole.l_whence = SEEK_SET;
+    if (::fcntl(fd_, F_SETLK, &whole) == 0) return;
+    const int err = errno;
+    struct flock holder {};
+    holder.l_type = F_WRLCK;
+    holder.l_whence = SEEK_SET;
+    const bool known = ::fcntl(fd_, F_GETLK, &holder) == 0 && holder.l_type != F_UNLCK && holder.l_pid > 0;
+    ::close(fd_);
+    fd_ = -1;
+    if (err == EACCES || err == EAGAIN)
+        fail_write(folder.string(), "is being written by another haptic-pipeline" +
+                                        (known ? " (pid " + std::to_string(holder.l_pid) + ")" : std::string()) +
+                                        "; wait for it to finish, or write to another folder (shards of one batch: "
+                                        "--shard writes a manifest of its own)");
+    fail_write(folder.string(), std::string("cannot lock ") + file.filename().string() + " (" + std::strerror(err) + ")");
 }
 
 OutdirLock::~OutdirLock() {
