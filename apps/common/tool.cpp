@@ -1,5 +1,6 @@
 #include "common/tool.hpp"
 
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -9,10 +10,33 @@
 
 #include <tbb/global_control.h>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
 
 namespace hp::app {
+
+namespace {
+// SIGTERM, SIGINT, SIGHUP: remove the temporary files of the writes in progress, then die of the
+// signal as before (exit status 128 + N), so an interrupted tool leaves no half-written file.
+extern "C" void on_terminating_signal(int sig) {
+    remove_pending_temporaries();
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+}
+
+void install_signal_cleanup() {
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+        struct sigaction action {};
+        action.sa_handler = on_terminating_signal;
+        sigemptyset(&action.sa_mask);
+        struct sigaction previous {};
+        // A signal the caller chose to ignore (nohup, a shell's background job) stays ignored.
+        if (::sigaction(sig, nullptr, &previous) == 0 && previous.sa_handler == SIG_IGN) continue;
+        ::sigaction(sig, &action, nullptr);
+    }
+}
+}  // namespace
 
 struct Tool::Impl {
     std::optional<tbb::global_control> thread_limit;
@@ -82,6 +106,7 @@ int Tool::run(int argc, char** argv, const std::function<int()>& body) {
         std::cerr << name_ << ": " << e.what() << " (see " << name_ << " --help)\n";
         return static_cast<int>(ExitCode::usage);
     }
+    install_signal_cleanup();
     if (threads > 0)
         impl_->thread_limit.emplace(tbb::global_control::max_allowed_parallelism,
                                     static_cast<std::size_t>(threads));

@@ -76,6 +76,41 @@ void copy_into_stream(const fs::path& from, const fs::path& to, const std::strin
     if (::close(out) != 0 && errno != EINTR) fail_write(dest, std::string("write failed (") + std::strerror(errno) + ")");
 }
 
+// The temporary files being written, for remove_pending_temporaries(), which a signal handler
+// calls: fixed slots of plain characters, each published by an atomic state (0 free, 1 being
+// filled, 2 ready), so the handler reads only complete paths and never allocates.
+constexpr int kSlots = 64;
+constexpr std::size_t kPathMax = 4096;
+char pending_path[kSlots][kPathMax];
+std::atomic<int> pending_state[kSlots];
+
+// Registers `tmp` for the lifetime of the guard (not at all when every slot is taken or the path
+// is too long: the file is then only removed by the normal error paths).
+class PendingGuard {
+public:
+    explicit PendingGuard(const fs::path& tmp) {
+        const std::string& s = tmp.native();
+        if (s.size() >= kPathMax) return;
+        for (int i = 0; i < kSlots; ++i) {
+            int free = 0;
+            if (pending_state[i].compare_exchange_strong(free, 1)) {
+                std::memcpy(pending_path[i], s.c_str(), s.size() + 1);
+                pending_state[i].store(2);
+                slot_ = i;
+                return;
+            }
+        }
+    }
+    ~PendingGuard() {
+        if (slot_ >= 0) pending_state[slot_].store(0);
+    }
+    PendingGuard(const PendingGuard&) = delete;
+    PendingGuard& operator=(const PendingGuard&) = delete;
+
+private:
+    int slot_ = -1;
+};
+
 fs::path temporary_beside(const fs::path& dest) {
     static std::atomic<unsigned> counter{0};
     fs::path dir = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
@@ -92,6 +127,7 @@ void write_atomically(const fs::path& given, const std::function<void(const fs::
     std::error_code ec;
     if (is_stream(dest)) {
         fs::path tmp = temporary_beside(fs::temp_directory_path(ec) / dest.filename());
+        const PendingGuard pending(tmp);
         try {
             write(tmp);
             copy_into_stream(tmp, dest, given.string());
@@ -108,6 +144,7 @@ void write_atomically(const fs::path& given, const std::function<void(const fs::
     if (fs::is_directory(dest, ec))
         fail_write(given.string(), "is a folder (give a file name)");
     fs::path tmp = temporary_beside(dest);
+    const PendingGuard pending(tmp);
     try {
         write(tmp);
     } catch (...) {
@@ -130,6 +167,11 @@ void write_file_atomically(const fs::path& dest, const std::string& bytes) {
         out.close();
         if (!out) fail_write(dest.string(), "write failed (disk full?)");
     });
+}
+
+void remove_pending_temporaries() noexcept {
+    for (int i = 0; i < kSlots; ++i)
+        if (pending_state[i].load() == 2) ::unlink(pending_path[i]);
 }
 
 std::string read_file(const fs::path& path) {

@@ -21,6 +21,11 @@ void write_atomically(const std::filesystem::path& dest,
 // Writes `bytes` to `dest` atomically.
 void write_file_atomically(const std::filesystem::path& dest, const std::string& bytes);
 
+// Removes the temporary files of every write in progress (unlink only: async-signal-safe). For
+// a program's handler of SIGTERM/SIGINT/SIGHUP, so that an interrupted tool leaves no temporary
+// file behind; the destinations stay untouched as always.
+void remove_pending_temporaries() noexcept;
+
 // Reads a whole file. Throws hp::Error(bad_input) when it is missing or unreadable.
 std::string read_file(const std::filesystem::path& path);
 

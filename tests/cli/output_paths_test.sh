@@ -35,6 +35,25 @@ if mknod "$TMP/full" c 1 7 2>/dev/null && mknod "$TMP/null" c 1 3 2>/dev/null &&
 else
     echo "skip: device nodes (mknod needs root and a folder not mounted nodev)"
 fi
+# SIGTERM while the output is being written: the tool dies of the signal and leaves neither the
+# output nor its temporary file (a bunny fine enough that the write takes a while).
+mkdir -p "$TMP/term"
+"$HP_BIN/haptic-voxelize" "$MESHES/stanford-bunny.obj" --voxel-size 0.0006 -o "$TMP/term/big.vdb" --quiet &
+job=$!
+seen=0
+for _ in $(seq 1 6000); do
+    if ls -A "$TMP/term" | grep -q '\.tmp-'; then seen=1; kill -TERM $job; break; fi
+    kill -0 $job 2>/dev/null || break
+    sleep 0.01
+done
+wait $job
+status=$?
+if [ "$seen" = 1 ]; then
+    check "killed by SIGTERM" "$status" 143
+    check "nothing left in the output folder" "$(ls -A "$TMP/term")" ""
+else
+    echo "skip: the write ended before the test saw its temporary file"
+fi
 ls -A "$TMP" | grep -q '\.tmp-' && fail "a temporary file was left: $(ls -A "$TMP")" || pass "no temporary file left"
 
 finish
