@@ -2,7 +2,6 @@
 // schema table of docs/pipeline.md.
 #include <fstream>
 #include <functional>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -191,13 +190,15 @@ TEST(Manifest, DocumentedKeysAreTheKeysWritten) {
     ASSERT_TRUE(in) << "docs/pipeline.md";
     std::set<std::string> documented;
     bool in_section = false;
-    const std::regex row(R"(^\| `([^`]+)` \|)");
+    // A key's row starts "| `key` |" (std::regex is avoided: GCC 12 warns falsely inside it
+    // under the sanitizers).
     for (std::string line; std::getline(in, line);) {
         if (line.rfind("## ", 0) == 0) in_section = line == "## The manifest";
-        std::smatch m;
-        if (in_section && std::regex_search(line, m, row)) {
-            EXPECT_TRUE(documented.insert(m[1]).second) << m[1] << " twice";
-        }
+        if (!in_section || line.rfind("| `", 0) != 0) continue;
+        const std::size_t end = line.find('`', 3);
+        if (end == std::string::npos || line.compare(end, 3, "` |") != 0 || end == 3) continue;
+        const std::string key = line.substr(3, end - 3);
+        EXPECT_TRUE(documented.insert(key).second) << key << " twice";
     }
     std::set<std::string> written;
     collect_keys(json(full_example()), "", written);
