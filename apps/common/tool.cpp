@@ -107,6 +107,22 @@ int Tool::run(int argc, char** argv, const std::function<int()>& body) {
         return static_cast<int>(ExitCode::usage);
     }
     install_signal_cleanup();
+    // -o - : the file goes to the standard output, so everything the tool prints there (the text
+    // summary, --json) goes to the standard error instead.
+    if (const CLI::Option* out = cli.get_option_no_throw("--output"); out && out->count() && out->as<std::string>() == "-") {
+        if (name_ == "haptic-pipeline") {
+            std::cerr << name_ << ": -o - is for files; haptic-pipeline writes a folder (give its name)\n";
+            return static_cast<int>(ExitCode::usage);
+        }
+        std::fflush(stdout);
+        std::cout.flush();
+        const int data = ::dup(STDOUT_FILENO);
+        if (data < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+            std::cerr << name_ << ": -: cannot set up the standard output for the file\n";
+            return static_cast<int>(ExitCode::cannot_write);
+        }
+        set_standard_output_fd(data);
+    }
     if (threads > 0)
         impl_->thread_limit.emplace(tbb::global_control::max_allowed_parallelism,
                                     static_cast<std::size_t>(threads));

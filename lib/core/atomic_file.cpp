@@ -42,11 +42,15 @@ bool is_stream(const fs::path& path) {
     }
 }
 
-// Copies the finished file `from` into the stream `to`, checking every write.
+std::atomic<int> standard_output_fd{1};
+
+// Copies the finished file `from` into the stream `to` ("-": the standard output), checking every
+// write.
 void copy_into_stream(const fs::path& from, const fs::path& to, const std::string& dest) {
     const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
     if (in < 0) fail_write(dest, std::string("cannot reopen the finished file (") + std::strerror(errno) + ")");
-    const int out = ::open(to.c_str(), O_WRONLY | O_CLOEXEC);
+    const bool standard = to == "-";
+    const int out = standard ? ::dup(standard_output_fd.load()) : ::open(to.c_str(), O_WRONLY | O_CLOEXEC);
     if (out < 0) {
         const int err = errno;
         ::close(in);
@@ -122,11 +126,14 @@ fs::path temporary_beside(const fs::path& dest) {
 }
 }  // namespace
 
+void set_standard_output_fd(int fd) noexcept { standard_output_fd.store(fd); }
+
 void write_atomically(const fs::path& given, const std::function<void(const fs::path&)>& write) {
-    const fs::path dest = follow_links(given);
+    const bool standard = given == "-";
+    const fs::path dest = standard ? given : follow_links(given);
     std::error_code ec;
-    if (is_stream(dest)) {
-        fs::path tmp = temporary_beside(fs::temp_directory_path(ec) / dest.filename());
+    if (standard || is_stream(dest)) {
+        fs::path tmp = temporary_beside(fs::temp_directory_path(ec) / (standard ? fs::path("stdout") : dest.filename()));
         const PendingGuard pending(tmp);
         try {
             write(tmp);

@@ -21,6 +21,10 @@ void write_atomically(const std::filesystem::path& dest,
 // Writes `bytes` to `dest` atomically.
 void write_file_atomically(const std::filesystem::path& dest, const std::string& bytes);
 
+// `-o -`: write_atomically("-") streams the finished file into this descriptor (default 1, the
+// standard output). A program whose summaries also go to stdout moves them first (app::Tool).
+void set_standard_output_fd(int fd) noexcept;
+
 // Removes the temporary files of every write in progress (unlink only: async-signal-safe). For
 // a program's handler of SIGTERM/SIGINT/SIGHUP, so that an interrupted tool leaves no temporary
 // file behind; the destinations stay untouched as always.

@@ -35,6 +35,22 @@ if mknod "$TMP/full" c 1 7 2>/dev/null && mknod "$TMP/null" c 1 3 2>/dev/null &&
 else
     echo "skip: device nodes (mknod needs root and a folder not mounted nodev)"
 fi
+# -o - : the file on the standard output, byte-identical to a regular output; the summary (text or
+# --json) goes to the standard error; a full standard output is exit 4; the pipeline refuses it.
+"$vox" "$mesh" "${args[@]}" -o - >"$TMP/stdout.vdb" 2>"$TMP/stdout.err"
+check "-o - exits 0" "$?" 0
+cmp -s "$TMP/plain.vdb" "$TMP/stdout.vdb" && pass "-o - writes the same bytes" || fail "-o - bytes differ"
+"$vox" "$mesh" --units mm --voxel-size 0.002 --json -o - >"$TMP/stdout2.vdb" 2>"$TMP/stdout2.json"
+cmp -s "$TMP/plain.vdb" "$TMP/stdout2.vdb" && pass "--json does not mix into the file" || fail "--json mixed into the file"
+expect_json "$TMP/stdout2.json"
+if [ -c "$TMP/full" ]; then
+    "$vox" "$mesh" "${args[@]}" -o - >"$TMP/full" 2>"$TMP/err"
+    check "-o - onto a full device exits 4" "$?" 4
+    expect_grep "No space left" "$TMP/err"
+fi
+expect_exit 2 "$HP_BIN/haptic-pipeline" "$HP_SOURCE_DIR/pipelines/voxelmap-only.json" "$mesh" -o -
+expect_grep "writes a folder" "$TMP/err"
+
 # SIGTERM while the output is being written: the tool dies of the signal and leaves neither the
 # output nor its temporary file (a bunny fine enough that the write takes a while).
 mkdir -p "$TMP/term"
