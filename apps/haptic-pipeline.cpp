@@ -61,7 +61,9 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--shard", shard_text, "run only shard I of N of the meshes (manifest.shard-I-of-N.json)")->type_name("I/N");
     tool.cli.add_flag("--merge", merge, "combine the given shard manifests into OUTDIR/manifest.json");
     tool.cli.add_flag("--list-stages", list, "list the stages of this build and their parameters");
+    tool.output_is_file = false;
     return tool.run(argc, argv, [&] {
+        if (outdir == "-") hp::fail_usage("-o - is for files; haptic-pipeline writes a folder (give its name)");
         namespace pl = hp::pipeline;
         if (list) {
             tool.print_json(pl::stages_json());

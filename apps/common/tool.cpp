@@ -109,11 +109,8 @@ int Tool::run(int argc, char** argv, const std::function<int()>& body) {
     install_signal_cleanup();
     // -o - : the file goes to the standard output, so everything the tool prints there (the text
     // summary, --json) goes to the standard error instead.
-    if (const CLI::Option* out = cli.get_option_no_throw("--output"); out && out->count() && out->as<std::string>() == "-") {
-        if (name_ == "haptic-pipeline") {
-            std::cerr << name_ << ": -o - is for files; haptic-pipeline writes a folder (give its name)\n";
-            return static_cast<int>(ExitCode::usage);
-        }
+    const CLI::Option* out = cli.get_option_no_throw("--output");
+    if (output_is_file && out && out->count() && out->as<std::string>() == "-") {
         std::fflush(stdout);
         std::cout.flush();
         const int data = ::dup(STDOUT_FILENO);

@@ -31,6 +31,9 @@ public:
     bool json = false;   // --json: machine-readable summary on stdout
     bool quiet = false;  // --quiet: no progress, no warnings, no text summary
     int threads = 0;     // --threads N (0: all cores)
+    // Whether -o/--output names a file, so that "-o -" sends it to stdout (and the summary to
+    // stderr). Tools whose -o is a folder set it to false before run().
+    bool output_is_file = true;
 
     // Adds --scale and --units, filling `options`.
     void add_mesh_options(MeshLoadOptions& options);

@@ -7,15 +7,9 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
-namespace hp {
+#include "math/solid_angle.hpp"
 
-double solid_angle(const Vec3d& p, const Vec3d& a0, const Vec3d& b0, const Vec3d& c0) {
-    const Vec3d a = a0 - p, b = b0 - p, c = c0 - p;
-    const double la = length(a), lb = length(b), lc = length(c);
-    const double det = dot(a, cross(b, c));
-    const double den = la * lb * lc + dot(a, b) * lc + dot(b, c) * la + dot(c, a) * lb;
-    return 2 * std::atan2(det, den);
-}
+namespace hp {
 
 double winding_number(const TriMesh& mesh, const Vec3d& p) {
     double total = 0;

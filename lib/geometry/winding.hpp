@@ -23,8 +23,6 @@ namespace hp {
 // Exact, O(triangles) per point.
 double winding_number(const TriMesh& mesh, const Vec3d& p);
 
-// Signed solid angle of triangle (a, b, c) seen from p, in [-2 pi, 2 pi].
-double solid_angle(const Vec3d& p, const Vec3d& a, const Vec3d& b, const Vec3d& c);
 
 class FastWinding {
 public:

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <numbers>
 #include <vector>
+
+#include "math/solid_angle.hpp"
 
 namespace hp {
 namespace {
@@ -13,15 +16,6 @@ struct HalfEdge {
     std::uint32_t tri;
     bool forward;  // the triangle traverses lo -> hi
 };
-
-// Solid angle of triangle (a, b, c) seen from the origin (Van Oosterom & Strackee), over 4 pi:
-// summed over a closed surface it is the winding number (+-1 inside, 0 outside).
-double solid_angle_fraction(const Vec3d& a, const Vec3d& b, const Vec3d& c) {
-    const double la = length(a), lb = length(b), lc = length(c);
-    const double num = dot(a, cross(b, c));
-    const double den = la * lb * lc + dot(a, b) * lc + dot(a, c) * lb + dot(b, c) * la;
-    return std::atan2(num, den) / (2.0 * 3.14159265358979323846);
-}
 
 bool inside(const Aabb& b, const Vec3d& p) {
     return p.x >= b.min.x && p.y >= b.min.y && p.z >= b.min.z && p.x <= b.max.x && p.y <= b.max.y && p.z <= b.max.z;
@@ -155,10 +149,9 @@ OrientationRepair orient_consistently(TriMesh& mesh) {
             double w = 0;
             for (std::uint32_t t : parts[k].tris) {
                 const auto& tri = mesh.triangles[t];
-                w += solid_angle_fraction(mesh.vertices[tri[0]] - point, mesh.vertices[tri[1]] - point,
-                                          mesh.vertices[tri[2]] - point);
+                w += solid_angle(point, mesh.vertices[tri[0]], mesh.vertices[tri[1]], mesh.vertices[tri[2]]);
             }
-            if (std::abs(w) > 0.5) ++depth;
+            if (std::abs(w) > 2 * std::numbers::pi) ++depth;  // |winding number| > 1/2
         }
         const double v = volume(p, boxes[i].center());
         const bool want_positive = depth % 2 == 0;
