@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "pipeline/batch.hpp"
 #include "pipeline/report.hpp"
+#include "report/batch_report.hpp"
 
 namespace {
 
@@ -46,10 +47,12 @@ int main(int argc, char** argv) {
         "  haptic-pipeline pipelines/cad-mm.json parts/*.stl -o out --set voxelize.voxel_size=0.001 --resume\n"
         "  haptic-pipeline pipelines/vps-default.json parts/*.stl -o out --shard 3/8     (one job of a job array)\n"
         "  haptic-pipeline --merge out/manifest.shard-*-of-8.json -o out\n"
+        "  haptic-pipeline pipelines/vps-default.json parts/*.stl -o out --junit out/junit.xml --plot out/times.png\n"
         "  haptic-pipeline --list-stages\n"
         "See docs/pipeline.md for Slurm job arrays, GNU parallel and make.\n");
     std::vector<std::string> args, sets;
     std::string outdir, shard_text;
+    std::string junit_path, plot_path;
     int jobs = 1;
     bool resume = false, emit_only = false, merge = false, list = false;
     tool.cli.add_option("FILES", args, "PIPELINE.json MESH... (with --merge: SHARD_MANIFEST...)");
@@ -61,6 +64,8 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--shard", shard_text, "run only shard I of N of the meshes (manifest.shard-I-of-N.json)")->type_name("I/N");
     tool.cli.add_flag("--merge", merge, "combine the given shard manifests into OUTDIR/manifest.json");
     tool.cli.add_flag("--list-stages", list, "list the stages of this build and their parameters");
+    tool.cli.add_option("--junit", junit_path, "also write the batch as a JUnit XML test report (a case per mesh and stage)");
+    tool.cli.add_option("--plot", plot_path, "also write a PNG of the time per stage per mesh");
     tool.output_is_file = false;
     return tool.run(argc, argv, [&] {
         if (outdir == "-") hp::fail_usage("-o - is for files; haptic-pipeline writes a folder (give its name)");
@@ -120,6 +125,8 @@ int main(int argc, char** argv) {
                 if (events.finished) std::fprintf(stderr, "\r\033[K");
             }
         }
+        if (!junit_path.empty()) hp::report::write_batch_junit(junit_path, manifest);
+        if (!plot_path.empty()) hp::report::write_batch_plot(plot_path, manifest);
         tool.print_json(manifest);
         if (tool.text_output()) {
             std::printf("pipeline %s (%s), %zu stage(s)\n", manifest.pipeline.name.c_str(), manifest.pipeline_file.c_str(),

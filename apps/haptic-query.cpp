@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "query/check_run.hpp"
 #include "query/scenario.hpp"
+#include "report/query_report.hpp"
 
 int main(int argc, char** argv) {
     hp::app::Tool tool(
@@ -37,14 +38,19 @@ int main(int argc, char** argv) {
         "  haptic-query --static part.dist.vdb --moving tool.hps --scenario random --count 500 --seed 3 --report r.json\n"
         "  haptic-query --static part.dist.vdb --moving tool.hps --cfm tool.hcfm --mode time-critical --budget-us 50 \\\n"
         "      --scenario contact --count 1000 --max-over-budget 0.01\n"
-        "  haptic-query --static part.dist.vdb --moving tool.hps --mode time-critical --budget-tests 200 --poses poses.json\n");
+        "  haptic-query --static part.dist.vdb --moving tool.hps --mode time-critical --budget-tests 200 --poses poses.json\n"
+        "  haptic-query --static part.dist.vdb --moving tool.hps --scenario contact --count 2000 --budget-us 100 \\\n"
+        "      --junit query-junit.xml --plot query.png     (a CI job: JUnit report and latency plots)\n");
     std::string static_path, moving_path, report_path, csv_path, write_poses_path;
+    std::string junit_path, plot_path;
     tool.cli.add_option("--static", static_path, "static object: distance field (haptic-distance) or voxelmap")->required();
     tool.cli.add_option("--moving", moving_path, "moving object: pointshell with its tree (haptic-spheretree)")->required();
     hp::app::StageCall call(tool, "query");
     tool.cli.add_option("--report", report_path, "write the report (JSON, with per-query results)");
     tool.cli.add_option("--csv", csv_path, "write per-query results as CSV");
     tool.cli.add_option("--write-poses", write_poses_path, "write the poses used (JSON)");
+    tool.cli.add_option("--junit", junit_path, "write the check as a JUnit XML test report (for CI servers)");
+    tool.cli.add_option("--plot", plot_path, "write a PNG: latency histogram with p50/p99/budget, latency per pose");
     return tool.run(argc, argv, [&] {
         const auto opt = call.typed<hp::pipeline::QueryParams>();
         const std::string cfm_path = call.file("cfm").string();
@@ -68,6 +74,8 @@ int main(int argc, char** argv) {
         report["threads"] = tool.threads;
         if (!report_path.empty()) hp::write_file_atomically(report_path, report.dump(1) + "\n");
         if (!csv_path.empty()) hp::write_file_atomically(csv_path, hp::to_csv(check.run));
+        if (!junit_path.empty()) hp::report::write_query_junit(junit_path, check, opt.max_over_budget.value_or(-1.0));
+        if (!plot_path.empty()) hp::report::write_query_plot(plot_path, check);
         tool.print_json(report);
         if (tool.text_output()) std::fputs(hp::pipeline::format_text(check, opt, cfm_path).c_str(), stdout);
         return check.pass ? 0 : 1;

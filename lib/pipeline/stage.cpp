@@ -26,9 +26,10 @@ const std::map<std::string, std::vector<std::string>>& executable_only() {
         {"pointshell", {"MESH", "FIELD", "--output"}},
         {"spheretree", {"POINTSHELL", "--output"}},
         {"cfm", {"MESH", "TREE", "--output"}},
-        // --static/--moving: the pipeline's field and tree; --report: the stage's output; --csv
-        // and --write-poses: further output files (a pipeline writes one file per stage).
-        {"query", {"--static", "--moving", "--report", "--csv", "--write-poses"}},
+        // --static/--moving: the pipeline's field and tree; --report: the stage's output; --csv,
+        // --write-poses, --junit and --plot: further output files (a pipeline writes one file per
+        // stage; haptic-pipeline has its own --junit and --plot for the batch).
+        {"query", {"--static", "--moving", "--report", "--csv", "--write-poses", "--junit", "--plot"}},
     };
     return only;
 }

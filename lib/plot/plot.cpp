@@ -194,6 +194,13 @@ std::pair<double, double> axis_range(const Axis& axis, const std::vector<double>
     return {lo, hi};
 }
 
+// The text cut to at most `width` pixels, ending in ".." when cut.
+std::string fit(const std::string& text, int width) {
+    if (text_width(text, kScale) <= width) return text;
+    const int chars = std::max(0, (width / kScale + 1) / kCellWidth - 2);
+    return text.substr(0, static_cast<std::size_t>(chars)) + "..";
+}
+
 int max_label_width(const std::vector<double>& ticks) {
     int w = 0;
     for (double t : ticks) w = std::max(w, text_width(tick_label(t), kScale));
@@ -225,11 +232,16 @@ Frame draw_frame(Canvas& cv, const std::string& title, const Axis& xaxis, std::p
     f.y.p1 = f.top;
     const std::vector<double> yticks = f.y.ticks(rows);
     f.left = kPad + (yaxis.label.empty() ? 0 : th + kPad) + max_label_width(yticks) + kPad;
-    f.right = cv.width() - 1 - 3 * kPad - (legend_width > 0 ? legend_width + kPad : 0);
+    // Room on the right for half the last x tick's label (or the legend).
+    const int half_label = x_ticks ? text_width(tick_label(f.x.hi), kScale) / 2 + kPad : 0;
+    f.right = cv.width() - 1 - std::max(3 * kPad, half_label) - (legend_width > 0 ? legend_width + kPad : 0);
     f.x.p0 = f.left;
     f.x.p1 = f.right;
 
-    if (!title.empty()) cv.text((cv.width() - text_width(title, kScale)) / 2, kPad, title, kText);
+    if (!title.empty()) {
+        const std::string shown = fit(title, cv.width() - 2 * kPad);
+        cv.text((cv.width() - text_width(shown, kScale)) / 2, kPad, shown, kText);
+    }
     // Grid and y ticks.
     for (double t : yticks) {
         const int py = static_cast<int>(std::lround(f.y(t)));
@@ -286,11 +298,14 @@ void draw_marks(Canvas& cv, const Frame& f, const std::vector<Mark>& xm, const s
         cv.label(lx, f.top + kPad + row * (th + kPad), m.label, m.color);
         ++row;
     }
+    // Labels of horizontal marks side by side from the left, so that close marks stay readable.
+    int lx = f.left + kPad;
     for (const Mark& m : ym) {
         if (!f.y.shows(m.at) || m.label.empty()) continue;
         const int py = static_cast<int>(std::lround(f.y(m.at)));
         const int ly = py - th - 2 > f.top ? py - th - 2 : py + kPad;
-        cv.label(f.left + kPad, ly, m.label, m.color);
+        cv.label(lx, ly, m.label, m.color);
+        lx += text_width(m.label, kScale) + 2 * kPad;
     }
     cv.reset_clip();
 }
@@ -411,7 +426,7 @@ void draw(Canvas& cv, const BarChart& b) {
             if (finite(part[i]) && part[i] > 0) sums[i] += part[i];
     const int th = text_height(kScale);
     // Category labels: across when they fit under their bars, else turned upright (bottom to top)
-    // and cut to 30 characters.
+    // and cut to a third of the picture's height.
     Legend legend;
     for (std::size_t k = 0; k < b.parts.size(); ++k) legend.emplace_back(b.parts[k], palette(k));
     int widest = 0;
@@ -419,10 +434,10 @@ void draw(Canvas& cv, const BarChart& b) {
     const int plot_width_guess = cv.width() - 120 - legend_width(legend);
     const bool upright = n > 0 && widest + kPad > plot_width_guess / static_cast<int>(n);
     const int label_band = upright ? std::min(widest, cv.height() / 3) + kPad : th + kPad;
-    const std::size_t fit = static_cast<std::size_t>((label_band - kPad + kScale) / (kCellWidth * kScale));
+    const std::size_t max_chars = static_cast<std::size_t>((label_band - kPad + kScale) / (kCellWidth * kScale));
     std::vector<std::string> names;
     for (const std::string& s : b.categories)
-        names.push_back(!upright || s.size() <= fit ? s : s.substr(0, fit > 2 ? fit - 2 : 0) + "..");
+        names.push_back(!upright || s.size() <= max_chars ? s : s.substr(0, max_chars > 2 ? max_chars - 2 : 0) + "..");
     Axis xaxis{"", false, 0.0, static_cast<double>(std::max<std::size_t>(n, 1))};
     Axis yaxis{b.y_label, false, {}, {}};
     std::vector<double> ys = sums;
@@ -444,7 +459,9 @@ void draw(Canvas& cv, const BarChart& b) {
         }
     }
     cv.reset_clip();
-    for (std::size_t i = 0; i < n; ++i) {
+    // Too many bars for a label each: every k-th bar is labelled.
+    const std::size_t every = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil((th + 2) / std::max(slot, 1e-9))));
+    for (std::size_t i = 0; i < n; i += every) {
         const int cx = static_cast<int>(std::lround(f.left + slot * (static_cast<double>(i) + 0.5)));
         if (upright)
             cv.text(cx - th / 2, f.bottom + kPad + text_width(names[i], kScale), names[i], kText, kScale, true);
