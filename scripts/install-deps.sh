@@ -10,7 +10,7 @@ packages=(
   assimp-testmodels
   libbullet-dev libfcl-dev  # optional: bench_peers (Bullet GImpact and FCL next to our query), lib/bullet
   libbullet-extras-dev      # optional: HACD convex decomposition, the peer of lib/bullet's comparisons
-  python3-junitparser       # tests: JUnit reports (--junit) read by a real JUnit consumer
+  python3-junitparser python3-yaml  # tests: JUnit reports read by a real consumer; examples/ci's jobs run
 )
 
 missing=()

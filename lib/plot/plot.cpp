@@ -410,7 +410,8 @@ void draw(Canvas& cv, const Histogram& h) {
         if (bins.counts[i] == 0) continue;
         const int x0 = static_cast<int>(std::lround(f.x(bins.edges[i])));
         const int x1 = static_cast<int>(std::lround(f.x(bins.edges[i + 1])));
-        const int y1 = static_cast<int>(std::lround(f.y(static_cast<double>(bins.counts[i]))));
+        // At least 3 pixels high, so that a bin of one outlier among thousands still shows.
+        const int y1 = std::min(static_cast<int>(std::lround(f.y(static_cast<double>(bins.counts[i])))), f.bottom - 3);
         cv.fill(x0, y1, x1, f.bottom, h.color);
         cv.frame(x0, y1, x1, f.bottom + 1, edge);
     }

@@ -66,7 +66,8 @@ struct Histogram {
     std::string title;
     Axis x;                           // x.log: bins of equal width in log10(value)
     std::string y_label = "count";
-    bool log_count = false;           // logarithmic count axis (empty bins are not drawn)
+    bool log_count = false;           // logarithmic count axis
+    // Empty bins are not drawn; any other bin is at least 3 pixels high (a lone outlier shows).
     std::vector<double> values;
     int bins = 40;
     std::vector<Mark> x_marks;
