@@ -17,6 +17,7 @@ constexpr Rgb kWhite{255, 255, 255};
 constexpr Rgb kBlack{0, 0, 0};
 constexpr Rgb kGrid{225, 225, 225};
 constexpr Rgb kText{20, 20, 20};
+constexpr Rgb kFlagged{200, 30, 30};
 constexpr int kScale = 2;            // text is drawn at twice the font's size
 constexpr int kPad = 8;
 
@@ -464,10 +465,11 @@ void draw(Canvas& cv, const BarChart& b) {
     const std::size_t every = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil((th + 2) / std::max(slot, 1e-9))));
     for (std::size_t i = 0; i < n; i += every) {
         const int cx = static_cast<int>(std::lround(f.left + slot * (static_cast<double>(i) + 0.5)));
+        const Rgb color = i < b.flagged.size() && b.flagged[i] ? kFlagged : kText;
         if (upright)
-            cv.text(cx - th / 2, f.bottom + kPad + text_width(names[i], kScale), names[i], kText, kScale, true);
+            cv.text(cx - th / 2, f.bottom + kPad + text_width(names[i], kScale), names[i], color, kScale, true);
         else
-            cv.text(cx - text_width(names[i], kScale) / 2, f.bottom + kPad, names[i], kText);
+            cv.text(cx - text_width(names[i], kScale) / 2, f.bottom + kPad, names[i], color);
     }
     draw_legend(cv, f, legend, true);
 }

@@ -81,6 +81,7 @@ struct BarChart {
     std::vector<std::string> categories;
     std::vector<std::string> parts;               // the legend, bottom part first
     std::vector<std::vector<double>> values;      // values[part][category], >= 0
+    std::vector<bool> flagged;                    // per category (or empty): its label in red
 };
 
 using Chart = std::variant<LineChart, Histogram, BarChart>;

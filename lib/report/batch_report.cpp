@@ -103,13 +103,14 @@ plot::BarChart batch_chart(const pipeline::Manifest& m) {
     std::size_t failed = 0;
     for (const MeshEntry& e : m.meshes) failed += e.status == MeshStatus::failed;
     b.title = "Time per stage per mesh: " + m.pipeline.name + ", " + std::to_string(m.meshes.size()) + " meshes" +
-              (failed ? ", " + std::to_string(failed) + " failed" : std::string());
+              (failed ? ", " + std::to_string(failed) + " failed (in red)" : std::string());
     b.y_label = "seconds";
     for (const auto& s : m.pipeline.stages) b.parts.push_back(s.stage);
     b.values.assign(b.parts.size(), std::vector<double>(m.meshes.size(), 0.0));
     for (std::size_t i = 0; i < m.meshes.size(); ++i) {
         const MeshEntry& e = m.meshes[i];
-        b.categories.push_back(e.name + (e.status == MeshStatus::failed ? " (failed)" : ""));
+        b.categories.push_back(e.name);
+        b.flagged.push_back(e.status == MeshStatus::failed);
         double finished = 0;
         for (const auto& r : e.stages)
             for (std::size_t k = 0; k < b.parts.size(); ++k)

@@ -20,8 +20,8 @@ junit::Report batch_junit(const pipeline::Manifest& manifest);
 void write_batch_junit(const std::filesystem::path& path, const pipeline::Manifest& manifest);
 
 // Stacked bars: a bar per mesh (in the manifest's order), a part per stage, in seconds. A failed
-// mesh's name ends in " (failed)"; its bar holds the stages it finished and, as the part of the
-// stage it failed in, the rest of its time.
+// mesh's name is flagged (drawn in red); its bar holds the stages it finished and, as the part of
+// the stage it failed in, the rest of its time.
 plot::BarChart batch_chart(const pipeline::Manifest& manifest);
 // The chart as a PNG. Throws hp::Error(cannot_write).
 void write_batch_plot(const std::filesystem::path& path, const pipeline::Manifest& manifest);

@@ -54,6 +54,8 @@ for c in 31,119,180 255,127,14 44,160,44 214,39,40 148,103,189; do
     grep -q "^$c " "$TMP/times.txt" && pass "stage colour $c drawn" || fail "stage colour $c missing"
 done
 
+grep -q "^200,30,30 " "$TMP/times.txt" && pass "failed meshes' names in red" || fail "no red label for the failed meshes"
+
 # Planned only: every case skipped.
 expect_exit 0 "$pipeline" "$TMP/p.json" "$SAMPLES/peg.stl" -o "$TMP/plan" --emit-manifest-only --junit "$TMP/plan.xml" --quiet
 check "planned batch: all skipped" "$("$JUNIT_PY" -c 'import sys; from junitparser import JUnitXml; x = JUnitXml.fromfile(sys.argv[1]); print(x.tests, x.skipped)' "$TMP/plan.xml")" "5 5"

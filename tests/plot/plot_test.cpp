@@ -166,6 +166,18 @@ TEST(Plot, StackedBarsAreAsTallAsTheirValues) {
     EXPECT_GT(b_first, 50);
     EXPECT_NEAR(a_first, b_first, 1);       // 1 and 1
     EXPECT_NEAR(a_second, 3 * b_first, 2);  // 3 and 1
+
+    // A flagged category's label is red; nothing else is.
+    const Rgb red{200, 30, 30};
+    auto red_pixels = [&](const Image& image) {
+        int count = 0;
+        for (int y = 0; y < image.height; ++y)
+            for (int x = 0; x < image.width; ++x) count += image.at(x, y) == red;
+        return count;
+    };
+    EXPECT_EQ(red_pixels(im), 0);
+    b.flagged = {false, true, false};
+    EXPECT_GT(red_pixels(render(b, 900, 500)), 20);  // "two": 3 glyphs of 2 x 2-pixel dots
 }
 
 TEST(Plot, HistogramPanelsAndPngFile) {

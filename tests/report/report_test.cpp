@@ -135,7 +135,8 @@ TEST(BatchReport, CasePerMeshAndStage) {
 
     const plot::BarChart b = report::batch_chart(m);
     EXPECT_EQ(b.parts, (std::vector<std::string>{"voxelize", "distance", "query"}));
-    EXPECT_EQ(b.categories, (std::vector<std::string>{"peg", "gear (failed)", "broken (failed)", "later"}));
+    EXPECT_EQ(b.categories, (std::vector<std::string>{"peg", "gear", "broken", "later"}));
+    EXPECT_EQ(b.flagged, (std::vector<bool>{false, true, true, false}));
     EXPECT_EQ(b.values[0], (std::vector<double>{0.5, 0.5, 0, 0}));
     EXPECT_EQ(b.values[2], (std::vector<double>{1.25, 2.5, 0, 0}));  // gear: 4 s less 1.5 s finished
 }
