@@ -10,6 +10,7 @@ packages=(
   assimp-testmodels
   libbullet-dev libfcl-dev  # optional: bench_peers (Bullet GImpact and FCL next to our query), lib/bullet
   libbullet-extras-dev      # optional: HACD convex decomposition, the peer of lib/bullet's comparisons
+  slurm-wlm munge           # optional: tests/cli/slurm_cluster_test.sh starts a one-node Slurm cluster
 )
 
 missing=()
