@@ -38,6 +38,7 @@ stop_daemons() {
     done
 }
 trap 'stop_daemons; rm -rf "$TMP"' EXIT
+trap 'exit 143' TERM INT HUP  # through the EXIT trap
 
 # Ports nothing listens on (not Slurm's 6817/6818).
 read -r ctld_port slurmd_port < <(python3 -c '
@@ -155,9 +156,11 @@ OUT=$TMP/batch  # ($TMP/out is lib.sh's)
 N=4
 export PATH="$HP_BIN:$PATH"
 cd "$HP_SOURCE_DIR" || exit 1
+t0=$(date +%s.%N)
 eval "$submit" > "$TMP/submit.out" 2>&1 || { fail "submitting: $(cat "$TMP/submit.out")"; finish; }
 pass "submitted: $(cat "$TMP/submit.out")"
 wait_jobs "$array" "$merge"
+echo "(the array and its merge: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b - a}') s from submission)"
 
 check "the 4 array tasks completed (a failed mesh does not fail its task)" \
     "$(job_states "$array" | sort | uniq -c | awk '{$1=$1; print}')" "4 COMPLETED 0:0"
@@ -184,7 +187,9 @@ cp "$SAMPLES/inverted-box.obj" "$TMP/parts/inverted-box.obj"
 first_array=$array
 eval "$resubmit" > "$TMP/resubmit.out" 2>&1 || { fail "resubmitting: $(cat "$TMP/resubmit.out")"; finish; }
 pass "resubmitted task $TASKS: $(cat "$TMP/resubmit.out")"
+t0=$(date +%s.%N)
 wait_jobs "$array" "$merge"
+echo "(the task and its merge: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b - a}') s from submission)"
 [ "$array" != "$first_array" ] || fail "the resubmission reused job id $array"
 check "the resubmitted task completed" "$(job_states "$array")" "COMPLETED 0:0"
 check "the second merge succeeded" "$(job_states "$merge")" "COMPLETED 0:0"
