@@ -63,8 +63,8 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--set", sets, "override a parameter: stage.key=value (stage.key= resets it)")->type_name("S.K=V");
     tool.cli.add_flag("--emit-manifest-only", emit_only, "validate and write the manifest of the planned work; run nothing");
     tool.cli.add_option("--shard", shard_text,
-                        "run only shard I of N of the meshes (manifest.shard-I-of-N.json); auto or auto/N: from a Slurm "
-                        "array task or Kubernetes indexed job")
+                        "run only shard I of N of the meshes (manifest.shard-I-of-N.json); auto, auto/N: from the job "
+                        "array's environment")
         ->type_name("I/N");
     tool.cli.add_option("--log", log_pattern, "append a line per mesh started and finished to FILE (%I, %N: the shard)")
         ->type_name("FILE");
