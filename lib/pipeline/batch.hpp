@@ -11,7 +11,7 @@
 // The manifest (OUTDIR/manifest.json; manifest.shard-I-of-N.json for a shard) is rewritten
 // atomically every few seconds, so a killed batch can be resumed. Types: manifest.hpp; keys:
 // docs/pipeline.md. Sources: batch.cpp (the run), mesh_run.cpp (one mesh), resume.cpp,
-// shards.cpp (names, shards), merge.cpp.
+// shards.cpp (names, shards, --shard auto), merge.cpp; --log: task_log.hpp.
 #include <filesystem>
 #include <functional>
 #include <string>
