@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <unistd.h>
 
 #include "common/tool.hpp"
