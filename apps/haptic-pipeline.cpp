@@ -1,14 +1,17 @@
 // haptic-pipeline: a JSON pipeline of stages over many meshes, in-process. See lib/pipeline.
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <unistd.h>
 
 #include "common/tool.hpp"
 #include "core/error.hpp"
 #include "pipeline/batch.hpp"
 #include "pipeline/report.hpp"
+#include "pipeline/task_log.hpp"
 #include "report/batch_report.hpp"
 
 namespace {
@@ -47,11 +50,13 @@ int main(int argc, char** argv) {
         "  haptic-pipeline pipelines/cad-mm.json parts/*.stl -o out --set voxelize.voxel_size=0.001 --resume\n"
         "  haptic-pipeline pipelines/vps-default.json parts/*.stl -o out --shard 3/8     (one job of a job array)\n"
         "  haptic-pipeline --merge out/manifest.shard-*-of-8.json -o out\n"
+        "  haptic-pipeline pipelines/vps-default.json parts/*.stl -o out --shard auto/8 --log 'out/logs/shard-%I-of-%N.log'\n"
+        "      (in a Slurm array task, --array=1-8: the task id is the shard; Kubernetes: JOB_COMPLETION_INDEX + 1)\n"
         "  haptic-pipeline pipelines/vps-default.json parts/*.stl -o out --junit out/junit.xml --plot out/times.png\n"
         "  haptic-pipeline --list-stages\n"
         "See docs/pipeline.md for Slurm job arrays, GNU parallel and make.\n");
     std::vector<std::string> args, sets;
-    std::string outdir, shard_text;
+    std::string outdir, shard_text, log_pattern;
     std::string junit_path, plot_path;
     int jobs = 1;
     bool resume = false, emit_only = false, merge = false, list = false;
@@ -61,7 +66,12 @@ int main(int argc, char** argv) {
     tool.cli.add_flag("--resume", resume, "skip meshes whose outputs exist with the same input and parameter hashes");
     tool.cli.add_option("--set", sets, "override a parameter: stage.key=value (stage.key= resets it)")->type_name("S.K=V");
     tool.cli.add_flag("--emit-manifest-only", emit_only, "validate and write the manifest of the planned work; run nothing");
-    tool.cli.add_option("--shard", shard_text, "run only shard I of N of the meshes (manifest.shard-I-of-N.json)")->type_name("I/N");
+    tool.cli.add_option("--shard", shard_text,
+                        "run only shard I of N of the meshes (manifest.shard-I-of-N.json); auto, auto/N: from the job "
+                        "array's environment")
+        ->type_name("I/N");
+    tool.cli.add_option("--log", log_pattern, "append a line per mesh started and finished to FILE (%I, %N: the shard)")
+        ->type_name("FILE");
     tool.cli.add_flag("--merge", merge, "combine the given shard manifests into OUTDIR/manifest.json");
     tool.cli.add_flag("--list-stages", list, "list the stages of this build and their parameters");
     tool.cli.add_option("--junit", junit_path, "also write the batch as a JUnit XML test report (a case per mesh and stage)");
@@ -79,7 +89,7 @@ int main(int argc, char** argv) {
         pl::Manifest manifest;
         std::string manifest_file = (std::filesystem::path(outdir) / "manifest.json").string();
         if (merge) {
-            if (emit_only || resume || !shard_text.empty() || !sets.empty())
+            if (emit_only || resume || !shard_text.empty() || !sets.empty() || !log_pattern.empty())
                 hp::fail_usage("--merge takes only shard manifests and -o OUTDIR");
             manifest = pl::merge_manifests(std::vector<std::filesystem::path>(args.begin(), args.end()), outdir);
         } else {
@@ -92,10 +102,22 @@ int main(int argc, char** argv) {
             opt.outdir = outdir;
             opt.jobs = jobs;
             opt.resume = resume;
-            if (!shard_text.empty()) opt.shard = pl::parse_shard(shard_text);
+            pl::ShardChoice shard;
+            if (!shard_text.empty()) {
+                shard = pl::choose_shard(shard_text, [](const char* name) { return std::getenv(name); });
+                if (shard.count_from_environment) pl::check_shard_count(outdir, shard.shard);
+                opt.shard = shard.shard;
+                opt.names_hash = pl::names_hash(all);
+            }
             opt.batch_meshes = all.size();
             const auto selected = pl::select_shard(all, opt.shard);
             manifest_file = pl::manifest_path(outdir, opt.shard).string();
+            std::unique_ptr<pl::TaskLog> log;
+            if (!log_pattern.empty()) {
+                if (emit_only) hp::fail_usage("--log logs a run; --emit-manifest-only runs nothing");
+                log = std::make_unique<pl::TaskLog>(log_pattern, opt.shard);
+                log->start(pipeline, opt, selected.size(), shard.source);
+            }
             if (emit_only) {
                 manifest = pl::plan_batch(pipeline, selected, opt);
             } else {
@@ -121,8 +143,25 @@ int main(int argc, char** argv) {
                         display.status(true);
                     };
                 }
-                manifest = pl::run_batch(pipeline, selected, opt, events);
-                if (events.finished) std::fprintf(stderr, "\r\033[K");
+                const bool drawing = static_cast<bool>(events.finished);
+                if (log) {
+                    events.started = [&, shown = events.started](std::size_t i, const pl::MeshJob& job) {
+                        log->mesh_started(job);
+                        if (shown) shown(i, job);
+                    };
+                    events.finished = [&, shown = events.finished](std::size_t i, const pl::MeshEntry& entry) {
+                        log->mesh_finished(entry);
+                        if (shown) shown(i, entry);
+                    };
+                }
+                try {
+                    manifest = pl::run_batch(pipeline, selected, opt, events);
+                } catch (const hp::Error& e) {
+                    if (log) log->stopped(e.what(), e.exit_code());
+                    throw;
+                }
+                if (drawing) std::fprintf(stderr, "\r\033[K");
+                if (log) log->end(manifest);
             }
         }
         if (!junit_path.empty()) hp::report::write_batch_junit(junit_path, manifest);
@@ -132,6 +171,12 @@ int main(int argc, char** argv) {
             std::printf("pipeline %s (%s), %zu stage(s)\n", manifest.pipeline.name.c_str(), manifest.pipeline_file.c_str(),
                         manifest.pipeline.stages.size());
             std::cout << pl::format_summary(manifest, manifest_file);
+            if (const auto again = pl::shards_with_failures(manifest); !again.empty()) {
+                std::string list;
+                for (int i : again) list += (list.empty() ? "" : ",") + std::to_string(i);
+                std::printf("shards with failed meshes: %s of %zu (fix their inputs, run them again with --resume, merge "
+                            "again)\n", list.c_str(), manifest.merged_from->size());
+            }
         }
         return manifest.summary.failed > 0 ? 1 : 0;
     });

@@ -27,6 +27,33 @@ done
 # Later stages add their rows in bench/stages.sh.
 [ -f bench/stages.sh ] && source bench/stages.sh
 
+# Throughput to plan batches with (docs/pipeline.md, "Throughput"): the default pipeline over the
+# sample meshes on one core (-j 1 --threads 1), one run: meshes per hour from the wall time (start
+# to manifest) and from the CPU time (what an otherwise idle core gives), and the load it ran under.
+if [ -x "$bin/haptic-pipeline" ]; then
+    echo "bench: pipeline throughput, sample meshes, one core" >&2
+    out=$(mktemp -d)
+    python3 - "$bin/haptic-pipeline" "$out" >>"$results" <<'PY'
+import glob, json, os, resource, subprocess, sys, time
+exe, out = sys.argv[1:3]
+meshes = sorted(glob.glob("sample_meshes/*.obj") + glob.glob("sample_meshes/*.stl") + glob.glob("sample_meshes/*.off"))
+t0 = time.monotonic()
+subprocess.run([exe, "pipelines/vps-default.json", *meshes, "-o", out, "-j", "1", "--threads", "1", "--quiet"])
+wall = time.monotonic() - t0
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = ru.ru_utime + ru.ru_stime
+m = json.load(open(os.path.join(out, "manifest.json")))
+s = m["summary"]
+rss = max((st["peak_rss_bytes"] for e in m["meshes"] for st in e["stages"]), default=0)
+print(json.dumps({"stage": "pipeline", "mesh": "sample_meshes (%d)" % s["meshes"], "seconds": wall, "peak_rss": rss,
+                  "notes": "vps-default -j 1 --threads 1: %.0f meshes/h/core by wall time, %.0f by CPU time (%.1f s); "
+                           "%d ok, %d failed; load average %.1f on %d cores"
+                           % (s["meshes"] / wall * 3600, s["meshes"] / cpu * 3600, cpu, s["ok"], s["failed"],
+                              os.getloadavg()[0], os.cpu_count())}))
+PY
+    rm -rf "$out"
+fi
+
 python3 - "$results" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]

@@ -11,6 +11,7 @@ packages=(
   libbullet-dev libfcl-dev  # optional: bench_peers (Bullet GImpact and FCL next to our query), lib/bullet
   libbullet-extras-dev      # optional: HACD convex decomposition, the peer of lib/bullet's comparisons
   python3-junitparser python3-yaml  # tests: JUnit reports read by a real consumer; examples/ci's jobs run
+  slurm-wlm munge           # optional: tests/cli/slurm_cluster_test.sh starts a one-node Slurm cluster
 )
 
 missing=()

@@ -31,6 +31,7 @@ Manifest manifest_head(const Pipeline& pipeline, const BatchOptions& options, st
     m.params_hash = pipeline.params_hash();
     m.shard = options.shard;
     m.batch_meshes = options.batch_meshes;
+    if (options.shard.active()) m.names_hash = options.names_hash;
     m.jobs = options.jobs;
     m.peak_rss_scope = jobs_in_flight <= 1 ? "stage" : "process";
     return m;

@@ -11,7 +11,7 @@
 // The manifest (OUTDIR/manifest.json; manifest.shard-I-of-N.json for a shard) is rewritten
 // atomically every few seconds, so a killed batch can be resumed. Types: manifest.hpp; keys:
 // docs/pipeline.md. Sources: batch.cpp (the run), mesh_run.cpp (one mesh), resume.cpp,
-// shards.cpp (names, shards), merge.cpp.
+// shards.cpp (names, shards, --shard auto), merge.cpp; --log: task_log.hpp.
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -38,6 +38,29 @@ Shard parse_shard(std::string_view text);
 // Shard: manifest.hpp.
 std::vector<MeshJob> select_shard(const std::vector<MeshJob>& all, const Shard& shard);
 
+// hex64 of the meshes' names in order: the manifest's shard.names_hash, the same in every shard of one batch.
+std::string names_hash(const std::vector<MeshJob>& all);
+
+// --shard from a job array's environment (docs/pipeline.md, "Slurm job arrays"):
+//   "auto"    Slurm: I = SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN + 1, N = SLURM_ARRAY_TASK_COUNT,
+//             for a whole array whose ids are a range starting at 0 or 1 (step 1).
+//   "auto/N"  Slurm: I = SLURM_ARRAY_TASK_ID (the task id is the shard number, 1..N), so that
+//             single tasks can be submitted again; Kubernetes indexed jobs: I = JOB_COMPLETION_INDEX + 1.
+//   "I/N"     as parse_shard.
+// `env` returns a variable's value or nullptr. Throws hp::Error(usage) with one line naming the
+// variable when the environment is missing or inconsistent.
+using Environment = std::function<const char*(const char*)>;
+struct ShardChoice {
+    Shard shard;
+    std::string source;                   // where it came from, e.g. "Slurm array job 12, task 3"
+    bool count_from_environment = false;  // "auto": N is the array's size, not given
+};
+ShardChoice choose_shard(std::string_view text, const Environment& env);
+
+// For a count taken from the environment: throws hp::Error(usage) when OUTDIR already holds shard
+// manifests of another count (a part of an array submitted again as an array of its own).
+void check_shard_count(const std::filesystem::path& outdir, const Shard& shard);
+
 // OUTDIR/manifest.json, or OUTDIR/manifest.shard-I-of-N.json.
 std::filesystem::path manifest_path(const std::filesystem::path& outdir, const Shard& shard);
 
@@ -47,6 +70,7 @@ struct BatchOptions {
     bool resume = false;
     Shard shard;
     std::size_t batch_meshes = 0;  // meshes of the whole batch (before sharding)
+    std::string names_hash;        // of the whole batch's names (names_hash), recorded when sharded
 };
 
 // Calls from the worker threads, serialised by the runner (never two at once).
@@ -71,6 +95,10 @@ Manifest plan_batch(const Pipeline& pipeline, const std::vector<MeshJob>& jobs, 
 // in two of them; throws hp::Error(usage) naming the file otherwise (bad_input for a file that
 // is not a manifest).
 Manifest merge_manifests(const std::vector<std::filesystem::path>& shard_files, const std::filesystem::path& outdir);
+
+// The shards (1..N) that hold a failed mesh of a merged manifest (its meshes by name, N =
+// merged_from's size): the ones to run again. Empty for a manifest that was not merged.
+std::vector<int> shards_with_failures(const Manifest& merged);
 
 // Recomputes "summary" from "meshes".
 void summarize(Manifest& manifest);

@@ -264,6 +264,7 @@ void to_json(json& j, const Manifest& v) {
          {"peak_rss_scope", v.peak_rss_scope},
          {"summary", v.summary},
          {"meshes", v.meshes}};
+    if (v.shard.active() && !v.names_hash.empty()) j["shard"]["names_hash"] = v.names_hash;
     if (v.merged_from) j["merged_from"] = *v.merged_from;
 }
 void from_json(const json& j, Manifest& v) {
@@ -283,6 +284,8 @@ void from_json(const json& j, Manifest& v) {
             const Fields s(*shard);
             s.get("index", v.shard.index);
             s.get("count", v.shard.count);
+            v.names_hash.clear();
+            s.get_if("names_hash", v.names_hash);
         } catch (const ManifestKeyError& e) {
             throw ManifestKeyError(e.key.empty() ? "shard" : "shard." + e.key, e.problem);
         }

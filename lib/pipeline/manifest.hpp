@@ -78,6 +78,9 @@ struct Manifest {
     PipelineRecord pipeline;
     std::string pipeline_file, params_hash;
     Shard shard;
+    // Written as shard.names_hash, when sharded: hex64 of the names of every mesh of the batch in
+    // order (all shards of one batch agree); empty when not recorded (earlier releases).
+    std::string names_hash;
     std::size_t batch_meshes = 0;
     int jobs = 1;
     std::string peak_rss_scope;  // "stage" or "process"

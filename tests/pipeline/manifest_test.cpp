@@ -44,6 +44,7 @@ Manifest full_example() {
     m.pipeline_file = "pipelines/demo.json";
     m.params_hash = "00000000000000aa";
     m.shard = {2, 3};
+    m.names_hash = "00000000000000ff";
     m.batch_meshes = 7;
     m.jobs = 2;
     m.peak_rss_scope = "process";
@@ -86,7 +87,7 @@ TEST(Manifest, WritesTheKeysAndValuesOfTheFormat) {
     const json expected = json::parse(R"({
       "format": "hapticprep-manifest", "format_version": 1, "tool": "haptic-pipeline", "tool_version": "1.2.3",
       "pipeline": {"name": "demo", "description": "a test", "stages": [{"stage": "voxelize"}, {"stage": "query"}]},
-      "pipeline_file": "pipelines/demo.json", "params_hash": "00000000000000aa", "shard": {"index": 2, "count": 3},
+      "pipeline_file": "pipelines/demo.json", "params_hash": "00000000000000aa", "shard": {"index": 2, "count": 3, "names_hash": "00000000000000ff"},
       "batch_meshes": 7, "jobs": 2, "peak_rss_scope": "process",
       "summary": {"meshes": 3, "ok": 1, "failed": 1, "resumed": 1, "planned": 1, "output_bytes": 30, "seconds": 2.5},
       "meshes": [
@@ -167,6 +168,8 @@ TEST_F(ManifestFile, AMissingOrMistypedKeyIsNamedWithItsPath) {
     EXPECT_TRUE(has(e, "key 'meshes[0].exit_code' must be an integer or null")) << e;
     e = error_after([](json& j) { j["meshes"][1]["status"] = "done"; });
     EXPECT_TRUE(has(e, "key 'meshes[1].status' must be \"ok\", \"failed\" or \"planned\"")) << e;
+    e = error_after([](json& j) { j["shard"]["names_hash"] = 7; });
+    EXPECT_TRUE(has(e, "key 'shard.names_hash' must be a string")) << e;
     e = error_after([](json& j) { j["shard"] = {{"index", 1}}; });
     EXPECT_TRUE(has(e, "key 'shard.count' is missing")) << e;
     e = error_after([](json& j) { j["pipeline"]["stages"][1] = "query"; });
