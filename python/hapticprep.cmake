@@ -73,4 +73,8 @@ if(HP_BUILD_TESTS)
     COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider ${CMAKE_SOURCE_DIR}/tests/python
     WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
   set_tests_properties(python.pytest PROPERTIES ENVIRONMENT "${HP_PYTHON_TEST_ENV}" TIMEOUT 900)
+  # The install test imports the installed package with this interpreter.
+  if(TEST install.find_package)
+    set_property(TEST install.find_package APPEND PROPERTY ENVIRONMENT "HP_PYTHON=${Python3_EXECUTABLE}")
+  endif()
 endif()

@@ -168,7 +168,17 @@ void fill_vdb(VdbCommon& out, const hp::vdb::Reader& reader, const fs::path& pat
     out.creator = info.creator;
     out.checksum = info.checksum;
     out.grid.spec = info.grid;
-    out.metadata = to_python(info.metadata);
+    // OpenVDB metadata holds no objects or arrays: the writer stores them as JSON text (parameters,
+    // grid); they are parsed back here, as haptic-dump shows them.
+    nlohmann::json meta = info.metadata;
+    for (auto& [key, value] : meta.items()) {
+        if (!value.is_string()) continue;
+        const std::string& text = value.get_ref<const std::string&>();
+        if (text.empty() || (text.front() != '{' && text.front() != '[')) continue;
+        nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
+        if (!parsed.is_discarded()) value = std::move(parsed);
+    }
+    out.metadata = to_python(meta);
     py::list grids;
     for (const hp::vdb::GridInfo& g : info.grids) {
         py::dict d;

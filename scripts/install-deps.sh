@@ -10,6 +10,8 @@ packages=(
   assimp-testmodels
   libbullet-dev libfcl-dev  # optional: bench_peers (Bullet GImpact and FCL next to our query), lib/bullet
   libbullet-extras-dev      # optional: HACD convex decomposition, the peer of lib/bullet's comparisons
+  pybind11-dev python3-dev python3-numpy  # optional: the Python package hapticprep (docs/python.md)
+  python3-pytest python3-matplotlib       # its tests and examples/python
 )
 
 missing=()

@@ -13,10 +13,12 @@ COUNT = 60
 
 def report_and_poses(files, static, *args):
     d = files["dir"]
-    name = "_".join(a.strip("-") for a in map(str, args)) or "full"
+    name = f"{static.stem}_{len(list(d.glob('report_*')))}"
     report, poses = d / f"report_{name}.json", d / f"poses_{name}.json"
+    # No time budget to meet here (timing is haptic-query's own test): a loaded machine passes too.
+    budget = [] if "--budget-us" in args else ["--budget-us", "1e9"]
     tool("query", "--static", static, "--moving", files["peg"], "--scenario", "contact", "--count", COUNT,
-         "--seed", 4, "--threads", 1, "--report", report, "--write-poses", poses, "-q", *args)
+         "--seed", 4, "--threads", 1, "--report", report, "--write-poses", poses, "-q", *budget, *args)
     return json.loads(report.read_text())["per_query"], json.loads(poses.read_text())["poses"]
 
 
