@@ -50,7 +50,7 @@ for level in range(1, tree.levels + 1):
     circles = [Circle((tree.center[c, u], tree.center[c, v]), tree.radius[c]) for c in on_level]
     colors = plt.cm.viridis(np.linspace(0, 1, max(len(circles), 2)))[: len(circles)]
     ax.add_collection(PatchCollection(circles, facecolors="none", edgecolors=colors, linewidths=0.8))
-    ax.set_title(f"level {level}: {len(on_level)} spheres")
+    ax.set_title(f"level {level}: {len(on_level)} sphere{'' if len(on_level) == 1 else 's'}")
     ax.set_xlim(min(lo[0], (tree.center[on_level, u] - tree.radius[on_level]).min()),
                 max(hi[0], (tree.center[on_level, u] + tree.radius[on_level]).max()))
     ax.set_ylim(min(lo[1], (tree.center[on_level, v] - tree.radius[on_level]).min()),
