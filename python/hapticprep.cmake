@@ -60,14 +60,19 @@ install(FILES ${HP_PYTHON_SOURCES} DESTINATION ${HP_PYTHON_INSTALL_DIR}/hapticpr
 message(STATUS "Python package hapticprep: built for ${Python3_EXECUTABLE}, installed to <prefix>/${HP_PYTHON_INSTALL_DIR}")
 
 if(HP_BUILD_TESTS)
-  # pytest (python3-pytest) over tests/python/ and examples/python/, against the files the
-  # executables write. In the sanitizer build the extension needs the ASan runtime loaded first
-  # into the uninstrumented python3: LD_PRELOAD of the compiler's libasan (leaks off, as in make test).
+  # pytest (python3-pytest) over tests/python/ (which runs examples/python/ too), against the
+  # files the executables write. In the sanitizer build the extension is instrumented and Debian's
+  # python3 is not: the ASan runtime must be loaded first (LD_PRELOAD of the compiler's libasan),
+  # and libstdc++ with it, since python3 does not link it and ASan's interceptor of __cxa_throw
+  # finds the real one only among the libraries present at start (else every C++ throw aborts).
+  # Leaks off, as in make test (the interpreter keeps its own allocations to the end).
   set(HP_PYTHON_TEST_ENV "PYTHONPATH=${HP_PYTHON_DIR};HP_BIN=${CMAKE_BINARY_DIR}/bin;HP_SOURCE_DIR=${CMAKE_SOURCE_DIR};HP_PYTHON=${Python3_EXECUTABLE};MPLBACKEND=Agg;PYTHONDONTWRITEBYTECODE=1")
   if(HP_SANITIZE)
     execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libasan.so
       OUTPUT_VARIABLE HP_LIBASAN OUTPUT_STRIP_TRAILING_WHITESPACE)
-    list(APPEND HP_PYTHON_TEST_ENV "LD_PRELOAD=${HP_LIBASAN}" "ASAN_OPTIONS=detect_leaks=0")
+    execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so
+      OUTPUT_VARIABLE HP_LIBSTDCXX OUTPUT_STRIP_TRAILING_WHITESPACE)
+    list(APPEND HP_PYTHON_TEST_ENV "LD_PRELOAD=${HP_LIBASAN} ${HP_LIBSTDCXX}" "ASAN_OPTIONS=detect_leaks=0")
   endif()
   add_test(NAME python.pytest
     COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider ${CMAKE_SOURCE_DIR}/tests/python

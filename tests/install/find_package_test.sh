@@ -111,7 +111,8 @@ if compgen -G "$HP_BUILD_DIR/python/hapticprep/_hapticprep*.so" >/dev/null; then
         site=$(dirname "$(dirname "$ext")")
         pass "Python package installed to ${site#"$PREFIX"/}"
         preload=""
-        [ "${HP_SANITIZED:-0}" = 1 ] && preload=$("${HP_CXX_COMPILER:-g++}" -print-file-name=libasan.so)
+        # Sanitizer build: the ASan runtime and libstdc++ first, as for tests/python (python/hapticprep.cmake).
+        [ "${HP_SANITIZED:-0}" = 1 ] && preload="$("${HP_CXX_COMPILER:-g++}" -print-file-name=libasan.so) $("${HP_CXX_COMPILER:-g++}" -print-file-name=libstdc++.so)"
         check "installed package: Query == haptic-query" "$(cd "$TMP" && LD_PRELOAD="$preload" PYTHONPATH="$site" \
             "${HP_PYTHON:-/usr/bin/python3}" - "$TMP/block.dist.vdb" "$TMP/peg.hps" "$TMP/poses.json" "$TMP/ref.json" "$site" <<'PY'
 import json, sys
