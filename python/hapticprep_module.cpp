@@ -191,7 +191,8 @@ void fill_vdb(VdbCommon& out, const hp::vdb::Reader& reader, const fs::path& pat
     out.grids = grids;
 }
 
-hp::vdb::Reader open_ours(const fs::path& path, const char* expected_kind, const char* make_with) {
+// Opens a file of ours of one kind ("voxelmap", "distance"); `label` names it in messages.
+hp::vdb::Reader open_ours(const fs::path& path, const char* expected_kind, const char* label, const char* make_with) {
     std::optional<hp::vdb::Reader> reader;
     {
         py::gil_scoped_release release;
@@ -199,17 +200,16 @@ hp::vdb::Reader open_ours(const fs::path& path, const char* expected_kind, const
     }
     const std::string name = path.string();
     if (!reader->info().ours)
-        hp::fail_input(name, std::string("is not a hapticprep ") + expected_kind + " (no haptic: metadata); make one with " +
-                                 make_with);
+        hp::fail_input(name, std::string("is not a hapticprep ") + label + " (no haptic: metadata); make one with " + make_with);
     const std::string kind = reader->info().metadata.value("kind", "");
     if (kind != expected_kind)
-        hp::fail_input(name, "is a '" + kind + "' file, not a " + expected_kind + " (make one with " + make_with + ")");
+        hp::fail_input(name, "is a '" + kind + "' file, not a " + label + " (make one with " + make_with + ")");
     return std::move(*reader);
 }
 
 Voxelmap load_voxelmap(const py::object& p) {
     const fs::path path = to_path(p);
-    const hp::vdb::Reader reader = open_ours(path, "voxelmap", "haptic-voxelize");
+    const hp::vdb::Reader reader = open_ours(path, "voxelmap", "voxelmap", "haptic-voxelize");
     Voxelmap out;
     fill_vdb(out, reader, path);
     out.layers = read_grid<std::int32_t>(reader, "layers", hp::vdb::ValueType::int32, 1);
@@ -218,7 +218,7 @@ Voxelmap load_voxelmap(const py::object& p) {
 
 DistanceField load_distance(const py::object& p, bool gradient) {
     const fs::path path = to_path(p);
-    const hp::vdb::Reader reader = open_ours(path, "distance", "haptic-distance");
+    const hp::vdb::Reader reader = open_ours(path, "distance", "distance field", "haptic-distance");
     DistanceField out;
     fill_vdb(out, reader, path);
     const nlohmann::json& meta = reader.info().metadata;
@@ -270,9 +270,7 @@ Shell load_pointshell(const py::object& p) {
     return out;
 }
 
-Tree load_tree(const py::object& p) {
-    const fs::path path = to_path(p);
-    const hp::ShellFile f = read_shell(path, true);
+Tree tree_from(const hp::ShellFile& f, const fs::path& path) {
     Tree out;
     fill_shell(out, f, path);
     const hp::PointSphereTree& t = *f.tree;
@@ -305,6 +303,11 @@ Tree load_tree(const py::object& p) {
     out.cluster_points_start = vector_array(members_start);
     out.level_stats = to_python(hp::inspect::tree_levels_json(t, hp::level_statistics(t)))["per_level"];
     return out;
+}
+
+Tree load_tree(const py::object& p) {
+    const fs::path path = to_path(p);
+    return tree_from(read_shell(path, true), path);
 }
 
 Cfm load_cfm(const py::object& p) {
@@ -402,7 +405,7 @@ py::object load_any(const py::object& p) {
     if (hp::container::looks_like_container(path)) {
         if (hp::inspect::is_shell_file(path)) {
             hp::ShellFile f = read_shell(path, false);
-            if (f.tree) return py::cast(load_tree(p));
+            if (f.tree) return py::cast(tree_from(f, path));
             Shell out;
             fill_shell(out, f, path);
             return py::cast(std::move(out));
