@@ -93,7 +93,7 @@ def test_distance_gradient(cube):
             step[a] = sgn * h
             same &= np.all(np.abs(box_sdf_gradient(c + step) - g) < 1e-9, axis=-1)
     assert same.sum() > 100
-    assert np.max(np.abs(f.gradient[same] - g[same])) < 0.1
+    assert np.max(np.abs(f.gradient[same] - g[same])) < 1e-6  # float32 storage
     without = hp.load_distance(cube["double"])
     assert without.gradient is None
 
