@@ -12,6 +12,8 @@ packages=(
   libbullet-extras-dev      # optional: HACD convex decomposition, the peer of lib/bullet's comparisons
   python3-junitparser python3-yaml  # tests: JUnit reports read by a real consumer; examples/ci's jobs run
   slurm-wlm munge           # optional: tests/cli/slurm_cluster_test.sh starts a one-node Slurm cluster
+  pybind11-dev python3-dev python3-numpy  # optional: the Python package hapticprep (docs/python.md)
+  python3-pytest python3-matplotlib       # its tests and examples/python
 )
 
 missing=()

@@ -100,4 +100,31 @@ PY
 head -c 3000 "$TMP/peg.hps" >"$TMP/cut.hps"
 expect_exit 3 "$example" "$TMP/block.dist.vdb" "$TMP/cut.hps" </dev/null
 expect_one_error_line
+
+# 6. The Python package, when this build has it: installed below the prefix, imported by Debian's
+# python3 with PYTHONPATH set to that directory (docs/python.md), and its query equals haptic-query's.
+if compgen -G "$HP_BUILD_DIR/python/hapticprep/_hapticprep*.so" >/dev/null; then
+    ext=$(find "$PREFIX" -name '_hapticprep*.so' | head -1)
+    if [ -z "$ext" ]; then
+        fail "the Python package is built but not installed"
+    else
+        site=$(dirname "$(dirname "$ext")")
+        pass "Python package installed to ${site#"$PREFIX"/}"
+        preload=""
+        # Sanitizer build: the ASan runtime and libstdc++ first, as for tests/python (python/hapticprep.cmake).
+        [ "${HP_SANITIZED:-0}" = 1 ] && preload="$("${HP_CXX_COMPILER:-g++}" -print-file-name=libasan.so) $("${HP_CXX_COMPILER:-g++}" -print-file-name=libstdc++.so)"
+        check "installed package: Query == haptic-query" "$(cd "$TMP" && LD_PRELOAD="$preload" PYTHONPATH="$site" \
+            "${HP_PYTHON:-/usr/bin/python3}" - "$TMP/block.dist.vdb" "$TMP/peg.hps" "$TMP/poses.json" "$TMP/ref.json" "$site" <<'PY'
+import json, sys
+import hapticprep as hp
+assert hp.__file__.startswith(sys.argv[5]), hp.__file__
+q = hp.Query(sys.argv[1], hp.load_tree(sys.argv[2]))
+poses = json.load(open(sys.argv[3]))["poses"]
+ref = json.load(open(sys.argv[4]))["per_query"]
+bad = [i for i, (p, r) in enumerate(zip(poses, ref)) if q.run(p["position"], p["quaternion"]).summary != r]
+print("ok" if not bad and len(poses) == len(ref) else f"differing poses {bad[:5]}")
+PY
+)" ok
+    fi
+fi
 finish
