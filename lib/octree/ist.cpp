@@ -1,0 +1,218 @@
+#include "octree/ist.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace hp::octree {
+
+namespace {
+
+constexpr double kRelSlack = 1e-9;
+
+Vec3d rotate(const Placement& p, Vec3d v) { return {dot(p.rows[0], v), dot(p.rows[1], v), dot(p.rows[2], v)}; }
+
+// Per query and object: the axes scaled per level (the paper's "primary axes ... scaled
+// appropriately each time we descend the tree").
+struct Frame {
+    std::array<std::array<Vec3d, 3>, kMaxLevels + 1> axis_side;    // [l][a] = axis a * side(l)
+    std::array<std::array<Vec3d, 8>, kMaxLevels + 1> child_offset; // [l][b]: parent (level l) centre -> child b's centre
+    Vec3d root_center;
+};
+
+void make_frame(const Octree& t, const Placement& p, Frame& f) {
+    const Vec3d axes[3] = {{p.rows[0].x, p.rows[1].x, p.rows[2].x},
+                           {p.rows[0].y, p.rows[1].y, p.rows[2].y},
+                           {p.rows[0].z, p.rows[1].z, p.rows[2].z}};
+    for (int l = 0; l <= t.levels; ++l) {
+        const double s = t.side(l);
+        for (int a = 0; a < 3; ++a) f.axis_side[l][a] = axes[a] * s;
+        if (l == 0) continue;
+        const double h = 0.5 * t.side(l - 1);  // from the parent's centre to a child's, per axis
+        for (int b = 0; b < 8; ++b)
+            f.child_offset[l][b] = axes[0] * ((b & 1) ? h : -h) + axes[1] * ((b & 2) ? h : -h) + axes[2] * ((b & 4) ? h : -h);
+    }
+    const double half = 0.5 * t.side(t.levels);
+    f.root_center = rotate(p, t.origin + Vec3d{half, half, half}) + p.translation;
+}
+
+struct Sphere {
+    Vec3d c;
+    double r;
+};
+
+inline Sphere sphere_of(const Octree& t, const Frame& f, const IstQuery::Node& n, bool side) {
+    if (n.level == 0) return {n.center, kCubeRadius * t.voxel_size};
+    const double s = t.side(n.level);
+    if (!side) return {n.center, kCubeRadius * s};
+    const TightSphere& ts = tight_spheres()[t.masks[n.index]];
+    const auto& ax = f.axis_side[n.level];
+    return {n.center + ax[0] * ts.offset.x + ax[1] * ts.offset.y + ax[2] * ts.offset.z, ts.scale * s};
+}
+
+// Children of `n` (level >= 1) into `out`; returns their count.
+inline int children(const Octree& t, const Frame& f, const IstQuery::Node& n, IstQuery::Node* out) {
+    const std::uint8_t m = t.masks[n.index];
+    std::uint32_t idx = t.first_child[n.index];
+    int k = 0;
+    for (int b = 0; b < 8; ++b) {
+        if (!(m >> b & 1)) continue;
+        IstQuery::Node& c = out[k++];
+        c.center = n.center + f.child_offset[n.level][b];
+        c.x = 2 * n.x + (b & 1);
+        c.y = 2 * n.y + ((b >> 1) & 1);
+        c.z = 2 * n.z + ((b >> 2) & 1);
+        c.index = idx++;
+        c.level = n.level - 1;
+    }
+    return k;
+}
+
+inline bool single_child(const Octree& t, const IstQuery::Node& n) {
+    return n.level > 0 && std::has_single_bit(static_cast<unsigned>(t.masks[n.index]));
+}
+
+inline bool voxel_overlap(const Vec3d& ca, const Vec3d& cb, double rsum, double& d) {
+    const double d2 = length2(ca - cb);
+    if (!(d2 < rsum * rsum)) return false;
+    d = std::sqrt(d2);
+    return true;
+}
+
+thread_local Frame frame_a, frame_b;
+
+}  // namespace
+
+Vec3d voxel_center(const Octree& t, const Placement& p, int i, int j, int k) {
+    const double s = t.voxel_size;
+    return rotate(p, t.origin + Vec3d{(i + 0.5) * s, (j + 0.5) * s, (k + 0.5) * s}) + p.translation;
+}
+
+IstQuery::IstQuery(const Octree& moving, const Octree& fixed, const IstOptions& options)
+    : a_(moving), b_(fixed), options_(options) {}
+
+const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
+    const Placement pb{};
+    contacts_.clear();
+    cur_.clear();
+    stats_ = {};
+    Frame& fa = frame_a;
+    Frame& fb = frame_b;
+    make_frame(a_, pa, fa);
+    make_frame(b_, pb, fb);
+    const double abs_slack = 1e-12 * (1 + length(pa.translation) + length(a_.origin) + length(b_.origin) +
+                                      a_.side(a_.levels) + b_.side(b_.levels));
+    const double rv = kCubeRadius * (a_.voxel_size + b_.voxel_size);
+
+    auto test = [&](const Node& a, const Node& b, double* depth) {
+        const Sphere sa = sphere_of(a_, fa, a, options_.side), sb = sphere_of(b_, fb, b, options_.side);
+        const double r = (sa.r + sb.r) * (1 + kRelSlack) + abs_slack;
+        const double d2 = length2(sa.c - sb.c);
+        if (depth) *depth = sa.r + sb.r - std::sqrt(d2);
+        return d2 <= r * r;
+    };
+    auto voxel_pair = [&](const Node& a, const Node& b) {
+        ++stats_.voxel_tests;
+        const Vec3d ca = voxel_center(a_, pa, a.x, a.y, a.z), cb = voxel_center(b_, pb, b.x, b.y, b.z);
+        double d;
+        if (voxel_overlap(ca, cb, rv, d)) contacts_.push_back({a.index, b.index, 0, ca, cb, rv, rv - d});
+    };
+    // A new pair: a voxel pair is decided at once, a node pair tested (or kept untested).
+    auto offer = [&](const Node& a, const Node& b, bool new_a, bool new_b) {
+        if (a.level == 0 && b.level == 0) return voxel_pair(a, b);
+        if (options_.one_child && ((new_a && single_child(a_, a)) || (new_b && single_child(b_, b)))) {
+            ++stats_.skipped;
+            next_.push_back({a, b, false});
+            return;
+        }
+        ++stats_.sphere_tests;
+        if (test(a, b, nullptr)) next_.push_back({a, b, true});
+    };
+
+    Node ra{fa.root_center, 0, 0, 0, 0, a_.levels}, rb{fb.root_center, 0, 0, 0, 0, b_.levels};
+    next_.clear();
+    offer(ra, rb, true, true);
+    stats_.level_reached = std::max(a_.levels, b_.levels);
+    Node ca[8], cb[8];
+    while (!next_.empty()) {
+        std::swap(cur_, next_);
+        next_.clear();
+        const int la = cur_.front().a.level, lb = cur_.front().b.level;
+        const int top = std::max(la, lb);
+        stats_.level_reached = std::min(la, lb);
+        if ((options_.stop_level > 0 && top <= options_.stop_level) ||
+            (options_.max_contacts > 0 && cur_.size() >= options_.max_contacts)) {
+            for (const Pair& p : cur_) {
+                double depth = 0;
+                if (!p.tested) ++stats_.sphere_tests;
+                if (!test(p.a, p.b, &depth) && !p.tested) continue;
+                const Sphere sa = sphere_of(a_, fa, p.a, options_.side), sb = sphere_of(b_, fb, p.b, options_.side);
+                contacts_.push_back({p.a.index, p.b.index, top, sa.c, sb.c, sa.r + sb.r, std::max(depth, 0.0)});
+            }
+            stats_.interrupted = true;
+            break;
+        }
+        ++stats_.rounds;
+        for (const Pair& p : cur_) {
+            const bool split_a = la >= lb, split_b = lb >= la;
+            const int na = split_a ? children(a_, fa, p.a, ca) : (ca[0] = p.a, 1);
+            const int nb = split_b ? children(b_, fb, p.b, cb) : (cb[0] = p.b, 1);
+            for (int i = 0; i < na; ++i)
+                for (int j = 0; j < nb; ++j) offer(ca[i], cb[j], split_a, split_b);
+        }
+    }
+    if (!stats_.interrupted && stats_.voxel_tests > 0) stats_.level_reached = 0;
+    return contacts_;
+}
+
+BruteQuery::BruteQuery(const Octree& moving, const Octree& fixed)
+    : a_(moving), b_(fixed), a_coords_(voxel_coords(moving)), b_coords_(voxel_coords(fixed)) {
+    b_index_.reserve(b_coords_.size());
+    for (std::size_t i = 0; i < b_coords_.size(); ++i) {
+        const auto& c = b_coords_[i];
+        b_index_.emplace(static_cast<std::uint64_t>(c[0]) | static_cast<std::uint64_t>(c[1]) << 21 |
+                             static_cast<std::uint64_t>(c[2]) << 42,
+                         static_cast<std::uint32_t>(i));
+    }
+}
+
+const std::vector<IstContact>& BruteQuery::operator()(const Placement& pa) {
+    const Placement pb{};
+    contacts_.clear();
+    tests_ = 0;
+    const double rv = kCubeRadius * (a_.voxel_size + b_.voxel_size);
+    const double sb = b_.voxel_size;
+    const int reach = static_cast<int>(std::ceil(rv / sb)) + 1;  // static voxels a moving centre can touch, per axis
+    const int limit = 1 << b_.levels;
+    for (std::size_t i = 0; i < a_coords_.size(); ++i) {
+        const auto& c = a_coords_[i];
+        const Vec3d ca = voxel_center(a_, pa, c[0], c[1], c[2]);
+        const Vec3d u = (ca - b_.origin) / sb;  // continuous voxel coordinates in the static grid
+        int lo[3], hi[3];
+        bool outside = false;
+        for (int a = 0; a < 3; ++a) {
+            const double f = std::floor(u[a]);
+            if (!(f + reach >= 0 && f - reach < limit)) { outside = true; break; }
+            lo[a] = std::max(0, static_cast<int>(f) - reach);
+            hi[a] = std::min(limit - 1, static_cast<int>(f) + reach);
+        }
+        if (outside) continue;
+        for (int z = lo[2]; z <= hi[2]; ++z)
+            for (int y = lo[1]; y <= hi[1]; ++y)
+                for (int x = lo[0]; x <= hi[0]; ++x) {
+                    const auto it = b_index_.find(static_cast<std::uint64_t>(x) | static_cast<std::uint64_t>(y) << 21 |
+                                                  static_cast<std::uint64_t>(z) << 42);
+                    if (it == b_index_.end()) continue;
+                    ++tests_;
+                    const Vec3d cb = voxel_center(b_, pb, x, y, z);
+                    double d;
+                    if (voxel_overlap(ca, cb, rv, d))
+                        contacts_.push_back({static_cast<std::uint32_t>(i), it->second, 0, ca, cb, rv, rv - d});
+                }
+    }
+    std::sort(contacts_.begin(), contacts_.end(),
+              [](const IstContact& x, const IstContact& y) { return x.moving != y.moving ? x.moving < y.moving : x.fixed < y.fixed; });
+    return contacts_;
+}
+
+}  // namespace hp::octree
