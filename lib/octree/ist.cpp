@@ -41,13 +41,15 @@ struct Sphere {
     double r;
 };
 
-inline Sphere sphere_of(const Octree& t, const Frame& f, const IstQuery::Node& n, bool side) {
+// radii[l * 256 + mask]: the radius the test uses (sphere_radii below).
+inline Sphere sphere_of(const Octree& t, const Frame& f, const IstQuery::Node& n, bool side, const double* radii) {
     if (n.level == 0) return {n.center, kCubeRadius * t.voxel_size};
-    const double s = t.side(n.level);
-    if (!side) return {n.center, kCubeRadius * s};
-    const TightSphere& ts = tight_spheres()[t.masks[n.index]];
+    const std::uint8_t m = t.masks[n.index];
+    const double r = radii[n.level * 256 + m];
+    if (!side) return {n.center, r};
+    const TightSphere& ts = tight_spheres()[m];
     const auto& ax = f.axis_side[n.level];
-    return {n.center + ax[0] * ts.offset.x + ax[1] * ts.offset.y + ax[2] * ts.offset.z, ts.scale * s};
+    return {n.center + ax[0] * ts.offset.x + ax[1] * ts.offset.y + ax[2] * ts.offset.z, r};
 }
 
 // Children of `n` (level >= 1) into `out`; returns their count.
@@ -88,13 +90,34 @@ Vec3d voxel_center(const Octree& t, const Placement& p, int i, int j, int k) {
     return rotate(p, t.origin + Vec3d{(i + 0.5) * s, (j + 0.5) * s, (k + 0.5) * s}) + p.translation;
 }
 
+std::vector<double> sphere_radii(const Octree& t, bool side) {
+    std::vector<double> r(static_cast<std::size_t>(t.levels + 1) * 256, 0.0);
+    const double s = t.voxel_size, rv = kCubeRadius * s;
+    for (int l = 1; l <= t.levels; ++l) {
+        const double full = kCubeRadius * t.side(l);
+        for (int m = 1; m < 256; ++m) {
+            double v = full;
+            if (side) {
+                // Every voxel's corners lie in the ball (centre C, radius R), so its centre v has
+                // |v - C|^2 = mean over corners |corner - C|^2 - 3 s^2 / 4 <= R^2 - 3 s^2 / 4.
+                const double big = tight_spheres()[m].scale * t.side(l);
+                v = std::min(full, std::sqrt(std::max(0.0, big * big - 0.75 * s * s)) + rv);
+            }
+            r[static_cast<std::size_t>(l) * 256 + m] = v;
+        }
+    }
+    return r;
+}
+
 IstQuery::IstQuery(const Octree& moving, const Octree& fixed, const IstOptions& options)
-    : a_(moving), b_(fixed), options_(options) {}
+    : a_(moving), b_(fixed), options_(options), radii_a_(sphere_radii(moving, options.side)),
+      radii_b_(sphere_radii(fixed, options.side)) {}
 
 const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
     const Placement pb{};
     contacts_.clear();
     cur_.clear();
+    next_.clear();
     stats_ = {};
     Frame& fa = frame_a;
     Frame& fb = frame_b;
@@ -103,57 +126,64 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
     const double abs_slack = 1e-12 * (1 + length(pa.translation) + length(a_.origin) + length(b_.origin) +
                                       a_.side(a_.levels) + b_.side(b_.levels));
     const double rv = kCubeRadius * (a_.voxel_size + b_.voxel_size);
+    const double* ra_tab = radii_a_.data();
+    const double* rb_tab = radii_b_.data();
 
-    auto test = [&](const Node& a, const Node& b, double* depth) {
-        const Sphere sa = sphere_of(a_, fa, a, options_.side), sb = sphere_of(b_, fb, b, options_.side);
-        const double r = (sa.r + sb.r) * (1 + kRelSlack) + abs_slack;
-        const double d2 = length2(sa.c - sb.c);
-        if (depth) *depth = sa.r + sb.r - std::sqrt(d2);
-        return d2 <= r * r;
+    auto coarse = [&](const Node& a, const Node& b) {
+        const Sphere sa = sphere_of(a_, fa, a, options_.side, ra_tab), sb = sphere_of(b_, fb, b, options_.side, rb_tab);
+        const double d = length(sa.c - sb.c);
+        contacts_.push_back({a.index, b.index, std::max(a.level, b.level), sa.c, sb.c, sa.r + sb.r,
+                             std::max(0.0, sa.r + sb.r - d)});
     };
-    auto voxel_pair = [&](const Node& a, const Node& b) {
-        ++stats_.voxel_tests;
-        const Vec3d ca = voxel_center(a_, pa, a.x, a.y, a.z), cb = voxel_center(b_, pb, b.x, b.y, b.z);
-        double d;
-        if (voxel_overlap(ca, cb, rv, d)) contacts_.push_back({a.index, b.index, 0, ca, cb, rv, rv - d});
-    };
-    // A new pair: a voxel pair is decided at once, a node pair tested (or kept untested).
-    auto offer = [&](const Node& a, const Node& b, bool new_a, bool new_b) {
-        if (a.level == 0 && b.level == 0) return voxel_pair(a, b);
-        if (options_.one_child && ((new_a && single_child(a_, a)) || (new_b && single_child(b_, b)))) {
+    // One-child optimization: a new node with a single child is replaced by that child at once
+    // (its sphere holds no more than the child's), so its test is never made.
+    Node only[1];
+    auto collapse = [&](Node& n, const Octree& t, const Frame& f) {
+        while (n.level > 0 && single_child(t, n)) {
+            children(t, f, n, only);
+            n = only[0];
             ++stats_.skipped;
-            next_.push_back({a, b, false});
+        }
+    };
+    // A new pair: a voxel pair is decided at once, a node pair tested and kept when it overlaps.
+    auto offer = [&](Node a, Node b, bool new_a, bool new_b) {
+        if (options_.one_child) {
+            if (new_a) collapse(a, a_, fa);
+            if (new_b) collapse(b, b_, fb);
+        }
+        stats_.level_reached = std::min(stats_.level_reached, std::min(a.level, b.level));
+        if (a.level == 0 && b.level == 0) {
+            ++stats_.voxel_tests;
+            const Vec3d ca = voxel_center(a_, pa, a.x, a.y, a.z), cb = voxel_center(b_, pb, b.x, b.y, b.z);
+            double d;
+            if (voxel_overlap(ca, cb, rv, d)) contacts_.push_back({a.index, b.index, 0, ca, cb, rv, rv - d});
             return;
         }
         ++stats_.sphere_tests;
-        if (test(a, b, nullptr)) next_.push_back({a, b, true});
+        const Sphere sa = sphere_of(a_, fa, a, options_.side, ra_tab), sb = sphere_of(b_, fb, b, options_.side, rb_tab);
+        const double r = (sa.r + sb.r) * (1 + kRelSlack) + abs_slack;
+        if (length2(sa.c - sb.c) <= r * r) next_.push_back({a, b});
     };
 
-    Node ra{fa.root_center, 0, 0, 0, 0, a_.levels}, rb{fb.root_center, 0, 0, 0, 0, b_.levels};
-    next_.clear();
-    offer(ra, rb, true, true);
     stats_.level_reached = std::max(a_.levels, b_.levels);
+    offer(Node{fa.root_center, 0, 0, 0, 0, a_.levels}, Node{fb.root_center, 0, 0, 0, 0, b_.levels}, true, true);
     Node ca[8], cb[8];
     while (!next_.empty()) {
         std::swap(cur_, next_);
         next_.clear();
-        const int la = cur_.front().a.level, lb = cur_.front().b.level;
-        const int top = std::max(la, lb);
-        stats_.level_reached = std::min(la, lb);
-        if ((options_.stop_level > 0 && top <= options_.stop_level) ||
-            (options_.max_contacts > 0 && cur_.size() >= options_.max_contacts)) {
-            for (const Pair& p : cur_) {
-                double depth = 0;
-                if (!p.tested) ++stats_.sphere_tests;
-                if (!test(p.a, p.b, &depth) && !p.tested) continue;
-                const Sphere sa = sphere_of(a_, fa, p.a, options_.side), sb = sphere_of(b_, fb, p.b, options_.side);
-                contacts_.push_back({p.a.index, p.b.index, top, sa.c, sb.c, sa.r + sb.r, std::max(depth, 0.0)});
-            }
+        if (options_.max_contacts > 0 && cur_.size() >= options_.max_contacts) {
+            for (const Pair& p : cur_) coarse(p.a, p.b);
             stats_.interrupted = true;
             break;
         }
         ++stats_.rounds;
         for (const Pair& p : cur_) {
+            const int la = p.a.level, lb = p.b.level;
+            if (options_.stop_level > 0 && std::max(la, lb) <= options_.stop_level) {
+                coarse(p.a, p.b);
+                stats_.interrupted = true;
+                continue;
+            }
             const bool split_a = la >= lb, split_b = lb >= la;
             const int na = split_a ? children(a_, fa, p.a, ca) : (ca[0] = p.a, 1);
             const int nb = split_b ? children(b_, fb, p.b, cb) : (cb[0] = p.b, 1);
@@ -161,7 +191,6 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
                 for (int j = 0; j < nb; ++j) offer(ca[i], cb[j], split_a, split_b);
         }
     }
-    if (!stats_.interrupted && stats_.voxel_tests > 0) stats_.level_reached = 0;
     return contacts_;
 }
 

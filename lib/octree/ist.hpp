@@ -13,6 +13,10 @@
 // r = sqrt(3)/2 s, with centres computed from the voxels' integer coordinates (the same
 // arithmetic as ist-brute, so both find the same pairs); the internal tests keep a relative slack
 // of 1e-9 so that rounding never prunes a pair the voxel test would accept.
+// A tight sphere (radius R) holds the children's cubes but not always their voxels' circumspheres,
+// which reach beyond the cubes' corners; so that the descent stays exact, a node's test radius is
+// min(sqrt(R^2 - 3 s^2 / 4) + sqrt(3)/2 s, the cube's circumradius): every voxel centre inside the
+// ball is within sqrt(R^2 - 3 s^2 / 4) of its centre (docs/octree.md).
 // Early stops (time-critical): at a node level, or after the first round that leaves at least a
 // given number of pairs; the pairs left are then the contacts (node pairs, `level` > 0).
 // Allocation: scratch is kept between calls; after the first calls grow it, a query does not allocate.
@@ -28,7 +32,7 @@
 namespace hp::octree {
 
 struct IstOptions {
-    bool one_child = true;         // skip the test of a pair whose new node has one child
+    bool one_child = true;         // replace a new node with one child by that child, untested
     bool side = true;              // spheres from the table of tight spheres (else the cubes' circumspheres)
     int stop_level = 0;            // stop when the pairs' nodes are at this level or below (0: voxels)
     std::size_t max_contacts = 0;  // stop after the first round that leaves at least this many pairs (0: never)
@@ -51,7 +55,7 @@ struct IstContact {
 struct IstStats {
     std::size_t sphere_tests = 0;  // node-pair tests
     std::size_t voxel_tests = 0;   // voxel-pair tests
-    std::size_t skipped = 0;       // tests the one-child optimization skipped
+    std::size_t skipped = 0;       // nodes the one-child optimization replaced by their child (tests saved)
     std::size_t rounds = 0;
     int level_reached = 0;         // the smallest level of a node the descent reached
     bool interrupted = false;      // stopped early with node pairs left (coarse contacts)
@@ -74,13 +78,13 @@ public:
     };
     struct Pair {
         Node a, b;
-        bool tested = true;
     };
 
 private:
     const Octree& a_;
     const Octree& b_;
     IstOptions options_;
+    std::vector<double> radii_a_, radii_b_;  // per level and mask: the radius each node's test uses
     std::vector<Pair> cur_, next_;
     std::vector<IstContact> contacts_;
     IstStats stats_;
