@@ -151,7 +151,7 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
             if (new_a) collapse(a, a_, fa);
             if (new_b) collapse(b, b_, fb);
         }
-        stats_.level_reached = std::min(stats_.level_reached, std::min(a.level, b.level));
+        stats_.level_reached = std::min(stats_.level_reached, std::max(a.level, b.level));
         if (a.level == 0 && b.level == 0) {
             ++stats_.voxel_tests;
             const Vec3d ca = voxel_center(a_, pa, a.x, a.y, a.z), cb = voxel_center(b_, pb, b.x, b.y, b.z);

@@ -57,7 +57,7 @@ struct IstStats {
     std::size_t voxel_tests = 0;   // voxel-pair tests
     std::size_t skipped = 0;       // nodes the one-child optimization replaced by their child (tests saved)
     std::size_t rounds = 0;
-    int level_reached = 0;         // the smallest level of a node the descent reached
+    int level_reached = 0;         // the finest pair level reached (a pair's level: the larger of its nodes')
     bool interrupted = false;      // stopped early with node pairs left (coarse contacts)
 };
 
