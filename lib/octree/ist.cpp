@@ -42,12 +42,13 @@ struct Sphere {
 };
 
 // radii[l * 256 + mask]: the radius the test uses (sphere_radii below).
-inline Sphere sphere_of(const Octree& t, const Frame& f, const IstQuery::Node& n, bool side, const double* radii) {
+inline Sphere sphere_of(const Octree& t, const Frame& f, const IstQuery::Node& n, bool side, const double* radii,
+                        const TightSphere* table) {
     if (n.level == 0) return {n.center, kCubeRadius * t.voxel_size};
     const std::uint8_t m = t.masks[n.index];
     const double r = radii[n.level * 256 + m];
     if (!side) return {n.center, r};
-    const TightSphere& ts = tight_spheres()[m];
+    const TightSphere& ts = table[m];
     const auto& ax = f.axis_side[n.level];
     return {n.center + ax[0] * ts.offset.x + ax[1] * ts.offset.y + ax[2] * ts.offset.z, r};
 }
@@ -81,9 +82,11 @@ inline bool voxel_overlap(const Vec3d& ca, const Vec3d& cb, double rsum, double&
     return true;
 }
 
-thread_local Frame frame_a, frame_b;
-
 }  // namespace
+
+struct IstFrames {
+    Frame a, b;
+};
 
 Vec3d voxel_center(const Octree& t, const Placement& p, int i, int j, int k) {
     const double s = t.voxel_size;
@@ -111,7 +114,10 @@ std::vector<double> sphere_radii(const Octree& t, bool side) {
 
 IstQuery::IstQuery(const Octree& moving, const Octree& fixed, const IstOptions& options)
     : a_(moving), b_(fixed), options_(options), radii_a_(sphere_radii(moving, options.side)),
-      radii_b_(sphere_radii(fixed, options.side)) {}
+      radii_b_(sphere_radii(fixed, options.side)), frames_(std::make_unique<IstFrames>()) {}
+
+IstQuery::~IstQuery() = default;
+IstQuery::IstQuery(IstQuery&&) noexcept = default;
 
 const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
     const Placement pb{};
@@ -119,8 +125,9 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
     cur_.clear();
     next_.clear();
     stats_ = {};
-    Frame& fa = frame_a;
-    Frame& fb = frame_b;
+    Frame& fa = frames_->a;
+    Frame& fb = frames_->b;
+    const TightSphere* table = tight_spheres().data();
     make_frame(a_, pa, fa);
     make_frame(b_, pb, fb);
     const double abs_slack = 1e-12 * (1 + length(pa.translation) + length(a_.origin) + length(b_.origin) +
@@ -130,7 +137,7 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
     const double* rb_tab = radii_b_.data();
 
     auto coarse = [&](const Node& a, const Node& b) {
-        const Sphere sa = sphere_of(a_, fa, a, options_.side, ra_tab), sb = sphere_of(b_, fb, b, options_.side, rb_tab);
+        const Sphere sa = sphere_of(a_, fa, a, options_.side, ra_tab, table), sb = sphere_of(b_, fb, b, options_.side, rb_tab, table);
         const double d = length(sa.c - sb.c);
         contacts_.push_back({a.index, b.index, std::max(a.level, b.level), sa.c, sb.c, sa.r + sb.r,
                              std::max(0.0, sa.r + sb.r - d)});
@@ -160,7 +167,7 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
             return;
         }
         ++stats_.sphere_tests;
-        const Sphere sa = sphere_of(a_, fa, a, options_.side, ra_tab), sb = sphere_of(b_, fb, b, options_.side, rb_tab);
+        const Sphere sa = sphere_of(a_, fa, a, options_.side, ra_tab, table), sb = sphere_of(b_, fb, b, options_.side, rb_tab, table);
         const double r = (sa.r + sb.r) * (1 + kRelSlack) + abs_slack;
         if (length2(sa.c - sb.c) <= r * r) next_.push_back({a, b});
     };

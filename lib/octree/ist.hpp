@@ -23,6 +23,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -61,10 +62,14 @@ struct IstStats {
     bool interrupted = false;      // stopped early with node pairs left (coarse contacts)
 };
 
+struct IstFrames;  // the per-query axes and offsets of both objects (ist.cpp)
+
 class IstQuery {
 public:
     // `moving` and `fixed` must outlive the query.
     IstQuery(const Octree& moving, const Octree& fixed, const IstOptions& options);
+    IstQuery(IstQuery&&) noexcept;
+    ~IstQuery();
     // The contacts at this placement, in the order found; valid until the next call.
     const std::vector<IstContact>& operator()(const Placement& placement);
     const IstStats& stats() const { return stats_; }
@@ -88,6 +93,7 @@ private:
     std::vector<Pair> cur_, next_;
     std::vector<IstContact> contacts_;
     IstStats stats_;
+    std::unique_ptr<IstFrames> frames_;
 };
 
 // The world centre of voxel (i, j, k) of `tree` placed by `p` (the one formula ist and ist-brute use).
