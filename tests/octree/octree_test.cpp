@@ -150,10 +150,10 @@ TEST(OctreeTable, EveryMaskIsTheMinimalBallOfTheChildrensCorners) {
         smaller += r < oc::kCubeRadius - 1e-12;
     }
     EXPECT_EQ(oc::table_counts().cubes, smaller);
-    // By hand: a mask holding two diagonally opposite children (b and 7 - b) needs the full ball;
-    // of the 3^4 - 1 = 80 masks with at most one child of each opposite pair, the 2^4 = 16 with
-    // one child of every pair are the corners of a tetrahedron or a 'tripod' whose ball is full
-    // only when the four pick a regular tetrahedron (masks 0b01101001 and 0b10010110): 80 - 2 = 78.
+    // By hand: a mask holding two diagonally opposite children (b and 7 - b) spans the node's
+    // diagonal and needs the full ball; 3^4 - 1 = 80 masks hold at most one child of each of the
+    // four opposite pairs, and of these the two regular tetrahedra of children (masks 0x69 and
+    // 0x96) have the full circumsphere as well: 80 - 2 = 78.
     EXPECT_EQ(smaller, 78);
 }
 
