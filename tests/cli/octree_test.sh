@@ -97,4 +97,15 @@ expect_exit 0 "$query" --static "$TMP/s.d.vdb" --moving "$TMP/s.tree.hps" --movi
     --mode ist --ist-level 2 --ist-no-one-child --scenario contact --count 20 --budget-us 1e9 --json
 check "interrupted at level 2" "$(json_get "$TMP/out" 'j["interrupted"] == j["queries_with_contact"] > 0 and j["min_level_reached"] == 2')" True
 
+# The pipeline's octree stage writes haptic-octree's bytes, and its query stage runs mode ist on it.
+pipe="$HP_BIN/haptic-pipeline"
+printf '{"name": "ist", "stages": [{"stage": "voxelize", "voxel_size": 0.1}, {"stage": "distance"}, {"stage": "pointshell"}, {"stage": "spheretree"}, {"stage": "octree", "surface_only": true}, {"stage": "query", "scenario": "contact", "count": 20, "mode": "ist", "moving_octree": true, "static_octree": true, "budget_us": 1e9}]}\n' > "$TMP/p.json"
+expect_exit 0 "$pipe" "$TMP/p.json" "$SAMPLES/sphere.obj" -o "$TMP/pipe"
+expect_exit 0 "$oct" "$TMP/pipe/sphere/voxelize.vdb" --surface-only -o "$TMP/pipe-exe.hoct" --quiet
+cmp -s "$TMP/pipe/sphere/octree.hoct" "$TMP/pipe-exe.hoct" && pass "pipeline octree = haptic-octree's bytes" || fail "pipeline octree differs from haptic-octree's"
+check "pipeline query ran ist" "$(json_get "$TMP/pipe/sphere/query.json" 'j["mode"] == "ist" and j["ist"]["static_octree"]["file"] == "octree.hoct" and j["queries_with_contact"] > 0')" True
+printf '{"name": "bad", "stages": [{"stage": "voxelize"}, {"stage": "distance"}, {"stage": "pointshell"}, {"stage": "spheretree"}, {"stage": "query", "scenario": "contact", "mode": "ist"}]}\n' > "$TMP/bad.json"
+expect_exit 2 "$pipe" "$TMP/bad.json" "$SAMPLES/sphere.obj" -o "$TMP/pipe2"
+expect_grep "mode ist needs moving_octree and static_octree" "$TMP/err"
+
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
