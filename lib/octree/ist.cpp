@@ -72,7 +72,15 @@ inline int children(const Octree& t, const Frame& f, const IstQuery::Node& n, Is
 }
 
 inline bool single_child(const Octree& t, const IstQuery::Node& n) {
-    return n.level > 0 && std::has_single_bit(static_cast<unsigned>(t.masks[n.index]));
+    if (n.level == 0) return false;
+    const unsigned m = t.masks[n.index];  // not zero; a bit trick rather than a popcount call
+    return (m & (m - 1)) == 0;
+}
+
+// The world centre of a voxel: the one formula of ist and ist-brute (voxel_center).
+inline Vec3d center_of(const Octree& t, const Placement& p, int i, int j, int k) {
+    const double s = t.voxel_size;
+    return rotate(p, t.origin + Vec3d{(i + 0.5) * s, (j + 0.5) * s, (k + 0.5) * s}) + p.translation;
 }
 
 inline bool voxel_overlap(const Vec3d& ca, const Vec3d& cb, double rsum, double& d) {
@@ -88,10 +96,7 @@ struct IstFrames {
     Frame a, b;
 };
 
-Vec3d voxel_center(const Octree& t, const Placement& p, int i, int j, int k) {
-    const double s = t.voxel_size;
-    return rotate(p, t.origin + Vec3d{(i + 0.5) * s, (j + 0.5) * s, (k + 0.5) * s}) + p.translation;
-}
+Vec3d voxel_center(const Octree& t, const Placement& p, int i, int j, int k) { return center_of(t, p, i, j, k); }
 
 std::vector<double> sphere_radii(const Octree& t, bool side) {
     std::vector<double> r(static_cast<std::size_t>(t.levels + 1) * 256, 0.0);
@@ -161,7 +166,7 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
         stats_.level_reached = std::min(stats_.level_reached, std::max(a.level, b.level));
         if (a.level == 0 && b.level == 0) {
             ++stats_.voxel_tests;
-            const Vec3d ca = voxel_center(a_, pa, a.x, a.y, a.z), cb = voxel_center(b_, pb, b.x, b.y, b.z);
+            const Vec3d ca = center_of(a_, pa, a.x, a.y, a.z), cb = center_of(b_, pb, b.x, b.y, b.z);
             double d;
             if (voxel_overlap(ca, cb, rv, d)) contacts_.push_back({a.index, b.index, 0, ca, cb, rv, rv - d});
             return;
@@ -222,7 +227,7 @@ const std::vector<IstContact>& BruteQuery::operator()(const Placement& pa) {
     const int limit = 1 << b_.levels;
     for (std::size_t i = 0; i < a_coords_.size(); ++i) {
         const auto& c = a_coords_[i];
-        const Vec3d ca = voxel_center(a_, pa, c[0], c[1], c[2]);
+        const Vec3d ca = center_of(a_, pa, c[0], c[1], c[2]);
         const Vec3d u = (ca - b_.origin) / sb;  // continuous voxel coordinates in the static grid
         int lo[3], hi[3];
         bool outside = false;
@@ -240,7 +245,7 @@ const std::vector<IstContact>& BruteQuery::operator()(const Placement& pa) {
                                                   static_cast<std::uint64_t>(z) << 42);
                     if (it == b_index_.end()) continue;
                     ++tests_;
-                    const Vec3d cb = voxel_center(b_, pb, x, y, z);
+                    const Vec3d cb = center_of(b_, pb, x, y, z);
                     double d;
                     if (voxel_overlap(ca, cb, rv, d))
                         contacts_.push_back({static_cast<std::uint32_t>(i), it->second, 0, ca, cb, rv, rv - d});
