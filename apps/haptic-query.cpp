@@ -32,6 +32,9 @@ int main(int argc, char** argv) {
         "--budget-tests N (time-critical only) also stops a query after N sphere tests, whichever comes first:\n"
         "with a time budget no query reaches (--budget-us 1e9), interrupted results that are the same on every\n"
         "run and machine (replays, regression checks).\n"
+        "ist (implicit sphere trees, Ruffaldi et al.): --moving-octree and --static-octree (haptic-octree) descended\n"
+        "simultaneously; --static and --moving still give the poses and the normals (docs/octree.md). ist-brute\n"
+        "tests every voxel pair directly (the same contacts). --ist-level / --ist-max-contacts stop the descent early.\n"
         "\nExamples:\n"
         "  haptic-query --static fandisk.dist.vdb --moving bunny.hps --scenario contact --count 2000 --seed 1 --threads 1\n"
         "  haptic-query --static part.dist.vdb --moving tool.hps --poses poses.json --mode brute --csv q.csv\n"
@@ -40,7 +43,9 @@ int main(int argc, char** argv) {
         "      --scenario contact --count 1000 --max-over-budget 0.01\n"
         "  haptic-query --static part.dist.vdb --moving tool.hps --mode time-critical --budget-tests 200 --poses poses.json\n"
         "  haptic-query --static part.dist.vdb --moving tool.hps --scenario contact --count 2000 --budget-us 100 \\\n"
-        "      --junit query-junit.xml --plot query.png     (a CI job: JUnit report and latency plots)\n");
+        "      --junit query-junit.xml --plot query.png     (a CI job: JUnit report and latency plots)\n"
+        "  haptic-query --static part.dist.vdb --moving tool.hps --mode ist --moving-octree tool.hoct --static-octree part.hoct \\\n"
+        "      --scenario contact --count 1000\n");
     std::string static_path, moving_path, report_path, csv_path, write_poses_path;
     std::string junit_path, plot_path;
     tool.cli.add_option("--static", static_path, "static object: distance field (haptic-distance) or voxelmap")->required();
@@ -66,6 +71,8 @@ int main(int argc, char** argv) {
         spec.static_path = static_path;
         spec.moving_path = moving_path;
         spec.cfm_path = cfm_path;
+        spec.moving_octree_path = call.file("moving_octree");
+        spec.static_octree_path = call.file("static_octree");
         const hp::QueryCheck check = hp::run_query_check(spec, tool.progress());
         for (const std::string& w : check.warnings) tool.warn(w);
         if (!write_poses_path.empty()) hp::write_poses(write_poses_path, check.poses);

@@ -26,6 +26,12 @@ for mesh in stanford-bunny fandisk rocker-arm; do
 done
 # Later stages add their rows in bench/stages.sh.
 [ -f bench/stages.sh ] && source bench/stages.sh
+# Implicit sphere trees (docs/octree.md): the bunny at 0.001 against itself in shallow contact, next
+# to VPS on the same poses, with the one-child and side optimizations on and off.
+if [ -f "$meshes/stanford-bunny.obj" ]; then
+    echo "bench: implicit sphere trees bunny" >&2
+    "$bin/bench_octree" "$meshes/stanford-bunny.obj" --voxel 0.001 --count 1000 --depth 0.5 >>"$results"
+fi
 
 # Throughput to plan batches with (docs/pipeline.md, "Throughput"): the default pipeline over the
 # sample meshes on one core (-j 1 --threads 1), one run: meshes per hour from the wall time (start

@@ -22,6 +22,7 @@ const char* tag_of(Kind k) {
     case Kind::pointshell: return "SHEL";
     case Kind::tree: return "TREE";
     case Kind::cfm: return "CFM_";
+    case Kind::octree: return "OCT_";
     }
     return "????";
 }
@@ -64,6 +65,7 @@ const char* kind_name(Kind k) {
     case Kind::pointshell: return "pointshell";
     case Kind::tree: return "point-sphere tree";
     case Kind::cfm: return "closest feature map";
+    case Kind::octree: return "octree";
     }
     return "?";
 }
@@ -138,7 +140,7 @@ Reader Reader::parse(std::string bytes, const std::string& where, const Kind* ex
     if (r.version_ == 0) fail_input(where, "corrupt: format version 0");
     const std::string tag = bytes.substr(12, 4);
     bool known = false;
-    for (Kind k : {Kind::pointshell, Kind::tree, Kind::cfm})
+    for (Kind k : {Kind::pointshell, Kind::tree, Kind::cfm, Kind::octree})
         if (tag == tag_of(k)) {
             r.kind_ = k;
             known = true;

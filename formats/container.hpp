@@ -27,8 +27,8 @@ static_assert(std::endian::native == std::endian::little, "the container code as
 
 inline constexpr std::uint32_t kFormatVersion = 1;
 
-enum class Kind { pointshell, tree, cfm };
-const char* kind_name(Kind k);  // "pointshell", "point-sphere tree", "closest feature map"
+enum class Kind { pointshell, tree, cfm, octree };
+const char* kind_name(Kind k);  // "pointshell", "point-sphere tree", "closest feature map", "octree"
 
 // True when the file starts with the container's magic bytes.
 bool looks_like_container(const std::filesystem::path& path);

@@ -97,6 +97,7 @@ void check_container(const fs::path& path, CheckReport& r) {
         if (!meta.contains(key)) r.problem(std::string("metadata has no '") + key + "'");
     // Per-kind hooks, one line each (see check.hpp).
     if (reader.kind() == container::Kind::pointshell || reader.kind() == container::Kind::tree) check_shell(path, r);
+    if (reader.kind() == container::Kind::octree) check_octree(path, r);
 }
 
 void check_vdb(const fs::path& path, CheckReport& r) {

@@ -11,6 +11,7 @@ namespace fs = std::filesystem;
 Summary describe_container(const fs::path& path) {
     container::Reader r = container::Reader::open(path);
     if (r.kind() == container::Kind::cfm) return describe_cfm(path);
+    if (r.kind() == container::Kind::octree) return describe_octree(path);
     Summary s;
     std::ostringstream o;
     o << "file         " << path.string() << "\n";

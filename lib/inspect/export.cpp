@@ -18,6 +18,18 @@ namespace fs = std::filesystem;
 Summary export_file(const fs::path& path, const std::string& format, const fs::path& out, const ExportOptions& options,
                     const Progress& progress) {
     if (options.level > 0 && format != "ply" && format != "obj") fail_usage("--level goes with --export ply or obj");
+    if (format == "obj" && container::looks_like_container(path) &&
+        container::Reader::open(path).kind() == container::Kind::octree) {
+        if (out.empty()) fail_usage("--export obj needs an output file (-o OUT)");
+        // Octree levels count from the voxels (0) up; --level 0 cannot be told from no --level.
+        const int level = options.level > 0 ? options.level : 0;
+        const std::size_t n = export_octree_level_obj(path, out, level);
+        Summary s;
+        s.json = {{"file", path.string()}, {"export", format}, {"output", out.string()}, {"level", level}, {"spheres", n}};
+        s.text = "exported     " + std::to_string(n) + " spheres of octree level " + std::to_string(level) +
+                 " as icosahedra to " + out.string() + "\n";
+        return s;
+    }
     if (format != "levelset" && format != "ply" && format != "json" && format != "obj")
         fail_usage("--export " + format + ": unknown format (levelset, ply, json, obj)");
     if (out.empty()) fail_usage("--export " + format + " needs an output file (-o OUT)");

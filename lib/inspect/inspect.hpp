@@ -28,6 +28,10 @@ Summary describe_container(const std::filesystem::path& path);
 // Adds a pointshell's facts (count, spacing, bounds, normals) to its container summary `s`.
 void describe_shell(const std::filesystem::path& path, Summary& s);
 Summary describe_cfm(const std::filesystem::path& path);
+Summary describe_octree(const std::filesystem::path& path);  // describe_octree.cpp
+// --export obj --level L of an octree: the level's spheres (tight spheres; level 0: the voxels'
+// circumspheres) as icosahedra; returns the sphere count.
+std::size_t export_octree_level_obj(const std::filesystem::path& input, const std::filesystem::path& output, int level);
 
 // --export json of a closest feature map: {"spheres": [{"cluster", "level", "center", "radius",
 // "stacks", "single_feature", "samples": [{"dir", "feature": {"type", "index"}, "point",

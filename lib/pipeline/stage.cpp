@@ -30,13 +30,14 @@ const std::map<std::string, std::vector<std::string>>& executable_only() {
         // --write-poses, --junit and --plot: further output files (a pipeline writes one file per
         // stage; haptic-pipeline has its own --junit and --plot for the batch).
         {"query", {"--static", "--moving", "--report", "--csv", "--write-poses", "--junit", "--plot"}},
+        {"octree", {"VOXELMAP", "--output"}},
     };
     return only;
 }
 
 std::vector<StageSpec> make_stages() {
     std::vector<StageSpec> all = {voxelize_stage(), distance_stage(), pointshell_stage(),
-                                  spheretree_stage(), cfm_stage(),   query_stage()};
+                                  spheretree_stage(), cfm_stage(),   octree_stage(), query_stage()};
     for (StageSpec& s : all) {
         s.executable_only = tool_options();
         for (const std::string& o : executable_only().at(s.name)) s.executable_only.push_back(o);

@@ -31,7 +31,8 @@ StageSpec query_stage() {
     d(&QueryParams::count, "count", "scenario: number of poses").in(1, 1e8);
     d(&QueryParams::seed, "seed", "scenario: random seed").in(0, kMaxSeed);
     d(&QueryParams::depth, "depth", "contact: maximum penetration in voxels").above_zero();
-    d(&QueryParams::mode, "mode", "full, brute, segmented or time-critical").one_of({"full", "brute", "segmented", "time-critical"});
+    d(&QueryParams::mode, "mode", "full, brute, segmented, time-critical, ist or ist-brute (octrees)")
+        .one_of({"full", "brute", "segmented", "time-critical", "ist", "ist-brute"});
     d(&QueryParams::level, "level", "segmented: tree level of the segments (1 = root)").in(1, 1000);
     d(&QueryParams::budget_us, "budget_us", "per-query budget in microseconds").above_zero();
     d(&QueryParams::budget_tests, "budget_tests",
@@ -45,8 +46,29 @@ StageSpec query_stage() {
       "time-critical: closest feature map of the moving tree (haptic-cfm) for the normals of interrupted spheres; "
       "in a pipeline, true uses the CFM its cfm stage made")
         .input_file("cfm");
+    d(&QueryParams::moving_octree, "moving_octree",
+      "ist modes: the moving object's octree (haptic-octree); in a pipeline, true uses the octree its octree stage made")
+        .input_file("octree");
+    d(&QueryParams::static_octree, "static_octree",
+      "ist modes: the static object's octree (haptic-octree); in a pipeline, true uses the octree its octree stage made")
+        .input_file("octree");
+    d(&QueryParams::ist_level, "ist_level", "ist: stop the descent at this octree level (contacts are node pairs; 0 = voxels)").in(0, 21);
+    d(&QueryParams::ist_max_contacts, "ist_max_contacts",
+      "ist: stop the descent after the first level that leaves at least this many pairs (time-critical)")
+        .at_least(1);
+    d(&QueryParams::ist_no_one_child, "ist_no_one_child", "ist: test the spheres of nodes with one child too (one-child optimization off)");
+    d(&QueryParams::ist_no_side, "ist_no_side", "ist: the cubes' circumspheres instead of the table of tight spheres (side optimization off)");
     s.check = [](const nlohmann::json& p, const Spelling& name) -> std::pair<std::string, std::string> {
         const std::string mode = p["mode"].get<std::string>();
+        const bool ist = mode == "ist" || mode == "ist-brute";
+        if (ist && (p["moving_octree"] != true || p["static_octree"] != true))
+            return {"moving_octree", name("mode") + " " + mode + " needs " + name("moving_octree") + " and " + name("static_octree")};
+        for (const char* key : {"moving_octree", "static_octree", "ist_level", "ist_max_contacts", "ist_no_one_child", "ist_no_side"})
+            if (!ist && !p[key].is_null() && p[key] != false)
+                return {key, name(key) + " applies only to " + name("mode") + " ist or ist-brute, not " + name("mode") + " " + mode};
+        if (mode == "ist-brute" && (!p["ist_level"].is_null() || !p["ist_max_contacts"].is_null()))
+            return {"ist_level", name("mode") + " ist-brute tests every voxel pair: " + name("ist_level") + " and " +
+                                     name("ist_max_contacts") + " apply only to " + name("mode") + " ist"};
         if (p["poses"].is_null() && p["scenario"].is_null())
             return {"scenario", "give " + name("poses") + " (a file) or " + name("scenario") + " (contact, approach or random)"};
         if (mode == "segmented" && p["level"].is_null())
@@ -76,6 +98,10 @@ QueryCheckSpec query_check_spec(const QueryParams& p) {
     spec.max_over_budget = p.max_over_budget.value_or(-1.0);
     spec.level = p.level.value_or(0);
     spec.warmup = p.warmup;
+    spec.ist_level = p.ist_level.value_or(0);
+    spec.ist_max_contacts = p.ist_max_contacts.value_or(0);
+    spec.ist_one_child = !p.ist_no_one_child;
+    spec.ist_side = !p.ist_no_side;
     return spec;
 }
 
@@ -100,6 +126,10 @@ std::string format_text(const QueryCheck& check, const QueryParams& p, const std
                 100.0 * r["over_budget_fraction"].get<double>(), r["queries_per_second"].get<double>(),
                 p.mode == "time-critical" ? (", " + std::to_string(r["interrupted"].get<std::size_t>()) + " interrupted").c_str()
                                           : "");
+    if (r.contains("ist"))
+        out += strf("ist          %.1f voxel pairs tested, %.1f sphere tests skipped (one-child) per query; octrees %zu + %zu nodes\n",
+                    r["ist"]["mean_voxel_tests"].get<double>(), r["ist"]["mean_skipped_tests"].get<double>(),
+                    r["ist"]["moving_octree"]["nodes"].get<std::size_t>(), r["ist"]["static_octree"]["nodes"].get<std::size_t>());
     if (!cfm_file.empty())
         out += strf("cfm          %s: %zu contacts from it in %zu queries; %zu of %zu queued clusters left untested at the budget\n",
                     cfm_file.c_str(), r["cfm_contacts"].get<std::size_t>(), r["queries_with_cfm_contacts"].get<std::size_t>(),
@@ -115,6 +145,8 @@ QuerySummary run_query(const StageContext& ctx, const QueryParams& p) {
     spec.static_path = ctx.inputs->count("distance") ? ctx.inputs->at("distance") : ctx.inputs->at("voxelmap");
     spec.moving_path = ctx.inputs->at("tree");
     if (p.cfm) spec.cfm_path = ctx.inputs->at("cfm");
+    if (p.moving_octree) spec.moving_octree_path = ctx.inputs->at("octree");
+    if (p.static_octree) spec.static_octree_path = ctx.inputs->at("octree");
     spec.file_names_only = true;
 
     const QueryCheck check = run_query_check(spec, ctx.progress);

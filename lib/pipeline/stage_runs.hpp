@@ -66,6 +66,10 @@ struct CfmParams {
     std::optional<std::string> units;
 };
 
+struct OctreeParams {
+    bool surface_only = false;
+};
+
 struct QueryParams {
     std::optional<std::string> poses;     // a poses file, or else...
     std::optional<std::string> scenario;  // ...generated poses
@@ -79,6 +83,11 @@ struct QueryParams {
     std::optional<double> max_over_budget;
     std::optional<std::size_t> warmup;    // default min(count, 100)
     bool cfm = false;                     // time-critical: normals of interrupted spheres from the CFM (input "cfm")
+    // Modes ist and ist-brute (query/ist_check.hpp): the octrees (input "octree") and the descent.
+    bool moving_octree = false, static_octree = false;
+    std::optional<int> ist_level;                 // stop at this node level
+    std::optional<std::size_t> ist_max_contacts;  // stop after the first round with this many pairs
+    bool ist_no_one_child = false, ist_no_side = false;
 };
 
 // --- Typed results: what each stage returns (to_json: the keys its executable prints with
@@ -162,6 +171,19 @@ struct CfmSummary {
     std::vector<std::string> warnings;
 };
 
+struct OctreeSummary {
+    bool surface_only = false;
+    int levels = 0;
+    std::size_t nodes = 0, voxels = 0;              // in the tree
+    std::size_t solid_voxels = 0, surface_voxels = 0;  // of the voxelmap
+    std::vector<std::size_t> nodes_per_level;       // levels L..1, then the voxels
+    std::size_t mask_bytes = 0, memory_bytes = 0;   // stored (one byte per node); in memory (+ child index)
+    double voxel_size = 0;
+    int tight_smaller = 0;                          // masks whose tight sphere is smaller than the node's (of 255)
+    double seconds_read = 0, seconds_build = 0, seconds_write = 0;
+    std::vector<std::string> warnings;
+};
+
 struct QuerySummary {
     nlohmann::json report;  // the report of lib/query (every key but per_query)
     std::vector<std::string> warnings;
@@ -173,6 +195,9 @@ nlohmann::json to_json(const PointshellSummary& s);
 nlohmann::json to_json(const SpheretreeSummary& s);
 nlohmann::json to_json(const CfmSummary& s);
 nlohmann::json to_json(const QuerySummary& s);
+nlohmann::json to_json(const OctreeSummary& s);
+nlohmann::json to_json(const OctreeSummary& s, const ToolFacts& f, const std::string& voxelmap_file);
+std::string format_text(const OctreeSummary& s, const ToolFacts& f);
 
 // The executables' --json: the stage's keys and what the executable adds (output, mesh, ...).
 nlohmann::json to_json(const VoxelizeSummary& s, const ToolFacts& f);
@@ -201,6 +226,7 @@ StageSpec pointshell_stage();
 StageSpec spheretree_stage();
 StageSpec cfm_stage();
 StageSpec query_stage();
+StageSpec octree_stage();
 
 VoxelizeSummary run_voxelize(const StageContext& ctx, const VoxelizeParams& p);
 DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p);
@@ -208,6 +234,7 @@ PointshellSummary run_pointshell(const StageContext& ctx, const PointshellParams
 SpheretreeSummary run_spheretree(const StageContext& ctx, const SpheretreeParams& p);
 CfmSummary run_cfm(const StageContext& ctx, const CfmParams& p);
 QuerySummary run_query(const StageContext& ctx, const QueryParams& p);
+OctreeSummary run_octree(const StageContext& ctx, const OctreeParams& p);
 
 // haptic-query's check for these options (the files are the caller's to add).
 QueryCheckSpec query_check_spec(const QueryParams& p);

@@ -6,6 +6,7 @@
 
 #include "cfm/cfm.hpp"
 #include "core/error.hpp"
+#include "query/ist_check.hpp"
 #include "query/scenario.hpp"
 #include "query/session.hpp"
 #include "query/static_field.hpp"
@@ -18,11 +19,12 @@ QueryMode parse_mode(const std::string& name) {
     if (name == "brute") return QueryMode::brute;
     if (name == "segmented") return QueryMode::segmented;
     if (name == "time-critical") return QueryMode::time_critical;
-    fail_usage("unknown query mode '" + name + "' (full, brute, segmented or time-critical)");
+    fail_usage("unknown query mode '" + name + "' (full, brute, segmented, time-critical, ist or ist-brute)");
 }
 }  // namespace
 
 QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress) {
+    if (is_ist_mode(spec.mode)) return run_ist_check(spec, progress);
     const QueryMode mode = parse_mode(spec.mode);
     if (!spec.cfm_path.empty() && mode != QueryMode::time_critical)
         fail_usage("a closest feature map serves only the time-critical mode (the other modes never stop early), not mode '" +

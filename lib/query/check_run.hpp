@@ -34,6 +34,12 @@ struct QueryCheckSpec {
     double max_over_budget = -1;  // < 0: the criterion is p99 <= budget
     std::optional<std::size_t> warmup = std::nullopt;  // default min(poses, 100)
     bool file_names_only = false;  // the report names files without their folders (pipelines)
+    // Modes ist and ist-brute (query/ist_check.hpp): the two octrees (haptic-octree) and the
+    // descent's options (octree/ist.hpp).
+    std::filesystem::path moving_octree_path, static_octree_path;
+    int ist_level = 0;              // stop at this node level (0: voxels)
+    std::size_t ist_max_contacts = 0;  // stop after the first round with at least this many pairs (0: never)
+    bool ist_one_child = true, ist_side = true;
 };
 
 struct QueryCheck {

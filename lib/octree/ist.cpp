@@ -1,0 +1,259 @@
+#include "octree/ist.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace hp::octree {
+
+namespace {
+
+constexpr double kRelSlack = 1e-9;
+
+Vec3d rotate(const Placement& p, Vec3d v) { return {dot(p.rows[0], v), dot(p.rows[1], v), dot(p.rows[2], v)}; }
+
+// Per query and object: the axes scaled per level (the paper's "primary axes ... scaled
+// appropriately each time we descend the tree").
+struct Frame {
+    std::array<std::array<Vec3d, 3>, kMaxLevels + 1> axis_side;    // [l][a] = axis a * side(l)
+    std::array<std::array<Vec3d, 8>, kMaxLevels + 1> child_offset; // [l][b]: parent (level l) centre -> child b's centre
+    Vec3d root_center;
+};
+
+void make_frame(const Octree& t, const Placement& p, Frame& f) {
+    const Vec3d axes[3] = {{p.rows[0].x, p.rows[1].x, p.rows[2].x},
+                           {p.rows[0].y, p.rows[1].y, p.rows[2].y},
+                           {p.rows[0].z, p.rows[1].z, p.rows[2].z}};
+    for (int l = 0; l <= t.levels; ++l) {
+        const double s = t.side(l);
+        for (int a = 0; a < 3; ++a) f.axis_side[l][a] = axes[a] * s;
+        if (l == 0) continue;
+        const double h = 0.5 * t.side(l - 1);  // from the parent's centre to a child's, per axis
+        for (int b = 0; b < 8; ++b)
+            f.child_offset[l][b] = axes[0] * ((b & 1) ? h : -h) + axes[1] * ((b & 2) ? h : -h) + axes[2] * ((b & 4) ? h : -h);
+    }
+    const double half = 0.5 * t.side(t.levels);
+    f.root_center = rotate(p, t.origin + Vec3d{half, half, half}) + p.translation;
+}
+
+struct Sphere {
+    Vec3d c;
+    double r;
+};
+
+// radii[l * 256 + mask]: the radius the test uses (sphere_radii below).
+inline Sphere sphere_of(const Octree& t, const Frame& f, const IstQuery::Node& n, bool side, const double* radii,
+                        const TightSphere* table) {
+    if (n.level == 0) return {n.center, kCubeRadius * t.voxel_size};
+    const std::uint8_t m = t.masks[n.index];
+    const double r = radii[n.level * 256 + m];
+    if (!side) return {n.center, r};
+    const TightSphere& ts = table[m];
+    const auto& ax = f.axis_side[n.level];
+    return {n.center + ax[0] * ts.offset.x + ax[1] * ts.offset.y + ax[2] * ts.offset.z, r};
+}
+
+// Children of `n` (level >= 1) into `out`; returns their count.
+inline int children(const Octree& t, const Frame& f, const IstQuery::Node& n, IstQuery::Node* out) {
+    const std::uint8_t m = t.masks[n.index];
+    std::uint32_t idx = t.first_child[n.index];
+    int k = 0;
+    for (int b = 0; b < 8; ++b) {
+        if (!(m >> b & 1)) continue;
+        IstQuery::Node& c = out[k++];
+        c.center = n.center + f.child_offset[n.level][b];
+        c.x = 2 * n.x + (b & 1);
+        c.y = 2 * n.y + ((b >> 1) & 1);
+        c.z = 2 * n.z + ((b >> 2) & 1);
+        c.index = idx++;
+        c.level = n.level - 1;
+    }
+    return k;
+}
+
+inline bool single_child(const Octree& t, const IstQuery::Node& n) {
+    if (n.level == 0) return false;
+    const unsigned m = t.masks[n.index];  // not zero; a bit trick rather than a popcount call
+    return (m & (m - 1)) == 0;
+}
+
+// The world centre of a voxel: the one formula of ist and ist-brute (voxel_center).
+inline Vec3d center_of(const Octree& t, const Placement& p, int i, int j, int k) {
+    const double s = t.voxel_size;
+    return rotate(p, t.origin + Vec3d{(i + 0.5) * s, (j + 0.5) * s, (k + 0.5) * s}) + p.translation;
+}
+
+inline bool voxel_overlap(const Vec3d& ca, const Vec3d& cb, double rsum, double& d) {
+    const double d2 = length2(ca - cb);
+    if (!(d2 < rsum * rsum)) return false;
+    d = std::sqrt(d2);
+    return true;
+}
+
+}  // namespace
+
+struct IstFrames {
+    Frame a, b;
+};
+
+Vec3d voxel_center(const Octree& t, const Placement& p, int i, int j, int k) { return center_of(t, p, i, j, k); }
+
+std::vector<double> sphere_radii(const Octree& t, bool side) {
+    std::vector<double> r(static_cast<std::size_t>(t.levels + 1) * 256, 0.0);
+    const double s = t.voxel_size, rv = kCubeRadius * s;
+    for (int l = 1; l <= t.levels; ++l) {
+        const double full = kCubeRadius * t.side(l);
+        for (int m = 1; m < 256; ++m) {
+            double v = full;
+            if (side) {
+                // Every voxel's corners lie in the ball (centre C, radius R), so its centre v has
+                // |v - C|^2 = mean over corners |corner - C|^2 - 3 s^2 / 4 <= R^2 - 3 s^2 / 4.
+                const double big = tight_spheres()[m].scale * t.side(l);
+                v = std::min(full, std::sqrt(std::max(0.0, big * big - 0.75 * s * s)) + rv);
+            }
+            r[static_cast<std::size_t>(l) * 256 + m] = v;
+        }
+    }
+    return r;
+}
+
+IstQuery::IstQuery(const Octree& moving, const Octree& fixed, const IstOptions& options)
+    : a_(moving), b_(fixed), options_(options), radii_a_(sphere_radii(moving, options.side)),
+      radii_b_(sphere_radii(fixed, options.side)), frames_(std::make_unique<IstFrames>()) {}
+
+IstQuery::~IstQuery() = default;
+IstQuery::IstQuery(IstQuery&&) noexcept = default;
+
+const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
+    const Placement pb{};
+    contacts_.clear();
+    cur_.clear();
+    next_.clear();
+    stats_ = {};
+    Frame& fa = frames_->a;
+    Frame& fb = frames_->b;
+    const TightSphere* table = tight_spheres().data();
+    make_frame(a_, pa, fa);
+    make_frame(b_, pb, fb);
+    const double abs_slack = 1e-12 * (1 + length(pa.translation) + length(a_.origin) + length(b_.origin) +
+                                      a_.side(a_.levels) + b_.side(b_.levels));
+    const double rv = kCubeRadius * (a_.voxel_size + b_.voxel_size);
+    const double* ra_tab = radii_a_.data();
+    const double* rb_tab = radii_b_.data();
+
+    auto coarse = [&](const Node& a, const Node& b) {
+        const Sphere sa = sphere_of(a_, fa, a, options_.side, ra_tab, table), sb = sphere_of(b_, fb, b, options_.side, rb_tab, table);
+        const double d = length(sa.c - sb.c);
+        contacts_.push_back({a.index, b.index, std::max(a.level, b.level), sa.c, sb.c, sa.r + sb.r,
+                             std::max(0.0, sa.r + sb.r - d)});
+    };
+    // One-child optimization: a new node with a single child is replaced by that child at once
+    // (its sphere holds no more than the child's), so its test is never made.
+    Node only[1];
+    auto collapse = [&](Node& n, const Octree& t, const Frame& f) {
+        while (n.level > 0 && single_child(t, n)) {
+            children(t, f, n, only);
+            n = only[0];
+            ++stats_.skipped;
+        }
+    };
+    // A new pair: a voxel pair is decided at once, a node pair tested and kept when it overlaps.
+    auto offer = [&](Node a, Node b, bool new_a, bool new_b) {
+        if (options_.one_child) {
+            if (new_a) collapse(a, a_, fa);
+            if (new_b) collapse(b, b_, fb);
+        }
+        stats_.level_reached = std::min(stats_.level_reached, std::max(a.level, b.level));
+        if (a.level == 0 && b.level == 0) {
+            ++stats_.voxel_tests;
+            const Vec3d ca = center_of(a_, pa, a.x, a.y, a.z), cb = center_of(b_, pb, b.x, b.y, b.z);
+            double d;
+            if (voxel_overlap(ca, cb, rv, d)) contacts_.push_back({a.index, b.index, 0, ca, cb, rv, rv - d});
+            return;
+        }
+        ++stats_.sphere_tests;
+        const Sphere sa = sphere_of(a_, fa, a, options_.side, ra_tab, table), sb = sphere_of(b_, fb, b, options_.side, rb_tab, table);
+        const double r = (sa.r + sb.r) * (1 + kRelSlack) + abs_slack;
+        if (length2(sa.c - sb.c) <= r * r) next_.push_back({a, b});
+    };
+
+    stats_.level_reached = std::max(a_.levels, b_.levels);
+    offer(Node{fa.root_center, 0, 0, 0, 0, a_.levels}, Node{fb.root_center, 0, 0, 0, 0, b_.levels}, true, true);
+    Node ca[8], cb[8];
+    while (!next_.empty()) {
+        std::swap(cur_, next_);
+        next_.clear();
+        if (options_.max_contacts > 0 && cur_.size() >= options_.max_contacts) {
+            for (const Pair& p : cur_) coarse(p.a, p.b);
+            stats_.interrupted = true;
+            break;
+        }
+        ++stats_.rounds;
+        for (const Pair& p : cur_) {
+            const int la = p.a.level, lb = p.b.level;
+            if (options_.stop_level > 0 && std::max(la, lb) <= options_.stop_level) {
+                coarse(p.a, p.b);
+                stats_.interrupted = true;
+                continue;
+            }
+            const bool split_a = la >= lb, split_b = lb >= la;
+            const int na = split_a ? children(a_, fa, p.a, ca) : (ca[0] = p.a, 1);
+            const int nb = split_b ? children(b_, fb, p.b, cb) : (cb[0] = p.b, 1);
+            for (int i = 0; i < na; ++i)
+                for (int j = 0; j < nb; ++j) offer(ca[i], cb[j], split_a, split_b);
+        }
+    }
+    return contacts_;
+}
+
+BruteQuery::BruteQuery(const Octree& moving, const Octree& fixed)
+    : a_(moving), b_(fixed), a_coords_(voxel_coords(moving)), b_coords_(voxel_coords(fixed)) {
+    b_index_.reserve(b_coords_.size());
+    for (std::size_t i = 0; i < b_coords_.size(); ++i) {
+        const auto& c = b_coords_[i];
+        b_index_.emplace(static_cast<std::uint64_t>(c[0]) | static_cast<std::uint64_t>(c[1]) << 21 |
+                             static_cast<std::uint64_t>(c[2]) << 42,
+                         static_cast<std::uint32_t>(i));
+    }
+}
+
+const std::vector<IstContact>& BruteQuery::operator()(const Placement& pa) {
+    const Placement pb{};
+    contacts_.clear();
+    tests_ = 0;
+    const double rv = kCubeRadius * (a_.voxel_size + b_.voxel_size);
+    const double sb = b_.voxel_size;
+    const int reach = static_cast<int>(std::ceil(rv / sb)) + 1;  // static voxels a moving centre can touch, per axis
+    const int limit = 1 << b_.levels;
+    for (std::size_t i = 0; i < a_coords_.size(); ++i) {
+        const auto& c = a_coords_[i];
+        const Vec3d ca = center_of(a_, pa, c[0], c[1], c[2]);
+        const Vec3d u = (ca - b_.origin) / sb;  // continuous voxel coordinates in the static grid
+        int lo[3], hi[3];
+        bool outside = false;
+        for (int a = 0; a < 3; ++a) {
+            const double f = std::floor(u[a]);
+            if (!(f + reach >= 0 && f - reach < limit)) { outside = true; break; }
+            lo[a] = std::max(0, static_cast<int>(f) - reach);
+            hi[a] = std::min(limit - 1, static_cast<int>(f) + reach);
+        }
+        if (outside) continue;
+        for (int z = lo[2]; z <= hi[2]; ++z)
+            for (int y = lo[1]; y <= hi[1]; ++y)
+                for (int x = lo[0]; x <= hi[0]; ++x) {
+                    const auto it = b_index_.find(static_cast<std::uint64_t>(x) | static_cast<std::uint64_t>(y) << 21 |
+                                                  static_cast<std::uint64_t>(z) << 42);
+                    if (it == b_index_.end()) continue;
+                    ++tests_;
+                    const Vec3d cb = center_of(b_, pb, x, y, z);
+                    double d;
+                    if (voxel_overlap(ca, cb, rv, d))
+                        contacts_.push_back({static_cast<std::uint32_t>(i), it->second, 0, ca, cb, rv, rv - d});
+                }
+    }
+    std::sort(contacts_.begin(), contacts_.end(),
+              [](const IstContact& x, const IstContact& y) { return x.moving != y.moving ? x.moving < y.moving : x.fixed < y.fixed; });
+    return contacts_;
+}
+
+}  // namespace hp::octree

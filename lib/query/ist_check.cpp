@@ -1,0 +1,210 @@
+#include "query/ist_check.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <optional>
+
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "formats/octree.hpp"
+#include "octree/ist.hpp"
+#include "query/scenario.hpp"
+#include "query/session.hpp"
+#include "query/static_field.hpp"
+
+namespace hp {
+
+namespace {
+
+struct IstRun {
+    std::size_t contacts = 0;
+    double max_depth = 0;
+    Vec3d force, torque;
+    std::size_t sphere_tests = 0, voxel_tests = 0, skipped = 0;
+    int level_reached = 0;
+    bool interrupted = false;
+};
+
+// Normals, depth and force of the contacts (part of the timed query).
+void respond(const std::vector<octree::IstContact>& contacts, const DistanceSampler& field, const Vec3d& origin, IstRun& r) {
+    r.contacts = contacts.size();
+    for (const octree::IstContact& c : contacts) {
+        Vec3d n = normalized(-field.gradient(c.moving_center));
+        if (length2(n) == 0) n = normalized(c.moving_center - c.fixed_center);
+        const Vec3d f = n * c.depth;
+        r.force += f;
+        r.torque += cross(c.moving_center - origin, f);
+        r.max_depth = std::max(r.max_depth, c.depth);
+    }
+}
+
+// A hash of the contact set (sorted voxel or node pairs, levels): equal sets, equal hashes.
+std::string contact_set_hash(const std::vector<octree::IstContact>& contacts) {
+    std::vector<std::uint64_t> keys;
+    keys.reserve(contacts.size());
+    for (const auto& c : contacts)
+        keys.push_back((static_cast<std::uint64_t>(c.moving) << 32 | c.fixed) ^ (static_cast<std::uint64_t>(c.level) << 58));
+    std::sort(keys.begin(), keys.end());
+    return hex64(hash64(keys.data(), keys.size() * sizeof(std::uint64_t)));
+}
+
+nlohmann::json octree_json(const std::string& file, const octree::Octree& t) {
+    return {{"file", file}, {"levels", t.levels}, {"nodes", t.nodes()}, {"voxels", t.voxels},
+            {"voxel_size", t.voxel_size}, {"surface_only", t.surface_only}, {"mask_bytes", t.masks.size()}};
+}
+
+}  // namespace
+
+bool is_ist_mode(const std::string& mode) { return mode == "ist" || mode == "ist-brute"; }
+
+QueryCheck run_ist_check(const QueryCheckSpec& spec, const Progress& progress) {
+    const bool brute = spec.mode == "ist-brute";
+    if (spec.moving_octree_path.empty() || spec.static_octree_path.empty())
+        fail_usage("mode '" + spec.mode + "' needs both octrees (haptic-octree): the moving object's and the static object's");
+    if (!spec.cfm_path.empty()) fail_usage("a closest feature map serves only the time-critical mode, not mode '" + spec.mode + "'");
+    if (spec.budget_tests > 0) fail_usage("a budget in sphere tests applies only to the time-critical mode, not mode '" + spec.mode + "'");
+    if (brute && (spec.ist_level > 0 || spec.ist_max_contacts > 0))
+        fail_usage("mode ist-brute tests every voxel pair: a stop level or contact count applies only to mode ist");
+    if (spec.poses_path.empty() && spec.scenario.empty()) fail_usage("give poses (a file) or a scenario (contact, approach or random)");
+    auto name = [&](const std::filesystem::path& p) { return spec.file_names_only ? p.filename().string() : p.string(); };
+
+    StaticField st = load_static_field(spec.static_path);
+    MovingObjectData shell = load_moving_object(spec.moving_path);
+    const OctreeFile mo = read_octree_file(spec.moving_octree_path);
+    const OctreeFile so = read_octree_file(spec.static_octree_path);
+    const MovingObject moving = shell.view();
+    QueryCheck out;
+    nlohmann::json validation{{"static_file", "ok"}, {"moving_file", "ok"}, {"moving_octree_file", "ok"}, {"static_octree_file", "ok"}};
+    out.covered = true;  // the octrees are complete by construction (their reader checks every mask)
+    auto source_of = [](const nlohmann::json& m) { return m.value("source_hash", std::string()); };
+    if (!source_of(so.metadata).empty() && !source_of(st.metadata).empty() && source_of(so.metadata) != source_of(st.metadata))
+        out.warnings.push_back(name(spec.static_octree_path) + ": made from another mesh than " + name(spec.static_path) +
+                               " (source hashes differ): normals and poses do not match the static octree");
+    if (!source_of(mo.metadata).empty() && !source_of(shell.metadata).empty() && source_of(mo.metadata) != source_of(shell.metadata))
+        out.warnings.push_back(name(spec.moving_octree_path) + ": made from another mesh than " + name(spec.moving_path) +
+                               " (source hashes differ): the poses do not place the moving octree as they place the tree");
+
+    double generation_s = 0;
+    if (!spec.poses_path.empty()) {
+        out.poses = read_poses(spec.poses_path);
+    } else {
+        const ScenarioOptions so_opt{.kind = parse_scenario_kind(spec.scenario), .count = spec.count, .seed = spec.seed,
+                                     .depth = spec.depth};
+        const auto t0 = std::chrono::steady_clock::now();
+        out.poses = generate_scenario(st.field, moving, so_opt, progress);
+        generation_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+
+    const octree::IstOptions io{.one_child = spec.ist_one_child, .side = spec.ist_side, .stop_level = spec.ist_level,
+                                .max_contacts = spec.ist_max_contacts};
+    octree::IstQuery ist(mo.tree, so.tree, io);
+    std::optional<octree::BruteQuery> bq;
+    if (brute) bq.emplace(mo.tree, so.tree);
+    auto one = [&](const Pose& pose, IstRun& r) -> const std::vector<octree::IstContact>& {
+        octree::Placement pl{rotation_rows(pose.quaternion), pose.position};
+        r = {};
+        if (brute) {
+            const auto& c = (*bq)(pl);
+            r.voxel_tests = bq->voxel_tests();
+            respond(c, st.field, pose.position, r);
+            return c;
+        }
+        const auto& c = ist(pl);
+        const octree::IstStats& s = ist.stats();
+        r.sphere_tests = s.sphere_tests, r.voxel_tests = s.voxel_tests, r.skipped = s.skipped;
+        r.level_reached = s.level_reached, r.interrupted = s.interrupted;
+        respond(c, st.field, pose.position, r);
+        return c;
+    };
+
+    const std::size_t warmup = spec.warmup ? *spec.warmup : std::min<std::size_t>(out.poses.size(), 100);
+    IstRun r;
+    for (std::size_t i = 0; i < warmup && !out.poses.empty(); ++i) one(out.poses[i % out.poses.size()], r);
+    out.run.warmup = out.poses.empty() ? 0 : warmup;
+    std::vector<std::string> hashes;
+    std::size_t skipped_sum = 0, voxel_sum = 0;
+    for (std::size_t i = 0; i < out.poses.size(); ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto& contacts = one(out.poses[i], r);
+        const auto t1 = std::chrono::steady_clock::now();
+        out.run.latency_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+        hashes.push_back(contact_set_hash(contacts));
+        QuerySummary q;
+        q.contacts = r.contacts;
+        q.max_penetration = r.max_depth;
+        q.force = r.force, q.torque = r.torque;
+        q.spheres_tested = r.sphere_tests;
+        q.points_tested = r.voxel_tests;
+        q.level_reached = r.level_reached;
+        q.interrupted = r.interrupted;
+        out.run.results.push_back(q);
+        skipped_sum += r.skipped;
+        voxel_sum += r.voxel_tests;
+        progress.report("ist", static_cast<double>(i + 1) / static_cast<double>(out.poses.size()));
+    }
+    out.latency = latency_stats(out.run.latency_us);
+
+    std::size_t over = 0, interrupted = 0, with_contact = 0;
+    double total_us = 0, spheres_sum = 0;
+    int min_level = std::numeric_limits<int>::max();
+    for (std::size_t i = 0; i < out.poses.size(); ++i) {
+        over += out.run.latency_us[i] > spec.budget_us;
+        total_us += out.run.latency_us[i];
+        const QuerySummary& s = out.run.results[i];
+        interrupted += s.interrupted;
+        with_contact += s.contacts > 0;
+        spheres_sum += static_cast<double>(s.spheres_tested);
+        min_level = std::min(min_level, s.level_reached);
+    }
+    const double n = std::max<double>(1, static_cast<double>(out.poses.size()));
+    const double max_over = spec.max_over_budget;
+    const bool timing_ok = max_over >= 0 ? static_cast<double>(over) / n <= max_over : out.latency.p99 <= spec.budget_us;
+    out.pass = timing_ok;
+
+    const nlohmann::json poses_json =
+        spec.poses_path.empty()
+            ? nlohmann::json{{"scenario", spec.scenario}, {"seed", spec.seed}, {"count", spec.count}, {"depth", spec.depth},
+                             {"generation_seconds", generation_s}}
+            : nlohmann::json{{"file", spec.poses_path.string()}};
+    const std::size_t field_bytes = st.field.grid().count() * sizeof(double);
+    out.report = {
+        {"queries", out.poses.size()}, {"budget_us", spec.budget_us}, {"budget_tests", nullptr}, {"mode", spec.mode},
+        {"level", nullptr},
+        {"static", {{"file", name(spec.static_path)}, {"kind", st.kind}, {"encoding", st.encoding},
+                    {"dims", st.field.grid().dims}, {"voxel_size", st.field.grid().voxel_size},
+                    {"lipschitz", st.field.lipschitz()}}},
+        {"moving", {{"file", name(spec.moving_path)}, {"points", shell.points.size()},
+                    {"clusters", shell.tree.clusters.size()}, {"levels", shell.tree.levels}, {"k", shell.tree.k}}},
+        {"cfm", nullptr},
+        {"ist", {{"moving_octree", octree_json(name(spec.moving_octree_path), mo.tree)},
+                 {"static_octree", octree_json(name(spec.static_octree_path), so.tree)},
+                 {"one_child", spec.ist_one_child}, {"side", spec.ist_side},
+                 {"stop_level", spec.ist_level}, {"max_contacts", spec.ist_max_contacts},
+                 {"mean_voxel_tests", static_cast<double>(voxel_sum) / n},
+                 {"mean_skipped_tests", static_cast<double>(skipped_sum) / n},
+                 {"memory_bytes", {{"octrees_stored", mo.tree.masks.size() + so.tree.masks.size()},
+                                   {"octrees_in_memory", (mo.tree.masks.size() + so.tree.masks.size()) * 5},
+                                   {"static_field_in_memory", field_bytes}}}}},
+        {"poses", poses_json},
+        {"warmup", out.run.warmup},
+        {"latency_us", to_json(out.latency)}, {"over_budget", over},
+        {"over_budget_fraction", static_cast<double>(over) / n},
+        {"queries_per_second", total_us > 0 ? 1e6 * n / total_us : 0.0},
+        {"criterion", max_over >= 0 ? "over_budget_fraction <= " + std::to_string(max_over) : std::string("p99 <= budget")},
+        {"queries_with_contact", with_contact}, {"interrupted", interrupted},
+        {"min_level_reached", out.poses.empty() ? 0 : min_level},
+        {"cfm_contacts", 0}, {"queries_with_cfm_contacts", 0},
+        {"queued_at_interruption", 0}, {"queued_untested", 0},
+        {"mean_points_tested", static_cast<double>(voxel_sum) / n}, {"mean_spheres_tested", spheres_sum / n},
+        {"validation", validation}, {"pass", out.pass}};
+    out.per_query = nlohmann::json::array();
+    for (std::size_t i = 0; i < out.run.results.size(); ++i) {
+        nlohmann::json q = to_json(out.run.results[i]);
+        q["contact_set"] = hashes[i];
+        out.per_query.push_back(q);
+    }
+    return out;
+}
+
+}  // namespace hp

@@ -1,0 +1,27 @@
+#pragma once
+// lib/query/ist_check — haptic-query's modes ist and ist-brute: the moving object's octree
+// against the static object's (implicit sphere trees, octree/ist.hpp; docs/octree.md) on the same
+// poses, scenarios, report, budget and exit codes as the VPS modes.
+//
+// The static field (--static) and the moving pointshell tree (--moving) are read as for the other
+// modes: they give the poses (scenarios place the moving tree, so ist and VPS run on identical
+// poses) and the contacts' normals: -grad V at the moving voxel's centre (the distance field's
+// gradient, or the layers' when --static is a voxelmap), the direction between the two voxel
+// centres where the gradient vanishes. A contact is a voxel pair (node pair when the descent stops
+// early) with both centres, the normal and the penetration depth rA + rB - |cA - cB| (paper
+// 3.3.1); force = sum depth n, torque about the moving origin. Each query is timed with its
+// normals and force.
+#include <string>
+
+#include "core/progress.hpp"
+#include "query/check_run.hpp"
+
+namespace hp {
+
+bool is_ist_mode(const std::string& mode);  // "ist" or "ist-brute"
+
+// Throws hp::Error: usage for missing octrees or options of other modes; bad_input for files
+// that fail their readers.
+QueryCheck run_ist_check(const QueryCheckSpec& spec, const Progress& progress = {});
+
+}  // namespace hp
