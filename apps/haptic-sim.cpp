@@ -1,0 +1,149 @@
+// haptic-sim: runs a scene in Bullet with VPS and Bullet's own collision methods side by side and
+// reports, per step and per method, the narrow phase's time, the contacts, the motion, the kinetic
+// energy and the exact penetration (Sagardia et al. 2014, section 4). Scenes: docs/sim.md; the
+// runs: lib/bullet/sim.hpp. Built only with lib/bullet.
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include "bullet/sim.hpp"
+#include "common/tool.hpp"
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "pipeline/batch.hpp"
+#include "pipeline/pipeline.hpp"
+
+namespace hb = hp::bullet;
+namespace pl = hp::pipeline;
+
+namespace {
+
+std::filesystem::path default_cache() {
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "hapticprep";
+    if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".cache" / "hapticprep";
+    return ".hapticprep-cache";
+}
+
+// A VPS object's field and tree, made by the pipeline into CACHE/prepared/<pipeline>-<hash>/ and
+// reused while the mesh and the parameters stay the same (the pipeline's --resume).
+hb::VpsFiles prepare(const hb::SceneObject& object, const hb::PrepareSpec& spec, const std::filesystem::path& cache,
+                     const hp::app::Tool& tool) {
+    std::vector<pl::Override> overrides;
+    for (const std::string& s : spec.set) overrides.push_back(pl::parse_override(s));
+    const std::filesystem::path mesh = spec.mesh.empty() ? object.mesh : spec.mesh;
+    if (object.scale != 1 && spec.mesh.empty()) {
+        std::ostringstream scale;
+        scale.precision(17);
+        scale << "voxelize.scale=" << object.scale;
+        overrides.push_back(pl::parse_override(scale.str()));
+    }
+    const pl::Pipeline pipeline = pl::load_pipeline(spec.pipeline, overrides);
+    for (const char* stage : {"distance", "spheretree"}) {
+        bool found = false;
+        for (const pl::StageConfig& c : pipeline.stages) found = found || c.spec->name == stage;
+        if (!found)
+            hp::fail_input(spec.pipeline.string(), std::string("the pipeline has no '") + stage +
+                                                       "' stage: a VPS object needs its distance field and tree");
+    }
+    const std::filesystem::path outdir = cache / "prepared" / (pipeline.name + "-" + pipeline.params_hash());
+    const auto jobs = pl::plan_meshes({mesh});
+    pl::BatchOptions options;
+    options.outdir = outdir;
+    options.resume = true;
+    options.batch_meshes = jobs.size();
+    tool.warn("preparing " + mesh.string() + " with " + spec.pipeline.string() + " into " + outdir.string());
+    const pl::Manifest manifest = pl::run_batch(pipeline, jobs, options);
+    const pl::MeshEntry& entry = manifest.meshes.at(0);
+    if (entry.status != pl::MeshStatus::ok)
+        throw hp::Error(static_cast<hp::ExitCode>(entry.exit_code.value_or(3)),
+                        mesh.string() + ": preparing it failed: " + entry.error.value_or("unknown error"));
+    return {outdir / jobs[0].name / "distance.vdb", outdir / jobs[0].name / "spheretree.hps", {}};
+}
+
+std::string text_summary(const hb::Scene& scene, const std::vector<hb::RunResult>& runs) {
+    std::ostringstream out;
+    char line[512];
+    std::snprintf(line, sizeof line, "scene %s: %d steps, summary over steps %d-%d%s\n", scene.name.c_str(), scene.steps,
+                  scene.window_first, scene.window_last,
+                  scene.rotations > 0 ? (", " + std::to_string(scene.rotations) + " random rotations each").c_str() : "");
+    out << line;
+    std::snprintf(line, sizeof line, "%-16s %-8s %6s %6s %5s %8s %12s %12s %9s %13s %13s %6s\n", "method", "kind", "rate",
+                  "restit", "runs", "points", "mean us", "median us", "contacts", "max pen mm", "median pen mm", "fell");
+    out << line;
+    for (const hb::MethodSummary& s : hb::summarize(runs)) {
+        std::snprintf(line, sizeof line, "%-16s %-8s %6g %6s %5zu %8zu %12.2f %12.2f %9.2f %13.2f %13.2f %6d\n",
+                      s.label.c_str(), s.method.c_str(), s.rate,
+                      s.restitution >= 0 ? std::to_string(s.restitution).substr(0, 4).c_str() : "-", s.runs, s.points,
+                      s.mean_collision_us, s.median_collision_us, s.mean_contacts, s.max_penetration * 1000,
+                      s.median_max_penetration * 1000, s.fell_through);
+        out << line;
+    }
+    return out.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    hp::app::Tool tool(
+        "haptic-sim",
+        "Run a scene in Bullet: objects fall onto a ground with VPS, GImpact, GJK on a convex hull, GJK on an HACD "
+        "convex decomposition or Bullet's native shapes as the collision method; report per step and method the "
+        "narrow phase's time, the contacts, position, velocity, kinetic energy and the exact penetration.",
+        "The scene file (JSON) is described in docs/sim.md; the paper's experiments are in scenes/.\n"
+        "VPS objects are prepared by the pipeline the scene names (cached in --cache), HACD decompositions too.\n"
+        "\nExamples:\n"
+        "  haptic-sim scenes/bouncing-ball.json\n"
+        "  haptic-sim scenes/bunny-drop-box.json --report bunny.json --csv bunny.csv\n"
+        "  haptic-sim scenes/bunny-drop-plane.json --only vps-799,hacd --rotations 3 --json\n"
+        "  haptic-sim my-scene.json --steps 100 --cache /tmp/hp-cache --quiet --report r.json\n");
+    std::string scene_path, report_path, csv_path, cache_path, only;
+    int steps = 0, rotations = -1;
+    tool.cli.add_option("SCENE", scene_path, "scene file (JSON, docs/sim.md)")->required();
+    tool.cli.add_option("--report", report_path, "write the report with every step (JSON)");
+    tool.cli.add_option("--csv", csv_path, "write one row per step, run and dynamic object (CSV)");
+    tool.cli.add_option("--cache", cache_path, "folder for prepared VPS files and HACD decompositions "
+                                               "(default: $XDG_CACHE_HOME/hapticprep or ~/.cache/hapticprep)");
+    tool.cli.add_option("--steps", steps, "override the scene's steps (the summary window is clipped to them)")
+        ->check(CLI::PositiveNumber);
+    tool.cli.add_option("--rotations", rotations, "override the scene's number of random rotations")
+        ->check(CLI::NonNegativeNumber);
+    tool.cli.add_option("--only", only, "run only these variants of the scene's \"methods\" (comma-separated names)");
+    return tool.run(argc, argv, [&] {
+        hb::Scene scene = hb::load_scene(scene_path);
+        if (steps > 0) {
+            scene.steps = steps;
+            scene.window_last = std::min(scene.window_last, steps);
+            if (scene.window_first > steps) scene.window_first = 1;
+        }
+        if (rotations >= 0) scene.rotations = rotations;
+        if (!only.empty()) {
+            std::vector<hb::MethodSpec> kept;
+            std::stringstream names(only);
+            std::string name;
+            while (std::getline(names, name, ',')) {
+                bool found = false;
+                for (const hb::MethodSpec& m : scene.methods)
+                    if (m.name == name) {
+                        kept.push_back(m);
+                        found = true;
+                    }
+                if (!found) hp::fail_usage("--only: the scene has no method variant named '" + name + "'");
+            }
+            scene.methods = kept;
+        }
+        const std::filesystem::path cache = cache_path.empty() ? default_cache() : std::filesystem::path(cache_path);
+        hb::SimHooks hooks;
+        hooks.cache_dir = cache;
+        hooks.prepare = [&](const hb::SceneObject& o, const hb::PrepareSpec& p) { return prepare(o, p, cache, tool); };
+        hooks.note = [&](const std::string& line) {
+            if (!tool.quiet && !tool.json) std::fprintf(stderr, "haptic-sim: %s\n", line.c_str());
+        };
+        const std::vector<hb::RunResult> runs = hb::run_scene(scene, hooks);
+        // Outputs only once every run is done, each written atomically.
+        if (!report_path.empty()) hp::write_file_atomically(report_path, hb::report_json(scene, runs, true).dump(1) + "\n");
+        if (!csv_path.empty()) hp::write_file_atomically(csv_path, hb::report_csv(runs));
+        tool.print_json(hb::report_json(scene, runs, false));
+        if (tool.text_output()) std::fputs(text_summary(scene, runs).c_str(), stdout);
+        return 0;
+    });
+}
