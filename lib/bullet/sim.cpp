@@ -421,6 +421,8 @@ RunResult run_one(const Scene& scene, const std::vector<ObjectGeometry>& geometr
             os.velocity = from_bt(b.body->getLinearVelocity());
             os.kinetic = kinetic_energy(*b.body);
             const Rigid world_a = from_bt(t) * b.local_from_mesh;
+            const btQuaternion q = to_bt(world_a).getRotation();
+            os.quaternion = {double(q.w()), double(q.x()), double(q.y()), double(q.z())};
             for (std::size_t s = 0; s < bodies.size(); ++s) {
                 if (scene.objects[s].mass > 0) continue;
                 const Rigid world_s = from_bt(bodies[s].body->getWorldTransform()) * bodies[s].local_from_mesh;
@@ -559,6 +561,7 @@ nlohmann::json report_json(const Scene& scene, const std::vector<RunResult>& run
                 json objs = json::array();
                 for (const ObjectStep& o : s.objects)
                     objs.push_back({{"contacts", o.contacts}, {"position", vec(o.position)}, {"velocity", vec(o.velocity)},
+                                    {"quaternion", json::array({o.quaternion[0], o.quaternion[1], o.quaternion[2], o.quaternion[3]})},
                                     {"kinetic", o.kinetic}, {"penetration", o.penetration}});
                 st.push_back({{"collision_us", s.collision_us}, {"objects", objs}});
             }
@@ -573,7 +576,7 @@ nlohmann::json report_json(const Scene& scene, const std::vector<RunResult>& run
 std::string report_csv(const std::vector<RunResult>& runs) {
     std::ostringstream out;
     out.precision(9);
-    out << "method,kind,rotation,rate,restitution,step,time_s,object,collision_us,contacts,x,y,z,vx,vy,vz,kinetic,penetration\n";
+    out << "method,kind,rotation,rate,restitution,step,time_s,object,collision_us,contacts,x,y,z,vx,vy,vz,qw,qx,qy,qz,kinetic,penetration\n";
     for (const RunResult& r : runs)
         for (std::size_t k = 0; k < r.steps.size(); ++k)
             for (std::size_t i = 0; i < r.steps[k].objects.size(); ++i) {
@@ -582,7 +585,8 @@ std::string report_csv(const std::vector<RunResult>& runs) {
                     << (r.restitution >= 0 ? std::to_string(r.restitution) : std::string()) << ',' << k + 1 << ','
                     << double(k + 1) / r.rate << ',' << r.dynamic_objects[i] << ',' << r.steps[k].collision_us << ','
                     << o.contacts << ',' << o.position.x << ',' << o.position.y << ',' << o.position.z << ','
-                    << o.velocity.x << ',' << o.velocity.y << ',' << o.velocity.z << ',' << o.kinetic << ','
+                    << o.velocity.x << ',' << o.velocity.y << ',' << o.velocity.z << ',' << o.quaternion[0] << ','
+                    << o.quaternion[1] << ',' << o.quaternion[2] << ',' << o.quaternion[3] << ',' << o.kinetic << ','
                     << o.penetration << '\n';
             }
     return out.str();

@@ -95,6 +95,7 @@ Scene load_scene(const std::filesystem::path& file);
 struct ObjectStep {
     int contacts = 0;          // contact points of Bullet's manifolds that involve the object
     Vec3d position, velocity;  // centre of mass (m), linear velocity (m/s)
+    std::array<double, 4> quaternion{1, 0, 0, 0};  // the mesh frame's rotation in the world (w, x, y, z)
     double kinetic = 0;        // translational + rotational kinetic energy (J)
     double penetration = 0;    // exact depth into the static objects (m; 0 when apart)
 };

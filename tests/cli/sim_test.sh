@@ -66,6 +66,40 @@ assert r["fell_through"] is False and r["max_penetration"] < 0.1, r
 assert j["summary"][0]["method"] == "vps" and j["summary"][0]["points"] > 0
 PY
 
+# A static mesh ground (VPS-VPS): the cube falls onto a second unit cube, offset by 0.25 in x and y.
+# The reported penetration (the deepest vertex of the moving mesh inside the static mesh) equals the
+# closed form of a box: the cube's corners placed by the reported centre and rotation, each corner's
+# depth in [0,1]^3 the smallest distance to its faces.
+cat >"$TMP/mesh.json" <<'JSON'
+{"name": "cube-on-cube", "gravity": [0, 0, -10], "rate": 200, "steps": 120,
+ "objects": [
+   {"name": "base", "mesh": "cube.obj", "mass": 0,
+    "prepare": {"pipeline": "vps.json", "set": ["voxelize.voxel_size=0.05"]}},
+   {"name": "cube", "mesh": "cube.obj", "position": [0.25, 0.25, 1.6], "mass": 1, "restitution": 0,
+    "prepare": {"pipeline": "vps.json", "set": ["voxelize.voxel_size=0.05"]}}]}
+JSON
+expect_exit 0 "$HP_BIN/haptic-sim" "$TMP/mesh.json" --cache "$cache" --report "$TMP/mesh-r.json" --quiet
+python3 - "$TMP/mesh-r.json" <<'PY' && pass "penetration into a static mesh = 1.5 - z; the cube rests on the base" || fail "cube on a static mesh"
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+steps = [s["objects"][0] for s in r["steps"]]
+assert r["first_contact_step"] > 0 and r["max_penetration"] > 0, r
+def rotate(q, v):
+    w, x, y, z = q
+    r = [[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+         [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+         [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]]
+    return [sum(r[i][k] * v[k] for k in range(3)) for i in range(3)]
+for s in steps:
+    deepest = 0.0
+    for k in range(8):
+        corner = [float(k & 1) - 0.5, float((k >> 1) & 1) - 0.5, float((k >> 2) & 1) - 0.5]  # about the centre
+        p = [c + d for c, d in zip(s["position"], rotate(s["quaternion"], corner))]
+        deepest = max(deepest, min(min(c, 1 - c) for c in p))
+    assert abs(s["penetration"] - deepest) < 1e-5, (s, deepest)
+assert steps[-1]["position"][2] > 1.4, steps[-1]
+PY
+
 # Bad scenes: exit 3, one line naming the file and the key, no output written.
 bad() {  # NAME SED-EXPRESSION KEY-PATTERN
     sed -e "$2" "$TMP/drop.json" >"$TMP/$1.json"
