@@ -26,6 +26,8 @@ for mesh in stanford-bunny fandisk rocker-arm; do
 done
 # Later stages add their rows in bench/stages.sh.
 [ -f bench/stages.sh ] && source bench/stages.sh
+# The paper's Bullet experiments with haptic-sim (bench/sim.sh).
+[ -f bench/sim.sh ] && source bench/sim.sh
 
 python3 - "$results" <<'PY'
 import json, sys
