@@ -2,6 +2,7 @@
 // reports, per step and per method, the narrow phase's time, the contacts, the motion, the kinetic
 // energy and the exact penetration (Sagardia et al. 2014, section 4). Scenes: docs/sim.md; the
 // runs: lib/bullet/sim.hpp. Built only with lib/bullet.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include "core/error.hpp"
 #include "pipeline/batch.hpp"
 #include "pipeline/pipeline.hpp"
+#include "plot/plot.hpp"
 
 namespace hb = hp::bullet;
 namespace pl = hp::pipeline;
@@ -60,6 +62,63 @@ hb::VpsFiles prepare(const hb::SceneObject& object, const hb::PrepareSpec& spec,
     return {outdir / jobs[0].name / "distance.vdb", outdir / jobs[0].name / "spheretree.hps", {}};
 }
 
+// Like the paper's Figures 8 and 10: per rate and restitution, the narrow phase's time per step
+// (log scale) and the first dynamic object's kinetic energy per step (log scale), one series per
+// variant (its first rotation). Files: DIR/<scene>[-<rate>hz][-e<restitution>]-time.png and -energy.png.
+std::vector<std::filesystem::path> write_plots(const std::filesystem::path& dir, const hb::Scene& scene,
+                                               const std::vector<hb::RunResult>& runs) {
+    std::vector<std::filesystem::path> written;
+    std::vector<std::pair<double, double>> groups;
+    for (const hb::RunResult& r : runs)
+        if (std::find(groups.begin(), groups.end(), std::pair{r.rate, r.restitution}) == groups.end())
+            groups.emplace_back(r.rate, r.restitution);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) hp::fail_write(dir.string(), "cannot create the plot folder: " + ec.message());
+    for (const auto& [rate, restitution] : groups) {
+        std::ostringstream stem, what;
+        stem << scene.name;
+        what << scene.name;
+        if (scene.rates.size() > 1) stem << "-" << rate << "hz";
+        what << ", " << rate << " Hz";
+        if (restitution >= 0) {
+            stem << "-e" << restitution;
+            what << ", restitution " << restitution;
+        }
+        hp::plot::LineChart time, energy;
+        time.title = what.str() + ": narrow phase per step";
+        time.x.label = energy.x.label = "step";
+        time.y.label = "collision time (us)";
+        time.y.log = true;
+        energy.title = what.str() + ": kinetic energy";
+        energy.y.label = "kinetic energy (J)";
+        energy.y.log = true;
+        for (const hb::RunResult& r : runs) {
+            if (r.rate != rate || r.restitution != restitution || r.rotation > 0) continue;
+            hp::plot::Series t, e;
+            t.name = e.name = r.label;
+            for (std::size_t k = 0; k < r.steps.size(); ++k) {
+                t.x.push_back(double(k + 1));
+                t.y.push_back(r.steps[k].collision_us);
+                e.x.push_back(double(k + 1));
+                e.y.push_back(r.steps[k].objects.front().kinetic);
+            }
+            time.series.push_back(std::move(t));
+            energy.series.push_back(std::move(e));
+        }
+        if (scene.window_first > 1 || scene.window_last < scene.steps) {
+            time.x_marks.push_back({double(scene.window_first), "window", {120, 120, 120}, true});
+            time.x_marks.push_back({double(scene.window_last), "", {120, 120, 120}, true});
+        }
+        const std::filesystem::path tp = dir / (stem.str() + "-time.png"), ep = dir / (stem.str() + "-energy.png");
+        hp::plot::write_png(tp, {time}, 1000, 540);
+        hp::plot::write_png(ep, {energy}, 1000, 540);
+        written.push_back(tp);
+        written.push_back(ep);
+    }
+    return written;
+}
+
 std::string text_summary(const hb::Scene& scene, const std::vector<hb::RunResult>& runs) {
     std::ostringstream out;
     char line[512];
@@ -93,14 +152,16 @@ int main(int argc, char** argv) {
         "VPS objects are prepared by the pipeline the scene names (cached in --cache), HACD decompositions too.\n"
         "\nExamples:\n"
         "  haptic-sim scenes/bouncing-ball.json\n"
-        "  haptic-sim scenes/bunny-drop-box.json --report bunny.json --csv bunny.csv\n"
+        "  haptic-sim scenes/bunny-drop-box.json --report bunny.json --csv bunny.csv --plots plots\n"
         "  haptic-sim scenes/bunny-drop-plane.json --only vps-799,hacd --rotations 3 --json\n"
         "  haptic-sim my-scene.json --steps 100 --cache /tmp/hp-cache --quiet --report r.json\n");
-    std::string scene_path, report_path, csv_path, cache_path, only;
+    std::string scene_path, report_path, csv_path, cache_path, only, plots_path;
     int steps = 0, rotations = -1;
     tool.cli.add_option("SCENE", scene_path, "scene file (JSON, docs/sim.md)")->required();
     tool.cli.add_option("--report", report_path, "write the report with every step (JSON)");
     tool.cli.add_option("--csv", csv_path, "write one row per step, run and dynamic object (CSV)");
+    tool.cli.add_option("--plots", plots_path, "write PNG plots into this folder: time per step (log) and kinetic "
+                                               "energy per step, per rate and restitution");
     tool.cli.add_option("--cache", cache_path, "folder for prepared VPS files and HACD decompositions "
                                                "(default: $XDG_CACHE_HOME/hapticprep or ~/.cache/hapticprep)");
     tool.cli.add_option("--steps", steps, "override the scene's steps (the summary window is clipped to them)")
@@ -142,6 +203,9 @@ int main(int argc, char** argv) {
         // Outputs only once every run is done, each written atomically.
         if (!report_path.empty()) hp::write_file_atomically(report_path, hb::report_json(scene, runs, true).dump(1) + "\n");
         if (!csv_path.empty()) hp::write_file_atomically(csv_path, hb::report_csv(runs));
+        if (!plots_path.empty())
+            for (const auto& p : write_plots(plots_path, scene, runs))
+                if (tool.text_output()) std::printf("wrote %s\n", p.string().c_str());
         tool.print_json(hb::report_json(scene, runs, false));
         if (tool.text_output()) std::fputs(text_summary(scene, runs).c_str(), stdout);
         return 0;

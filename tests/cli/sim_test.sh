@@ -22,7 +22,11 @@ cat >"$TMP/drop.json" <<'JSON'
    {"name": "hull", "object": "cube", "method": "hull"},
    {"name": "hacd", "object": "cube", "method": "hacd", "clusters": 1}]}
 JSON
-expect_exit 0 "$HP_BIN/haptic-sim" "$TMP/drop.json" --cache "$cache" --report "$TMP/r.json" --csv "$TMP/r.csv" --quiet
+expect_exit 0 "$HP_BIN/haptic-sim" "$TMP/drop.json" --cache "$cache" --report "$TMP/r.json" --csv "$TMP/r.csv" \
+    --plots "$TMP/plots" --quiet
+for f in cube-drop-time.png cube-drop-energy.png; do
+    [ "$(head -c 8 "$TMP/plots/$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] && pass "plot $f is a PNG" || fail "no PNG $f"
+done
 expect_json "$TMP/r.json"
 check "one run per method" "$(json_get "$TMP/r.json" 'len(j["runs"])')" 4
 check "one CSV row per step and run" "$(($(wc -l <"$TMP/r.csv") - 1))" 640
