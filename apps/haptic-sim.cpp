@@ -53,7 +53,9 @@ hb::VpsFiles prepare(const hb::SceneObject& object, const hb::PrepareSpec& spec,
     options.outdir = outdir;
     options.resume = true;
     options.batch_meshes = jobs.size();
-    tool.warn("preparing " + mesh.string() + " with " + spec.pipeline.string() + " into " + outdir.string());
+    if (tool.text_output())
+        std::fprintf(stderr, "haptic-sim: preparing %s with %s in %s\n", mesh.string().c_str(),
+                     spec.pipeline.string().c_str(), outdir.string().c_str());
     const pl::Manifest manifest = pl::run_batch(pipeline, jobs, options);
     const pl::MeshEntry& entry = manifest.meshes.at(0);
     if (entry.status != pl::MeshStatus::ok)
@@ -195,7 +197,16 @@ int main(int argc, char** argv) {
         const std::filesystem::path cache = cache_path.empty() ? default_cache() : std::filesystem::path(cache_path);
         hb::SimHooks hooks;
         hooks.cache_dir = cache;
-        hooks.prepare = [&](const hb::SceneObject& o, const hb::PrepareSpec& p) { return prepare(o, p, cache, tool); };
+        // Each object and pipeline is prepared (or found prepared) once per invocation.
+        std::vector<std::pair<std::string, hb::VpsFiles>> prepared;
+        hooks.prepare = [&](const hb::SceneObject& o, const hb::PrepareSpec& p) {
+            std::string key = o.name + "\n" + p.pipeline.string() + "\n" + p.mesh.string();
+            for (const std::string& s : p.set) key += "\n" + s;
+            for (const auto& [k, files] : prepared)
+                if (k == key) return files;
+            prepared.emplace_back(key, prepare(o, p, cache, tool));
+            return prepared.back().second;
+        };
         hooks.note = [&](const std::string& line) {
             if (!tool.quiet && !tool.json) std::fprintf(stderr, "haptic-sim: %s\n", line.c_str());
         };

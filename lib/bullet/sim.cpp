@@ -165,7 +165,19 @@ std::unique_ptr<btConvexHullShape> hull_of(const std::vector<btVector3>& points,
     return hull;
 }
 
-void make_shape(Body& b, const MethodSpec& m, const SimHooks& hooks) {
+// The VPS data of the runs so far, by their files: loaded once per scene.
+struct VpsCache {
+    std::vector<std::pair<std::string, std::shared_ptr<const VpsData>>> loaded;
+    std::shared_ptr<const VpsData> get(const VpsFiles& f) {
+        const std::string key = f.field.string() + "\n" + f.tree.string() + "\n" + f.mesh.string();
+        for (const auto& [k, d] : loaded)
+            if (k == key) return d;
+        loaded.emplace_back(key, load_vps_data(f));
+        return loaded.back().second;
+    }
+};
+
+void make_shape(Body& b, const MethodSpec& m, const SimHooks& hooks, VpsCache& cache) {
     const SceneObject& o = *b.object;
     const ObjectGeometry& g = *b.geometry;
     b.local_from_mesh = principal_frame(g.mass);
@@ -183,7 +195,7 @@ void make_shape(Body& b, const MethodSpec& m, const SimHooks& hooks) {
         }
         // The mesh for the mass properties when it is the tree's source and closed.
         if (o.shape == SceneObject::Shape::mesh && g.mesh && g.mesh->diagnostics.watertight && o.scale == 1) files.mesh = o.mesh;
-        const auto data = load_vps_data(files);
+        const auto data = cache.get(files);
         b.points = point_count(*data);
         b.shapes.push_back(make_vps_shape(data));
         b.local_from_mesh = data->local_from_mesh;
@@ -337,7 +349,7 @@ struct RunSpec {
 };
 
 RunResult run_one(const Scene& scene, const std::vector<ObjectGeometry>& geometry, const RunSpec& spec,
-                  const SimHooks& hooks) {
+                  const SimHooks& hooks, VpsCache& cache) {
     btDefaultCollisionConfiguration config;
     TimedDispatcher dispatcher(&config);
     // VPS-VPS, VPS-plane, VPS-box with this variant's traversal; GImpact's algorithm for its shapes.
@@ -362,7 +374,7 @@ RunResult run_one(const Scene& scene, const std::vector<ObjectGeometry>& geometr
         b.object = &o;
         b.geometry = &geometry[i];
         const MethodSpec& m = spec.variant && spec.variant->object == o.name ? *spec.variant : o.method;
-        make_shape(b, m, hooks);
+        make_shape(b, m, hooks, cache);
         if (spec.variant ? spec.variant->object == o.name : o.mass > 0 && result.method.empty()) {
             result.method = method_name(m.method);
             result.label = spec.variant ? spec.variant->name : m.name;
@@ -469,6 +481,7 @@ std::vector<RunResult> run_scene(const Scene& scene, const SimHooks& hooks) {
     std::vector<double> restitutions = scene.restitutions;
     if (restitutions.empty()) restitutions.push_back(-1);
     std::vector<RunResult> runs;
+    VpsCache cache;
     for (double rate : scene.rates)
         for (double restitution : restitutions)
             for (const MethodSpec* variant : variants)
@@ -480,7 +493,7 @@ std::vector<RunResult> run_scene(const Scene& scene, const SimHooks& hooks) {
                         if (rot >= 0) line << ", rotation " << rot + 1 << "/" << scene.rotations;
                         hooks.note(line.str());
                     }
-                    runs.push_back(run_one(scene, geometry, RunSpec{variant, rot, rate, restitution}, hooks));
+                    runs.push_back(run_one(scene, geometry, RunSpec{variant, rot, rate, restitution}, hooks, cache));
                 }
     return runs;
 }
