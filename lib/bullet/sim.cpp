@@ -531,7 +531,7 @@ std::vector<MethodSummary> summarize(const std::vector<RunResult>& runs) {
         }
         s.runs = groups[g].size();
         for (double m : means) s.mean_collision_us += m / double(means.size());
-        s.median_collision_us = median(means);
+        for (const RunResult* r : groups[g]) s.median_collision_us += r->median_collision_us / double(groups[g].size());
         s.median_max_penetration = median(maxes);
         s.final_penetration = median(finals);
     }

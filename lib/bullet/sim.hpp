@@ -134,8 +134,10 @@ struct SimHooks {
 
 std::vector<RunResult> run_scene(const Scene& scene, const SimHooks& hooks);
 
-// Runs grouped by (label, rate, restitution), over the rotations: mean and median of the runs'
-// mean narrow-phase time, max and median of the maximum penetration, runs that fell through.
+// Runs grouped by (label, rate, restitution), over the rotations: the mean of the runs' mean
+// narrow-phase time (the paper's average) and the mean of the runs' median step time (robust to a
+// step the scheduler interrupts on a busy machine), max and median of the maximum penetration,
+// runs that fell through.
 struct MethodSummary {
     std::string label, method;
     double rate = 0, restitution = -1;
