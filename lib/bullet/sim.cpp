@@ -382,7 +382,8 @@ RunResult run_one(const Scene& scene, const std::vector<ObjectGeometry>& geometr
             result.parts = b.parts;
         }
         // World pose of the mesh frame; random rotations turn dynamic objects about their centre of mass.
-        Rigid world_from_mesh = rigid_of(o.quaternion, o.position);
+        // A plane is placed by its normal and offset alone.
+        Rigid world_from_mesh = o.shape == SceneObject::Shape::plane ? Rigid{} : rigid_of(o.quaternion, o.position);
         const Vec3d com = geometry[i].mass.center_of_mass;
         if (o.position_is_center_of_mass) world_from_mesh.t = o.position - world_from_mesh.rotate(com);
         if (o.mass > 0 && spec.rotation >= 0) {

@@ -53,7 +53,20 @@ for r in json.load(open(sys.argv[1]))["runs"]:
     assert abs(z - 0.5) < 0.02, (r["method"], z)
     assert r["first_contact_step"] > 0, r["method"]
 PY
-test -n "$(ls "$cache"/hacd-*.json 2>/dev/null)" && pass "the HACD decomposition is cached" || fail "no HACD cache file"
+hacd=$(ls "$cache"/hacd-*.json 2>/dev/null | head -1)
+if [ -n "$hacd" ]; then
+    pass "the HACD decomposition is cached"
+    # A second run reads the cache (the file stays untouched); a damaged cache file is recomputed.
+    cp "$hacd" "$TMP/hacd-first.json"
+    touch -d '2001-01-01 00:00:00' "$hacd"
+    expect_exit 0 "$HP_BIN/haptic-sim" "$TMP/drop.json" --cache "$cache" --only hacd --steps 5 --quiet
+    check "the cached decomposition is read, not rewritten" "$(stat -c %Y "$hacd")" "$(date -d '2001-01-01 00:00:00' +%s)"
+    echo '{"key": "damaged"' >"$hacd"
+    expect_exit 0 "$HP_BIN/haptic-sim" "$TMP/drop.json" --cache "$cache" --only hacd --steps 5 --quiet
+    cmp -s "$hacd" "$TMP/hacd-first.json" && pass "a damaged cache file is recomputed" || fail "the damaged cache file was not recomputed"
+else
+    fail "no HACD cache file"
+fi
 
 # A box ground (native btBoxShape, top at z = 0) and --json.
 sed -e 's/"plane": {"normal": \[0, 0, 1\], "offset": 0}/"box": [2, 2, 0.1], "position": [0, 0, -0.1]/' \
