@@ -59,6 +59,8 @@ print(json.dumps({"stage": "pipeline", "mesh": "sample_meshes (%d)" % s["meshes"
 PY
     rm -rf "$out"
 fi
+# The paper's Bullet experiments with haptic-sim (bench/sim.sh).
+[ -f bench/sim.sh ] && source bench/sim.sh
 
 python3 - "$results" <<'PY'
 import json, sys

@@ -97,8 +97,9 @@ struct Limits {
     std::chrono::steady_clock::time_point deadline;
 };
 
-// The contacts of the pointshell's points against a 1-Lipschitz signed depth `depth_of` (world
-// point -> depth, inside positive) with unit outward normal `normal_of`: breadth-first over the
+// The contacts of the pointshell's points against a 1-Lipschitz signed depth `depth_of` (mesh-frame
+// point -> depth, inside positive; the caller folds the pose into it) with unit outward normal
+// `normal_of` (world point -> normal, for the contacts only): breadth-first over the
 // tree from cluster `start`, a sphere pruned when depth(centre) + radius < 0, a leaf's points
 // checked. With `limits`, stops after that many sphere tests or at the deadline (the clock read
 // every 4 tests). Returns false when it stopped early.
@@ -116,15 +117,16 @@ bool analytic_contacts(const MovingObjectData& m, const Rigid& world_from_mesh, 
             return false;
         ++tests;
         const TreeCluster& c = clusters[queue[head]];
-        if (depth_of(world_from_mesh(c.sphere.center)) + c.sphere.radius < 0) continue;
+        if (depth_of(c.sphere.center) + c.sphere.radius < 0) continue;
         if (!c.children.empty()) {
             queue.insert(queue.end(), c.children.begin(), c.children.end());
             continue;
         }
         for (std::uint32_t i : c.points) {
+            const double d = depth_of(m.points[i]);
+            if (d <= 0) continue;
             const Vec3d p = world_from_mesh(m.points[i]);
-            const double d = depth_of(p);
-            if (d > 0) out.push_back({p, normal_of(p), d, segment});
+            out.push_back({p, normal_of(p), d, segment});
         }
     }
     return true;
@@ -216,9 +218,12 @@ public:
             const Rigid plane_world = to_rigid(other_wrap->getWorldTransform());
             const btVector3& n = plane->getPlaneNormal();
             const Vec3d normal = plane_world.rotate({double(n.x()), double(n.y()), double(n.z())});
-            // World plane: normal . x = constant + normal . t.
+            // World plane: normal . x = constant + normal . t; in the pointshell's mesh frame
+            // (x = R q + t): (R^T normal) . q = offset - normal . t.
             const double offset = double(plane->getPlaneConstant()) + dot(normal, plane_world.t);
-            traverse(shell.moving, shell_world, [&](Vec3d p) { return offset - dot(normal, p); },
+            const Vec3d mesh_normal = shell_world.inverse().rotate(normal);
+            const double mesh_offset = offset - dot(normal, shell_world.t);
+            traverse(shell.moving, shell_world, [&](Vec3d q) { return mesh_offset - dot(mesh_normal, q); },
                      [&](Vec3d) { return normal; }, limit);
         } else {
             const auto* box = static_cast<const btBoxShape*>(other_wrap->getCollisionShape());
@@ -242,8 +247,9 @@ public:
                 if (normal) *normal = Vec3d{std::copysign(o.x, q.x), std::copysign(o.y, q.y), std::copysign(o.z, q.z)} / dist;
                 return -dist;
             };
+            const Rigid box_from_mesh = box_local * shell_world;
             traverse(
-                shell.moving, shell_world, [&](Vec3d p) { return local_depth(box_local(p), nullptr); },
+                shell.moving, shell_world, [&](Vec3d q) { return local_depth(box_from_mesh(q), nullptr); },
                 [&](Vec3d p) {
                     Vec3d n;
                     local_depth(box_local(p), &n);

@@ -1,0 +1,224 @@
+// haptic-sim: runs a scene in Bullet with VPS and Bullet's own collision methods side by side and
+// reports, per step and per method, the narrow phase's time, the contacts, the motion, the kinetic
+// energy and the exact penetration (Sagardia et al. 2014, section 4). Scenes: docs/sim.md; the
+// runs: lib/bullet/sim.hpp. Built only with lib/bullet.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include "bullet/sim.hpp"
+#include "common/tool.hpp"
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "pipeline/batch.hpp"
+#include "pipeline/pipeline.hpp"
+#include "plot/plot.hpp"
+
+namespace hb = hp::bullet;
+namespace pl = hp::pipeline;
+
+namespace {
+
+std::filesystem::path default_cache() {
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "hapticprep";
+    if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".cache" / "hapticprep";
+    return ".hapticprep-cache";
+}
+
+// A VPS object's field and tree, made by the pipeline into CACHE/prepared/<pipeline>-<hash>/ and
+// reused while the mesh and the parameters stay the same (the pipeline's --resume).
+hb::VpsFiles prepare(const hb::SceneObject& object, const hb::PrepareSpec& spec, const std::filesystem::path& cache,
+                     const hp::app::Tool& tool) {
+    std::vector<pl::Override> overrides;
+    for (const std::string& s : spec.set) overrides.push_back(pl::parse_override(s));
+    const std::filesystem::path mesh = spec.mesh.empty() ? object.mesh : spec.mesh;
+    if (object.scale != 1 && spec.mesh.empty()) {
+        std::ostringstream scale;
+        scale.precision(17);
+        scale << "voxelize.scale=" << object.scale;
+        overrides.push_back(pl::parse_override(scale.str()));
+    }
+    const pl::Pipeline pipeline = pl::load_pipeline(spec.pipeline, overrides);
+    for (const char* stage : {"distance", "spheretree"}) {
+        bool found = false;
+        for (const pl::StageConfig& c : pipeline.stages) found = found || c.spec->name == stage;
+        if (!found)
+            hp::fail_input(spec.pipeline.string(), std::string("the pipeline has no '") + stage +
+                                                       "' stage: a VPS object needs its distance field and tree");
+    }
+    const std::filesystem::path outdir = cache / "prepared" / (pipeline.name + "-" + pipeline.params_hash());
+    const auto jobs = pl::plan_meshes({mesh});
+    pl::BatchOptions options;
+    options.outdir = outdir;
+    options.resume = true;
+    options.batch_meshes = jobs.size();
+    if (tool.text_output())
+        std::fprintf(stderr, "haptic-sim: preparing %s with %s in %s\n", mesh.string().c_str(),
+                     spec.pipeline.string().c_str(), outdir.string().c_str());
+    const pl::Manifest manifest = pl::run_batch(pipeline, jobs, options);
+    const pl::MeshEntry& entry = manifest.meshes.at(0);
+    if (entry.status != pl::MeshStatus::ok)
+        throw hp::Error(static_cast<hp::ExitCode>(entry.exit_code.value_or(3)),
+                        mesh.string() + ": preparing it failed: " + entry.error.value_or("unknown error"));
+    return {outdir / jobs[0].name / "distance.vdb", outdir / jobs[0].name / "spheretree.hps", {}};
+}
+
+// Like the paper's Figures 8 and 10: per rate and restitution, the narrow phase's time per step
+// (log scale) and the first dynamic object's kinetic energy per step (log scale), one series per
+// variant (its first rotation). Files: DIR/<scene>[-<rate>hz][-e<restitution>]-time.png and -energy.png.
+std::vector<std::filesystem::path> write_plots(const std::filesystem::path& dir, const hb::Scene& scene,
+                                               const std::vector<hb::RunResult>& runs) {
+    std::vector<std::filesystem::path> written;
+    std::vector<std::pair<double, double>> groups;
+    for (const hb::RunResult& r : runs)
+        if (std::find(groups.begin(), groups.end(), std::pair{r.rate, r.restitution}) == groups.end())
+            groups.emplace_back(r.rate, r.restitution);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) hp::fail_write(dir.string(), "cannot create the plot folder: " + ec.message());
+    for (const auto& [rate, restitution] : groups) {
+        std::ostringstream stem, what;
+        stem << scene.name;
+        what << scene.name;
+        if (scene.rates.size() > 1) stem << "-" << rate << "hz";
+        what << ", " << rate << " Hz";
+        if (restitution >= 0) {
+            stem << "-e" << restitution;
+            what << ", restitution " << restitution;
+        }
+        hp::plot::LineChart time, energy;
+        time.title = what.str() + ": narrow phase per step";
+        time.x.label = energy.x.label = "step";
+        time.y.label = "collision time (us)";
+        time.y.log = true;
+        energy.title = what.str() + ": kinetic energy";
+        energy.y.label = "kinetic energy (J)";
+        energy.y.log = true;
+        for (const hb::RunResult& r : runs) {
+            if (r.rate != rate || r.restitution != restitution || r.rotation > 0) continue;
+            hp::plot::Series t, e;
+            t.name = e.name = r.label;
+            for (std::size_t k = 0; k < r.steps.size(); ++k) {
+                t.x.push_back(double(k + 1));
+                t.y.push_back(r.steps[k].collision_us);
+                e.x.push_back(double(k + 1));
+                e.y.push_back(r.steps[k].objects.front().kinetic);
+            }
+            time.series.push_back(std::move(t));
+            energy.series.push_back(std::move(e));
+        }
+        if (scene.window_first > 1 || scene.window_last < scene.steps) {
+            time.x_marks.push_back({double(scene.window_first), "window", {120, 120, 120}, true});
+            time.x_marks.push_back({double(scene.window_last), "", {120, 120, 120}, true});
+        }
+        const std::filesystem::path tp = dir / (stem.str() + "-time.png"), ep = dir / (stem.str() + "-energy.png");
+        hp::plot::write_png(tp, {time}, 1000, 540);
+        hp::plot::write_png(ep, {energy}, 1000, 540);
+        written.push_back(tp);
+        written.push_back(ep);
+    }
+    return written;
+}
+
+std::string text_summary(const hb::Scene& scene, const std::vector<hb::RunResult>& runs) {
+    std::ostringstream out;
+    char line[512];
+    std::snprintf(line, sizeof line, "scene %s: %d steps, summary over steps %d-%d%s\n", scene.name.c_str(), scene.steps,
+                  scene.window_first, scene.window_last,
+                  scene.rotations > 0 ? (", " + std::to_string(scene.rotations) + " random rotations each").c_str() : "");
+    out << line;
+    std::snprintf(line, sizeof line, "%-16s %-8s %6s %6s %5s %8s %12s %12s %9s %13s %13s %6s\n", "method", "kind", "rate",
+                  "restit", "runs", "points", "mean us", "median us", "contacts", "max pen mm", "median pen mm", "fell");
+    out << line;
+    for (const hb::MethodSummary& s : hb::summarize(runs)) {
+        std::snprintf(line, sizeof line, "%-16s %-8s %6g %6s %5zu %8zu %12.2f %12.2f %9.2f %13.2f %13.2f %6d\n",
+                      s.label.c_str(), s.method.c_str(), s.rate,
+                      s.restitution >= 0 ? std::to_string(s.restitution).substr(0, 4).c_str() : "-", s.runs, s.points,
+                      s.mean_collision_us, s.median_collision_us, s.mean_contacts, s.max_penetration * 1000,
+                      s.median_max_penetration * 1000, s.fell_through);
+        out << line;
+    }
+    return out.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    hp::app::Tool tool(
+        "haptic-sim",
+        "Run a scene in Bullet: objects fall onto a ground with VPS, GImpact, GJK on a convex hull, GJK on an HACD "
+        "convex decomposition or Bullet's native shapes as the collision method; report per step and method the "
+        "narrow phase's time, the contacts, position, velocity, kinetic energy and the exact penetration.",
+        "The scene file (JSON) is described in docs/sim.md; the paper's experiments are in scenes/.\n"
+        "VPS objects are prepared by the pipeline the scene names (cached in --cache), HACD decompositions too.\n"
+        "\nExamples:\n"
+        "  haptic-sim scenes/bouncing-ball.json\n"
+        "  haptic-sim scenes/bunny-drop-box.json --report bunny.json --csv bunny.csv --plots plots\n"
+        "  haptic-sim scenes/bunny-drop-plane.json --only vps-799,hacd --rotations 3 --json\n"
+        "  haptic-sim my-scene.json --steps 100 --cache /tmp/hp-cache --quiet --report r.json\n");
+    std::string scene_path, report_path, csv_path, cache_path, only, plots_path;
+    int steps = 0, rotations = -1;
+    tool.cli.add_option("SCENE", scene_path, "scene file (JSON, docs/sim.md)")->required();
+    tool.cli.add_option("--report", report_path, "write the report with every step (JSON)");
+    tool.cli.add_option("--csv", csv_path, "write one row per step, run and dynamic object (CSV)");
+    tool.cli.add_option("--plots", plots_path, "write PNG plots into this folder: time per step (log) and kinetic "
+                                               "energy per step, per rate and restitution");
+    tool.cli.add_option("--cache", cache_path, "folder for prepared VPS files and HACD decompositions "
+                                               "(default: $XDG_CACHE_HOME/hapticprep or ~/.cache/hapticprep)");
+    tool.cli.add_option("--steps", steps, "override the scene's steps (the summary window is clipped to them)")
+        ->check(CLI::PositiveNumber);
+    tool.cli.add_option("--rotations", rotations, "override the scene's number of random rotations")
+        ->check(CLI::NonNegativeNumber);
+    tool.cli.add_option("--only", only, "run only these variants of the scene's \"methods\" (comma-separated names)");
+    return tool.run(argc, argv, [&] {
+        hb::Scene scene = hb::load_scene(scene_path);
+        if (steps > 0) {
+            scene.steps = steps;
+            scene.window_last = std::min(scene.window_last, steps);
+            if (scene.window_first > steps) scene.window_first = 1;
+        }
+        if (rotations >= 0) scene.rotations = rotations;
+        if (!only.empty()) {
+            std::vector<hb::MethodSpec> kept;
+            std::stringstream names(only);
+            std::string name;
+            while (std::getline(names, name, ',')) {
+                bool found = false;
+                for (const hb::MethodSpec& m : scene.methods)
+                    if (m.name == name) {
+                        kept.push_back(m);
+                        found = true;
+                    }
+                if (!found) hp::fail_usage("--only: the scene has no method variant named '" + name + "'");
+            }
+            scene.methods = kept;
+        }
+        const std::filesystem::path cache = cache_path.empty() ? default_cache() : std::filesystem::path(cache_path);
+        hb::SimHooks hooks;
+        hooks.cache_dir = cache;
+        // Each object and pipeline is prepared (or found prepared) once per invocation.
+        std::vector<std::pair<std::string, hb::VpsFiles>> prepared;
+        hooks.prepare = [&](const hb::SceneObject& o, const hb::PrepareSpec& p) {
+            std::string key = o.name + "\n" + p.pipeline.string() + "\n" + p.mesh.string();
+            for (const std::string& s : p.set) key += "\n" + s;
+            for (const auto& [k, files] : prepared)
+                if (k == key) return files;
+            prepared.emplace_back(key, prepare(o, p, cache, tool));
+            return prepared.back().second;
+        };
+        hooks.note = [&](const std::string& line) {
+            if (!tool.quiet && !tool.json) std::fprintf(stderr, "haptic-sim: %s\n", line.c_str());
+        };
+        const std::vector<hb::RunResult> runs = hb::run_scene(scene, hooks);
+        // Outputs only once every run is done, each written atomically.
+        if (!report_path.empty()) hp::write_file_atomically(report_path, hb::report_json(scene, runs, true).dump(1) + "\n");
+        if (!csv_path.empty()) hp::write_file_atomically(csv_path, hb::report_csv(runs));
+        if (!plots_path.empty())
+            for (const auto& p : write_plots(plots_path, scene, runs))
+                if (tool.text_output()) std::printf("wrote %s\n", p.string().c_str());
+        tool.print_json(hb::report_json(scene, runs, false));
+        if (tool.text_output()) std::fputs(text_summary(scene, runs).c_str(), stdout);
+        return 0;
+    });
+}

@@ -1,0 +1,21 @@
+# The paper's experiments in Bullet (sourced by bench/run.sh; uses row, bin, results). Needs
+# haptic-sim (built with lib/bullet). Each scene of scenes/ runs once with haptic-sim --json; the
+# VPS files and HACD hulls are prepared on the first run into HP_SIM_CACHE (default build/sim-cache)
+# and reused. bench/sim_report.py prints every figure beside the paper's (Sagardia et al. 2014,
+# Tables 1 and 2, the 137x and 0.71 ms) and the targets with ratios from this one run, and adds rows
+# to the main table. BENCH_SIM_ROTATIONS overrides the scenes' 10 rotations (fewer: a quicker look).
+if [ -x "$bin/haptic-sim" ] && [ -f "$meshes/stanford-bunny.obj" ]; then
+    simdir=$(mktemp -d)
+    simcache=${HP_SIM_CACHE:-build/sim-cache}
+    simargs=(--cache "$simcache" --json --threads 1)
+    [ -n "${BENCH_SIM_ROTATIONS:-}" ] && simargs+=(--rotations "$BENCH_SIM_ROTATIONS")
+    for scene in bouncing-ball bunny-drop-plane bunny-drop-box bunny-segmented bunny-low-rate; do
+        echo "bench: sim $scene" >&2
+        "$bin/haptic-sim" "scenes/$scene.json" "${simargs[@]}" >"$simdir/$scene.json" ||
+            echo "bench: haptic-sim scenes/$scene.json failed" >&2
+    done
+    python3 bench/sim_report.py "$simdir" "$results"
+    rm -rf "$simdir"
+else
+    echo "bench: haptic-sim not built (needs libbullet-dev) or no bunny: the Bullet scenes are skipped" >&2
+fi

@@ -1,0 +1,157 @@
+#pragma once
+// lib/bullet/sim — scenes for haptic-sim: objects dropped onto a ground in Bullet, each run with one
+// collision method per object (VPS, GImpact, GJK on a convex hull, GJK on an HACD convex
+// decomposition, Bullet's native primitives), and per step the narrow phase's time, the contacts,
+// the motion, the kinetic energy and the exact penetration computed from the objects' own geometry
+// (Sagardia et al. 2014, section 4). The scene file format: docs/sim.md. No Bullet header here.
+//
+// load_scene() validates everything before any run (keys, types, finite numbers, files that must
+// exist) and throws hp::Error(bad_input) "SCENE: KEY: what is wrong". run_scene() steps one
+// btDiscreteDynamicsWorld per run (method variant x initial rotation x rate x restitution), one
+// thread, deterministic apart from the times.
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bullet/vps.hpp"
+#include "math/vec.hpp"
+
+namespace hp::bullet {
+
+enum class Method { vps, gimpact, hull, hacd, native };
+const char* method_name(Method m);
+
+// How a VPS object's files are made when the scene does not give them: a pipeline file (voxelize,
+// distance, pointshell, spheretree) with --set overrides, run on the object's mesh.
+struct PrepareSpec {
+    std::filesystem::path pipeline;
+    std::vector<std::string> set;  // "stage.key=value"
+    std::filesystem::path mesh;    // the mesh to prepare (default: the object's; e.g. a coarser one)
+};
+
+// How one object collides: the object's own "method", or a run variant of the scene's "methods".
+struct MethodSpec {
+    std::string name;    // the run's label (variants), else the method's name
+    std::string object;  // the object it applies to (variants)
+    Method method = Method::native;
+    // vps: the files (field, tree), or how to prepare them; and the traversal.
+    std::filesystem::path field, tree;
+    std::optional<PrepareSpec> prepare;
+    AlgorithmOptions traversal;
+    // gimpact, hull, hacd: Bullet's collision margin (m); hacd: the decomposition's parameters
+    // (Mamou & Ghorbel's HACD as in Bullet's extras: clusters, vertices per hull, concavity).
+    double margin = 0.001;
+    int clusters = 8;
+    int max_vertices = 100;
+    double concavity = 100;
+};
+
+struct SceneObject {
+    std::string name;
+    // The object's analytic shape, if it has one: plane (static only), box, sphere. Else "mesh".
+    enum class Shape { mesh, plane, box, sphere } shape = Shape::mesh;
+    Vec3d normal{0, 0, 1};  // plane: normal . x = offset
+    double offset = 0;
+    Vec3d half_extents;     // box
+    double radius = 0;      // sphere
+    std::filesystem::path mesh;  // the mesh (required for vps, gimpact, hull, hacd)
+    double scale = 1;
+    // Pose of the mesh (or the shape's centre): world point = R p + t, R from the unit quaternion
+    // (w, x, y, z). With origin "center_of_mass", `position` is where the centre of mass goes.
+    Vec3d position;
+    std::array<double, 4> quaternion{1, 0, 0, 0};
+    bool position_is_center_of_mass = false;
+    double mass = 0;  // 0: static
+    double restitution = 0;
+    double friction = 0.5;
+    MethodSpec method;
+};
+
+struct Scene {
+    std::filesystem::path file;
+    std::string name, description;
+    Vec3d gravity{0, 0, -9.81};
+    std::vector<double> rates{200};  // Hz; several: one run per rate
+    int steps = 600;
+    int window_first = 1, window_last = 0;  // steps averaged in the summary (1-based, inclusive; 0: the last)
+    bool deactivation = false;              // Bullet's sleeping of resting bodies
+    int rotations = 0;                      // seeded random initial rotations of the dynamic objects (0: none)
+    std::uint64_t rotation_seed = 1;
+    std::vector<double> restitutions;       // sweep: the dynamic objects' restitution (empty: as given)
+    std::vector<SceneObject> objects;
+    std::vector<MethodSpec> methods;        // run variants; empty: one run with the objects' own methods
+};
+
+// Reads and validates a scene file. Relative paths are relative to the scene file's folder.
+Scene load_scene(const std::filesystem::path& file);
+
+// One dynamic object at the end of one step.
+struct ObjectStep {
+    int contacts = 0;          // contact points of Bullet's manifolds that involve the object
+    Vec3d position, velocity;  // centre of mass (m), linear velocity (m/s)
+    std::array<double, 4> quaternion{1, 0, 0, 0};  // the mesh frame's rotation in the world (w, x, y, z)
+    double kinetic = 0;        // translational + rotational kinetic energy (J)
+    double penetration = 0;    // exact depth into the static objects (m; 0 when apart)
+};
+struct StepRecord {
+    double collision_us = 0;           // the narrow phase of the step (dispatchAllCollisionPairs)
+    std::vector<ObjectStep> objects;   // the scene's dynamic objects, in order
+};
+
+struct RunResult {
+    std::string label;         // the variant's name
+    std::string method;        // vps, gimpact, ...
+    int rotation = -1;         // index of the random rotation, -1 for none
+    double rate = 0;
+    double restitution = -1;   // the sweep's value, -1 for none
+    std::size_t points = 0;    // vps: pointshell points; hull: hull vertices; hacd: hulls' vertices
+    std::size_t parts = 0;     // hacd: hulls; gimpact: triangles
+    std::vector<std::string> dynamic_objects;
+    std::vector<StepRecord> steps;
+    // Over the window: mean and median narrow-phase time, mean contacts of the first dynamic object.
+    double mean_collision_us = 0, median_collision_us = 0, mean_contacts = 0;
+    // First dynamic object: deepest penetration over all steps and over the window, at the end;
+    // the lowest centre of mass height (along the first static plane's or box's up direction, else z);
+    // the first step with a contact (0: none); whether its centre of mass ends below the ground.
+    double max_penetration = 0, max_penetration_window = 0, final_penetration = 0, lowest_height = 0;
+    int first_contact_step = 0;
+    bool fell_through = false;
+};
+
+struct SimHooks {
+    // Makes a VPS object's files from its mesh (haptic-sim: the pipeline, cached). Required when a
+    // vps method has "prepare".
+    std::function<VpsFiles(const SceneObject&, const PrepareSpec&)> prepare;
+    std::filesystem::path cache_dir;  // HACD decompositions, keyed by the mesh's hash and the parameters
+    std::function<void(const std::string&)> note;  // progress lines (which run, cache hits)
+};
+
+std::vector<RunResult> run_scene(const Scene& scene, const SimHooks& hooks);
+
+// Runs grouped by (label, rate, restitution), over the rotations: the mean of the runs' mean
+// narrow-phase time (the paper's average) and the mean of the runs' median step time (robust to a
+// step the scheduler interrupts on a busy machine), max and median of the maximum penetration,
+// runs that fell through.
+struct MethodSummary {
+    std::string label, method;
+    double rate = 0, restitution = -1;
+    std::size_t runs = 0, points = 0, parts = 0;
+    double mean_collision_us = 0, median_collision_us = 0, mean_contacts = 0;
+    double max_penetration = 0, median_max_penetration = 0, max_penetration_window = 0;
+    double final_penetration = 0;  // median over the runs
+    int fell_through = 0;
+};
+std::vector<MethodSummary> summarize(const std::vector<RunResult>& runs);
+
+// The report: {"scene", "summary": [...], "runs": [{... "steps": [...]}]} (steps only with `steps`).
+nlohmann::json report_json(const Scene& scene, const std::vector<RunResult>& runs, bool steps);
+// One row per step and dynamic object.
+std::string report_csv(const std::vector<RunResult>& runs);
+
+}  // namespace hp::bullet
