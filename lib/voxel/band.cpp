@@ -68,10 +68,10 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
     if (band < 1 || band > 16383) fail_usage("--band must be between 1 and 16383 voxels");
     if (mesh.triangles.empty()) fail_input("", "the mesh has no triangles");
     FillMethod method = options.fill;
-    if (method == FillMethod::automatic) method = diagnose(mesh).watertight ? FillMethod::scanline : FillMethod::winding;
-    if (method != FillMethod::scanline && method != FillMethod::winding)
+    if (method == FillMethod::automatic) method = diagnose(mesh).watertight ? FillMethod::scanline : FillMethod::hybrid;
+    if (method != FillMethod::scanline && method != FillMethod::winding && method != FillMethod::hybrid)
         fail_usage(std::string("--fill ") + fill_name(method) +
-                   " needs the dense grid; with --band use --fill scanline (closed meshes) or winding (open meshes)");
+                   " needs the dense grid; with --band use --fill scanline (closed meshes), hybrid or winding (open meshes)");
 
     BandLayerMap out;
     out.band = band;
@@ -164,14 +164,33 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
 
     // 3. Inside bits: every non-surface voxel of the bricks, one voxel per tiled block.
     {
-        voxel_detail::CrossingTable table;
+        std::vector<voxel_detail::CrossingTable> tables;
         std::unique_ptr<WindingTree> winding;
-        if (method == FillMethod::scanline) table = voxel_detail::crossing_table(mesh, g, 0);
-        else winding = std::make_unique<WindingTree>(mesh);
+        if (method != FillMethod::winding)
+            for (int axis = 0; axis < (method == FillMethod::hybrid ? 3 : 1); ++axis)
+                tables.push_back(voxel_detail::crossing_table(mesh, g, axis));
+        if (method != FillMethod::scanline) winding = std::make_unique<WindingTree>(mesh);
         auto inside = [&](int i, int j, int k) {
-            if (method == FillMethod::scanline) {
-                const double cx = g.origin.x + (static_cast<double>(i) + 0.5) * s;
-                return (table.before(static_cast<std::size_t>(j), static_cast<std::size_t>(k), cx, false) & 1) != 0;
+            const double cx = g.origin.x + (static_cast<double>(i) + 0.5) * s;
+            if (method == FillMethod::scanline)
+                return (tables[0].before(static_cast<std::size_t>(j), static_cast<std::size_t>(k), cx, false) & 1) != 0;
+            if (method == FillMethod::hybrid) {
+                // The unanimous vote of the valid rows (a row with an odd crossing count passes
+                // through a hole and abstains), when at least two rows vote; else the winding number.
+                const double cy = g.origin.y + (static_cast<double>(j) + 0.5) * s;
+                const double cz = g.origin.z + (static_cast<double>(k) + 0.5) * s;
+                const std::size_t ui = static_cast<std::size_t>(i), uj = static_cast<std::size_t>(j), uk = static_cast<std::size_t>(k);
+                const int n[3] = {tables[0].before(uj, uk, cx, true), tables[1].before(uk, ui, cy, true),
+                                  tables[2].before(ui, uj, cz, true)};
+                int valid = 0, in = 0;
+                for (int v : n)
+                    if (v >= 0) ++valid, in += v & 1;
+                if (valid >= 2 && (in == 0 || in == valid)) return in > 0;
+                // The fast winding number where it is decisive (as the dense hybrid: 0.06 from
+                // 1/2 covers its worst measured error); else the majority of the valid rows.
+                const double wf = std::abs((*winding)(g.center(i, j, k)));
+                if (std::abs(wf - 0.5) > 0.06) return wf > 0.5;
+                if (2 * in != valid) return 2 * in > valid;
             }
             return inside_by_winding(*winding, mesh, g.center(i, j, k));
         };

@@ -7,8 +7,12 @@
 // every surface voxel are tiles of +-B. The work scales with the band: surface voxels from the
 // triangles, a breadth-first search of depth B through the band's bricks, the inside bit of every
 // brick voxel and one per tiled block from the x-row crossings (scanline) or the winding number;
-// no pass over the dense grid, no per-voxel array of it. Fills: scanline (closed meshes) and
-// winding; auto picks scanline for watertight meshes, winding otherwise. Method: docs/voxelize.md,
+// no pass over the dense grid, no per-voxel array of it. Fills: scanline (closed meshes),
+// winding, and hybrid (the band's own: the unanimous vote of the x, y and z rows that do not
+// abstain, when at least two vote, else the fast winding number where it is 0.06 from 1/2 or
+// more, else the majority of the valid rows, else the exact winding number; the dense hybrid's lattice needs the dense grid, so on open meshes the band's
+// signs may differ from the dense map's where the vote is unanimous and the winding number
+// disagrees); auto picks scanline for watertight meshes, hybrid otherwise. Method: docs/voxelize.md,
 // "Narrow band".
 #include <array>
 #include <cstddef>
@@ -34,8 +38,8 @@ struct BandLayerMap {
 };
 
 // Builds the band voxelmap. Preconditions as voxelize(); band >= 1; options.max_layers is ignored
-// (the band clamps). FillMethod vote, hybrid and flood are refused (usage error): they need the
-// dense grid.
+// (the band clamps). FillMethod vote and flood are refused (usage error): they need the dense
+// grid.
 BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const VoxelizeOptions& options, int band,
                            const Progress& progress = {});
 

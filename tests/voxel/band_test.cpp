@@ -18,7 +18,7 @@ hp::TriMesh sample(const char* name) {
 }
 
 void expect_band_equals_dense(const char* name, hp::FillMethod fill, int band, int connectivity, int resolution,
-                              bool sparse_expected = true, bool closed = true) {
+                              bool sparse_expected = true, bool closed = true, double allowed_fraction = 0) {
     SCOPED_TRACE(std::string(name) + " band " + std::to_string(band) + " connectivity " + std::to_string(connectivity));
     const hp::TriMesh mesh = sample(name);
     const hp::Aabb box = hp::diagnose(mesh).bbox;
@@ -49,13 +49,15 @@ void expect_band_equals_dense(const char* name, hp::FillMethod fill, int band, i
                 }
             }
     EXPECT_EQ(dense.flipped, 0u) << "the dense map moved pockets the band cannot see";
-    EXPECT_EQ(differ, 0u);
+    EXPECT_LE(static_cast<double>(differ), allowed_fraction * static_cast<double>(sparse.layers.brick_count() * 512)) << differ;
     EXPECT_EQ(sparse.surface, surface);
     if (closed) {
         EXPECT_EQ(sparse.inside, inside);
         EXPECT_EQ(sparse.outside, outside);
     }
-    EXPECT_EQ(sparse.band_voxels, in_band);
+    if (closed || allowed_fraction == 0) {
+        EXPECT_EQ(sparse.band_voxels, in_band);
+    }
     // Tiles carry +-B; some blocks are tiles at all (the band is sparse).
     std::size_t tiles = 0;
     for (std::size_t b = 0; b < sparse.layers.block_count(); ++b)
@@ -78,13 +80,22 @@ TEST(BandVoxelize, EqualsDenseClampedOnClosedMeshes) {
 
 TEST(BandVoxelize, EqualsDenseInTheBricksWithTheWindingFillOnAnOpenMesh) {
     expect_band_equals_dense("cup.obj", hp::FillMethod::winding, 3, 26, 40, true, false);
+    expect_band_equals_dense("half-pipe.obj", hp::FillMethod::winding, 4, 26, 40, false, false);
+}
+
+// The band's hybrid (unanimous vote, else the winding number) against the dense hybrid (with its
+// interpolated winding lattice): the same layers on at least 98 % of the brick voxels (measured:
+// 98.6 % on the cup; the two rules disagree where the vote is unanimous and w is not decisive).
+TEST(BandVoxelize, HybridNearlyEqualsTheDenseHybridOnOpenShells) {
+    expect_band_equals_dense("cup.obj", hp::FillMethod::hybrid, 3, 26, 40, true, false, 0.02);
+    expect_band_equals_dense("corrugated-sheet.obj", hp::FillMethod::hybrid, 3, 26, 40, true, false, 0.02);
 }
 
 TEST(BandVoxelize, RefusesFillsThatNeedTheDenseGrid) {
     const hp::TriMesh mesh = sample("sphere.obj");
     const hp::GridSpec grid = hp::grid_around(hp::diagnose(mesh).bbox, 0.1, 2);
     hp::VoxelizeOptions opt;
-    opt.fill = hp::FillMethod::hybrid;
+    opt.fill = hp::FillMethod::flood;
     EXPECT_THROW(hp::voxelize_band(mesh, grid, opt, 4), hp::Error);
     opt.fill = hp::FillMethod::scanline;
     EXPECT_THROW(hp::voxelize_band(mesh, grid, opt, 0), hp::Error);
