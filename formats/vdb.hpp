@@ -36,7 +36,8 @@ struct GridOut {
     // Sparse producer, used instead of `slices` when set: for each 8^3 block of the grid (number
     // b = (bz * by_count + by) * bx_count + bx, in increasing order, once each, from the calling
     // thread) either its 512 values (offset x + 8 y + 64 z inside the block, values beyond the
-    // grid ignored) or nullptr after writing the block's constant value to `tile`. Constant blocks
+    // grid ignored; the pointer need only stay valid until the next call) or nullptr after
+    // writing the block's constant value to `tile`. Constant blocks
     // become tiles (pruned upwards), never voxels; the work is per block, not per voxel.
     std::function<const void*(std::size_t block, void* tile)> blocks = nullptr;
 };

@@ -132,12 +132,20 @@ typename GridT::Ptr build_grid_blocks(const GridSpec& g, const GridOut& out, con
     const int bx = (g.dims[0] + kDim - 1) / kDim, by = (g.dims[1] + kDim - 1) / kDim, bz = (g.dims[2] + kDim - 1) / kDim;
     const std::size_t row = static_cast<std::size_t>(bx);
     std::vector<const ValueT*> bricks(row);
-    std::vector<ValueT> tiles(row);
+    std::vector<ValueT> tiles(row), copies(row * static_cast<std::size_t>(kBrickVoxels));
     std::vector<std::unique_ptr<LeafT>> leaves(row);
     for (int z = 0; z < bz; ++z) {
         for (int y = 0; y < by; ++y) {
             const std::size_t first = (static_cast<std::size_t>(z) * static_cast<std::size_t>(by) + static_cast<std::size_t>(y)) * row;
-            for (std::size_t x = 0; x < row; ++x) bricks[x] = static_cast<const ValueT*>(out.blocks(first + x, &tiles[x]));
+            // The producer's pointer is valid until its next call: copy each brick at once.
+            for (std::size_t x = 0; x < row; ++x) {
+                const ValueT* v = static_cast<const ValueT*>(out.blocks(first + x, &tiles[x]));
+                bricks[x] = nullptr;
+                if (!v) continue;
+                ValueT* dst = copies.data() + x * static_cast<std::size_t>(kBrickVoxels);
+                std::copy(v, v + kBrickVoxels, dst);
+                bricks[x] = dst;
+            }
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, row, 8), [&](const tbb::blocked_range<std::size_t>& r) {
                 for (std::size_t x = r.begin(); x != r.end(); ++x) {
                     const int x0 = static_cast<int>(x) * kDim, y0 = y * kDim, z0 = z * kDim;

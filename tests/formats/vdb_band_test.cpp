@@ -1,7 +1,9 @@
 // Band (block-produced) VDB grids: written block by block with tiles beyond the band, read back
 // block by block and slice by slice with the same value on every voxel, tiles kept as tiles.
 #include <cstdlib>
+#include <algorithm>
 #include <filesystem>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -40,8 +42,12 @@ TEST(VdbBand, BlockGridsRoundTrip) {
     const fs::path path = dir / "band.vdb";
     const hp::BrickField<std::int32_t> f = pattern();
     hp::vdb::GridOut out{"layers", hp::vdb::ValueType::int32, nullptr, -6.0};
+    std::vector<std::int32_t> scratch(512);  // one buffer reused for every block, as producers do
     out.blocks = [&](std::size_t b, void* tile) -> const void* {
-        if (const std::int32_t* v = f.brick(b)) return v;
+        if (const std::int32_t* v = f.brick(b)) {
+            std::copy(v, v + 512, scratch.begin());
+            return scratch.data();
+        }
         *static_cast<std::int32_t*>(tile) = f.tile[b];
         return nullptr;
     };
