@@ -109,10 +109,12 @@ Mode choose_mode(const Aabb& box, double area, double s, int pad, std::optional<
     if (m.band == 0) {
         if (!dense_fits(s, 0.9)) {
             const double t = smallest_fitting(s, [&](double v) { return dense_fits(v, 0.9); });
+            const double band_need = band_bytes(box, area, s, pad, kAutoBand);
+            const std::string band_hint =
+                band_need <= 0.9 * memory ? strf("--band %d (about %s) or ", kAutoBand, gb(band_need).c_str()) : std::string();
             fail_usage(strf("voxel size %.6g gives a dense grid of %.3g voxels needing about %s (%s of memory here, at "
-                            "most 2^31 voxels); use --band %d (about %s) or a voxel size of at least %.6g",
-                            s, voxels, gb(dense).c_str(), gb(memory).c_str(), kAutoBand,
-                            gb(band_bytes(box, area, s, pad, kAutoBand)).c_str(), t));
+                            "most 2^31 voxels); use %sa voxel size of at least %.6g",
+                            s, voxels, gb(dense).c_str(), gb(memory).c_str(), band_hint.c_str(), t));
         }
         if (m.reason.empty()) m.reason = strf("dense (--band 0): %.3g voxels, about %s", voxels, gb(dense).c_str());
         return m;
