@@ -40,6 +40,27 @@ expect_exit 2 "$dist" "$M" "$TMP/b.vdb" --band 6 -o "$TMP/x.vdb"
 expect_one_error_line
 expect_exit 0 "$shell" "$M" "$TMP/bf.vdb" -o "$TMP/b.hps" --quiet
 
+# The query on band and dense fields of the same mesh: the same contacts, penetrations, forces
+# and torques on every pose of the contact scenario (whose points lie within the band).
+S="$SAMPLES/block-with-hole.stl"
+expect_exit 0 "$vox" "$S" --units mm --voxel-size 0.001 --band 0 -o "$TMP/bl.vdb" --quiet
+expect_exit 0 "$dist" "$S" "$TMP/bl.vdb" -o "$TMP/bld.vdb" --quiet
+expect_exit 0 "$vox" "$S" --units mm --voxel-size 0.001 --band 8 -o "$TMP/bl8.vdb" --quiet
+expect_exit 0 "$dist" "$S" "$TMP/bl8.vdb" -o "$TMP/bl8d.vdb" --quiet
+expect_exit 0 "$vox" "$SAMPLES/peg.stl" --units mm --voxel-size 0.001 -o "$TMP/peg.vdb" --quiet
+expect_exit 0 "$shell" "$SAMPLES/peg.stl" "$TMP/peg.vdb" -o "$TMP/peg.ps.hps" --quiet
+expect_exit 0 "$HP_BIN/haptic-spheretree" "$TMP/peg.ps.hps" -o "$TMP/peg.hps" --quiet
+expect_exit 0 "$HP_BIN/haptic-query" --static "$TMP/bld.vdb" --moving "$TMP/peg.hps" --scenario contact --count 200 --seed 4 \
+    --threads 1 --budget-us 1e9 --csv "$TMP/rd.csv" --write-poses "$TMP/poses.json" --quiet
+expect_exit 0 "$HP_BIN/haptic-query" --static "$TMP/bl8d.vdb" --moving "$TMP/peg.hps" --poses "$TMP/poses.json" \
+    --threads 1 --budget-us 1e9 --csv "$TMP/r8.csv" --quiet
+check "same contacts on band and dense fields" "$(python3 -c '
+import csv, sys
+a = list(csv.DictReader(open(sys.argv[1]))); b = list(csv.DictReader(open(sys.argv[2])))
+keys = ["contacts", "max_penetration", "fx", "fy", "fz", "tx", "ty", "tz"]
+print(len(a) == len(b) == 200 and sum(int(r["contacts"]) for r in a) > 0 and all(x[k] == y[k] for x, y in zip(a, b) for k in keys))
+' "$TMP/rd.csv" "$TMP/r8.csv")" True
+
 # The automatic choice says which mode and why.
 expect_exit 0 "$vox" "$M" --resolution 32 -o "$TMP/a.vdb"
 expect_grep '^mode +dense: .*within half of the' "$TMP/out"
