@@ -174,7 +174,7 @@ nlohmann::json to_json(const VoxelizeSummary& s) {
                          {"write", s.seconds_write}, {"total", s.seconds_total}}},
             {"warnings", s.warnings}};
     if (s.band > 0) j["band"] = {{"voxels", s.band}, {"band_voxels", s.band_voxels}};
-    if (s.fill == "hybrid")
+    if (s.fill == "hybrid" && s.band == 0)
         j["fill_rules"] = {{"winding", s.by_winding}, {"vote", s.by_vote}, {"winding_evaluated", s.winding_evaluated}};
     return j;
 }
@@ -200,7 +200,9 @@ std::string format_text(const VoxelizeSummary& s, const ToolFacts& f) {
         out += strf(" (%s voxels without a majority: %s by their neighbours, %s by the winding number)",
                     with_commas(s.undecided).c_str(), with_commas(s.undecided - s.by_winding).c_str(),
                     with_commas(s.by_winding).c_str());
-    if (s.fill == "hybrid")
+    if (s.fill == "hybrid" && s.band > 0)
+        out += strf(" (the band's: unanimous vote of the valid rows, else the winding number)");
+    else if (s.fill == "hybrid")
         out += strf(" (%s voxels by the winding number, %s by the unanimous vote; %s winding numbers evaluated)",
                     with_commas(s.by_winding).c_str(), with_commas(s.by_vote).c_str(), with_commas(s.winding_evaluated).c_str());
     if (s.flipped)
