@@ -39,6 +39,9 @@ expect_one_error_line
 expect_exit 2 "$dist" "$M" "$TMP/b.vdb" --band 6 -o "$TMP/x.vdb"
 expect_one_error_line
 expect_exit 0 "$shell" "$M" "$TMP/bf.vdb" -o "$TMP/b.hps" --quiet
+expect_exit 0 "$dump" "$TMP/bf.vdb" --slice z=20 --png "$TMP/s.png"
+expect_exit 0 "$dump" "$TMP/bf.vdb" --export levelset -o "$TMP/ls.vdb"
+expect_exit 0 "$dump" "$TMP/b.vdb" --export levelset -o "$TMP/lsv.vdb"
 
 # The query on band and dense fields of the same mesh: the same contacts, penetrations, forces
 # and torques on every pose of the contact scenario (whose points lie within the band).
