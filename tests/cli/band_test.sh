@@ -64,6 +64,16 @@ keys = ["contacts", "max_penetration", "fx", "fy", "fz", "tx", "ty", "tz"]
 print(len(a) == len(b) == 200 and sum(int(r["contacts"]) for r in a) > 0 and all(x[k] == y[k] for x, y in zip(a, b) for k in keys))
 ' "$TMP/rd.csv" "$TMP/r8.csv")" True
 
+# The pipeline carries the band from voxelize to distance and runs every later stage on it.
+cat > "$TMP/band.json" <<'JSON'
+{"name": "band", "description": "narrow band", "stages": [
+  {"stage": "voxelize", "resolution": 64, "band": 5}, {"stage": "distance"}, {"stage": "pointshell"},
+  {"stage": "spheretree"}, {"stage": "cfm"}, {"stage": "query", "scenario": "contact", "count": 50, "budget_us": 1e9}]}
+JSON
+expect_exit 0 "$HP_BIN/haptic-pipeline" "$TMP/band.json" "$M" -o "$TMP/pipe" --quiet
+expect_exit 0 "$dump" "$TMP/pipe/torus/distance.vdb" --json
+check "pipeline distance is a band field" "$(json_get "$TMP/out" 'j["metadata"]["band"]')" 5
+
 # The automatic choice says which mode and why.
 expect_exit 0 "$vox" "$M" --resolution 32 -o "$TMP/a.vdb"
 expect_grep '^mode +dense: .*within half of the' "$TMP/out"
