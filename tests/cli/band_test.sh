@@ -43,6 +43,14 @@ expect_exit 0 "$dump" "$TMP/bf.vdb" --slice z=20 --png "$TMP/s.png"
 expect_exit 0 "$dump" "$TMP/bf.vdb" --export levelset -o "$TMP/ls.vdb"
 expect_exit 0 "$dump" "$TMP/b.vdb" --export levelset -o "$TMP/lsv.vdb"
 
+# The same bytes for any thread count.
+expect_exit 0 "$vox" "$SAMPLES/cup.obj" --resolution 48 --band 5 --threads 1 -o "$TMP/t1.vdb" --quiet
+expect_exit 0 "$vox" "$SAMPLES/cup.obj" --resolution 48 --band 5 --threads 2 -o "$TMP/t2.vdb" --quiet
+cmp -s "$TMP/t1.vdb" "$TMP/t2.vdb" && pass "band voxelmap independent of threads" || fail "band voxelmap differs with threads"
+expect_exit 0 "$dist" "$SAMPLES/cup.obj" "$TMP/t1.vdb" --threads 1 -o "$TMP/e1.vdb" --quiet
+expect_exit 0 "$dist" "$SAMPLES/cup.obj" "$TMP/t1.vdb" --threads 2 -o "$TMP/e2.vdb" --quiet
+cmp -s "$TMP/e1.vdb" "$TMP/e2.vdb" && pass "band distance independent of threads" || fail "band distance differs with threads"
+
 # The query on band and dense fields of the same mesh: the same contacts, penetrations, forces
 # and torques on every pose of the contact scenario (whose points lie within the band).
 S="$SAMPLES/block-with-hole.stl"
