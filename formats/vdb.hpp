@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/progress.hpp"
+#include "voxel/brick.hpp"
 #include "voxel/grid.hpp"
 
 namespace hp::vdb {
@@ -32,6 +33,13 @@ struct GridOut {
     SliceSource slices;
     double background = 0;   // value of voxels outside the grid (and of inactive tiles)
     bool level_set = false;  // grid class level set (for exported standard level sets)
+    // Sparse producer, used instead of `slices` when set: for each 8^3 block of the grid (number
+    // b = (bz * by_count + by) * bx_count + bx, in increasing order, once each, from the calling
+    // thread) either its 512 values (offset x + 8 y + 64 z inside the block, values beyond the
+    // grid ignored; the pointer need only stay valid until the next call) or nullptr after
+    // writing the block's constant value to `tile`. Constant blocks
+    // become tiles (pruned upwards), never voxels; the work is per block, not per voxel.
+    std::function<const void*(std::size_t block, void* tile)> blocks = nullptr;
 };
 
 struct WriteOptions {
@@ -101,6 +109,15 @@ public:
     // The "distance" grid in world units, inside positive, in any encoding: float or double as
     // stored, scaled Int32 divided by haptic:scale_factor. The grid's type must match haptic:encoding.
     std::vector<double> read_distance() const;
+    // Grid `name` block by block (8^3 blocks in the order of GridOut::blocks): sink(b, brick,
+    // tile) with brick = the block's 512 values (x + 8 y + 64 z) when the file stores voxels there,
+    // else nullptr and tile = its constant. Memory: one block at a time, no dense array.
+    void read_blocks(const std::string& name, ValueType type,
+                     const std::function<void(std::size_t block, const void* brick, const void* tile)>& sink) const;
+    // Sparse forms: stored voxels as bricks, constant blocks as tiles (voxel/band.hpp).
+    BrickField<std::int32_t> read_int32_bricks(const std::string& name) const;
+    // The "distance" grid as read_distance() gives it, sparse.
+    BrickField<double> read_distance_bricks() const;
 
 private:
     std::filesystem::path path_;

@@ -3,6 +3,7 @@
 #include "formats/vdb.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -286,6 +287,106 @@ std::vector<double> Reader::read_distance() const {
     std::vector<double> out(raw.size());
     for (std::size_t i = 0; i < raw.size(); ++i) out[i] = raw[i] / factor;
     return out;
+}
+
+void Reader::read_blocks(const std::string& name, ValueType type,
+                         const std::function<void(std::size_t block, const void* brick, const void* tile)>& sink) const {
+    const fs::path& path = path_;
+    if (!info_.ours) fail_input(path.string(), "is a VDB file but not one written by hapticprep (no haptic: metadata)");
+    const std::string found = value_type(name);
+    if (found.empty()) fail_input(path.string(), "has no grid named '" + name + "'");
+    if (found != value_name_of(type))
+        fail_input(path.string(), "grid '" + name + "' holds " + found + " values, expected " + value_name_of(type));
+    guarded(path, [&] {
+        openvdb::io::File file(path.string());
+        file.open(false);
+        openvdb::GridBase::Ptr base = file.readGrid(name);
+        file.close();
+        if (base->type() != type_name_of(type))
+            fail_input(path.string(), "grid '" + name + "' holds " + base->valueType() + " values, expected " +
+                                          value_name_of(type));
+        const GridSpec& g = info_.grid;
+        auto emit = [&](auto& typed) {
+            using GridT = std::decay_t<decltype(typed)>;
+            using ValueT = typename GridT::ValueType;
+            using LeafT = typename GridT::TreeType::LeafNodeType;
+            constexpr int kDim = LeafT::DIM;
+            const auto& tree = typed.tree();
+            std::array<ValueT, 512> brick;
+            std::size_t b = 0;
+            for (int z0 = 0; z0 < g.dims[2]; z0 += kDim)
+                for (int y0 = 0; y0 < g.dims[1]; y0 += kDim)
+                    for (int x0 = 0; x0 < g.dims[0]; x0 += kDim, ++b) {
+                        const openvdb::Coord origin(x0, y0, z0);
+                        if (const LeafT* leaf = tree.probeConstLeaf(origin)) {
+                            const ValueT* data = leaf->buffer().data();
+                            for (int dz = 0; dz < kDim; ++dz)
+                                for (int dy = 0; dy < kDim; ++dy)
+                                    for (int dx = 0; dx < kDim; ++dx)
+                                        brick[static_cast<std::size_t>(dx | (dy << 3) | (dz << 6))] = data[(dx << 6) | (dy << 3) | dz];
+                            sink(b, brick.data(), nullptr);
+                        } else {
+                            const ValueT tile = tree.getValue(origin);
+                            sink(b, nullptr, &tile);
+                        }
+                    }
+        };
+        switch (type) {
+        case ValueType::int32: emit(*openvdb::gridPtrCast<openvdb::Int32Grid>(base)); break;
+        case ValueType::float32: emit(*openvdb::gridPtrCast<openvdb::FloatGrid>(base)); break;
+        case ValueType::float64: emit(*openvdb::gridPtrCast<openvdb::DoubleGrid>(base)); break;
+        case ValueType::vec3f: emit(*openvdb::gridPtrCast<openvdb::Vec3SGrid>(base)); break;
+        }
+        return 0;
+    });
+}
+
+namespace {
+template <class T, class S>
+void add_block(BrickField<T>& f, std::size_t b, const void* brick, const void* tile, double scale) {
+    if (!brick) {
+        f.tile[b] = static_cast<T>(*static_cast<const S*>(tile) / scale);
+        return;
+    }
+    f.index[b] = static_cast<std::uint32_t>(f.brick_count());
+    const S* v = static_cast<const S*>(brick);
+    for (int o = 0; o < kBrickVoxels; ++o) f.bricks.push_back(static_cast<T>(v[o] / scale));
+}
+}  // namespace
+
+BrickField<std::int32_t> Reader::read_int32_bricks(const std::string& name) const {
+    BrickField<std::int32_t> f;
+    f.reset(info_.grid, 0);
+    read_blocks(name, ValueType::int32, [&](std::size_t b, const void* brick, const void* tile) {
+        add_block<std::int32_t, std::int32_t>(f, b, brick, tile, 1);
+    });
+    return f;
+}
+
+BrickField<double> Reader::read_distance_bricks() const {
+    const std::string where = path_.string();
+    const std::string type = value_type("distance");
+    if (info_.ours && type.empty()) fail_input(where, "has no grid named 'distance' (make the distance field with haptic-distance)");
+    const std::string encoding = info_.metadata.value("encoding", "float");
+    BrickField<double> f;
+    f.reset(info_.grid, 0);
+    if (encoding != "scaled") {
+        if (type == "int32")
+            fail_input(where, "grid 'distance' holds int32 values but haptic:encoding is '" + encoding + "' (damaged file?)");
+        const bool is_double = type == "double";
+        read_blocks("distance", is_double ? ValueType::float64 : ValueType::float32, [&](std::size_t b, const void* brick, const void* tile) {
+            if (is_double) add_block<double, double>(f, b, brick, tile, 1);
+            else add_block<double, float>(f, b, brick, tile, 1);
+        });
+        return f;
+    }
+    const double factor = info_.metadata.value("scale_factor", 0.0);
+    if (!(factor > 0) || !std::isfinite(factor))
+        fail_input(where, "scaled distance field without a valid haptic:scale_factor (damaged file?)");
+    read_blocks("distance", ValueType::int32, [&](std::size_t b, const void* brick, const void* tile) {
+        add_block<double, std::int32_t>(f, b, brick, tile, factor);
+    });
+    return f;
 }
 
 FileInfo inspect(const fs::path& path, bool deep) { return Reader::open(path, deep).info(); }

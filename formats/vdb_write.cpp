@@ -112,6 +112,75 @@ typename GridT::Ptr build_grid(const GridSpec& g, const GridOut& out, const std:
     return grid;
 }
 
+// The sparse form of build_grid: the producer hands over blocks (GridOut::blocks) instead of
+// slices. A constant block becomes an active tile; a block with voxels becomes a leaf (its values
+// transposed into the leaf's z-fastest order). Blocks that reach past the grid's far faces are
+// always leaves, active only inside the grid, as in build_grid. Blocks of one row of blocks are
+// built in parallel and added in a fixed order.
+template <class GridT>
+typename GridT::Ptr build_grid_blocks(const GridSpec& g, const GridOut& out, const std::function<void(double)>& done) {
+    using ValueT = typename GridT::ValueType;
+    using TreeT = typename GridT::TreeType;
+    using LeafT = typename TreeT::LeafNodeType;
+    constexpr int kDim = LeafT::DIM;
+    static_assert(kDim == kBrickDim, "bricks are OpenVDB leaves");
+    ValueT background{};
+    if constexpr (std::is_same_v<ValueT, openvdb::Vec3f>) background = openvdb::Vec3f(static_cast<float>(out.background));
+    else background = static_cast<ValueT>(out.background);
+    auto grid = GridT::create(background);
+    TreeT& tree = grid->tree();
+    const int bx = (g.dims[0] + kDim - 1) / kDim, by = (g.dims[1] + kDim - 1) / kDim, bz = (g.dims[2] + kDim - 1) / kDim;
+    const std::size_t row = static_cast<std::size_t>(bx);
+    std::vector<const ValueT*> bricks(row);
+    std::vector<ValueT> tiles(row), copies(row * static_cast<std::size_t>(kBrickVoxels));
+    std::vector<std::unique_ptr<LeafT>> leaves(row);
+    for (int z = 0; z < bz; ++z) {
+        for (int y = 0; y < by; ++y) {
+            const std::size_t first = (static_cast<std::size_t>(z) * static_cast<std::size_t>(by) + static_cast<std::size_t>(y)) * row;
+            // The producer's pointer is valid until its next call: copy each brick at once.
+            for (std::size_t x = 0; x < row; ++x) {
+                const ValueT* v = static_cast<const ValueT*>(out.blocks(first + x, &tiles[x]));
+                bricks[x] = nullptr;
+                if (!v) continue;
+                ValueT* dst = copies.data() + x * static_cast<std::size_t>(kBrickVoxels);
+                std::copy(v, v + kBrickVoxels, dst);
+                bricks[x] = dst;
+            }
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, row, 8), [&](const tbb::blocked_range<std::size_t>& r) {
+                for (std::size_t x = r.begin(); x != r.end(); ++x) {
+                    const int x0 = static_cast<int>(x) * kDim, y0 = y * kDim, z0 = z * kDim;
+                    const int ex = std::min(kDim, g.dims[0] - x0), ey = std::min(kDim, g.dims[1] - y0), ez = std::min(kDim, g.dims[2] - z0);
+                    const bool full = ex == kDim && ey == kDim && ez == kDim;
+                    leaves[x].reset();
+                    if (!bricks[x] && full) continue;
+                    auto leaf = std::make_unique<LeafT>(openvdb::Coord(x0, y0, z0), background, false);
+                    ValueT* data = leaf->buffer().data();
+                    for (int dz = 0; dz < ez; ++dz)
+                        for (int dy = 0; dy < ey; ++dy)
+                            for (int dx = 0; dx < ex; ++dx)
+                                data[(dx << 6) | (dy << 3) | dz] = bricks[x] ? bricks[x][dx | (dy << 3) | (dz << 6)] : tiles[x];
+                    if (full) {
+                        leaf->setValuesOn();
+                    } else {
+                        for (int dz = 0; dz < ez; ++dz)
+                            for (int dy = 0; dy < ey; ++dy)
+                                for (int dx = 0; dx < ex; ++dx)
+                                    leaf->setActiveState(static_cast<openvdb::Index>((dx << 6) | (dy << 3) | dz), true);
+                    }
+                    leaves[x] = std::move(leaf);
+                }
+            });
+            for (std::size_t x = 0; x < row; ++x) {
+                if (leaves[x]) tree.addLeaf(leaves[x].release());
+                else tree.addTile(1, openvdb::Coord(static_cast<int>(x) * kDim, y * kDim, z * kDim), tiles[x], true);
+            }
+        }
+        done(static_cast<double>(z + 1) / bz);
+    }
+    openvdb::tools::prune(tree);
+    return grid;
+}
+
 void put_metadata(openvdb::GridBase& grid, const nlohmann::json& meta) {
     for (const auto& [key, value] : meta.items()) {
         const std::string name = "haptic:" + key;
@@ -150,11 +219,20 @@ void write(const fs::path& path, const GridSpec& grid, const std::vector<GridOut
         const GridOut& g = grids[n];
         auto done = [&](double f) { progress.report("tree", (static_cast<double>(n) + f) / static_cast<double>(grids.size())); };
         openvdb::GridBase::Ptr base;
-        switch (g.type) {
-        case ValueType::int32: base = build_grid<openvdb::Int32Grid>(grid, g, done); break;
-        case ValueType::float32: base = build_grid<openvdb::FloatGrid>(grid, g, done); break;
-        case ValueType::float64: base = build_grid<openvdb::DoubleGrid>(grid, g, done); break;
-        case ValueType::vec3f: base = build_grid<openvdb::Vec3SGrid>(grid, g, done); break;
+        if (g.blocks) {
+            switch (g.type) {
+            case ValueType::int32: base = build_grid_blocks<openvdb::Int32Grid>(grid, g, done); break;
+            case ValueType::float32: base = build_grid_blocks<openvdb::FloatGrid>(grid, g, done); break;
+            case ValueType::float64: base = build_grid_blocks<openvdb::DoubleGrid>(grid, g, done); break;
+            case ValueType::vec3f: base = build_grid_blocks<openvdb::Vec3SGrid>(grid, g, done); break;
+            }
+        } else {
+            switch (g.type) {
+            case ValueType::int32: base = build_grid<openvdb::Int32Grid>(grid, g, done); break;
+            case ValueType::float32: base = build_grid<openvdb::FloatGrid>(grid, g, done); break;
+            case ValueType::float64: base = build_grid<openvdb::DoubleGrid>(grid, g, done); break;
+            case ValueType::vec3f: base = build_grid<openvdb::Vec3SGrid>(grid, g, done); break;
+            }
         }
         base->setName(g.name);
         base->setTransform(transform->copy());

@@ -250,4 +250,77 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
     return out;
 }
 
+BandDistanceField compute_distance_band(const TriMesh& mesh, const BrickField<std::int32_t>& layers, int band,
+                                        const Progress& progress) {
+    if (mesh.triangles.empty()) fail_input("", "the mesh has no triangles");
+    if (band < 1) fail_usage("the band must be at least 1 voxel");
+    const GridSpec& grid = layers.grid;
+    const double vs = grid.voxel_size;
+    const double far = band * vs;
+    BandDistanceField out;
+    BrickField<double>& f = out.values;
+    f.reset(grid, 0);
+    f.index = layers.index;
+    f.bricks.assign(layers.bricks.size(), 0.0);
+    for (std::size_t b = 0; b < f.block_count(); ++b) {
+        const std::int32_t t = layers.tile[b];
+        f.tile[b] = t > 0 ? far : (t < 0 ? -far : 0.0);
+        if (layers.index[b] == BrickField<std::int32_t>::kTile && std::abs(t) < band)
+            fail_input("", "the voxelmap has a constant block of layer " + std::to_string(t) + " inside the band of " +
+                               std::to_string(band) + " voxels; make it with haptic-voxelize --band " + std::to_string(band));
+    }
+    TriangleBvh bvh(mesh);
+    PseudoNormals normals(mesh);
+    double volume = 0;
+    for (const auto& t : mesh.triangles)
+        volume += dot(mesh.vertices[t[0]], cross(mesh.vertices[t[1]], mesh.vertices[t[2]]));
+    const double orient = volume < 0 ? -1.0 : 1.0;
+    auto t0 = Clock::now();
+    const std::size_t blocks = f.block_count();
+    std::atomic<std::size_t> exact{0};
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 16), [&](const tbb::blocked_range<std::size_t>& r) {
+        std::size_t n = 0;
+        for (std::size_t b = r.begin(); b != r.end(); ++b) {
+            const std::int32_t* lay = layers.brick(b);
+            if (!lay) continue;
+            double* out_v = f.brick(b);
+            const auto c = f.block_coords(b);
+            const int x0 = c[0] * kBrickDim, y0 = c[1] * kBrickDim, z0 = c[2] * kBrickDim;
+            for (int dz = 0; dz < kBrickDim; ++dz)
+                for (int dy = 0; dy < kBrickDim; ++dy) {
+                    std::uint32_t seed = UINT32_MAX;
+                    for (int dx = 0; dx < kBrickDim; ++dx) {
+                        const std::size_t o = static_cast<std::size_t>(dx | (dy << 3) | (dz << 6));
+                        const int i = x0 + dx, j = y0 + dy, k = z0 + dz;
+                        const int layer = lay[o];
+                        if (std::abs(layer) >= band || !grid.contains(i, j, k)) {
+                            out_v[o] = layer > 0 ? far : (layer < 0 ? -far : 0.0);
+                            continue;
+                        }
+                        const Vec3d x = grid.center(i, j, k);
+                        const double reach = std::sqrt(3.0) * (std::abs(layer) + 1) * vs;
+                        double bound = reach * reach * (1 + 1e-9);
+                        if (seed != UINT32_MAX) bound = std::min(bound, triangle_distance2(mesh, seed, x));
+                        MeshHit hit = bvh.closest(x, bound);
+                        if (hit.triangle == UINT32_MAX) hit = bvh.closest(x);
+                        seed = hit.triangle;
+                        const double d = std::sqrt(hit.closest.distance2);
+                        double sign = layer > 0 ? 1.0 : -1.0;
+                        if (layer == 0) {
+                            const Vec3d nrm = normals.at(hit.triangle, hit.closest) * orient;
+                            sign = dot(x - hit.closest.point, nrm) > 0 ? -1.0 : 1.0;
+                        }
+                        out_v[o] = sign * d;
+                        ++n;
+                    }
+                }
+        }
+        exact.fetch_add(n, std::memory_order_relaxed);
+    });
+    out.exact_voxels = exact.load();
+    out.seconds_exact = seconds_since(t0);
+    progress.report("distance", 1.0);
+    return out;
+}
+
 }  // namespace hp

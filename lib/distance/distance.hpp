@@ -16,6 +16,7 @@
 
 #include "core/progress.hpp"
 #include "mesh/mesh.hpp"
+#include "voxel/brick.hpp"
 #include "voxel/grid.hpp"
 
 namespace hp {
@@ -37,5 +38,18 @@ struct DistanceField {
 // `layers`: the voxelmap's values over `grid` (x fastest).
 DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const std::vector<std::int32_t>& layers,
                                const DistanceOptions& options, const Progress& progress = {});
+
+// Narrow band: `layers` a band voxelmap (voxel/band.hpp; or any voxelmap whose layers are exact up
+// to +-band). Voxels with |layer| < band get the exact distance (BVH closest point, the same
+// computation as compute_distance's exact band, so the same value wherever both are exact); every
+// other voxel reads sign * band * voxel_size, and blocks that hold no such voxel are tiles. Work
+// and memory scale with the bricks of `layers`; no dense array.
+struct BandDistanceField {
+    BrickField<double> values;    // inside positive
+    std::size_t exact_voxels = 0;
+    double seconds_exact = 0;
+};
+BandDistanceField compute_distance_band(const TriMesh& mesh, const BrickField<std::int32_t>& layers, int band,
+                                        const Progress& progress = {});
 
 }  // namespace hp

@@ -10,6 +10,7 @@
 #include "core/version.hpp"
 #include "distance/distance.hpp"
 #include "formats/vdb.hpp"
+#include "voxel/brick.hpp"
 #include "pipeline/stage_runs.hpp"
 
 namespace hp::pipeline {
@@ -27,6 +28,9 @@ StageSpec distance_stage() {
     d(&DistanceParams::encoding, "encoding", "float, double or scaled").one_of({"float", "double", "scaled"});
     d(&DistanceParams::precision, "precision", "decimal digits P of the scaled encoding").in(0, 12);
     d(&DistanceParams::gradient, "gradient", "also write a Vec3f 'gradient' grid");
+    d(&DistanceParams::band, "band",
+      "narrow band of B voxels (exact within B, +-B voxel sizes beyond, as tiles); 0 = dense; default: the voxelmap's")
+        .in(0, 16383);
     d(&DistanceParams::force, "force", "proceed even if the mesh is not the one the voxelmap was made from");
     declare_mesh_options(d, " (default: the voxelmap's)");
     s.run = typed_run("distance", &run_distance);
@@ -34,7 +38,7 @@ StageSpec distance_stage() {
 }
 
 nlohmann::json to_json(const DistanceSummary& s) {
-    return {{"encoding", s.encoding},
+    nlohmann::json j = {{"encoding", s.encoding},
             {"precision", s.precision},
             {"grid", {{"dims", s.grid.dims}, {"voxel_size", s.grid.voxel_size}}},
             {"range", {s.min, s.max}},
@@ -42,6 +46,8 @@ nlohmann::json to_json(const DistanceSummary& s) {
             {"propagation_passes", s.propagation_passes},
             {"seconds", {{"exact", s.seconds_exact}, {"propagate", s.seconds_propagate}, {"write", s.seconds_write}}},
             {"warnings", s.warnings}};
+    if (s.band > 0) j["band"] = s.band;
+    return j;
 }
 
 nlohmann::json to_json(const DistanceSummary& s, const ToolFacts& f) {
@@ -59,13 +65,112 @@ std::string format_text(const DistanceSummary& s, const ToolFacts& f) {
     std::string out = strf("grid         %d x %d x %d voxels, voxel size %.6g\n", s.grid.dims[0], s.grid.dims[1],
                            s.grid.dims[2], s.grid.voxel_size);
     out += strf("distance     %.6g .. %.6g (inside positive), encoding %s\n", s.min, s.max, s.encoding.c_str());
-    out += strf("exact        %s voxels within 3 voxels of the surface\n", with_commas(s.exact_voxels).c_str());
+    if (s.band > 0)
+        out += strf("exact        %s voxels within %d voxels of the surface (narrow band; +-%d voxel sizes beyond)\n",
+                    with_commas(s.exact_voxels).c_str(), s.band, s.band);
+    else
+        out += strf("exact        %s voxels within 3 voxels of the surface\n", with_commas(s.exact_voxels).c_str());
     out += strf("time         exact %.3f s, propagate %.3f s, write %.3f s, total %.3f s\n", s.seconds_exact,
                 s.seconds_propagate, s.seconds_write, f.total_seconds);
     out += strf("memory       peak %s\n", human_bytes(static_cast<double>(f.peak_rss_bytes)).c_str());
     out += strf("wrote        %s (%s)\n", f.output.c_str(), human_bytes(static_cast<double>(f.file_bytes)).c_str());
     return out;
 }
+
+namespace {
+
+// The narrow-band body of run_distance: layers read as bricks, exact distances within the band,
+// +-band voxel sizes beyond, written block by block (tiles beyond the band).
+DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams& p, const vdb::Reader& reader,
+                                  const LoadedMesh& m, int band, std::vector<std::string> warnings) {
+    const std::filesystem::path map_path = ctx.inputs->at("voxelmap");
+    const vdb::FileInfo& info = reader.info();
+    const std::string& encoding = p.encoding;
+    const int precision = p.precision;
+    BrickField<std::int32_t> layers = reader.read_int32_bricks("layers");
+    // Layers beyond the band read as +-band in the output, as in a voxelmap made with this band.
+    for (auto& v : layers.tile) v = std::clamp(v, -band, band);
+    for (auto& v : layers.bricks) v = std::clamp(v, -band, band);
+    BandDistanceField field = compute_distance_band(m.mesh, layers, band, ctx.progress);
+    double lo = 0, hi = 0;
+    for (std::size_t b = 0; b < field.values.block_count(); ++b)
+        if (!field.values.brick(b)) lo = std::min(lo, field.values.tile[b]), hi = std::max(hi, field.values.tile[b]);
+    for (double v : field.values.bricks) lo = std::min(lo, v), hi = std::max(hi, v);
+    const double factor = std::pow(10.0, precision);
+    if (encoding == "scaled" && std::max(-lo, hi) * factor > 2147483647.0)
+        fail_usage(ctx.option_name("precision") + " " + std::to_string(precision) + " overflows Int32 for distances up to " +
+                   std::to_string(std::max(-lo, hi)));
+
+    nlohmann::json meta = info.metadata;
+    meta["kind"] = "distance";
+    meta["tool"] = "haptic-distance";
+    meta["tool_version"] = kVersion;
+    meta["encoding"] = encoding;
+    meta["precision"] = encoding == "scaled" ? precision : -1;
+    meta["scale_factor"] = encoding == "scaled" ? factor : 1.0;
+    meta["voxelmap"] = map_path.filename().string();
+    meta["band"] = band;
+    meta["method"] = "exact BVH closest points within the narrow band of " + std::to_string(band) +
+                     " voxels; +-band voxel sizes beyond";
+    meta["distance_parameters"] =
+        nlohmann::json{{"encoding", encoding}, {"precision", precision}, {"gradient", false}, {"band", band}}.dump();
+    meta.erase("grid");
+    meta.erase("format_version");
+
+    const GridSpec& g = info.grid;
+    std::vector<float> fbrick(kBrickVoxels);
+    std::vector<double> dbrick(kBrickVoxels);
+    std::vector<std::int32_t> ibrick(kBrickVoxels), lbrick(kBrickVoxels);
+    const BrickField<double>& f = field.values;
+    auto block_source = [&](auto convert, auto& buffer) {
+        return [&f, convert, &buffer](std::size_t b, void* tile) -> const void* {
+            using V = typename std::decay_t<decltype(buffer)>::value_type;
+            const double* src = f.brick(b);
+            if (!src) {
+                *static_cast<V*>(tile) = convert(f.tile[b]);
+                return nullptr;
+            }
+            for (int o = 0; o < kBrickVoxels; ++o) buffer[static_cast<std::size_t>(o)] = convert(src[o]);
+            return buffer.data();
+        };
+    };
+    vdb::GridOut dist{"distance", vdb::ValueType::float32, nullptr, lo - g.voxel_size};
+    if (encoding == "float") {
+        dist.blocks = block_source([](double v) { return static_cast<float>(v); }, fbrick);
+    } else if (encoding == "double") {
+        dist.type = vdb::ValueType::float64;
+        dist.blocks = block_source([](double v) { return v; }, dbrick);
+    } else {
+        dist.type = vdb::ValueType::int32;
+        dist.background = std::round((lo - g.voxel_size) * factor);
+        dist.blocks = block_source([factor](double v) { return static_cast<std::int32_t>(std::llround(v * factor)); }, ibrick);
+    }
+    vdb::GridOut lay{"layers", vdb::ValueType::int32, nullptr, -1.0};
+    lay.blocks = [&](std::size_t b, void* tile) -> const void* {
+        const std::int32_t* src = layers.brick(b);
+        if (!src) {
+            *static_cast<std::int32_t*>(tile) = layers.tile[b];
+            return nullptr;
+        }
+        std::copy(src, src + kBrickVoxels, lbrick.begin());
+        return lbrick.data();
+    };
+    const auto t_write = std::chrono::steady_clock::now();
+    vdb::write(ctx.output, g, {dist, lay}, meta, std::string("hapticprep ") + kVersion);
+    const double write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_write).count();
+    DistanceSummary r;
+    r.encoding = encoding;
+    r.precision = encoding == "scaled" ? precision : -1;
+    r.grid = {g.dims, g.voxel_size};
+    r.min = lo, r.max = hi;
+    r.exact_voxels = field.exact_voxels;
+    r.band = band;
+    r.seconds_exact = field.seconds_exact, r.seconds_write = write_s;
+    r.warnings = std::move(warnings);
+    return r;
+}
+
+}  // namespace
 
 DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
     const std::filesystem::path map_path = ctx.inputs->at("voxelmap");
@@ -74,8 +179,8 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
     const bool gradient = p.gradient;
     const bool force = p.force;
 
-    vdb::FileInfo info;
-    std::vector<std::int32_t> layers = vdb::read_int32(map_path, "layers", &info);
+    const vdb::Reader reader = vdb::Reader::open(map_path);
+    const vdb::FileInfo& info = reader.info();
     if (info.metadata.value("kind", "") != "voxelmap")
         fail_input(map_path.string(), "is not a voxelmap of haptic-voxelize (kind '" + info.metadata.value("kind", "?") + "')");
     // The mesh is read with the voxelmap's units/scale unless the stage gives others.
@@ -89,6 +194,22 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
     const std::string mismatch = check_source_hash(ctx.mesh.string(), m.source_hash, map_path.string(), "voxelmap",
                                                    info.metadata.value("source_hash", ""), force, ctx.option_name("force"));
     if (!mismatch.empty()) warnings.push_back(mismatch);
+    const int map_band = static_cast<int>(info.metadata.value("band", std::int64_t{0}));
+    const int band = p.band ? *p.band : map_band;
+    const int map_clamp = static_cast<int>(info.metadata.value("max_layers", std::int64_t{0}));
+    if (map_band > 0 && band == 0)
+        fail_usage(map_path.string() + " is a narrow-band voxelmap (band " + std::to_string(map_band) + "); a dense field needs a " +
+                   "dense voxelmap (haptic-voxelize --band 0)");
+    if (band > 0 && map_band > 0 && band > map_band)
+        fail_usage(ctx.option_name("band") + " " + std::to_string(band) + " is wider than the voxelmap's band of " +
+                   std::to_string(map_band) + " voxels; use at most " + std::to_string(map_band) + " or voxelize with a wider band");
+    if (band > 0 && map_band == 0 && map_clamp > 0 && band > map_clamp)
+        fail_usage(ctx.option_name("band") + " " + std::to_string(band) + " is wider than the voxelmap's layers (clamped to " +
+                   std::to_string(map_clamp) + "); use at most " + std::to_string(map_clamp));
+    if (band > 0 && gradient)
+        fail_usage(ctx.option_name("gradient") + " is not available for narrow-band fields yet; leave it out");
+    if (band > 0) return run_distance_band(ctx, p, reader, m, band, std::move(warnings));
+    std::vector<std::int32_t> layers = reader.read_int32("layers");
     DistanceOptions dopt;
     dopt.connectivity = static_cast<int>(info.metadata.value("connectivity", std::int64_t{26}));
     dopt.gradient = gradient;

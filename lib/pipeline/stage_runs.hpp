@@ -30,6 +30,7 @@ struct VoxelizeParams {
     int connectivity = 26;
     double scale = 1.0;
     std::optional<std::string> units;
+    std::optional<int> band;  // narrow band in voxels; 0 = dense; unset = dense while it fits comfortably
 };
 
 // --scale/--units of the stages that read the mesh again: unset = the input file's.
@@ -40,6 +41,7 @@ struct DistanceParams {
     bool force = false;
     std::optional<double> scale;
     std::optional<std::string> units;
+    std::optional<int> band;  // narrow band in voxels; 0 = dense; unset = the voxelmap's
 };
 
 struct PointshellParams {
@@ -116,6 +118,9 @@ struct VoxelizeSummary {
     std::size_t by_vote = 0, winding_evaluated = 0;  // hybrid fill: voxels the vote decided, winding numbers evaluated
     std::size_t inside = 0, surface = 0, outside = 0;
     int min_layer = 0, max_layer = 0, layer_sweeps = 0;
+    int band = 0;                    // narrow band in voxels, 0 for a dense voxelmap
+    std::size_t band_voxels = 0;     // voxels with |layer| < band
+    std::string mode_reason;         // why dense or band was chosen (text summary)
     double seconds_surface = 0, seconds_fill = 0, seconds_layers = 0, seconds_write = 0, seconds_total = 0;
     std::vector<std::string> warnings;
 };
@@ -127,6 +132,7 @@ struct DistanceSummary {
     double min = 0, max = 0;
     std::size_t exact_voxels = 0;
     int propagation_passes = 0;
+    int band = 0;  // narrow band in voxels, 0 for a dense field
     double seconds_exact = 0, seconds_propagate = 0, seconds_write = 0;
     std::vector<std::string> warnings;
 };

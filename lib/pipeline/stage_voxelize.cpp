@@ -4,39 +4,134 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
+
+#include <unistd.h>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/version.hpp"
 #include "formats/vdb.hpp"
 #include "pipeline/stage_runs.hpp"
+#include "voxel/band.hpp"
 #include "voxel/voxelize.hpp"
 
 namespace hp::pipeline {
 
 namespace {
 
-// The voxel size for the options, or a usage error that says what would fit.
-double choose_voxel_size(const Aabb& box, double voxel_size, int resolution, int pad) {
+// The voxel size for the options (a usage error when it is not a positive number).
+double choose_voxel_size(const Aabb& box, double voxel_size, int resolution) {
     double longest = std::max({box.size().x, box.size().y, box.size().z});
     double s = voxel_size > 0 ? voxel_size : longest / resolution;
     if (!(s > 0) || !std::isfinite(s)) fail_usage("the voxel size must be a positive number");
-    constexpr double kMaxVoxels = 2147483648.0;  // 2^31 dense voxels
-    auto fits = [&](double t) {
-        double n = voxel_count_for(box, t, pad);
-        return n <= kMaxVoxels && longest / t + 2 * pad <= kMaxGridDim;
-    };
-    if (!fits(s)) {
-        double t = s;
-        while (!fits(t)) t *= 1.01;
-        char buf[256];
-        std::snprintf(buf, sizeof buf,
-                      "voxel size %.6g gives %.3g voxels (the limit is 2^31 = 2.1e9 and %d per axis); "
-                      "the smallest voxel size that fits is about %.6g",
-                      s, voxel_count_for(box, s, pad), kMaxGridDim, t);
-        fail_usage(buf);
-    }
     return s;
+}
+
+// Memory model of the dense and band pipelines (voxelize, then distance, the larger), bytes:
+// dense, the distance stage's 21 working bytes per voxel, its double values, the int32 layers
+// and the writer's float copy (docs/voxelize.md, "Dense or band"); band, about 32 bytes per
+// band voxel (working cells, layers, distance bricks, the writer's leaves) plus 16 per 8^3 block
+// (the block tables) and 12 per x row (the crossing table's offsets).
+constexpr double kDenseBytesPerVoxel = 40;
+constexpr double kBandBytesPerVoxel = 32;
+constexpr double kMaxDenseVoxels = 2147483648.0;  // 2^31: the dense arrays' index limit
+constexpr int kAutoBand = 8;
+
+double physical_memory() {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 8e9;
+}
+
+double mesh_area(const TriMesh& mesh) {
+    double a = 0;
+    for (const auto& t : mesh.triangles)
+        a += 0.5 * length(cross(mesh.vertices[t[1]] - mesh.vertices[t[0]], mesh.vertices[t[2]] - mesh.vertices[t[0]]));
+    return a;
+}
+
+double dense_bytes(const Aabb& box, double s, int pad) { return voxel_count_for(box, s, pad) * kDenseBytesPerVoxel; }
+
+double band_bytes(const Aabb& box, double area, double s, int pad, int band) {
+    const Vec3d size = box.size();
+    double blocks = 1, rows = 1;
+    for (int a = 0; a < 3; ++a) {
+        const double n = std::max(1.0, std::ceil(size[a] / s - 1e-9)) + 2.0 * pad;
+        blocks *= std::ceil(n / 8);
+        if (a > 0) rows *= n;
+    }
+    return band_voxel_estimate(area, s, band) * kBandBytesPerVoxel + blocks * 16 + rows * 12;
+}
+
+std::string gb(double bytes) { return strf("%.1f GB", bytes / 1e9); }
+
+// The smallest voxel size (from s up, 1 % steps) for which `fits` holds.
+template <class F>
+double smallest_fitting(double s, F&& fits) {
+    double t = s;
+    for (int n = 0; n < 100000 && !fits(t); ++n) t *= 1.01;
+    return t;
+}
+
+struct Mode {
+    int band = 0;        // 0 = dense
+    std::string reason;  // one line for the summary
+};
+
+// Dense or band, and the refusal of a grid that would not fit, before anything is allocated.
+Mode choose_mode(const Aabb& box, double area, double s, int pad, std::optional<int> requested) {
+    const double memory = physical_memory();
+    const double longest = std::max({box.size().x, box.size().y, box.size().z});
+    if (longest / s + 2 * pad > kMaxGridDim) {
+        const double t = smallest_fitting(s, [&](double v) { return longest / v + 2 * pad <= kMaxGridDim; });
+        fail_usage(strf("voxel size %.6g gives more than %d voxels along the longest side (the limit of the exact "
+                        "crossing arithmetic); the smallest voxel size that fits is about %.6g",
+                        s, kMaxGridDim, t));
+    }
+    const double voxels = voxel_count_for(box, s, pad);
+    const double dense = dense_bytes(box, s, pad);
+    auto dense_fits = [&](double v, double share) {
+        return voxel_count_for(box, v, pad) <= kMaxDenseVoxels && dense_bytes(box, v, pad) <= share * memory;
+    };
+    Mode m;
+    if (!requested) {
+        if (dense_fits(s, 0.5)) {
+            m.reason = strf("dense: %.3g voxels need about %s, within half of the %s of memory (--band B for a narrow band)",
+                            voxels, gb(dense).c_str(), gb(memory).c_str());
+            return m;
+        }
+        requested = kAutoBand;
+        m.reason = strf("band %d: a dense grid of %.3g voxels would need about %s, more than half of the %s of memory "
+                        "(--band 0 forces dense)",
+                        kAutoBand, voxels, gb(dense).c_str(), gb(memory).c_str());
+    }
+    m.band = *requested;
+    if (m.band == 0) {
+        if (!dense_fits(s, 0.9)) {
+            const double t = smallest_fitting(s, [&](double v) { return dense_fits(v, 0.9); });
+            const double band_need = band_bytes(box, area, s, pad, kAutoBand);
+            const std::string band_hint =
+                band_need <= 0.9 * memory ? strf("--band %d (about %s) or ", kAutoBand, gb(band_need).c_str()) : std::string();
+            fail_usage(strf("voxel size %.6g gives a dense grid of %.3g voxels needing about %s (%s of memory here, at "
+                            "most 2^31 voxels); use %sa voxel size of at least %.6g",
+                            s, voxels, gb(dense).c_str(), gb(memory).c_str(), band_hint.c_str(), t));
+        }
+        if (m.reason.empty()) m.reason = strf("dense (--band 0): %.3g voxels, about %s", voxels, gb(dense).c_str());
+        return m;
+    }
+    const double need = band_bytes(box, area, s, pad, m.band);
+    if (need > 0.9 * memory) {
+        int fit = m.band;
+        while (fit > 1 && band_bytes(box, area, s, pad, fit) > 0.9 * memory) --fit;
+        const int b = m.band;
+        const double t = smallest_fitting(s, [&](double v) { return band_bytes(box, area, v, pad, b) <= 0.9 * memory; });
+        std::string hint = band_bytes(box, area, s, pad, fit) <= 0.9 * memory ? strf("--band %d or ", fit) : std::string();
+        fail_usage(strf("voxel size %.6g with --band %d needs about %s (%s of memory here); use %sa voxel size of at least %.6g",
+                        s, b, gb(need).c_str(), gb(memory).c_str(), hint.c_str(), t));
+    }
+    if (m.reason.empty())
+        m.reason = strf("band %d (--band): about %s instead of %s dense", m.band, gb(need).c_str(), gb(dense).c_str());
+    return m;
 }
 
 }  // namespace
@@ -58,6 +153,10 @@ StageSpec voxelize_stage() {
     d(&VoxelizeParams::fill, "fill", "inside/outside method").one_of({"auto", "scanline", "vote", "winding", "flood", "hybrid"});
     d(&VoxelizeParams::max_layers, "max_layers", "clamp layer values to +-L (0 = unlimited)").in(0, 32767);
     d(&VoxelizeParams::connectivity, "connectivity", "layer steps through 26 or 6 neighbours").one_of({26, 6});
+    d(&VoxelizeParams::band, "band",
+      "narrow band of B voxels (exact layers within B, +-B tiles beyond); 0 = dense; default: dense while it fits "
+      "comfortably in memory, else 8")
+        .in(0, 16383);
     declare_mesh_options(d, "");
     s.run = typed_run("voxelize", &run_voxelize);
     return s;
@@ -74,7 +173,8 @@ nlohmann::json to_json(const VoxelizeSummary& s) {
             {"seconds", {{"surface", s.seconds_surface}, {"fill", s.seconds_fill}, {"layers", s.seconds_layers},
                          {"write", s.seconds_write}, {"total", s.seconds_total}}},
             {"warnings", s.warnings}};
-    if (s.fill == "hybrid")
+    if (s.band > 0) j["band"] = {{"voxels", s.band}, {"band_voxels", s.band_voxels}};
+    if (s.fill == "hybrid" && s.band == 0)
         j["fill_rules"] = {{"winding", s.by_winding}, {"vote", s.by_vote}, {"winding_evaluated", s.winding_evaluated}};
     return j;
 }
@@ -100,7 +200,9 @@ std::string format_text(const VoxelizeSummary& s, const ToolFacts& f) {
         out += strf(" (%s voxels without a majority: %s by their neighbours, %s by the winding number)",
                     with_commas(s.undecided).c_str(), with_commas(s.undecided - s.by_winding).c_str(),
                     with_commas(s.by_winding).c_str());
-    if (s.fill == "hybrid")
+    if (s.fill == "hybrid" && s.band > 0)
+        out += strf(" (the band's: unanimous vote of the valid rows, else the winding number)");
+    else if (s.fill == "hybrid")
         out += strf(" (%s voxels by the winding number, %s by the unanimous vote; %s winding numbers evaluated)",
                     with_commas(s.by_winding).c_str(), with_commas(s.by_vote).c_str(), with_commas(s.winding_evaluated).c_str());
     if (s.flipped)
@@ -108,6 +210,7 @@ std::string format_text(const VoxelizeSummary& s, const ToolFacts& f) {
     out += "\n";
     out += strf("voxels       %s inside, %s surface, %s outside; layers %d .. %d\n", with_commas(s.inside).c_str(),
                 with_commas(s.surface).c_str(), with_commas(s.outside).c_str(), s.min_layer, s.max_layer);
+    out += strf("mode         %s\n", s.mode_reason.c_str());
     out += strf("time         surface %.3f s, fill %.3f s, layers %.3f s, write %.3f s, total %.3f s\n", s.seconds_surface,
                 s.seconds_fill, s.seconds_layers, s.seconds_write, s.seconds_total);
     out += strf("memory       peak %s\n", human_bytes(static_cast<double>(f.peak_rss_bytes)).c_str());
@@ -149,12 +252,18 @@ VoxelizeSummary run_voxelize(const StageContext& ctx, const VoxelizeParams& p) {
         warnings.push_back(ctx.mesh.string() + ": " + std::to_string(m.diagnostics.non_orientable_parts) +
                            " non-orientable and " + std::to_string(m.diagnostics.non_manifold_parts) +
                            " non-manifold parts keep their faces as wound; distance signs near them may be wrong");
-    const double s = choose_voxel_size(m.diagnostics.bbox, voxel_size, resolution, pad);
+    const double s = choose_voxel_size(m.diagnostics.bbox, voxel_size, resolution);
+    const Mode mode = choose_mode(m.diagnostics.bbox, mesh_area(m.mesh), s, pad, p.band);
     GridSpec grid = grid_around(m.diagnostics.bbox, s, pad);
-    LayerMap map = voxelize(m.mesh, grid, vopt, ctx.progress);
+    LayerMap map;
+    BandLayerMap bmap;
+    if (mode.band > 0) bmap = voxelize_band(m.mesh, grid, vopt, mode.band, ctx.progress);
+    else map = voxelize(m.mesh, grid, vopt, ctx.progress);
+    const FillMethod fill_used = mode.band > 0 ? bmap.fill_used : map.fill_used;
 
     nlohmann::json params{{"voxel_size", s}, {"pad", pad}, {"fill", fill}, {"max_layers", vopt.max_layers},
                           {"connectivity", vopt.connectivity}, {"scale", mopt.scale}, {"units", mopt.units}};
+    if (mode.band > 0) params["band"] = mode.band;
     nlohmann::json meta{{"kind", "voxelmap"},
                         {"tool", "haptic-voxelize"},
                         {"tool_version", kVersion},
@@ -162,10 +271,11 @@ VoxelizeSummary run_voxelize(const StageContext& ctx, const VoxelizeParams& p) {
                         {"source_hash", m.source_hash},
                         {"units", m.units.empty() ? "file units" : m.units},
                         {"padding", pad},
-                        {"fill", fill_name(map.fill_used)},
+                        {"fill", fill_name(fill_used)},
                         {"max_layers", vopt.max_layers},
                         {"connectivity", vopt.connectivity},
                         {"parameters", params.dump()}};
+    if (mode.band > 0) meta["band"] = mode.band;
     const auto t_write = std::chrono::steady_clock::now();
     const std::size_t slice = static_cast<std::size_t>(grid.dims[0]) * static_cast<std::size_t>(grid.dims[1]);
     vdb::GridOut layers{"layers", vdb::ValueType::int32,
@@ -175,9 +285,29 @@ VoxelizeSummary run_voxelize(const StageContext& ctx, const VoxelizeParams& p) {
                             for (std::size_t i = 0; i < slice; ++i) dst[i] = src[i];
                             std::vector<std::int16_t>().swap(src);  // free as the writer goes
                         },
-                        static_cast<double>(std::min(map.min_layer - 1, -1))};
+                        static_cast<double>(std::min((mode.band > 0 ? bmap.min_layer : map.min_layer) - 1, -1))};
+    std::vector<std::int32_t> brick(kBrickVoxels);
+    if (mode.band > 0) {
+        layers.slices = nullptr;
+        layers.blocks = [&](std::size_t b, void* tile) -> const void* {
+            const std::int16_t* src = bmap.layers.brick(b);
+            if (!src) {
+                *static_cast<std::int32_t*>(tile) = bmap.layers.tile[b];
+                return nullptr;
+            }
+            std::copy(src, src + kBrickVoxels, brick.begin());
+            return brick.data();
+        };
+    }
     vdb::write(ctx.output, grid, {layers}, meta, std::string("hapticprep ") + kVersion);
     const double write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_write).count();
+    if (mode.band > 0) {
+        map.grid = grid;
+        map.fill_used = bmap.fill_used;
+        map.inside = bmap.inside, map.surface = bmap.surface, map.outside = bmap.outside;
+        map.min_layer = bmap.min_layer, map.max_layer = bmap.max_layer;
+        map.seconds_surface = bmap.seconds_surface, map.seconds_fill = bmap.seconds_fill, map.seconds_layers = bmap.seconds_layers;
+    }
 
     VoxelizeSummary r;
     r.grid = {grid.dims, s};
@@ -189,6 +319,9 @@ VoxelizeSummary run_voxelize(const StageContext& ctx, const VoxelizeParams& p) {
     r.inside = map.inside, r.surface = map.surface, r.outside = map.outside;
     r.min_layer = map.min_layer, r.max_layer = map.max_layer, r.layer_sweeps = map.layer_sweeps;
     r.seconds_surface = map.seconds_surface, r.seconds_fill = map.seconds_fill, r.seconds_layers = map.seconds_layers;
+    r.band = mode.band;
+    r.band_voxels = bmap.band_voxels;
+    r.mode_reason = mode.reason;
     r.seconds_write = write_s;
     r.seconds_total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     r.warnings = std::move(warnings);

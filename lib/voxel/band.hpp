@@ -1,0 +1,51 @@
+#pragma once
+// lib/voxel — narrow-band (sparse) voxelmaps.
+//
+// voxelize_band: the layered voxelmap within B voxels of the surface, in BrickField form. Layers
+// are those of the dense voxelize clamped to +-B (exactly what voxelize with max_layers = B gives
+// on every voxel, for the fills the band supports); blocks farther than B voxels (Chebyshev) from
+// every surface voxel are tiles of +-B. The work scales with the band: surface voxels from the
+// triangles, a breadth-first search of depth B through the band's bricks, the inside bit of every
+// brick voxel and one per tiled block from the x-row crossings (scanline) or the winding number;
+// no pass over the dense grid, no per-voxel array of it. Fills: scanline (closed meshes),
+// winding, and hybrid (the band's own: the unanimous vote of the x, y and z rows that do not
+// abstain, when at least two vote, else the fast winding number where it is 0.06 from 1/2 or
+// more, else the majority of the valid rows, else the exact winding number; the dense hybrid's lattice needs the dense grid, so on open meshes the band's
+// signs may differ from the dense map's where the vote is unanimous and the winding number
+// disagrees); auto picks scanline for watertight meshes, hybrid otherwise. Method: docs/voxelize.md,
+// "Narrow band".
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/progress.hpp"
+#include "mesh/mesh.hpp"
+#include "voxel/brick.hpp"
+#include "voxel/grid.hpp"
+#include "voxel/voxelize.hpp"
+
+namespace hp {
+
+struct BandLayerMap {
+    BrickField<std::int16_t> layers;  // clamped to +-band
+    int band = 0;
+    FillMethod fill_used = FillMethod::scanline;
+    std::size_t inside = 0, surface = 0, outside = 0;  // voxels of the whole grid (tiles counted)
+    std::size_t band_voxels = 0;                       // grid voxels with |layer| < band
+    int min_layer = 0, max_layer = 0;
+    double seconds_surface = 0, seconds_fill = 0, seconds_layers = 0;
+};
+
+// Builds the band voxelmap. Preconditions as voxelize(); band >= 1; options.max_layers is ignored
+// (the band clamps). FillMethod vote and flood are refused (usage error): they need the dense
+// grid.
+BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const VoxelizeOptions& options, int band,
+                           const Progress& progress = {});
+
+// Voxels of the band a mesh of the given surface area would have on a grid of voxel size s
+// (about (2 band + 1) layers of area / s^2 voxels, rounded up to whole 8^3 bricks): an estimate
+// for memory checks before any work.
+double band_voxel_estimate(double surface_area, double voxel_size, int band);
+
+}  // namespace hp

@@ -1,0 +1,69 @@
+#pragma once
+// BrickField<T>: a field over a GridSpec stored sparsely in blocks of 8^3 voxels (the leaves of
+// an OpenVDB tree): a dense table over the coarse grid of blocks gives each block either a brick
+// (512 values, offset x + 8 y + 64 z inside the block) or a constant (a tile). Memory: one index
+// and one tile value per block, 512 values per brick; nothing per voxel of a tiled block.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "voxel/grid.hpp"
+
+namespace hp {
+
+inline constexpr int kBrickDim = 8;
+inline constexpr int kBrickVoxels = 512;
+
+template <class T>
+struct BrickField {
+    static constexpr std::uint32_t kTile = UINT32_MAX;
+
+    GridSpec grid;
+    std::array<int, 3> blocks{0, 0, 0};  // ceil(dims / 8)
+    std::vector<std::uint32_t> index;    // per block (x fastest): brick number or kTile
+    std::vector<T> tile;                 // per block: its value when tiled
+    std::vector<T> bricks;               // 512 per brick
+
+    void reset(const GridSpec& g, T fill) {
+        grid = g;
+        for (int a = 0; a < 3; ++a) blocks[static_cast<std::size_t>(a)] = (g.dims[static_cast<std::size_t>(a)] + kBrickDim - 1) / kBrickDim;
+        index.assign(block_count(), kTile);
+        tile.assign(block_count(), fill);
+        bricks.clear();
+    }
+    std::size_t block_count() const {
+        return static_cast<std::size_t>(blocks[0]) * static_cast<std::size_t>(blocks[1]) * static_cast<std::size_t>(blocks[2]);
+    }
+    std::size_t brick_count() const { return bricks.size() / kBrickVoxels; }
+    std::size_t block_of(int i, int j, int k) const {
+        return (static_cast<std::size_t>(k >> 3) * static_cast<std::size_t>(blocks[1]) + static_cast<std::size_t>(j >> 3)) *
+                   static_cast<std::size_t>(blocks[0]) +
+               static_cast<std::size_t>(i >> 3);
+    }
+    static std::size_t offset_in(int i, int j, int k) {
+        return static_cast<std::size_t>((i & 7) | ((j & 7) << 3) | ((k & 7) << 6));
+    }
+    // Value of voxel (i, j, k) (inside the grid).
+    T at(int i, int j, int k) const {
+        const std::size_t b = block_of(i, j, k);
+        const std::uint32_t n = index[b];
+        return n == kTile ? tile[b] : bricks[static_cast<std::size_t>(n) * kBrickVoxels + offset_in(i, j, k)];
+    }
+    // The brick's values, or nullptr for a tiled block.
+    const T* brick(std::size_t block) const {
+        const std::uint32_t n = index[block];
+        return n == kTile ? nullptr : bricks.data() + static_cast<std::size_t>(n) * kBrickVoxels;
+    }
+    T* brick(std::size_t block) {
+        const std::uint32_t n = index[block];
+        return n == kTile ? nullptr : bricks.data() + static_cast<std::size_t>(n) * kBrickVoxels;
+    }
+    // Block coordinates of block number b.
+    std::array<int, 3> block_coords(std::size_t b) const {
+        const std::size_t bx = static_cast<std::size_t>(blocks[0]), by = static_cast<std::size_t>(blocks[1]);
+        return {static_cast<int>(b % bx), static_cast<int>((b / bx) % by), static_cast<int>(b / (bx * by))};
+    }
+};
+
+}  // namespace hp

@@ -1,0 +1,87 @@
+// Band (block-produced) VDB grids: written block by block with tiles beyond the band, read back
+// block by block and slice by slice with the same value on every voxel, tiles kept as tiles.
+#include <cstdlib>
+#include <algorithm>
+#include <filesystem>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "core/error.hpp"
+#include "formats/vdb.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A band-like pattern over a grid with partial blocks on every axis: blocks whose block
+// coordinates sum to an even number hold voxels, the others are tiles of +-5.
+hp::BrickField<std::int32_t> pattern() {
+    hp::GridSpec g;
+    g.origin = {0.5, -1.25, 2.0};
+    g.voxel_size = 0.25;
+    g.dims = {37, 20, 29};
+    hp::BrickField<std::int32_t> f;
+    f.reset(g, 0);
+    for (std::size_t b = 0; b < f.block_count(); ++b) {
+        const auto c = f.block_coords(b);
+        if ((c[0] + c[1] + c[2]) % 2 == 0) {
+            f.index[b] = static_cast<std::uint32_t>(f.brick_count());
+            for (int o = 0; o < 512; ++o) f.bricks.push_back(static_cast<std::int32_t>((o * 7 + static_cast<int>(b) * 3) % 11 - 5));
+        } else {
+            f.tile[b] = c[2] % 2 ? 5 : -5;
+        }
+    }
+    return f;
+}
+
+TEST(VdbBand, BlockGridsRoundTrip) {
+    const fs::path dir = fs::temp_directory_path() / ("hp_vdb_band_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path path = dir / "band.vdb";
+    const hp::BrickField<std::int32_t> f = pattern();
+    hp::vdb::GridOut out{"layers", hp::vdb::ValueType::int32, nullptr, -6.0};
+    std::vector<std::int32_t> scratch(512);  // one buffer reused for every block, as producers do
+    out.blocks = [&](std::size_t b, void* tile) -> const void* {
+        if (const std::int32_t* v = f.brick(b)) {
+            std::copy(v, v + 512, scratch.begin());
+            return scratch.data();
+        }
+        *static_cast<std::int32_t*>(tile) = f.tile[b];
+        return nullptr;
+    };
+    hp::vdb::write(path, f.grid, {out}, {{"kind", "voxelmap"}, {"band", 5}}, "test");
+
+    const hp::vdb::Reader reader = hp::vdb::Reader::open(path, true);
+    EXPECT_EQ(reader.info().grid.dims, f.grid.dims);
+    EXPECT_EQ(reader.info().metadata.value("band", 0), 5);
+    ASSERT_EQ(reader.info().grids.size(), 1u);
+    // Every voxel of the grid is active, none beyond; full constant blocks are tiles.
+    EXPECT_EQ(reader.info().grids[0].active_voxels, f.grid.count());
+    EXPECT_GT(reader.info().grids[0].tiles, 0u);
+    const hp::BrickField<std::int32_t> back = reader.read_int32_bricks("layers");
+    std::size_t checked = 0;
+    reader.read_slices("layers", hp::vdb::ValueType::int32, [&](int z, const void* values) {
+        const auto* v = static_cast<const std::int32_t*>(values);
+        for (int y = 0; y < f.grid.dims[1]; ++y)
+            for (int x = 0; x < f.grid.dims[0]; ++x) {
+                const std::int32_t want = f.at(x, y, z);
+                ASSERT_EQ(v[static_cast<std::size_t>(y * f.grid.dims[0] + x)], want);
+                ASSERT_EQ(back.at(x, y, z), want);
+                ++checked;
+            }
+    });
+    EXPECT_EQ(checked, f.grid.count());
+    // Full tiled blocks come back as tiles (no voxels stored), bricks as bricks.
+    for (std::size_t b = 0; b < f.block_count(); ++b) {
+        const auto c = f.block_coords(b);
+        const bool full = (c[0] + 1) * 8 <= f.grid.dims[0] && (c[1] + 1) * 8 <= f.grid.dims[1] && (c[2] + 1) * 8 <= f.grid.dims[2];
+        if (full) {
+            EXPECT_EQ(back.brick(b) == nullptr, f.brick(b) == nullptr) << b;
+        }
+    }
+    fs::remove_all(dir);
+}
+
+}  // namespace

@@ -1,0 +1,118 @@
+// Narrow-band voxelmaps against the dense voxelizer: on every voxel of the grid the band map's
+// layer equals the dense map's clamped to +-B (bit for bit), blocks beyond the band are tiles of
+// +-B, and the bricks cover every voxel within B of a surface voxel.
+#include "voxel/band.hpp"
+
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "voxel/voxelize.hpp"
+
+namespace {
+
+hp::TriMesh sample(const char* name) {
+    return hp::load_mesh(std::filesystem::path(HP_SOURCE_DIR) / "sample_meshes" / name).mesh;
+}
+
+void expect_band_equals_dense(const char* name, hp::FillMethod fill, int band, int connectivity, int resolution,
+                              bool sparse_expected = true, bool closed = true, double allowed_fraction = 0) {
+    SCOPED_TRACE(std::string(name) + " band " + std::to_string(band) + " connectivity " + std::to_string(connectivity));
+    const hp::TriMesh mesh = sample(name);
+    const hp::Aabb box = hp::diagnose(mesh).bbox;
+    const double longest = std::max({box.size().x, box.size().y, box.size().z});
+    const hp::GridSpec grid = hp::grid_around(box, longest / resolution, 2);
+    hp::VoxelizeOptions opt;
+    opt.fill = fill;
+    opt.connectivity = connectivity;
+    const hp::LayerMap dense = hp::voxelize(mesh, grid, opt);  // unclamped
+    const hp::BandLayerMap sparse = hp::voxelize_band(mesh, grid, opt, band);
+    ASSERT_EQ(sparse.layers.grid.dims, grid.dims);
+    std::size_t differ = 0, inside = 0, surface = 0, outside = 0, in_band = 0;
+    for (int k = 0; k < grid.dims[2]; ++k)
+        for (int j = 0; j < grid.dims[1]; ++j)
+            for (int i = 0; i < grid.dims[0]; ++i) {
+                const int d = dense.at(i, j, k);
+                const int clamped = std::clamp(d, -band, band);
+                const int b = sparse.layers.at(i, j, k);
+                // Open meshes: a tiled block takes the sign of one voxel, while the winding number
+                // may change sign inside it (sides touch away from the surface); compare bricks.
+                const bool in_brick = sparse.layers.brick(sparse.layers.block_of(i, j, k)) != nullptr;
+                if (b != clamped && (closed || in_brick)) ++differ;
+                (d > 0 ? inside : d < 0 ? outside : surface) += 1;
+                if (std::abs(d) < band) {
+                    ++in_band;
+                    // Every voxel nearer than the band lies in a brick.
+                    EXPECT_NE(sparse.layers.brick(sparse.layers.block_of(i, j, k)), nullptr);
+                }
+            }
+    EXPECT_EQ(dense.flipped, 0u) << "the dense map moved pockets the band cannot see";
+    EXPECT_LE(static_cast<double>(differ), allowed_fraction * static_cast<double>(sparse.layers.brick_count() * 512)) << differ;
+    EXPECT_EQ(sparse.surface, surface);
+    if (closed) {
+        EXPECT_EQ(sparse.inside, inside);
+        EXPECT_EQ(sparse.outside, outside);
+    }
+    if (closed || allowed_fraction == 0) {
+        EXPECT_EQ(sparse.band_voxels, in_band);
+    }
+    // Tiles carry +-B; some blocks are tiles at all (the band is sparse).
+    std::size_t tiles = 0;
+    for (std::size_t b = 0; b < sparse.layers.block_count(); ++b)
+        if (!sparse.layers.brick(b)) {
+            ++tiles;
+            EXPECT_EQ(std::abs(sparse.layers.tile[b]), band);
+        }
+    if (sparse_expected) {
+        EXPECT_GT(tiles, 0u);
+        EXPECT_LT(sparse.layers.brick_count(), sparse.layers.block_count());
+    }
+}
+
+TEST(BandVoxelize, EqualsDenseClampedOnClosedMeshes) {
+    expect_band_equals_dense("sphere.obj", hp::FillMethod::scanline, 3, 26, 80);
+    expect_band_equals_dense("torus.off", hp::FillMethod::automatic, 4, 26, 72);
+    expect_band_equals_dense("two-boxes.obj", hp::FillMethod::scanline, 2, 6, 96);
+    expect_band_equals_dense("gear.obj", hp::FillMethod::scanline, 8, 26, 64, false);  // every block in the band
+}
+
+TEST(BandVoxelize, EqualsDenseInTheBricksWithTheWindingFillOnAnOpenMesh) {
+    expect_band_equals_dense("cup.obj", hp::FillMethod::winding, 3, 26, 40, true, false);
+    expect_band_equals_dense("half-pipe.obj", hp::FillMethod::winding, 4, 26, 40, false, false);
+}
+
+// The band's hybrid (unanimous vote, else the winding number) against the dense hybrid (with its
+// interpolated winding lattice): the same layers on at least 98 % of the brick voxels (measured:
+// 98.6 % on the cup; the two rules disagree where the vote is unanimous and w is not decisive).
+TEST(BandVoxelize, HybridNearlyEqualsTheDenseHybridOnOpenShells) {
+    expect_band_equals_dense("cup.obj", hp::FillMethod::hybrid, 3, 26, 40, true, false, 0.02);
+    expect_band_equals_dense("corrugated-sheet.obj", hp::FillMethod::hybrid, 3, 26, 40, true, false, 0.02);
+}
+
+TEST(BandVoxelize, RefusesFillsThatNeedTheDenseGrid) {
+    const hp::TriMesh mesh = sample("sphere.obj");
+    const hp::GridSpec grid = hp::grid_around(hp::diagnose(mesh).bbox, 0.1, 2);
+    hp::VoxelizeOptions opt;
+    opt.fill = hp::FillMethod::flood;
+    EXPECT_THROW(hp::voxelize_band(mesh, grid, opt, 4), hp::Error);
+    opt.fill = hp::FillMethod::scanline;
+    EXPECT_THROW(hp::voxelize_band(mesh, grid, opt, 0), hp::Error);
+}
+
+// Band voxels and the estimate used before any work: a sphere of radius r has area 4 pi r^2; the
+// band holds about (2B + 1) area / s^2 voxels, which the estimate must not undercut.
+TEST(BandVoxelize, EstimateBoundsTheBand) {
+    const hp::TriMesh mesh = sample("sphere.obj");
+    const hp::Aabb box = hp::diagnose(mesh).bbox;
+    const double r = box.size().x / 2;
+    const double s = 2 * r / 60;
+    const hp::GridSpec grid = hp::grid_around(box, s, 2);
+    const hp::BandLayerMap m = hp::voxelize_band(mesh, grid, {}, 4);
+    const double estimate = hp::band_voxel_estimate(4 * 3.141592653589793 * r * r, s, 4);
+    EXPECT_GE(estimate, static_cast<double>(m.layers.brick_count()) * 512 * 0.5);
+    EXPECT_LE(estimate, static_cast<double>(m.layers.brick_count()) * 512 * 4);
+}
+
+}  // namespace
