@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "query/check_run.hpp"
 #include "query/scenario.hpp"
+#include "query/validate_exact.hpp"
 
 int main(int argc, char** argv) {
     hp::app::Tool tool(
@@ -37,7 +38,9 @@ int main(int argc, char** argv) {
         "  haptic-query --static part.dist.vdb --moving tool.hps --scenario random --count 500 --seed 3 --report r.json\n"
         "  haptic-query --static part.dist.vdb --moving tool.hps --cfm tool.hcfm --mode time-critical --budget-us 50 \\\n"
         "      --scenario contact --count 1000 --max-over-budget 0.01\n"
-        "  haptic-query --static part.dist.vdb --moving tool.hps --mode time-critical --budget-tests 200 --poses poses.json\n");
+        "  haptic-query --static part.dist.vdb --moving tool.hps --mode time-critical --budget-tests 200 --poses poses.json\n"
+        "  haptic-query --static part.dist.vdb --moving tool.hps --validate exact --static-mesh part.obj --moving-mesh tool.obj \\\n"
+        "      --poses trajectory.json --fail-on-tunnel\n");
     std::string static_path, moving_path, report_path, csv_path, write_poses_path;
     tool.cli.add_option("--static", static_path, "static object: distance field (haptic-distance) or voxelmap")->required();
     tool.cli.add_option("--moving", moving_path, "moving object: pointshell with its tree (haptic-spheretree)")->required();
@@ -45,6 +48,9 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--report", report_path, "write the report (JSON, with per-query results)");
     tool.cli.add_option("--csv", csv_path, "write per-query results as CSV");
     tool.cli.add_option("--write-poses", write_poses_path, "write the poses used (JSON)");
+    std::string static_mesh_path, moving_mesh_path;
+    tool.cli.add_option("--static-mesh", static_mesh_path, "validate exact: the static object's mesh");
+    tool.cli.add_option("--moving-mesh", moving_mesh_path, "validate exact: the moving object's mesh (frame of the tree's points)");
     return tool.run(argc, argv, [&] {
         const auto opt = call.typed<hp::pipeline::QueryParams>();
         const std::string cfm_path = call.file("cfm").string();
@@ -56,6 +62,28 @@ int main(int argc, char** argv) {
             CPU_SET(sched_getcpu(), &set);
             sched_setaffinity(0, sizeof set, &set);
         }
+        if (opt.validate) {
+            hp::ExactValidationSpec vs;
+            vs.static_path = static_path;
+            vs.moving_path = moving_path;
+            vs.static_mesh_path = static_mesh_path;
+            vs.moving_mesh_path = moving_mesh_path;
+            if (opt.poses) vs.poses_path = *opt.poses;
+            if (opt.scenario) vs.scenario = *opt.scenario;
+            vs.count = opt.count;
+            vs.seed = opt.seed;
+            vs.depth = opt.depth;
+            vs.fail_on_tunnel = opt.fail_on_tunnel;
+            const hp::ExactValidation v = hp::run_exact_validation(vs, tool.progress());
+            if (!write_poses_path.empty()) hp::write_poses(write_poses_path, v.poses);
+            nlohmann::json report = v.report;
+            if (!report_path.empty()) hp::write_file_atomically(report_path, report.dump(1) + "\n");
+            tool.print_json(report);
+            if (tool.text_output()) std::fputs(hp::format_exact_validation(v).c_str(), stdout);
+            return v.pass ? 0 : 1;
+        }
+        if (!static_mesh_path.empty() || !moving_mesh_path.empty())
+            hp::fail_usage("--static-mesh and --moving-mesh serve only --validate exact");
         hp::QueryCheckSpec spec = hp::pipeline::query_check_spec(opt);
         spec.static_path = static_path;
         spec.moving_path = moving_path;

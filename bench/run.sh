@@ -26,6 +26,19 @@ for mesh in stanford-bunny fandisk rocker-arm; do
 done
 # Later stages add their rows in bench/stages.sh.
 [ -f bench/stages.sh ] && source bench/stages.sh
+# The exact continuous contact (lib/exact, docs/exact.md) on 1,000-step trajectories: its time per
+# step, its agreement with bisection over exact static tests, FCL's continuousCollide on the same
+# steps, and VPS's early/late/tunnelling counts at two voxel sizes (bench_exact, built with FCL).
+if [ -x "$bin/bench_exact" ]; then
+    echo "bench: exact peg in hole" >&2
+    "$bin/bench_exact" sample_meshes/block-with-hole.stl sample_meshes/peg.stl --from 0.5,0,45 --to 0.5,0,5 \
+        --slide 1.2,0,0 --voxels 1,0.5 >>"$results"
+    if [ -f "$meshes/stanford-bunny.obj" ]; then
+        echo "bench: exact bunny vs bunny" >&2
+        "$bin/bench_exact" "$meshes/stanford-bunny.obj" "$meshes/stanford-bunny.obj" --from 0.2,0.02,0.01 \
+            --to 0.06,0.02,0.01 --slide 0,0.03,0 --voxels 0.002,0.001 >>"$results"
+    fi
+fi
 
 python3 - "$results" <<'PY'
 import json, sys

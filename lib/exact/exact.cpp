@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "exact/predicates.hpp"
+#include "geometry/closest_point.hpp"
 
 namespace hp::exact {
 
@@ -79,19 +80,10 @@ EdgeBuild build_edges(const TriMesh& mesh) {
     for (std::size_t e = 0; e < out.edges.size(); ++e) {
         const auto& u = uses[e];
         if (u.size() != 2 || u[0].forward == u[1].forward) continue;
-        const auto& f1 = mesh.triangles[u[1].tri];
-        const Vec3d far = mesh.vertices[f1[static_cast<std::size_t>((u[1].k + 2) % 3)]];
-        const Vec3d n0 = unit_normal(mesh, u[0].tri);
-        const Vec3d p0 = mesh.vertices[out.edges[e].v0];
-        const double s = dot(n0, far - p0);
-        const double tol = 1e-9 * (length(far - p0) + length(mesh.vertices[out.edges[e].v1] - p0));
-        if (s > tol) {
-            out.edges[e].internal = true;
-            ++out.stats.concave;
-        } else if (s >= -tol) {
-            out.edges[e].internal = true;
-            ++out.stats.flat;
-        }
+        const int kind = internal_edge_kind(mesh, u[0].tri, u[1].tri, out.edges[e].v0, out.edges[e].v1);
+        out.edges[e].internal = kind > 0;
+        out.stats.concave += kind == 2;
+        out.stats.flat += kind == 1;
     }
     out.stats.internal = out.stats.concave + out.stats.flat;
     // Vertices whose edges are all internal.
@@ -739,6 +731,97 @@ bool meshes_intersect(const ExactMesh& fixed, const ExactMesh& moving, const Rig
         }
     }
     return false;
+}
+
+namespace {
+
+// Squared distance between segments (p0, p1) and (q0, q1) (Ericson 2005, 5.1.9).
+double segment_distance2(const Vec3d& p0, const Vec3d& p1, const Vec3d& q0, const Vec3d& q1) {
+    const Vec3d d1 = p1 - p0, d2 = q1 - q0, r = p0 - q0;
+    const double a = dot(d1, d1), e = dot(d2, d2), f = dot(d2, r);
+    double s = 0, t = 0;
+    if (a <= 0 && e <= 0) return length2(r);
+    if (a <= 0) {
+        t = std::clamp(f / e, 0.0, 1.0);
+    } else {
+        const double c = dot(d1, r);
+        if (e <= 0) {
+            s = std::clamp(-c / a, 0.0, 1.0);
+        } else {
+            const double b = dot(d1, d2), den = a * e - b * b;
+            s = den > 0 ? std::clamp((b * f - c * e) / den, 0.0, 1.0) : 0.0;
+            t = (b * s + f) / e;
+            if (t < 0) {
+                t = 0;
+                s = std::clamp(-c / a, 0.0, 1.0);
+            } else if (t > 1) {
+                t = 1;
+                s = std::clamp((b - c) / a, 0.0, 1.0);
+            }
+        }
+    }
+    return length2(p0 + d1 * s - (q0 + d2 * t));
+}
+
+double box_gap2(const Aabb& a, const Aabb& b) {
+    double d = 0;
+    for (int i = 0; i < 3; ++i) {
+        const double g = std::max({0.0, a.min[i] - b.max[i], b.min[i] - a.max[i]});
+        d += g * g;
+    }
+    return d;
+}
+
+double triangle_distance2(const Triangle& p, const Triangle& q) {
+    if (triangles_intersect(p, q)) return 0;
+    double best = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < 3; ++i) {
+        best = std::min(best, closest_point_on_triangle(p[i], q[0], q[1], q[2]).distance2);
+        best = std::min(best, closest_point_on_triangle(q[i], p[0], p[1], p[2]).distance2);
+        for (int j = 0; j < 3; ++j) best = std::min(best, segment_distance2(p[i], p[(i + 1) % 3], q[j], q[(j + 1) % 3]));
+    }
+    return best;
+}
+
+}  // namespace
+
+double mesh_distance(const ExactMesh& fixed, const ExactMesh& moving, const RigidPose& pose, double max_distance) {
+    if (fixed.nodes().empty() || moving.nodes().empty()) return max_distance;
+    const TriMesh& fm = fixed.mesh();
+    const TriMesh& mm = moving.mesh();
+    double best2 = max_distance * max_distance;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> stack{{0, 0}};
+    while (!stack.empty()) {
+        const auto [fi, mi] = stack.back();
+        stack.pop_back();
+        const auto& fn = fixed.nodes()[fi];
+        const auto& mn = moving.nodes()[mi];
+        const Aabb mbox = rotate_box(pose, mn.box);
+        if (box_gap2(fn.box, mbox) >= best2) continue;
+        if (!fn.leaf() && (mn.leaf() || fn.box.diagonal() >= mbox.diagonal())) {
+            stack.push_back({fn.first, mi});
+            stack.push_back({fn.first + 1, mi});
+            continue;
+        }
+        if (!mn.leaf()) {
+            stack.push_back({fi, mn.first});
+            stack.push_back({fi, mn.first + 1});
+            continue;
+        }
+        for (std::uint32_t j = mn.first; j < mn.first + mn.count; ++j) {
+            const auto& mf = mm.triangles[moving.order()[j]];
+            const Triangle mt{pose.apply(mm.vertices[mf[0]]), pose.apply(mm.vertices[mf[1]]), pose.apply(mm.vertices[mf[2]])};
+            const Aabb mtb = triangle_box(mt[0], mt[1], mt[2]);
+            for (std::uint32_t i = fn.first; i < fn.first + fn.count; ++i) {
+                const auto& ff = fm.triangles[fixed.order()[i]];
+                const Triangle ft{fm.vertices[ff[0]], fm.vertices[ff[1]], fm.vertices[ff[2]]};
+                if (box_gap2(triangle_box(ft[0], ft[1], ft[2]), mtb) >= best2) continue;
+                best2 = std::min(best2, triangle_distance2(mt, ft));
+                if (best2 == 0) return 0;
+            }
+        }
+    }
+    return std::sqrt(best2);
 }
 
 }  // namespace hp::exact

@@ -141,6 +141,10 @@ RigidPose split_path_pose(const ExactMesh& moving, const RigidPose& from, const 
 // Static test: whether the meshes share a point with the moving one at `pose` (exact predicates).
 bool meshes_intersect(const ExactMesh& fixed, const ExactMesh& moving, const RigidPose& pose);
 
+// The distance between the meshes with the moving one at `pose` (0 when they intersect), searched
+// up to `max_distance` (returned when the meshes are farther apart).
+double mesh_distance(const ExactMesh& fixed, const ExactMesh& moving, const RigidPose& pose, double max_distance);
+
 // The first s in [0, 1] at which meshes_intersect(pose_at(s)) holds, by sampling `samples`
 // poses and bisecting the first interval that ends in contact down to `tolerance`; 2 when none
 // is found. The reference for the exact times (tests, make bench).

@@ -28,7 +28,8 @@ const std::map<std::string, std::vector<std::string>>& executable_only() {
         {"cfm", {"MESH", "TREE", "--output"}},
         // --static/--moving: the pipeline's field and tree; --report: the stage's output; --csv
         // and --write-poses: further output files (a pipeline writes one file per stage).
-        {"query", {"--static", "--moving", "--report", "--csv", "--write-poses"}},
+        // --static-mesh/--moving-mesh: the meshes of --validate exact.
+        {"query", {"--static", "--moving", "--report", "--csv", "--write-poses", "--static-mesh", "--moving-mesh"}},
     };
     return only;
 }

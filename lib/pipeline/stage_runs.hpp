@@ -79,6 +79,8 @@ struct QueryParams {
     std::optional<double> max_over_budget;
     std::optional<std::size_t> warmup;    // default min(count, 100)
     bool cfm = false;                     // time-critical: normals of interrupted spheres from the CFM (input "cfm")
+    std::optional<std::string> validate;  // "exact": score VPS against the meshes' exact contact (haptic-query only)
+    bool fail_on_tunnel = false;          // validate exact: tunnelling fails the check
 };
 
 // --- Typed results: what each stage returns (to_json: the keys its executable prints with

@@ -336,3 +336,42 @@ TEST(ExactRandom, RotationAgreesWithBisection) {
     EXPECT_GT(hits, 15);
     EXPECT_EQ(agree, hits);
 }
+
+// Mesh diagnostics count the same internal edges (lib/mesh shares the rule with lib/exact).
+TEST(ExactInternalEdges, MeshDiagnostics) {
+    const MeshDiagnostics d = diagnose(l_prism());
+    EXPECT_EQ(d.edges, 30u);
+    EXPECT_EQ(d.internal_edges, 13u);
+    EXPECT_EQ(d.concave_edges, 1u);
+    EXPECT_TRUE(d.watertight);
+}
+
+// Distances between boxes worked out by hand: faces 0.3 apart; corner to corner.
+TEST(ExactDistance, Boxes) {
+    const ExactMesh fixed(box({0, 0, 0}, {1, 1, 1}));
+    const ExactMesh moving(box({0, 0, 0}, {1, 1, 1}));
+    RigidPose p;
+    p.t = {0.2, 0.4, 1.3};
+    EXPECT_NEAR(mesh_distance(fixed, moving, p, 10), 0.3, 1e-15);
+    p.t = {2, 3, 1};  // corner (1, 1, 1) to corner (2, 3, 1): sqrt(1 + 4)
+    EXPECT_NEAR(mesh_distance(fixed, moving, p, 10), std::sqrt(5.0), 1e-15);
+    EXPECT_EQ(mesh_distance(fixed, moving, p, 1.5), 1.5);  // beyond the bound
+    p.t = {0.5, 0.5, 0.5};
+    EXPECT_EQ(mesh_distance(fixed, moving, p, 10), 0.0);
+    // Turned 45 degrees about z above the top face: still 0.3 between the faces.
+    RigidPose q = pose_from_quaternion({std::cos(std::numbers::pi / 8), 0, 0, std::sin(std::numbers::pi / 8)}, {0.5, 0, 1.3});
+    EXPECT_NEAR(mesh_distance(fixed, moving, q, 10), 0.3, 1e-12);
+}
+
+// A general step (translation and rotation) through pose_from_quaternion: the split path's first
+// contact agrees with bisection along the same split path.
+TEST(ExactMove, SplitStepAgreesWithBisection) {
+    const ExactMesh fixed(box({-2, -2, -1}, {2, 2, 0}));
+    const ExactMesh moving(l_prism());
+    const RigidPose from = pose_from_quaternion({1, 0, 0, 0}, {-1, -1, 0.4});
+    const RigidPose to = pose_from_quaternion({std::cos(0.2), std::sin(0.2), 0, 0}, {-0.8, -1, -0.3});
+    const StepContact c = move(fixed, moving, from, to);
+    ASSERT_TRUE(c.hit);
+    const double ref = bisect_first_contact(fixed, moving, [&](double s) { return split_path_pose(moving, from, to, s); }, 1000, 1e-13);
+    EXPECT_NEAR(c.fraction, ref, 1e-9);
+}
