@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <numbers>
 #include <string>
 
 #include <tbb/global_control.h>
@@ -71,7 +72,7 @@ int main(int argc, char** argv) {
                        "Example:\n  bench_exact block-with-hole.stl peg.stl --from 1,0,25 --to 1,0,10 --slide 0.5,0,0\n");
     std::string static_path, moving_path, from_s, to_s, slide_s = "0,0,0", voxels_s;
     int steps = 1000, bisect_samples = 16;
-    double ratio = 1.4;
+    double ratio = 1.4, wobble = 0, cycles = 0;
     tool.cli.add_option("STATIC", static_path)->required();
     tool.cli.add_option("MOVING", moving_path)->required();
     tool.cli.add_option("--from", from_s)->required();
@@ -81,6 +82,8 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--voxels", voxels_s, "static voxel sizes for the VPS rows, comma-separated");
     tool.cli.add_option("--moving-voxel-ratio", ratio);
     tool.cli.add_option("--bisect-samples", bisect_samples);
+    tool.cli.add_option("--wobble", wobble, "amplitude of a back-and-forth motion along the approach (world units)");
+    tool.cli.add_option("--cycles", cycles, "number of back-and-forth cycles over the trajectory");
     return tool.run(argc, argv, [&] {
         tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
         const hp::LoadedMesh sm = hp::load_mesh(static_path);
@@ -90,7 +93,8 @@ int main(int argc, char** argv) {
         std::vector<hp::exact::RigidPose> poses(n + 1);
         for (std::size_t k = 0; k <= n; ++k) {
             const double s = static_cast<double>(k) / static_cast<double>(n);
-            poses[k].t = from + (to - from) * s + slide * std::max(0.0, 2 * s - 1);
+            poses[k].t = from + (to - from) * s + slide * std::max(0.0, 2 * s - 1) +
+                         hp::normalized(to - from) * (wobble * std::sin(2 * std::numbers::pi * cycles * s));
         }
         auto name = [](const std::string& p) { return std::filesystem::path(p).filename().string(); };
         const std::string pair = name(static_path) + (name(moving_path) == name(static_path) ? " x2" : " vs " + name(moving_path));
@@ -158,6 +162,7 @@ int main(int argc, char** argv) {
                           missed_by_samples, ref_only);
             nlohmann::json j{{"stage", "exact-ccd"}, {"mesh", pair}, {"seconds", exact_s}, {"peak_rss", hp::peak_rss_bytes()},
                              {"notes", notes}, {"steps", n}, {"contact_steps", contact_steps},
+                             {"first_fraction", first_contact_step < n ? frac[first_contact_step] : 2.0},
                              {"ms_per_step", 1e3 * exact_s / static_cast<double>(n)}, {"max_ms_per_step", 1e3 * worst_step_s},
                              {"build_seconds", build_s}, {"bisect_agree", agree}, {"bisect_compared", compared},
                              {"bisect_max_diff", max_diff}, {"bisect_seconds", bisect_s}, {"exact_only", missed_by_samples},
@@ -170,7 +175,7 @@ int main(int argc, char** argv) {
         {
             auto fixed_model = fcl_model(sm.mesh, {});
             auto run_fcl = [&](const std::string& label, auto&& call) {
-                std::size_t both = 0, none = 0, ours_only = 0, fcl_only = 0;
+                std::size_t both = 0, none = 0, ours_only = 0, fcl_only = 0, apart = 0, apart_agree = 0, timed_hits = 0;
                 double max_dt = 0, sum_dt = 0;
                 const auto t0 = Clock::now();
                 for (std::size_t k = 0; k < n; ++k) {
@@ -181,21 +186,28 @@ int main(int argc, char** argv) {
                     none += !hit && !ours;
                     ours_only += ours && !hit;
                     fcl_only += hit && !ours;
+                    if (!start_overlap[k]) {
+                        ++apart;
+                        apart_agree += hit == ours;
+                    }
                     if (hit && ours && !start_overlap[k]) {
                         sum_dt += std::fabs(toc - frac[k]);
+                        ++timed_hits;
                         max_dt = std::max(max_dt, std::fabs(toc - frac[k]));
                     }
                 }
                 const double secs = since(t0);
                 char notes[500];
                 std::snprintf(notes, sizeof notes,
-                              "FCL continuousCollide %s: agree %zu/%zu steps (both contact %zu, both none %zu; only ours %zu, only FCL %zu); "
-                              "time of contact off by max %.3g, mean %.3g of a step; %.3f ms per step (%.1fx ours)",
-                              label.c_str(), both + none, n, both, none, ours_only, fcl_only, max_dt,
-                              both ? sum_dt / static_cast<double>(both) : 0.0, 1e3 * secs / static_cast<double>(n), secs / exact_s);
+                              "FCL continuousCollide %s: agree %zu/%zu steps (both contact %zu, both none %zu; only ours %zu, only FCL %zu; "
+                              "of the %zu steps starting apart %zu agree); time of first contact off by max %.3g, mean %.3g of a step; "
+                              "%.3f ms per step (%.1fx ours)",
+                              label.c_str(), both + none, n, both, none, ours_only, fcl_only, apart, apart_agree, max_dt,
+                              timed_hits ? sum_dt / static_cast<double>(timed_hits) : 0.0, 1e3 * secs / static_cast<double>(n), secs / exact_s);
                 nlohmann::json j{{"stage", "peer-fcl-ccd"}, {"mesh", pair}, {"seconds", secs}, {"peak_rss", hp::peak_rss_bytes()},
                                  {"notes", notes}, {"solver", label}, {"agree", both + none}, {"steps", n},
-                                 {"ours_only", ours_only}, {"fcl_only", fcl_only}, {"ratio", secs / exact_s}};
+                                 {"ours_only", ours_only}, {"fcl_only", fcl_only}, {"apart_steps", apart},
+                                 {"apart_agree", apart_agree}, {"ratio", secs / exact_s}};
                 std::printf("%s\n", j.dump().c_str());
                 std::fflush(stdout);
             };
