@@ -31,12 +31,12 @@ done
 # steps, and VPS's early/late/tunnelling counts at two voxel sizes (bench_exact, built with FCL).
 if [ -x "$bin/bench_exact" ]; then
     echo "bench: exact peg in hole" >&2
-    "$bin/bench_exact" sample_meshes/block-with-hole.stl sample_meshes/peg.stl --from 0.5,0,45 --to 0.5,0,5 \
-        --slide 1.2,0,0 --voxels 1,0.5 >>"$results"
+    "$bin/bench_exact" sample_meshes/block-with-hole.stl sample_meshes/peg.stl --from 1.5,0,30 --to 1.5,0,21 \
+        --wobble 3 --cycles 40 --slide 0,1,0 --voxels 1,0.5 >>"$results"
     if [ -f "$meshes/stanford-bunny.obj" ]; then
         echo "bench: exact bunny vs bunny" >&2
-        "$bin/bench_exact" "$meshes/stanford-bunny.obj" "$meshes/stanford-bunny.obj" --from 0.2,0.02,0.01 \
-            --to 0.06,0.02,0.01 --slide 0,0.03,0 --voxels 0.002,0.001 >>"$results"
+        "$bin/bench_exact" "$meshes/stanford-bunny.obj" "$meshes/stanford-bunny.obj" --from 0.14,0.02,0.01 \
+            --to 0.134,0.02,0.01 --wobble 0.003 --cycles 40 --slide 0,0.01,0 --voxels 0.002,0.001 --poly-stride 20 >>"$results"
     fi
 fi
 
