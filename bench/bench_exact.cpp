@@ -288,16 +288,17 @@ int main(int argc, char** argv) {
             hp::MovingObject mo{ps.shell.points, ps.shell.normals, &tree};
             hp::VpsQuery vps(field, mo, {.mode = hp::QueryMode::full});
             std::size_t early = 0, late = 0, tunnel = 0, vps_contact = 0;
-            bool touched = false;
+            bool prev_v = !vps(hp::Pose{poses[0].t, {1, 0, 0, 0}}).contacts.empty();
             for (std::size_t k = 0; k < n; ++k) {
                 const hp::Pose pose{poses[k + 1].t, {1, 0, 0, 0}};
                 const bool v = !vps(pose).contacts.empty();
                 vps_contact += v;
                 const bool touch_now = frac[k] <= 1;
-                touched = touched || touch_now;
-                if (v && !touched) ++early;
+                // The definitions of haptic-query --validate exact (query/validate_exact.hpp).
+                if (v && !touch_now && !end_overlap[k + 1]) ++early;
                 if (!v && end_overlap[k + 1]) ++late;
-                if (!v && touch_now && !end_overlap[k + 1]) ++tunnel;
+                if (touch_now && !start_overlap[k] && !end_overlap[k + 1] && !v && !prev_v) ++tunnel;
+                prev_v = v;
             }
             char notes[400];
             std::snprintf(notes, sizeof notes,

@@ -72,7 +72,7 @@ ExactValidation run_exact_validation(const ExactValidationSpec& spec, const Prog
             early.push_back({{"step", k}, {"distance", exact::mesh_distance(fixed, mover, rp[k], far)},
                              {"vps_max_penetration", r.max_penetration}});
         if (!v && overlap) late.push_back({{"step", k}, {"travel_since_touch", travel}});
-        if (touched && !overlap && !v && !prev_vps) tunnel.push_back({{"step", k}, {"fraction", fraction}});
+        if (touched && !prev_overlap && !overlap && !v && !prev_vps) tunnel.push_back({{"step", k}, {"fraction", fraction}});
         if (!overlap) travel = 0;
         prev_overlap = overlap;
         prev_vps = v;

@@ -8,8 +8,8 @@
 //  late        the meshes overlap at pose k, VPS reports no contact; with the path length the
 //              moving mesh's centre travelled since the meshes first touched (an upper bound on the
 //              penetration depth reached along the path);
-//  tunnelling  the meshes touched within the step and are apart again at pose k, and VPS reported
-//              no contact at pose k - 1 nor at pose k: the contact fell between two samples.
+//  tunnelling  the meshes are apart at poses k - 1 and k but touched within the step, and VPS
+//              reported no contact at either pose: the contact fell between two samples.
 // The moving mesh must be in the frame of the moving tree's points (the mesh the pointshell was
 // made from, same units). General steps are split into translation and rotation (docs/exact.md).
 #include <cstddef>
