@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
             vs.depth = opt.depth;
             vs.fail_on_tunnel = opt.fail_on_tunnel;
             const hp::ExactValidation v = hp::run_exact_validation(vs, tool.progress());
+            for (const std::string& w : v.warnings) tool.warn(w);
             if (!write_poses_path.empty()) hp::write_poses(write_poses_path, v.poses);
             nlohmann::json report = v.report;
             if (!report_path.empty()) hp::write_file_atomically(report_path, report.dump(1) + "\n");

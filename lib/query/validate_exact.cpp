@@ -25,6 +25,16 @@ ExactValidation run_exact_validation(const ExactValidationSpec& spec, const Prog
     const LoadedMesh mm = load_mesh(spec.moving_mesh_path);
 
     ExactValidation out;
+    // The meshes should be those the field and the tree were made from (their recorded hashes).
+    auto same_source = [&](const LoadedMesh& m, const std::filesystem::path& mesh_path, const nlohmann::json& meta,
+                           const std::filesystem::path& file) {
+        const std::string recorded = meta.is_object() ? meta.value("source_hash", std::string()) : std::string();
+        if (!recorded.empty() && recorded != m.source_hash)
+            out.warnings.push_back(name(mesh_path) + ": not the mesh " + name(file) + " was made from (hash " + m.source_hash +
+                                   ", the file records " + recorded + "); the exact contact is that of the meshes given");
+    };
+    same_source(sm, spec.static_mesh_path, st.metadata, spec.static_path);
+    same_source(mm, spec.moving_mesh_path, shell.metadata, spec.moving_path);
     if (!spec.poses_path.empty()) {
         out.poses = read_poses(spec.poses_path);
     } else {

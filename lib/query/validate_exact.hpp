@@ -41,6 +41,7 @@ struct ExactValidation {
     std::vector<Pose> poses;
     std::size_t early = 0, late = 0, tunnel = 0;
     bool pass = true;  // false: tunnelling with fail_on_tunnel
+    std::vector<std::string> warnings;  // for the caller to print (a mesh that is not the file's source)
 };
 
 // Throws hp::Error: usage for a missing mesh or fewer than two poses, bad_input for files that

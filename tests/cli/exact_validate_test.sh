@@ -45,6 +45,10 @@ expect_exit 1 "$query" "${common[@]}" --poses "$TMP/tunnel.json" --fail-on-tunne
 # Generated approach-and-slide paths.
 expect_exit 0 "$query" "${common[@]}" --scenario trajectory --count 100 --seed 3 --json --report "$TMP/s.json"
 check "trajectory steps" "$(json_get "$TMP/s.json" 'j["steps"]')" 99
+# A mesh that is not the one the tree was made from: a warning naming it.
+expect_exit 0 "$query" --static "$TMP/block.dist.vdb" --moving "$TMP/peg.hps" --validate exact \
+    --static-mesh "$SAMPLES/block-with-hole.stl" --moving-mesh "$SAMPLES/lastbit-cylinder.stl" --poses "$TMP/traj.json"
+grep -q "lastbit-cylinder.stl: not the mesh" "$TMP/err" && pass "warns about a mesh of another source" || fail "no warning for a mesh of another source"
 # Usage errors.
 expect_exit 2 "$query" --static "$TMP/block.dist.vdb" --moving "$TMP/peg.hps" --validate exact --poses "$TMP/traj.json" --quiet
 expect_exit 2 "$query" --static "$TMP/block.dist.vdb" --moving "$TMP/peg.hps" --poses "$TMP/traj.json" --fail-on-tunnel --quiet
