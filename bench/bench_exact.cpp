@@ -14,8 +14,12 @@
 //          the exact answer: early (VPS contact, the meshes have not touched by the step's end),
 //          late (the meshes touched in this step or before, VPS sees no contact yet), tunnelling
 //          (the meshes touched within the step and are apart again at its end, VPS sees nothing).
-// The moving mesh keeps its orientation; its placement runs from --from to --to with a sideways
-// --slide added in the second half (approach, then slide). One JSON line per row.
+// The moving mesh's placement runs from --from to --to with a sideways --slide added in the second
+// half (approach, then slide) and a back-and-forth --wobble along the approach; with --spin it also
+// turns about z by that angle per step: ours and the bisection then follow the split path
+// (translation, then rotation; docs/exact.md), FCL's naive solver its own interpolation (CCDM_LINEAR)
+// between the same poses, and the polynomial solver (translation only) is left out. One JSON line
+// per row.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -74,6 +78,7 @@ int main(int argc, char** argv) {
     int steps = 1000, bisect_samples = 16;
     double ratio = 1.4, wobble = 0, cycles = 0;
     int poly_stride = 1;
+    double spin = 0;
     tool.cli.add_option("STATIC", static_path)->required();
     tool.cli.add_option("MOVING", moving_path)->required();
     tool.cli.add_option("--from", from_s)->required();
@@ -85,6 +90,7 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--bisect-samples", bisect_samples);
     tool.cli.add_option("--wobble", wobble, "amplitude of a back-and-forth motion along the approach (world units)");
     tool.cli.add_option("--cycles", cycles, "number of back-and-forth cycles over the trajectory");
+    tool.cli.add_option("--spin", spin, "rotation about z per step (radians): steps then turn and translate (split as docs/exact.md says)");
     tool.cli.add_option("--poly-stride", poly_stride, "FCL's polynomial solver on every S-th step only (it refits both models per call)")
         ->check(CLI::PositiveNumber);
     return tool.run(argc, argv, [&] {
@@ -96,8 +102,13 @@ int main(int argc, char** argv) {
         std::vector<hp::exact::RigidPose> poses(n + 1);
         for (std::size_t k = 0; k <= n; ++k) {
             const double s = static_cast<double>(k) / static_cast<double>(n);
+            poses[k] = hp::exact::pose_from_quaternion(
+                {std::cos(0.5 * spin * static_cast<double>(k)), 0, 0, std::sin(0.5 * spin * static_cast<double>(k))}, {});
+            // The placement of the moving mesh's centre (its box centre, about which it turns).
+            const hp::Vec3d c = mm.mesh.bounds().center();
             poses[k].t = from + (to - from) * s + slide * std::max(0.0, 2 * s - 1) +
-                         hp::normalized(to - from) * (wobble * std::sin(2 * std::numbers::pi * cycles * s));
+                         hp::normalized(to - from) * (wobble * std::sin(2 * std::numbers::pi * cycles * s)) + c -
+                         poses[k].rotate(c);
         }
         auto name = [](const std::string& p) { return std::filesystem::path(p).filename().string(); };
         const std::string pair = name(static_path) + (name(moving_path) == name(static_path) ? " x2" : " vs " + name(moving_path));
@@ -109,15 +120,19 @@ int main(int argc, char** argv) {
         // Exact, per step.
         std::vector<double> frac(n, 2.0);  // 2: no contact in the step
         std::vector<std::uint8_t> start_overlap(n), end_overlap(n + 1);
-        for (std::size_t k = 0; k <= n; ++k) end_overlap[k] = hp::exact::meshes_intersect(fixed, moving, poses[k]);
+        end_overlap[0] = hp::exact::meshes_intersect(fixed, moving, poses[0]);
         double exact_s = 0, worst_step_s = 0;
         std::size_t worst_step = 0;
         std::vector<double> step_s(n);
         std::size_t pairs = 0;
         for (std::size_t k = 0; k < n; ++k) {
+            // A step as haptic-query --validate exact takes it: the static test at its end, and the
+            // continuous one when the meshes are apart at its start (else the contact is at 0).
             start_overlap[k] = end_overlap[k];
             const auto t0 = Clock::now();
-            const hp::exact::Contact c = hp::exact::translate(fixed, moving, poses[k], poses[k + 1].t - poses[k].t);
+            end_overlap[k + 1] = hp::exact::meshes_intersect(fixed, moving, poses[k + 1]);
+            hp::exact::StepContact c;
+            if (!start_overlap[k]) c = hp::exact::move(fixed, moving, poses[k], poses[k + 1]);
             const double dt = since(t0);
             exact_s += dt;
             step_s[k] = dt;
@@ -145,14 +160,9 @@ int main(int argc, char** argv) {
         const auto t1 = Clock::now();
         for (std::size_t k = 0; k < n; ++k) {
             if (start_overlap[k]) continue;
-            const hp::Vec3d d = poses[k + 1].t - poses[k].t;
+            // Along the same path as move(): the split into translation and rotation.
             const double ref = hp::exact::bisect_first_contact(
-                fixed, moving,
-                [&](double s) {
-                    hp::exact::RigidPose p = poses[k];
-                    p.t = poses[k].t + d * s;
-                    return p;
-                },
+                fixed, moving, [&](double s) { return hp::exact::split_path_pose(moving, poses[k], poses[k + 1], s); },
                 bisect_samples, 1e-12);
             if (frac[k] > 1 && ref > 1) continue;
             if (frac[k] <= 1 && ref > 1) { ++missed_by_samples; continue; }
@@ -165,10 +175,10 @@ int main(int argc, char** argv) {
         {
             char notes[600];
             std::snprintf(notes, sizeof notes,
-                          "%zu translation steps, contact in %zu (first at step %zu); per step mean %.3f ms, p50 %.3f, p99 %.3f, max %.3f ms (step %zu), %.0f triangle pairs; "
+                          "%zu steps (%s), contact in %zu (first at step %zu); per step mean %.3f ms, p50 %.3f, p99 %.3f, max %.3f ms (step %zu), %.0f triangle pairs; "
                           "internal edges %zu/%zu and %zu/%zu; vs bisection over exact static tests (%d samples + bisection): "
                           "%zu/%zu agree to 1e-9 (max diff %.2e), %zu exact-only (sampling stepped over), %zu bisection-only",
-                          n, contact_steps, first_contact_step, 1e3 * exact_s / static_cast<double>(n), 1e3 * p50_s, 1e3 * p99_s, 1e3 * worst_step_s, worst_step,
+                          n, spin != 0 ? "translation and rotation, split" : "translation", contact_steps, first_contact_step, 1e3 * exact_s / static_cast<double>(n), 1e3 * p50_s, 1e3 * p99_s, 1e3 * worst_step_s, worst_step,
                           static_cast<double>(pairs) / static_cast<double>(n), fixed.stats().internal, fixed.stats().edges,
                           moving.stats().internal, moving.stats().edges, bisect_samples, agree, compared, max_diff,
                           missed_by_samples, ref_only);
@@ -228,12 +238,18 @@ int main(int argc, char** argv) {
             };
             auto moving_model = fcl_model(mm.mesh, {});
             for (int samples : {10, 100}) {
-                fcl::ContinuousCollisionRequestd request(static_cast<std::size_t>(samples), 1e-4, fcl::CCDM_TRANS, fcl::GST_LIBCCD,
+                fcl::ContinuousCollisionRequestd request(static_cast<std::size_t>(samples), 1e-4,
+                                                         spin != 0 ? fcl::CCDM_LINEAR : fcl::CCDM_TRANS, fcl::GST_LIBCCD,
                                                          fcl::CCDC_NAIVE);
                 run_fcl("naive, " + std::to_string(samples) + " samples", 1, [&](std::size_t k, double& toc) {
                     fcl::ContinuousCollisionResultd result;
                     const fcl::Transform3d a = fcl::Transform3d::Identity();
                     fcl::Transform3d b0 = fcl::Transform3d::Identity(), b1 = fcl::Transform3d::Identity();
+                    for (int i = 0; i < 3; ++i)
+                        for (int j = 0; j < 3; ++j) {
+                            b0.linear()(i, j) = poses[k].rows[static_cast<std::size_t>(i)][j];
+                            b1.linear()(i, j) = poses[k + 1].rows[static_cast<std::size_t>(i)][j];
+                        }
                     b0.translation() = fcl::Vector3d(poses[k].t.x, poses[k].t.y, poses[k].t.z);
                     b1.translation() = fcl::Vector3d(poses[k + 1].t.x, poses[k + 1].t.y, poses[k + 1].t.z);
                     fcl::continuousCollide(fixed_model.get(), a, a, moving_model.get(), b0, b1, request, result);
@@ -248,7 +264,7 @@ int main(int argc, char** argv) {
             auto fixed_poly = fcl_model(sm.mesh, {});
             auto moving_poly = fcl_model(mm.mesh, {});
             fcl::ContinuousCollisionRequestd request(10, 1e-4, fcl::CCDM_TRANS, fcl::GST_LIBCCD, fcl::CCDC_POLYNOMIAL_SOLVER);
-            run_fcl(poly_stride > 1 ? "polynomial, every " + std::to_string(poly_stride) + "th step" : std::string("polynomial"),
+            if (spin == 0) run_fcl(poly_stride > 1 ? "polynomial, every " + std::to_string(poly_stride) + "th step" : std::string("polynomial"),
                     static_cast<std::size_t>(poly_stride), [&](std::size_t k, double& toc) {
                 for (std::size_t i = 0; i < start_v.size(); ++i) {
                     const hp::Vec3d p = poses[k].apply(mm.mesh.vertices[i]);
@@ -288,9 +304,13 @@ int main(int argc, char** argv) {
             hp::MovingObject mo{ps.shell.points, ps.shell.normals, &tree};
             hp::VpsQuery vps(field, mo, {.mode = hp::QueryMode::full});
             std::size_t early = 0, late = 0, tunnel = 0, vps_contact = 0;
-            bool prev_v = !vps(hp::Pose{poses[0].t, {1, 0, 0, 0}}).contacts.empty();
+            auto vps_pose = [&](std::size_t k) {
+                const double a = 0.5 * spin * static_cast<double>(k);
+                return hp::Pose{poses[k].t, {std::cos(a), 0, 0, std::sin(a)}};
+            };
+            bool prev_v = !vps(vps_pose(0)).contacts.empty();
             for (std::size_t k = 0; k < n; ++k) {
-                const hp::Pose pose{poses[k + 1].t, {1, 0, 0, 0}};
+                const hp::Pose pose = vps_pose(k + 1);
                 const bool v = !vps(pose).contacts.empty();
                 vps_contact += v;
                 const bool touch_now = frac[k] <= 1;

@@ -37,6 +37,9 @@ if [ -x "$bin/bench_exact" ]; then
         echo "bench: exact bunny vs bunny" >&2
         "$bin/bench_exact" "$meshes/stanford-bunny.obj" "$meshes/stanford-bunny.obj" --from 0.14,0.02,0.01 \
             --to 0.134,0.02,0.01 --wobble 0.003 --cycles 40 --slide 0,0.01,0 --voxels 0.002,0.001 --poly-stride 20 >>"$results"
+        # The same turning by 1 mrad per step about the bunny's centre (split steps).
+        "$bin/bench_exact" "$meshes/stanford-bunny.obj" "$meshes/stanford-bunny.obj" --from 0.14,0.02,0.01 \
+            --to 0.134,0.02,0.01 --wobble 0.003 --cycles 40 --slide 0,0.01,0 --spin 0.001 --voxels 0.002,0.001 >>"$results"
     fi
 fi
 
