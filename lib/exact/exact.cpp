@@ -462,8 +462,15 @@ Aabb swept_box(const Aabb& box, const Motion& m, double grow) {
         const double r = 0.5 * box.diagonal();
         const Vec3d c1 = rotate_about(c, m.o, m.u, m.angle), mid = (c + c1) * 0.5;
         const Vec3d v = c - m.o, perp = v - m.u * dot(v, m.u);
-        const double reach = length(perp) * std::sin(0.5 * std::min(m.angle, std::numbers::pi)) + r;
-        out.extend(Aabb{mid - Vec3d{reach, reach, reach}, mid + Vec3d{reach, reach, reach}});
+        const double half_sin = std::sin(0.5 * std::min(m.angle, std::numbers::pi));
+        const double reach = length(perp) * half_sin + r;
+        // Also: no point of the box moves farther than 2 (rho + r) sin(theta / 2) (its centre's
+        // chord plus the turn of its offset from the centre); both boxes hold the swept volume,
+        // so their intersection does (the second is the tight one for small angles).
+        const double g = 2 * (length(perp) + r) * half_sin;
+        out.min = cwise_max(mid - Vec3d{reach, reach, reach}, box.min - Vec3d{g, g, g});
+        out.max = cwise_min(mid + Vec3d{reach, reach, reach}, box.max + Vec3d{g, g, g});
+        out.extend(box);
     }
     out.min -= Vec3d{grow, grow, grow};
     out.max += Vec3d{grow, grow, grow};
