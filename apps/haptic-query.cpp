@@ -14,6 +14,7 @@
 #include "query/check_run.hpp"
 #include "query/scenario.hpp"
 #include "report/query_report.hpp"
+#include "query/validate_exact.hpp"
 
 int main(int argc, char** argv) {
     hp::app::Tool tool(
@@ -45,7 +46,9 @@ int main(int argc, char** argv) {
         "  haptic-query --static part.dist.vdb --moving tool.hps --scenario contact --count 2000 --budget-us 100 \\\n"
         "      --junit query-junit.xml --plot query.png     (a CI job: JUnit report and latency plots)\n"
         "  haptic-query --static part.dist.vdb --moving tool.hps --mode ist --moving-octree tool.hoct --static-octree part.hoct \\\n"
-        "      --scenario contact --count 1000\n");
+        "      --scenario contact --count 1000\n"
+        "  haptic-query --static part.dist.vdb --moving tool.hps --validate exact --static-mesh part.obj --moving-mesh tool.obj \\\n"
+        "      --poses trajectory.json --fail-on-tunnel\n");
     std::string static_path, moving_path, report_path, csv_path, write_poses_path;
     std::string junit_path, plot_path;
     tool.cli.add_option("--static", static_path, "static object: distance field (haptic-distance) or voxelmap")->required();
@@ -56,6 +59,9 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--write-poses", write_poses_path, "write the poses used (JSON)");
     tool.cli.add_option("--junit", junit_path, "write the check as a JUnit XML test report (for CI servers)");
     tool.cli.add_option("--plot", plot_path, "write a PNG: latency histogram with p50/p99/budget, latency per pose");
+    std::string static_mesh_path, moving_mesh_path;
+    tool.cli.add_option("--static-mesh", static_mesh_path, "validate exact: the static object's mesh");
+    tool.cli.add_option("--moving-mesh", moving_mesh_path, "validate exact: the moving object's mesh (frame of the tree's points)");
     return tool.run(argc, argv, [&] {
         const auto opt = call.typed<hp::pipeline::QueryParams>();
         const std::string cfm_path = call.file("cfm").string();
@@ -67,6 +73,31 @@ int main(int argc, char** argv) {
             CPU_SET(sched_getcpu(), &set);
             sched_setaffinity(0, sizeof set, &set);
         }
+        if (opt.validate) {
+            if (!junit_path.empty() || !plot_path.empty())
+                hp::fail_usage("--junit and --plot report timing checks; --validate exact writes its findings with --report");
+            hp::ExactValidationSpec vs;
+            vs.static_path = static_path;
+            vs.moving_path = moving_path;
+            vs.static_mesh_path = static_mesh_path;
+            vs.moving_mesh_path = moving_mesh_path;
+            if (opt.poses) vs.poses_path = *opt.poses;
+            if (opt.scenario) vs.scenario = *opt.scenario;
+            vs.count = opt.count;
+            vs.seed = opt.seed;
+            vs.depth = opt.depth;
+            vs.fail_on_tunnel = opt.fail_on_tunnel;
+            const hp::ExactValidation v = hp::run_exact_validation(vs, tool.progress());
+            for (const std::string& w : v.warnings) tool.warn(w);
+            if (!write_poses_path.empty()) hp::write_poses(write_poses_path, v.poses);
+            nlohmann::json report = v.report;
+            if (!report_path.empty()) hp::write_file_atomically(report_path, report.dump(1) + "\n");
+            tool.print_json(report);
+            if (tool.text_output()) std::fputs(hp::format_exact_validation(v).c_str(), stdout);
+            return v.pass ? 0 : 1;
+        }
+        if (!static_mesh_path.empty() || !moving_mesh_path.empty())
+            hp::fail_usage("--static-mesh and --moving-mesh serve only --validate exact");
         hp::QueryCheckSpec spec = hp::pipeline::query_check_spec(opt);
         spec.static_path = static_path;
         spec.moving_path = moving_path;

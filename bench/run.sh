@@ -61,6 +61,22 @@ PY
 fi
 # The paper's Bullet experiments with haptic-sim (bench/sim.sh).
 [ -f bench/sim.sh ] && source bench/sim.sh
+# The exact continuous contact (lib/exact, docs/exact.md) on 1,000-step trajectories: its time per
+# step, its agreement with bisection over exact static tests, FCL's continuousCollide on the same
+# steps, and VPS's early/late/tunnelling counts at two voxel sizes (bench_exact, built with FCL).
+if [ -x "$bin/bench_exact" ]; then
+    echo "bench: exact peg in hole" >&2
+    "$bin/bench_exact" sample_meshes/block-with-hole.stl sample_meshes/peg.stl --from 1.5,0,30 --to 1.5,0,21 \
+        --wobble 3 --cycles 40 --slide 0,1,0 --voxels 1,0.5 >>"$results"
+    if [ -f "$meshes/stanford-bunny.obj" ]; then
+        echo "bench: exact bunny vs bunny" >&2
+        "$bin/bench_exact" "$meshes/stanford-bunny.obj" "$meshes/stanford-bunny.obj" --from 0.14,0.02,0.01 \
+            --to 0.134,0.02,0.01 --wobble 0.003 --cycles 40 --slide 0,0.01,0 --voxels 0.002,0.001 --poly-stride 20 >>"$results"
+        # The same turning by 1 mrad per step about the bunny's centre (split steps).
+        "$bin/bench_exact" "$meshes/stanford-bunny.obj" "$meshes/stanford-bunny.obj" --from 0.14,0.02,0.01 \
+            --to 0.134,0.02,0.01 --wobble 0.003 --cycles 40 --slide 0,0.01,0 --spin 0.001 --voxels 0.002,0.001 >>"$results"
+    fi
+fi
 
 python3 - "$results" <<'PY'
 import json, sys

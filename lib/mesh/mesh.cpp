@@ -135,6 +135,20 @@ void check_declared_counts(const std::string& bytes, const std::string& where) {
 
 }  // namespace
 
+int internal_edge_kind(const TriMesh& mesh, std::uint32_t t0, std::uint32_t t1, std::uint32_t v0, std::uint32_t v1) {
+    const auto& f0 = mesh.triangles[t0];
+    const auto& f1 = mesh.triangles[t1];
+    std::uint32_t far = f1[0];
+    for (std::uint32_t v : f1)
+        if (v != v0 && v != v1) far = v;
+    const Vec3d p0 = mesh.vertices[v0];
+    const Vec3d n0 = normalized(cross(mesh.vertices[f0[1]] - mesh.vertices[f0[0]], mesh.vertices[f0[2]] - mesh.vertices[f0[0]]));
+    const Vec3d q = mesh.vertices[far];
+    const double s = dot(n0, q - p0);
+    const double tol = 1e-9 * (length(q - p0) + length(mesh.vertices[v1] - p0));
+    return s > tol ? 2 : (s >= -tol ? 1 : 0);
+}
+
 MeshDiagnostics diagnose(const TriMesh& mesh) {
     MeshDiagnostics d;
     d.vertices = mesh.vertices.size();
@@ -145,14 +159,17 @@ MeshDiagnostics diagnose(const TriMesh& mesh) {
     struct Edge {
         std::uint32_t lo, hi;
         bool forward;  // traversed lo -> hi
+        std::uint32_t tri;
     };
     std::vector<Edge> edges;
     edges.reserve(mesh.triangles.size() * 3);
-    for (const auto& t : mesh.triangles)
+    for (std::uint32_t ti = 0; ti < mesh.triangles.size(); ++ti) {
+        const auto& t = mesh.triangles[ti];
         for (int c = 0; c < 3; ++c) {
             std::uint32_t a = t[static_cast<std::size_t>(c)], b = t[static_cast<std::size_t>((c + 1) % 3)];
-            edges.push_back({std::min(a, b), std::max(a, b), a < b});
+            edges.push_back({std::min(a, b), std::max(a, b), a < b, ti});
         }
+    }
     std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) {
         return x.lo != y.lo ? x.lo < y.lo : (x.hi != y.hi ? x.hi < y.hi : x.forward < y.forward);
     });
@@ -160,9 +177,15 @@ MeshDiagnostics diagnose(const TriMesh& mesh) {
         std::size_t j = i;
         while (j < edges.size() && edges[j].lo == edges[i].lo && edges[j].hi == edges[i].hi) ++j;
         std::size_t uses = j - i;
+        ++d.edges;
         if (uses == 1) ++d.boundary_edges;
         else if (uses > 2) ++d.nonmanifold_edges;
         else if (edges[i].forward == edges[i + 1].forward) ++d.inconsistent_edges;
+        else {
+            const int kind = internal_edge_kind(mesh, edges[i].tri, edges[i + 1].tri, edges[i].lo, edges[i].hi);
+            d.internal_edges += kind > 0;
+            d.concave_edges += kind == 2;
+        }
         i = j;
     }
 
@@ -380,6 +403,10 @@ nlohmann::json to_json(const MeshDiagnostics& d) {
         {"dropped_degenerate", d.dropped_degenerate},
         {"dropped_duplicate", d.dropped_duplicate},
         {"dropped_primitives", d.dropped_primitives},
+        {"edges", d.edges},
+        {"internal_edges", d.internal_edges},
+        {"internal_edge_share", d.edges ? static_cast<double>(d.internal_edges) / static_cast<double>(d.edges) : 0.0},
+        {"concave_edges", d.concave_edges},
     };
 }
 
@@ -396,6 +423,10 @@ std::string format_diagnostics(const MeshDiagnostics& d) {
     o << buf;
     o << "edges        " << d.boundary_edges << " boundary, " << d.nonmanifold_edges << " non-manifold, "
       << d.inconsistent_edges << " inconsistently oriented\n";
+    std::snprintf(buf, sizeof buf, "internal     %zu of %zu edges (%.1f%%: %zu concave, %zu flat), never touched first\n",
+                  d.internal_edges, d.edges, d.edges ? 100.0 * static_cast<double>(d.internal_edges) / static_cast<double>(d.edges) : 0.0,
+                  d.concave_edges, d.internal_edges - d.concave_edges);
+    o << buf;
     o << "components   " << d.components << "\n";
     std::snprintf(buf, sizeof buf, "volume       %.6g (signed)\n", d.signed_volume);
     o << buf;

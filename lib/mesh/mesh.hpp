@@ -34,6 +34,11 @@ struct MeshDiagnostics {
     std::size_t nonmanifold_edges = 0;   // edges used by three or more triangles
     std::size_t inconsistent_edges = 0;  // manifold edges whose two triangles traverse it the same way
     std::size_t components = 0;          // connected by shared vertices
+    // Internal edges (van Waveren): manifold, consistently oriented edges whose two triangles face
+    // each other (concave) or lie in one plane (flat); another mesh never touches one first.
+    std::size_t internal_edges = 0;      // concave + flat
+    std::size_t concave_edges = 0;
+    std::size_t edges = 0;               // distinct edges
     double signed_volume = 0;            // positive for outward-wound closed meshes
     bool watertight = false;             // no boundary, no non-manifold, no inconsistent edges
     std::string orientation;             // "outward", "inward", "mixed", or "repaired" when import
@@ -81,6 +86,11 @@ std::string check_source_hash(const std::string& mesh, const std::string& mesh_h
 LoadedMesh prepare_mesh(TriMesh soup, const MeshLoadOptions& options, const std::string& where);
 
 MeshDiagnostics diagnose(const TriMesh& mesh);
+
+// The shared edge (v0, v1) of triangles t0 and t1 (traversed in opposite directions): 2 when the
+// triangles face each other (the far corner of t1 lies in front of t0's plane by more than 1e-9
+// of the lengths involved), 1 when they lie in one plane within that tolerance, 0 when convex.
+int internal_edge_kind(const TriMesh& mesh, std::uint32_t t0, std::uint32_t t1, std::uint32_t v0, std::uint32_t v1);
 
 // {"vertices":..,"triangles":..,"bbox":{"min":[..],"max":[..]},"boundary_edges":..,
 //  "nonmanifold_edges":..,"inconsistent_edges":..,"components":..,"signed_volume":..,

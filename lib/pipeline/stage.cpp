@@ -28,8 +28,10 @@ const std::map<std::string, std::vector<std::string>>& executable_only() {
         {"cfm", {"MESH", "TREE", "--output"}},
         // --static/--moving: the pipeline's field and tree; --report: the stage's output; --csv,
         // --write-poses, --junit and --plot: further output files (a pipeline writes one file per
-        // stage; haptic-pipeline has its own --junit and --plot for the batch).
-        {"query", {"--static", "--moving", "--report", "--csv", "--write-poses", "--junit", "--plot"}},
+        // stage; haptic-pipeline has its own --junit and --plot for the batch). --static-mesh and
+        // --moving-mesh: the meshes of --validate exact.
+        {"query", {"--static", "--moving", "--report", "--csv", "--write-poses", "--junit", "--plot", "--static-mesh",
+                   "--moving-mesh"}},
         {"octree", {"VOXELMAP", "--output"}},
     };
     return only;

@@ -25,8 +25,8 @@ StageSpec query_stage() {
     s.runs_alone = true;
     Declare<QueryParams> d(s.params);
     d(&QueryParams::poses, "poses", "poses file (JSON)").excluding({"scenario"});
-    d(&QueryParams::scenario, "scenario", "generate poses: contact, approach or random")
-        .one_of({"contact", "approach", "random"})
+    d(&QueryParams::scenario, "scenario", "generate poses: contact, approach, random or trajectory")
+        .one_of({"contact", "approach", "random", "trajectory"})
         .excluding({"poses"});
     d(&QueryParams::count, "count", "scenario: number of poses").in(1, 1e8);
     d(&QueryParams::seed, "seed", "scenario: random seed").in(0, kMaxSeed);
@@ -58,7 +58,14 @@ StageSpec query_stage() {
         .at_least(1);
     d(&QueryParams::ist_no_one_child, "ist_no_one_child", "ist: test the spheres of nodes with one child too (one-child optimization off)");
     d(&QueryParams::ist_no_side, "ist_no_side", "ist: the cubes' circumspheres instead of the table of tight spheres (side optimization off)");
+    d(&QueryParams::validate, "validate",
+      "exact: per step of a 1 kHz trajectory, the exact first contact between the meshes (static-mesh, moving-mesh) "
+      "against VPS at the step's end: early, late and tunnelling contacts (docs/exact.md)")
+        .one_of({"exact"});
+    d(&QueryParams::fail_on_tunnel, "fail_on_tunnel", "validate exact: exit 1 when the meshes touched between two samples unseen by VPS");
     s.check = [](const nlohmann::json& p, const Spelling& name) -> std::pair<std::string, std::string> {
+        if (p["fail_on_tunnel"] == true && p["validate"].is_null())
+            return {"fail_on_tunnel", name("fail_on_tunnel") + " applies only to " + name("validate") + " exact"};
         const std::string mode = p["mode"].get<std::string>();
         const bool ist = mode == "ist" || mode == "ist-brute";
         if (ist && (p["moving_octree"] != true || p["static_octree"] != true))
@@ -141,6 +148,8 @@ std::string format_text(const QueryCheck& check, const QueryParams& p, const std
 }
 
 QuerySummary run_query(const StageContext& ctx, const QueryParams& p) {
+    if (p.validate)
+        fail_usage("validate exact runs in haptic-query (it needs the meshes: --static-mesh, --moving-mesh), not in a pipeline");
     QueryCheckSpec spec = query_check_spec(p);
     spec.static_path = ctx.inputs->count("distance") ? ctx.inputs->at("distance") : ctx.inputs->at("voxelmap");
     spec.moving_path = ctx.inputs->at("tree");

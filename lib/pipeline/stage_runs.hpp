@@ -90,6 +90,8 @@ struct QueryParams {
     std::optional<int> ist_level;                 // stop at this node level
     std::optional<std::size_t> ist_max_contacts;  // stop after the first round with this many pairs
     bool ist_no_one_child = false, ist_no_side = false;
+    std::optional<std::string> validate;  // "exact": score VPS against the meshes' exact contact (haptic-query only)
+    bool fail_on_tunnel = false;          // validate exact: tunnelling fails the check
 };
 
 // --- Typed results: what each stage returns (to_json: the keys its executable prints with

@@ -24,7 +24,8 @@ ScenarioKind parse_scenario_kind(const std::string& name) {
     if (name == "contact") return ScenarioKind::contact;
     if (name == "approach") return ScenarioKind::approach;
     if (name == "random") return ScenarioKind::random;
-    fail_usage("unknown scenario '" + name + "' (use contact, approach or random)");
+    if (name == "trajectory") return ScenarioKind::trajectory;
+    fail_usage("unknown scenario '" + name + "' (use contact, approach, random or trajectory)");
 }
 
 const char* scenario_kind_name(ScenarioKind kind) {
@@ -32,6 +33,7 @@ const char* scenario_kind_name(ScenarioKind kind) {
     case ScenarioKind::contact: return "contact";
     case ScenarioKind::approach: return "approach";
     case ScenarioKind::random: return "random";
+    case ScenarioKind::trajectory: return "trajectory";
     }
     return "?";
 }
@@ -139,7 +141,8 @@ std::vector<Pose> generate_scenario(const DistanceSampler& field, const MovingOb
     const MaxPointValue max_value(field, moving);  // packs the tree once for every pose
     const std::size_t steps = static_cast<std::size_t>(options.path_steps);
     // Work items: poses, or paths for approach.
-    const std::size_t items = options.kind == ScenarioKind::approach ? (options.count + steps - 1) / steps : options.count;
+    const bool paths = options.kind == ScenarioKind::approach || options.kind == ScenarioKind::trajectory;
+    const std::size_t items = paths ? (options.count + steps - 1) / steps : options.count;
     std::vector<Pose> poses(options.count);
     auto make = [&](std::size_t i) {
         SplitMix64 rng = stream(options.seed, i);
@@ -166,6 +169,25 @@ std::vector<Pose> generate_scenario(const DistanceSampler& field, const MovingOb
                     const double back = mb.radius * (1 - static_cast<double>(k) / static_cast<double>(n - 1));
                     p.position = end.pose.position + end.direction * back;
                 }
+                poses[first + k] = p;
+            }
+            break;
+        }
+        case ScenarioKind::trajectory: {
+            const ContactPose end = place_contact(field, max_value, mb, max_depth, rng);
+            // A unit direction perpendicular to the approach, random about it.
+            Vec3d side = cross(end.direction, random_direction(rng));
+            if (length(side) < 1e-6) side = cross(end.direction, Vec3d{1, 0, 0});
+            if (length(side) < 1e-6) side = cross(end.direction, Vec3d{0, 1, 0});
+            side = normalized(side);
+            const std::size_t first = i * steps, n = std::min(steps, options.count - first), half = n / 2;
+            const double reach = 0.5 * mb.radius;
+            for (std::size_t k = 0; k < n; ++k) {
+                Pose p = end.pose;
+                if (k < half)
+                    p.position = end.pose.position + end.direction * (reach * static_cast<double>(half - k) / static_cast<double>(half));
+                else if (n > half + 1)
+                    p.position = end.pose.position + side * (reach * static_cast<double>(k - half) / static_cast<double>(n - half - 1));
                 poses[first + k] = p;
             }
             break;

@@ -7,6 +7,9 @@
 //            maximum penetration is in (0, depth x voxel size]
 //  approach  straight paths of path_steps poses ending at a contact pose
 //  random    uniform orientation, M uniform in the field's grid box
+//  trajectory  approach-and-slide paths of path_steps poses (a 1 kHz trajectory): the first half
+//            comes in along the direction of a contact pose from half the moving radius away, the
+//            second half slides from it sideways (perpendicular, random) by half the radius
 // Reproducible: pose i draws from its own SplitMix64 stream seeded from (seed, i), with our own
 // transforms (Shoemake's uniform quaternion), so poses depend only on the seed and the inputs,
 // never on the thread count. Generated in parallel (TBB); a contact pose costs up to 64 + a few
@@ -31,7 +34,7 @@ struct SplitMix64 {
     double uniform();  // [0, 1), 53 random bits
 };
 
-enum class ScenarioKind { contact, approach, random };
+enum class ScenarioKind { contact, approach, random, trajectory };
 
 struct ScenarioOptions {
     ScenarioKind kind = ScenarioKind::contact;
@@ -41,7 +44,7 @@ struct ScenarioOptions {
     int path_steps = 50;      // approach: poses per path, >= 2
 };
 
-// Parses "contact", "approach", "random"; throws hp::Error(usage) otherwise.
+// Parses "contact", "approach", "random", "trajectory"; throws hp::Error(usage) otherwise.
 ScenarioKind parse_scenario_kind(const std::string& name);
 const char* scenario_kind_name(ScenarioKind kind);
 
