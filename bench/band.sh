@@ -4,8 +4,9 @@
 #  band-field  the bunny at voxel 0.000125 (1250 x 1239 x 970) with --band 8: haptic-voxelize +
 #              haptic-distance, next to OpenVDB's narrow-band meshToSignedDistanceField (3/3 voxels)
 #              on the same grid in its own process (bench_band, row openvdb-band); targets: at most
-#              2x OpenVDB's time, at most 1.5 GB peak. BENCH_BAND_DENSE=1 adds the dense figures on
-#              the same grid (about 200 s and 7.5 GB for voxelize alone: off by default).
+#              2x OpenVDB's time, at most 1.5 GB peak. BENCH_BAND_DENSE=1 adds the dense voxelize on
+#              the same grid (bench_voxelize, row voxelize: about 200 s and 7.5 GB, off by default;
+#              the tools themselves refuse this grid dense, its distance stage would need ~60 GB).
 #  band-files  the bunny at 0.0005 with --band 8 and dense: voxelmap and field sizes.
 #  band-query  Sagardia et al. 2014's case (bunny field at 0.0005, bunny shell at 0.0007, tree K = 4)
 #              on the band and the dense field, the same contact poses (BENCH_QUERY_COUNT, default
@@ -20,9 +21,10 @@ if [ -f "$meshes/stanford-bunny.obj" ] && [ -x "$bin/bench_band" ]; then
     tool dist125 "$bin/haptic-distance" "$bunny" "$bd/v125.vdb" -o "$bd/d125.vdb"
     "$bin/bench_band" "$bunny" --voxel-size 0.000125 --band 3 --runs 1 >"$bd/peer125.json" || : >"$bd/peer125.json"
     if [ "${BENCH_BAND_DENSE:-0}" = 1 ]; then
-        echo "bench: dense bunny at 0.000125 (BENCH_BAND_DENSE=1)" >&2
-        tool dvox125 "$bin/haptic-voxelize" "$bunny" --voxel-size 0.000125 --band 0 -o "$bd/dv125.vdb"
-        tool ddist125 "$bin/haptic-distance" "$bunny" "$bd/dv125.vdb" -o "$bd/dd125.vdb"
+        # The tools refuse a dense grid this large (exit 2: the dense distance stage would need about
+        # 60 GB); the library's dense voxelize alone, next to OpenVDB again, gives the dense figures.
+        echo "bench: dense voxelize bunny at 0.000125 (BENCH_BAND_DENSE=1)" >&2
+        row "$("$bin/bench_voxelize" "$bunny" --voxel-size 0.000125 --runs 1 --samples 0)"
     fi
     echo "bench: band bunny at 0.0005, files and queries" >&2
     for m in band:8 dense:0; do
@@ -68,14 +70,6 @@ if vox and dist and peer:
                                             mark(t <= 2 * peer["seconds"]), t / peer["seconds"], mark(rss <= 1.5e9), gb(rss)))
     print(json.dumps({"stage": "band-field", "mesh": "stanford-bunny.obj @0.000125", "seconds": t, "peak_rss": rss,
                       "peer_seconds": peer["seconds"], "notes": notes}))
-dv, dd = load("dvox125.json"), load("ddist125.json")
-if dv and dd:
-    print(json.dumps({"stage": "dense-field", "mesh": "stanford-bunny.obj @0.000125",
-                      "seconds": dv["seconds"]["total"] + dd["seconds"]["total"],
-                      "peak_rss": max(dv["peak_rss_bytes"], dd["peak_rss_bytes"]),
-                      "peer_seconds": peer["seconds"] if peer else None,
-                      "notes": "dense: voxelize %.1f s %s, distance %.1f s %s; files %s + %s" % (dv["seconds"]["total"], gb(dv["peak_rss_bytes"]),
-                                                                             dd["seconds"]["total"], gb(dd["peak_rss_bytes"]), mb("dv125.vdb"), mb("dd125.vdb"))}))
 vb, db, vd, ddn = load("vox-band.json"), load("dist-band.json"), load("vox-dense.json"), load("dist-dense.json")
 if vb and db and vd and ddn:
     print(json.dumps({"stage": "band-files", "mesh": "stanford-bunny.obj @0.0005",
