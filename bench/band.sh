@@ -14,11 +14,11 @@
 if [ -f "$meshes/stanford-bunny.obj" ] && [ -x "$bin/bench_band" ]; then
     bd=$(mktemp -d)
     bunny="$meshes/stanford-bunny.obj"
-    # tool NAME ARGS...: runs a tool with --json into $bd/NAME.json (empty on failure).
-    tool() { local n=$1; shift; "$@" --json >"$bd/$n.json" 2>"$bd/$n.err" || { echo "bench: band: $n failed: $(tail -1 "$bd/$n.err")" >&2; : >"$bd/$n.json"; }; }
+    # band_run NAME ARGS...: runs a tool with --json into $bd/NAME.json (empty on failure).
+    band_run() { local n=$1; shift; "$@" --json >"$bd/$n.json" 2>"$bd/$n.err" || { echo "bench: band: $n failed: $(tail -1 "$bd/$n.err")" >&2; : >"$bd/$n.json"; }; }
     echo "bench: band bunny at 0.000125 (--band 8, OpenVDB 3/3)" >&2
-    tool vox125 "$bin/haptic-voxelize" "$bunny" --voxel-size 0.000125 --band 8 -o "$bd/v125.vdb"
-    tool dist125 "$bin/haptic-distance" "$bunny" "$bd/v125.vdb" -o "$bd/d125.vdb"
+    band_run vox125 "$bin/haptic-voxelize" "$bunny" --voxel-size 0.000125 --band 8 -o "$bd/v125.vdb"
+    band_run dist125 "$bin/haptic-distance" "$bunny" "$bd/v125.vdb" -o "$bd/d125.vdb"
     "$bin/bench_band" "$bunny" --voxel-size 0.000125 --band 3 --runs 1 >"$bd/peer125.json" || : >"$bd/peer125.json"
     if [ "${BENCH_BAND_DENSE:-0}" = 1 ]; then
         # The tools refuse a dense grid this large (exit 2: the dense distance stage would need about
@@ -27,21 +27,22 @@ if [ -f "$meshes/stanford-bunny.obj" ] && [ -x "$bin/bench_band" ]; then
         row "$("$bin/bench_voxelize" "$bunny" --voxel-size 0.000125 --runs 1 --samples 0)"
     fi
     echo "bench: band bunny at 0.0005, files and queries" >&2
-    for m in band:8 dense:0; do
-        tool "vox-${m%:*}" "$bin/haptic-voxelize" "$bunny" --voxel-size 0.0005 --band "${m#*:}" -o "$bd/v-${m%:*}.vdb"
-        tool "dist-${m%:*}" "$bin/haptic-distance" "$bunny" "$bd/v-${m%:*}.vdb" -o "$bd/d-${m%:*}.vdb"
+    for bm in band:8 dense:0; do
+        band_run "vox-${bm%:*}" "$bin/haptic-voxelize" "$bunny" --voxel-size 0.0005 --band "${bm#*:}" -o "$bd/v-${bm%:*}.vdb"
+        band_run "dist-${bm%:*}" "$bin/haptic-distance" "$bunny" "$bd/v-${bm%:*}.vdb" -o "$bd/d-${bm%:*}.vdb"
     done
     "$bin/haptic-voxelize" "$bunny" --voxel-size 0.0007 -o "$bd/v7.vdb" --quiet &&
         "$bin/haptic-distance" "$bunny" "$bd/v7.vdb" -o "$bd/d7.vdb" --quiet &&
         "$bin/haptic-pointshell" "$bunny" "$bd/d7.vdb" -o "$bd/s7.hps" --quiet &&
         "$bin/haptic-spheretree" "$bd/s7.hps" --k 4 -o "$bd/t7.hps" --quiet
-    q=(--moving "$bd/t7.hps" --threads 1 --report)
-    tool q-dense0 "$bin/haptic-query" --static "$bd/d-dense.vdb" "${q[@]}" "$bd/q-dense0.rep" --scenario contact \
+    # --budget-us: the rows compare latencies; a descheduled query over the default budget would exit 1.
+    bq=(--moving "$bd/t7.hps" --threads 1 --budget-us 100000 --report)
+    band_run q-dense0 "$bin/haptic-query" --static "$bd/d-dense.vdb" "${bq[@]}" "$bd/q-dense0.rep" --scenario contact \
         --count "${BENCH_QUERY_COUNT:-2000}" --seed 1 --write-poses "$bd/poses.json"
     # Alternating runs on the same poses; the second of each is quoted (the first warms the caches).
-    for r in 1 2; do
-        tool "q-band$r" /usr/bin/time -f %M -o "$bd/q-band$r.kb" "$bin/haptic-query" --static "$bd/d-band.vdb" "${q[@]}" "$bd/q-band$r.rep" --poses "$bd/poses.json"
-        tool "q-dense$r" /usr/bin/time -f %M -o "$bd/q-dense$r.kb" "$bin/haptic-query" --static "$bd/d-dense.vdb" "${q[@]}" "$bd/q-dense$r.rep" --poses "$bd/poses.json"
+    for br in 1 2; do
+        band_run "q-band$br" /usr/bin/time -f %M -o "$bd/q-band$br.kb" "$bin/haptic-query" --static "$bd/d-band.vdb" "${bq[@]}" "$bd/q-band$br.rep" --poses "$bd/poses.json"
+        band_run "q-dense$br" /usr/bin/time -f %M -o "$bd/q-dense$br.kb" "$bin/haptic-query" --static "$bd/d-dense.vdb" "${bq[@]}" "$bd/q-dense$br.rep" --poses "$bd/poses.json"
     done
     python3 - "$bd" >>"$results" <<'PY'
 import json, os, sys
@@ -96,5 +97,5 @@ if qb and qd:
                                % (lb["p50"], lb["p99"], ld["p50"], ld["p99"], n, lb["p99"] / ld["p99"], mark(lb["p99"] <= 1.2 * ld["p99"]),
                                   qb["mean_spheres_tested"], qd["mean_spheres_tested"], same, within, mark(same == within), gb(kb("q-dense2.kb")))}))
 PY
-    rm -rf "$bd"
+    rm -rf "$bd"; unset -f band_run
 fi
