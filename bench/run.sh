@@ -26,6 +26,8 @@ for mesh in stanford-bunny fandisk rocker-arm; do
 done
 # Later stages add their rows in bench/stages.sh.
 [ -f bench/stages.sh ] && source bench/stages.sh
+# Narrow-band fields next to OpenVDB's narrow band and to the dense ones (bench/band.sh).
+[ -f bench/band.sh ] && source bench/band.sh
 # Implicit sphere trees (docs/octree.md): the bunny at 0.001 against itself in shallow contact, next
 # to VPS on the same poses, with the one-child and side optimizations on and off.
 if [ -f "$meshes/stanford-bunny.obj" ]; then
