@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 
 #include "core/error.hpp"
 #include "exact/exact.hpp"
@@ -47,7 +48,7 @@ ExactValidation run_exact_validation(const ExactValidationSpec& spec, const Prog
     if (n < 2) fail_usage("a trajectory needs at least two poses (one step)");
 
     const exact::ExactMesh fixed(sm.mesh), mover(mm.mesh);
-    const exact::PenetrationDepth penetration(fixed, mover);
+    std::unique_ptr<exact::PenetrationDepth> penetration;  // built at the first late step
     std::vector<exact::RigidPose> rp(n);
     for (std::size_t k = 0; k < n; ++k) rp[k] = exact::pose_from_quaternion(out.poses[k].quaternion, out.poses[k].position);
     VpsQuery vps(st.field, moving, {.mode = QueryMode::full});
@@ -86,7 +87,8 @@ ExactValidation run_exact_validation(const ExactValidationSpec& spec, const Prog
         if (!v && overlap) {
             // The vertex depth (a lower bound on the translational penetration depth); when no
             // vertex is inside (edges crossing faces only), the path length is all there is.
-            const exact::Penetration pd = penetration(rp[k]);
+            if (!penetration) penetration = std::make_unique<exact::PenetrationDepth>(fixed, mover);
+            const exact::Penetration pd = (*penetration)(rp[k]);
             late.push_back({{"step", k},
                             {"penetration_depth", pd.depth},
                             {"depth_from", pd.vertices_inside > 0 ? "vertex" : "none (edges only)"},
