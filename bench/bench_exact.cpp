@@ -12,7 +12,8 @@
 //          not in the step against ours, and time per step;
 //  vps     for each static voxel size S (the moving shell at S x R): VPS at each step's end against
 //          the exact answer: early (VPS contact, the meshes have not touched by the step's end),
-//          late (the meshes touched in this step or before, VPS sees no contact yet), tunnelling
+//          late (the meshes touched in this step or before, VPS sees no contact yet; with the deepest
+//          vertex penetration depth of those steps), tunnelling
 //          (the meshes touched within the step and are apart again at its end, VPS sees nothing).
 // The moving mesh's placement runs from --from to --to with a sideways --slide added in the second
 // half (approach, then slide) and a back-and-forth --wobble along the approach; with --spin it also
@@ -42,6 +43,7 @@
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "exact/exact.hpp"
+#include "exact/penetration.hpp"
 #include "pointshell/pointshell.hpp"
 #include "spheretree/tree.hpp"
 
@@ -295,6 +297,11 @@ int main(int argc, char** argv) {
             voxels.push_back(std::stod(voxels_s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos)));
             pos = comma == std::string::npos ? voxels_s.size() : comma + 1;
         }
+        // The vertex penetration depth at the end of each late step (exact/penetration.hpp),
+        // computed once per step for all voxel sizes.
+        const hp::exact::PenetrationDepth penetration(fixed, moving);
+        std::vector<hp::exact::Penetration> depth_at(n + 1);
+        std::vector<std::uint8_t> depth_done(n + 1);
         for (double s : voxels) {
             hp::bench::Field sf = hp::bench::make_field(sm.mesh, sm.diagnostics.bbox, s);
             hp::bench::Field mf = hp::bench::make_field(mm.mesh, mm.diagnostics.bbox, s * ratio);
@@ -303,7 +310,8 @@ int main(int argc, char** argv) {
             hp::PointSphereTree tree = hp::build_point_sphere_tree(ps.shell.points, {.k = 4});
             hp::MovingObject mo{ps.shell.points, ps.shell.normals, &tree};
             hp::VpsQuery vps(field, mo, {.mode = hp::QueryMode::full});
-            std::size_t early = 0, late = 0, tunnel = 0, vps_contact = 0;
+            std::size_t early = 0, late = 0, tunnel = 0, vps_contact = 0, late_vertex = 0;
+            double late_depth_max = 0;
             auto vps_pose = [&](std::size_t k) {
                 const double a = 0.5 * spin * static_cast<double>(k);
                 return hp::Pose{poses[k].t, {std::cos(a), 0, 0, std::sin(a)}};
@@ -316,17 +324,28 @@ int main(int argc, char** argv) {
                 const bool touch_now = frac[k] <= 1;
                 // The definitions of haptic-query --validate exact (query/validate_exact.hpp).
                 if (v && !touch_now && !end_overlap[k + 1]) ++early;
-                if (!v && end_overlap[k + 1]) ++late;
+                if (!v && end_overlap[k + 1]) {
+                    ++late;
+                    if (!depth_done[k + 1]) {
+                        depth_at[k + 1] = penetration(poses[k + 1]);
+                        depth_done[k + 1] = 1;
+                    }
+                    const hp::exact::Penetration& pd = depth_at[k + 1];
+                    late_vertex += pd.vertices_inside > 0;
+                    late_depth_max = std::max(late_depth_max, pd.depth);
+                }
                 if (touch_now && !start_overlap[k] && !end_overlap[k + 1] && !v && !prev_v) ++tunnel;
                 prev_v = v;
             }
-            char notes[400];
+            char notes[512];
             std::snprintf(notes, sizeof notes,
                           "VPS full K=4, field @%g, shell @%g (%zu pts) at each step's end vs exact: %zu steps with VPS contact; "
-                          "early %zu (VPS contact before the meshes touch), late %zu (meshes overlap, VPS none), tunnelling %zu",
-                          s, s * ratio, ps.shell.points.size(), vps_contact, early, late, tunnel);
+                          "early %zu (VPS contact before the meshes touch), late %zu (meshes overlap, VPS none; %zu with a "
+                          "vertex inside, deepest %.3g), tunnelling %zu",
+                          s, s * ratio, ps.shell.points.size(), vps_contact, early, late, late_vertex, late_depth_max, tunnel);
             nlohmann::json j{{"stage", "exact-vps-score"}, {"mesh", pair}, {"seconds", 0.0}, {"peak_rss", hp::peak_rss_bytes()},
                              {"notes", notes}, {"voxel", s}, {"early", early}, {"late", late}, {"tunnel", tunnel},
+                             {"late_with_vertex_inside", late_vertex}, {"late_depth_max", late_depth_max},
                              {"vps_contact_steps", vps_contact}};
             std::printf("%s\n", j.dump().c_str());
             std::fflush(stdout);

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 
 #include "core/error.hpp"
 #include "exact/exact.hpp"
+#include "exact/penetration.hpp"
 #include "mesh/mesh.hpp"
 #include "query/scenario.hpp"
 #include "query/session.hpp"
@@ -46,6 +48,7 @@ ExactValidation run_exact_validation(const ExactValidationSpec& spec, const Prog
     if (n < 2) fail_usage("a trajectory needs at least two poses (one step)");
 
     const exact::ExactMesh fixed(sm.mesh), mover(mm.mesh);
+    std::unique_ptr<exact::PenetrationDepth> penetration;  // built at the first late step
     std::vector<exact::RigidPose> rp(n);
     for (std::size_t k = 0; k < n; ++k) rp[k] = exact::pose_from_quaternion(out.poses[k].quaternion, out.poses[k].position);
     VpsQuery vps(st.field, moving, {.mode = QueryMode::full});
@@ -81,7 +84,17 @@ ExactValidation run_exact_validation(const ExactValidationSpec& spec, const Prog
         if (v && !touched && !overlap)
             early.push_back({{"step", k}, {"distance", exact::mesh_distance(fixed, mover, rp[k], far)},
                              {"vps_max_penetration", r.max_penetration}});
-        if (!v && overlap) late.push_back({{"step", k}, {"travel_since_touch", travel}});
+        if (!v && overlap) {
+            // The vertex depth (a lower bound on the translational penetration depth); when no
+            // vertex is inside (edges crossing faces only), the path length is all there is.
+            if (!penetration) penetration = std::make_unique<exact::PenetrationDepth>(fixed, mover);
+            const exact::Penetration pd = (*penetration)(rp[k]);
+            late.push_back({{"step", k},
+                            {"penetration_depth", pd.depth},
+                            {"depth_from", pd.vertices_inside > 0 ? "vertex" : "none (edges only)"},
+                            {"vertices_inside", pd.vertices_inside},
+                            {"travel_since_touch", travel}});
+        }
         if (touched && !prev_overlap && !overlap && !v && !prev_vps) tunnel.push_back({{"step", k}, {"fraction", fraction}});
         if (!overlap) travel = 0;
         prev_overlap = overlap;
@@ -144,7 +157,24 @@ std::string format_exact_validation(const ExactValidation& v, std::size_t rows) 
         }
     };
     list("early", "distance", "true distance");
-    list("late", "travel_since_touch", "travel since touch");
+    {
+        const auto& steps = r["late"]["steps"];
+        for (std::size_t i = 0; i < std::min(rows, steps.size()); ++i) {
+            const auto& e = steps[i];
+            if (e["vertices_inside"].get<std::size_t>() > 0)
+                std::snprintf(line, sizeof line, "%-12s %6zu  penetration depth %.6g (path since touch %.6g)\n", "late",
+                              e["step"].get<std::size_t>(), e["penetration_depth"].get<double>(),
+                              e["travel_since_touch"].get<double>());
+            else
+                std::snprintf(line, sizeof line, "%-12s %6zu  no vertex inside (edges cross): path since touch %.6g\n",
+                              "late", e["step"].get<std::size_t>(), e["travel_since_touch"].get<double>());
+            out += line;
+        }
+        if (steps.size() > rows) {
+            std::snprintf(line, sizeof line, "%-12s %6s  (%zu more in --json)\n", "late", "...", steps.size() - rows);
+            out += line;
+        }
+    }
     list("tunnelling", "fraction", "touched at fraction");
     std::snprintf(line, sizeof line, "counts       early %zu, late %zu, tunnelling %zu\n", v.early, v.late, v.tunnel);
     out += line;

@@ -5,9 +5,11 @@
 // (fraction 0 when the meshes already overlap at its start) and VPS at pose k. Counted and listed:
 //  early       VPS reports contact at pose k, the meshes have not touched in the step and do not
 //              overlap at pose k; with the true distance between the meshes there;
-//  late        the meshes overlap at pose k, VPS reports no contact; with the path length the
-//              moving mesh's centre travelled since the meshes first touched (an upper bound on the
-//              penetration depth reached along the path);
+//  late        the meshes overlap at pose k, VPS reports no contact; with the penetration depth
+//              there (exact/penetration.hpp: the deepest vertex of either mesh inside the other,
+//              a lower bound on the translational depth; 0 with vertices_inside 0 when only edges
+//              cross faces) and, under its own key, the path length the moving mesh's centre
+//              travelled since the meshes first touched (an upper bound for translations);
 //  tunnelling  the meshes are apart at poses k - 1 and k but touched within the step, and VPS
 //              reported no contact at either pose: the contact fell between two samples.
 // The moving mesh must be in the frame of the moving tree's points (the mesh the pointshell was

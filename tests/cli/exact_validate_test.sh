@@ -45,6 +45,16 @@ expect_exit 1 "$query" "${common[@]}" --poses "$TMP/tunnel.json" --fail-on-tunne
 # Generated approach-and-slide paths.
 expect_exit 0 "$query" "${common[@]}" --scenario trajectory --count 100 --seed 3 --json --report "$TMP/s.json"
 check "trajectory steps" "$(json_get "$TMP/s.json" 'j["steps"]')" 99
+# Late entries (seed 3 has some: VPS misses shallow contact while the peg slides along the hole):
+# each carries the vertex penetration depth, which never exceeds the path-length bound kept under
+# its own key (these paths translate only), and says where the depth comes from.
+check "late entries exist" "$(json_get "$TMP/s.json" 'j["late"]["count"] > 0')" True
+check "late: keys" "$(json_get "$TMP/s.json" 'all({"step", "penetration_depth", "depth_from", "vertices_inside", "travel_since_touch"} <= set(e) for e in j["late"]["steps"])')" True
+check "late: 0 <= depth <= path since touch" "$(json_get "$TMP/s.json" 'all(0 <= e["penetration_depth"] <= e["travel_since_touch"] + 1e-9 for e in j["late"]["steps"])')" True
+check "late: depth_from matches vertices_inside" "$(json_get "$TMP/s.json" 'all((e["depth_from"] == "vertex") == (e["vertices_inside"] > 0) and (e["vertices_inside"] > 0 or e["penetration_depth"] == 0) for e in j["late"]["steps"])')" True
+check "late: some depth from a vertex inside" "$(json_get "$TMP/s.json" 'any(e["penetration_depth"] > 0 for e in j["late"]["steps"])')" True
+expect_exit 0 "$query" "${common[@]}" --scenario trajectory --count 100 --seed 3
+grep -q "^late .*penetration depth [0-9.e+-]* (path since touch" "$TMP/out" && pass "table: late rows show the depth" || fail "table: no depth in the late rows"
 # A mesh that is not the one the tree was made from: a warning naming it.
 expect_exit 0 "$query" --static "$TMP/block.dist.vdb" --moving "$TMP/peg.hps" --validate exact \
     --static-mesh "$SAMPLES/block-with-hole.stl" --moving-mesh "$SAMPLES/lastbit-cylinder.stl" --poses "$TMP/traj.json"
