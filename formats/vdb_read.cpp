@@ -178,6 +178,27 @@ Reader Reader::open(const fs::path& path, bool deep) {
     return reader;
 }
 
+namespace {
+
+// Reads grid `name` of a hapticprep file, checked to hold `type` values (by the file's grid list
+// first, then by the grid read); a foreign file, a missing grid or another type is bad input.
+openvdb::GridBase::Ptr read_checked_grid(const Reader& reader, const std::string& name, ValueType type) {
+    const std::string where = reader.path().string();
+    if (!reader.info().ours) fail_input(where, "is a VDB file but not one written by hapticprep (no haptic: metadata)");
+    const std::string found = reader.value_type(name);
+    if (found.empty()) fail_input(where, "has no grid named '" + name + "'");
+    if (found != value_name_of(type)) fail_input(where, "grid '" + name + "' holds " + found + " values, expected " + value_name_of(type));
+    openvdb::io::File file(where);
+    file.open(false);
+    openvdb::GridBase::Ptr base = file.readGrid(name);
+    file.close();
+    if (base->type() != type_name_of(type))
+        fail_input(where, "grid '" + name + "' holds " + base->valueType() + " values, expected " + value_name_of(type));
+    return base;
+}
+
+}  // namespace
+
 std::string Reader::value_type(const std::string& name) const {
     for (const auto& g : info_.grids)
         if (g.name == name) return g.value_type;
@@ -186,19 +207,8 @@ std::string Reader::value_type(const std::string& name) const {
 
 void Reader::read_slices(const std::string& name, ValueType type, const std::function<void(int z, const void* values)>& sink) const {
     const fs::path& path = path_;
-    if (!info_.ours) fail_input(path.string(), "is a VDB file but not one written by hapticprep (no haptic: metadata)");
-    const std::string found = value_type(name);
-    if (found.empty()) fail_input(path.string(), "has no grid named '" + name + "'");
-    if (found != value_name_of(type))
-        fail_input(path.string(), "grid '" + name + "' holds " + found + " values, expected " + value_name_of(type));
     guarded(path, [&] {
-        openvdb::io::File file(path.string());
-        file.open(false);
-        openvdb::GridBase::Ptr base = file.readGrid(name);
-        file.close();
-        if (base->type() != type_name_of(type))
-            fail_input(path.string(), "grid '" + name + "' holds " + base->valueType() + " values, expected " +
-                                          value_name_of(type));
+        openvdb::GridBase::Ptr base = read_checked_grid(*this, name, type);
         const GridSpec& g = info_.grid;
         const std::size_t nx = static_cast<std::size_t>(g.dims[0]);
         const std::size_t slice = nx * static_cast<std::size_t>(g.dims[1]);
@@ -292,19 +302,8 @@ std::vector<double> Reader::read_distance() const {
 void Reader::read_blocks(const std::string& name, ValueType type,
                          const std::function<void(std::size_t block, const void* brick, const void* tile)>& sink) const {
     const fs::path& path = path_;
-    if (!info_.ours) fail_input(path.string(), "is a VDB file but not one written by hapticprep (no haptic: metadata)");
-    const std::string found = value_type(name);
-    if (found.empty()) fail_input(path.string(), "has no grid named '" + name + "'");
-    if (found != value_name_of(type))
-        fail_input(path.string(), "grid '" + name + "' holds " + found + " values, expected " + value_name_of(type));
     guarded(path, [&] {
-        openvdb::io::File file(path.string());
-        file.open(false);
-        openvdb::GridBase::Ptr base = file.readGrid(name);
-        file.close();
-        if (base->type() != type_name_of(type))
-            fail_input(path.string(), "grid '" + name + "' holds " + base->valueType() + " values, expected " +
-                                          value_name_of(type));
+        openvdb::GridBase::Ptr base = read_checked_grid(*this, name, type);
         const GridSpec& g = info_.grid;
         auto emit = [&](auto& typed) {
             using GridT = std::decay_t<decltype(typed)>;

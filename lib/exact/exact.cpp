@@ -703,8 +703,14 @@ StepContact move(const ExactMesh& fixed, const ExactMesh& moving, const RigidPos
     return out;
 }
 
-bool meshes_intersect(const ExactMesh& fixed, const ExactMesh& moving, const RigidPose& pose) {
-    if (fixed.nodes().empty() || moving.nodes().empty()) return false;
+namespace {
+
+// Walks the pairs of the two trees' nodes with `moving` at `pose`, the larger box split first;
+// skip(fixed box, moving box) prunes a pair, and leaf(moving triangle, its box, fixed triangle)
+// is called for each pair of triangles under two leaves; it returns true to stop the walk.
+template <class Skip, class Leaf>
+void walk_triangle_pairs(const ExactMesh& fixed, const ExactMesh& moving, const RigidPose& pose, Skip&& skip, Leaf&& leaf) {
+    if (fixed.nodes().empty() || moving.nodes().empty()) return;
     const TriMesh& fm = fixed.mesh();
     const TriMesh& mm = moving.mesh();
     std::vector<std::pair<std::uint32_t, std::uint32_t>> stack{{0, 0}};
@@ -714,7 +720,7 @@ bool meshes_intersect(const ExactMesh& fixed, const ExactMesh& moving, const Rig
         const auto& fn = fixed.nodes()[fi];
         const auto& mn = moving.nodes()[mi];
         const Aabb mbox = rotate_box(pose, mn.box);
-        if (!overlap(fn.box, mbox)) continue;
+        if (skip(fn.box, mbox)) continue;
         if (!fn.leaf() && (mn.leaf() || fn.box.diagonal() >= mbox.diagonal())) {
             stack.push_back({fn.first, mi});
             stack.push_back({fn.first + 1, mi});
@@ -732,12 +738,24 @@ bool meshes_intersect(const ExactMesh& fixed, const ExactMesh& moving, const Rig
             for (std::uint32_t i = fn.first; i < fn.first + fn.count; ++i) {
                 const auto& ff = fm.triangles[fixed.order()[i]];
                 const Triangle ft{fm.vertices[ff[0]], fm.vertices[ff[1]], fm.vertices[ff[2]]};
-                if (!overlap(triangle_box(ft[0], ft[1], ft[2]), mtb)) continue;
-                if (triangles_intersect(mt, ft)) return true;
+                if (leaf(mt, mtb, ft)) return;
             }
         }
     }
-    return false;
+}
+
+}  // namespace
+
+bool meshes_intersect(const ExactMesh& fixed, const ExactMesh& moving, const RigidPose& pose) {
+    bool found = false;
+    walk_triangle_pairs(
+        fixed, moving, pose, [](const Aabb& fb, const Aabb& mb) { return !overlap(fb, mb); },
+        [&](const Triangle& mt, const Aabb& mtb, const Triangle& ft) {
+            if (!overlap(triangle_box(ft[0], ft[1], ft[2]), mtb)) return false;
+            found = triangles_intersect(mt, ft);
+            return found;
+        });
+    return found;
 }
 
 namespace {
@@ -794,40 +812,14 @@ double triangle_distance2(const Triangle& p, const Triangle& q) {
 
 double mesh_distance(const ExactMesh& fixed, const ExactMesh& moving, const RigidPose& pose, double max_distance) {
     if (fixed.nodes().empty() || moving.nodes().empty()) return max_distance;
-    const TriMesh& fm = fixed.mesh();
-    const TriMesh& mm = moving.mesh();
     double best2 = max_distance * max_distance;
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> stack{{0, 0}};
-    while (!stack.empty()) {
-        const auto [fi, mi] = stack.back();
-        stack.pop_back();
-        const auto& fn = fixed.nodes()[fi];
-        const auto& mn = moving.nodes()[mi];
-        const Aabb mbox = rotate_box(pose, mn.box);
-        if (box_gap2(fn.box, mbox) >= best2) continue;
-        if (!fn.leaf() && (mn.leaf() || fn.box.diagonal() >= mbox.diagonal())) {
-            stack.push_back({fn.first, mi});
-            stack.push_back({fn.first + 1, mi});
-            continue;
-        }
-        if (!mn.leaf()) {
-            stack.push_back({fi, mn.first});
-            stack.push_back({fi, mn.first + 1});
-            continue;
-        }
-        for (std::uint32_t j = mn.first; j < mn.first + mn.count; ++j) {
-            const auto& mf = mm.triangles[moving.order()[j]];
-            const Triangle mt{pose.apply(mm.vertices[mf[0]]), pose.apply(mm.vertices[mf[1]]), pose.apply(mm.vertices[mf[2]])};
-            const Aabb mtb = triangle_box(mt[0], mt[1], mt[2]);
-            for (std::uint32_t i = fn.first; i < fn.first + fn.count; ++i) {
-                const auto& ff = fm.triangles[fixed.order()[i]];
-                const Triangle ft{fm.vertices[ff[0]], fm.vertices[ff[1]], fm.vertices[ff[2]]};
-                if (box_gap2(triangle_box(ft[0], ft[1], ft[2]), mtb) >= best2) continue;
-                best2 = std::min(best2, triangle_distance2(mt, ft));
-                if (best2 == 0) return 0;
-            }
-        }
-    }
+    walk_triangle_pairs(
+        fixed, moving, pose, [&](const Aabb& fb, const Aabb& mb) { return box_gap2(fb, mb) >= best2; },
+        [&](const Triangle& mt, const Aabb& mtb, const Triangle& ft) {
+            if (box_gap2(triangle_box(ft[0], ft[1], ft[2]), mtb) >= best2) return false;
+            best2 = std::min(best2, triangle_distance2(mt, ft));
+            return best2 == 0;
+        });
     return std::sqrt(best2);
 }
 

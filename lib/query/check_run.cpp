@@ -1,7 +1,6 @@
 #include "query/check_run.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <limits>
 
 #include "cfm/cfm.hpp"
@@ -46,16 +45,9 @@ QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress)
     out.covered = tree_covers_points(shell.tree, shell.points);
     validation["tree_covers_points"] = out.covered;
 
-    double generation_s = 0;
-    if (!spec.poses_path.empty()) {
-        out.poses = read_poses(spec.poses_path);
-    } else {
-        const ScenarioOptions so{.kind = parse_scenario_kind(spec.scenario), .count = spec.count, .seed = spec.seed,
-                                 .depth = spec.depth};
-        const auto t0 = std::chrono::steady_clock::now();
-        out.poses = generate_scenario(st.field, moving, so, progress);
-        generation_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    }
+    CheckPoses got = check_poses({spec.poses_path, spec.scenario, spec.count, spec.seed, spec.depth}, st.field, moving, progress);
+    out.poses = std::move(got.poses);
+    const double generation_s = got.generation_s;
     const std::size_t beyond = poses_beyond_grid(st.field, moving, out.poses);
     const double border = st.field.border_max_value();
     validation["poses_beyond_grid"] = beyond;

@@ -85,16 +85,9 @@ QueryCheck run_ist_check(const QueryCheckSpec& spec, const Progress& progress) {
         out.warnings.push_back(name(spec.moving_octree_path) + ": made from another mesh than " + name(spec.moving_path) +
                                " (source hashes differ): the poses do not place the moving octree as they place the tree");
 
-    double generation_s = 0;
-    if (!spec.poses_path.empty()) {
-        out.poses = read_poses(spec.poses_path);
-    } else {
-        const ScenarioOptions so_opt{.kind = parse_scenario_kind(spec.scenario), .count = spec.count, .seed = spec.seed,
-                                     .depth = spec.depth};
-        const auto t0 = std::chrono::steady_clock::now();
-        out.poses = generate_scenario(st.field, moving, so_opt, progress);
-        generation_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    }
+    CheckPoses got = check_poses({spec.poses_path, spec.scenario, spec.count, spec.seed, spec.depth}, st.field, moving, progress);
+    out.poses = std::move(got.poses);
+    const double generation_s = got.generation_s;
 
     const octree::IstOptions io{.one_child = spec.ist_one_child, .side = spec.ist_side, .stop_level = spec.ist_level,
                                 .max_contacts = spec.ist_max_contacts};

@@ -7,6 +7,7 @@
 #include <tbb/parallel_for.h>
 
 #include "core/atomic_file.hpp"
+#include "core/clock.hpp"
 #include "core/error.hpp"
 
 namespace hp {
@@ -266,6 +267,21 @@ std::vector<Pose> read_poses(const std::filesystem::path& path) {
 
 void write_poses(const std::filesystem::path& path, const std::vector<Pose>& poses) {
     write_file_atomically(path, poses_to_json(poses).dump(1) + "\n");
+}
+
+CheckPoses check_poses(const PoseSource& source, const DistanceSampler& field, const MovingObject& moving,
+                       const Progress& progress) {
+    CheckPoses out;
+    if (!source.poses_path.empty()) {
+        out.poses = read_poses(source.poses_path);
+        return out;
+    }
+    const ScenarioOptions options{.kind = parse_scenario_kind(source.scenario), .count = source.count, .seed = source.seed,
+                                  .depth = source.depth};
+    const auto t0 = Clock::now();
+    out.poses = generate_scenario(field, moving, options, progress);
+    out.generation_s = seconds_since(t0);
+    return out;
 }
 
 }  // namespace hp

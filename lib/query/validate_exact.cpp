@@ -37,13 +37,7 @@ ExactValidation run_exact_validation(const ExactValidationSpec& spec, const Prog
     };
     same_source(sm, spec.static_mesh_path, st.metadata, spec.static_path);
     same_source(mm, spec.moving_mesh_path, shell.metadata, spec.moving_path);
-    if (!spec.poses_path.empty()) {
-        out.poses = read_poses(spec.poses_path);
-    } else {
-        const ScenarioOptions so{.kind = parse_scenario_kind(spec.scenario), .count = spec.count, .seed = spec.seed,
-                                 .depth = spec.depth};
-        out.poses = generate_scenario(st.field, moving, so, progress);
-    }
+    out.poses = check_poses({spec.poses_path, spec.scenario, spec.count, spec.seed, spec.depth}, st.field, moving, progress).poses;
     const std::size_t n = out.poses.size();
     if (n < 2) fail_usage("a trajectory needs at least two poses (one step)");
 
