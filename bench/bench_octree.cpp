@@ -8,8 +8,13 @@
 // (-grad V) and force as haptic-query's ist mode computes them. One JSON line per row in make
 // bench's format; the notes give latency p50/p99, contacts, tests and memory, and the paper's
 // figure beside (under 1 ms for about 1,000 contacts, Core2 Quad 2.4 GHz).
+#include <sys/resource.h>
+#include <time.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <filesystem>
 #include <string>
 
@@ -25,6 +30,24 @@
 #include "query/timing.hpp"
 #include "spheretree/tree.hpp"
 
+namespace {
+
+// Wall and thread CPU time and the thread's involuntary context switches, around one query.
+struct Probe {
+    double wall_us, cpu_us;
+    long switches;
+};
+Probe probe() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    rusage ru{};
+    getrusage(RUSAGE_THREAD, &ru);
+    const double wall = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return {wall, static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) * 1e-3, ru.ru_nivcsw};
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
     hp::app::Tool tool("bench_octree", "Time implicit sphere tree queries next to VPS (make bench).", "");
     std::string mesh_path;
@@ -36,6 +59,10 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--count", count);
     tool.cli.add_option("--seed", seed);
     tool.cli.add_option("--depth", depth, "contact poses: maximum penetration in voxels");
+    std::string per_pose_path;
+    int rerun = 0;
+    tool.cli.add_option("--per-pose", per_pose_path, "write one TSV line per row and pose: wall and thread CPU time, preemptions, contacts, tests");
+    tool.cli.add_option("--rerun", rerun, "rerun each row's 10 slowest poses alone this many times (to stderr)");
     return tool.run(argc, argv, [&] {
         hp::LoadedMesh m = hp::load_mesh(mesh_path);
         hp::bench::Field f = hp::bench::make_field(m.mesh, m.diagnostics.bbox, voxel);
@@ -69,6 +96,11 @@ int main(int argc, char** argv) {
             hp::generate_scenario(field, moving, {.kind = hp::ScenarioKind::contact, .count = count, .seed = seed, .depth = depth});
         const std::string name = std::filesystem::path(mesh_path).stem().string() + " @" + std::to_string(voxel).substr(0, 6) + " vs itself";
         tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+        std::ofstream per_pose;
+        if (!per_pose_path.empty()) {
+            per_pose.open(per_pose_path);
+            per_pose << "row\tpose\twall_us\tcpu_us\tpreemptions\tcontacts\tsphere_tests\tvoxel_tests\n";
+        }
         char notes[640];
         auto emit = [&](const std::string& stage, double seconds, const hp::LatencyStats& st, const std::string& text,
                         nlohmann::json extra) {
@@ -110,10 +142,21 @@ int main(int argc, char** argv) {
                 return c.size() + (force.x > 1e300 ? 1 : 0);
             };
             for (std::size_t i = 0; i < std::min<std::size_t>(100, poses.size()); ++i) one(poses[i]);
+            std::vector<double> cpu_us;
+            std::vector<long> preempted;
+            std::vector<std::size_t> kk, sph, vox;
             for (const hp::Pose& pose : poses) {
-                const auto a = std::chrono::steady_clock::now();
+                const Probe p0 = probe();
                 const std::size_t k = one(pose);
-                const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - a).count();
+                const Probe p1 = probe();
+                const double us = p1.wall_us - p0.wall_us;
+                cpu_us.push_back(p1.cpu_us - p0.cpu_us);
+                preempted.push_back(p1.switches - p0.switches);
+                kk.push_back(k);
+                sph.push_back(q.stats().sphere_tests);
+                vox.push_back(q.stats().voxel_tests);
+                if (per_pose) per_pose << stage << '\t' << lat.size() << '\t' << us << '\t' << cpu_us.back() << '\t' << preempted.back() << '\t' << k << '\t'
+                                       << q.stats().sphere_tests << '\t' << q.stats().voxel_tests << '\n';
                 lat.push_back(us);
                 if (k >= 500 && k <= 1500) lat_1000.push_back(us);
                 total += us * 1e-6;
@@ -121,6 +164,24 @@ int main(int argc, char** argv) {
                 tests += static_cast<double>(q.stats().sphere_tests);
                 vtests += static_cast<double>(q.stats().voxel_tests);
                 skipped += static_cast<double>(q.stats().skipped);
+            }
+            if (rerun > 0) {
+                std::vector<std::size_t> order(poses.size());
+                for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+                std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return lat[x] > lat[y]; });
+                for (std::size_t r = 0; r < std::min<std::size_t>(10, order.size()); ++r) {
+                    const std::size_t i = order[r];
+                    std::vector<double> again;
+                    for (int t = 0; t < rerun; ++t) {
+                        const Probe p0 = probe();
+                        one(poses[i]);
+                        again.push_back(probe().wall_us - p0.wall_us);
+                    }
+                    std::sort(again.begin(), again.end());
+                    std::fprintf(stderr, "%s pose %zu: %.1f us (cpu %.1f, %ld preemptions), %zu contacts, %zu+%zu tests; alone x%d: min %.1f median %.1f max %.1f us\n",
+                                 stage.c_str(), i, lat[i], cpu_us[i], preempted[i], kk[i], sph[i], vox[i], rerun, again.front(),
+                                 again[again.size() / 2], again.back());
+                }
             }
             const hp::LatencyStats st = hp::latency_stats(lat);
             const hp::LatencyStats s1k = hp::latency_stats(lat_1000);
