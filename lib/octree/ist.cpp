@@ -178,32 +178,42 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
             prepare(c, t, f, p, side, radii, table);
         }
         n.children = static_cast<std::uint8_t>(out.size() - n.first);
+        int low = n.level, steps = 0;
+        for (std::uint32_t i = n.first; i < out.size(); ++i) low = std::min<int>(low, out[i].level), steps += out[i].skips;
+        n.child_level = static_cast<std::int8_t>(low);
+        n.child_skips = static_cast<std::uint8_t>(steps);
     };
     auto carry = [&](Node& n, std::vector<Node>& out) {
         if (n.carried != kNone) return;
         n.carried = static_cast<std::uint32_t>(out.size());
         Node& c = out.emplace_back(n);
-        c.carried = kNone, c.first = kNone, c.children = 0;
+        c.carried = kNone, c.first = kNone, c.children = 0, c.skips = 0;
     };
-    // A new pair: a voxel pair is decided at once, a node pair tested and kept when it overlaps.
-    auto offer = [&](std::uint32_t ia, std::uint32_t ib, bool new_a, bool new_b) {
-        const Node& a = a_next_[ia];
-        const Node& b = b_next_[ib];
-        if (one_child) stats_.skipped += (new_a ? a.skips : 0u) + (new_b ? b.skips : 0u);
-        const int level = std::max<int>(a.level, b.level);
-        stats_.level_reached = std::min(stats_.level_reached, level);
-        if (level == 0) {
-            ++stats_.voxel_tests;
-            double d;
-            if (voxel_overlap(a.voxel, b.voxel, rv, d)) contacts_.push_back({a.index, b.index, 0, a.voxel, b.voxel, rv, rv - d});
-            return;
+    // Counters kept in registers during the descent, stored in stats_ at the end.
+    std::size_t sphere_tests = 0, voxel_tests = 0, skipped = 0;
+    int level_reached = std::max(a_.levels, b_.levels);
+    // The new pairs of the nodes a_next_[a0, a0 + na) and b_next_[b0, b0 + nb): a voxel pair is
+    // decided at once, a node pair tested and kept when its spheres overlap.
+    auto offer = [&](std::uint32_t a0, std::uint32_t na, std::uint32_t b0, std::uint32_t nb) {
+        const Node* A = a_next_.data() + a0;
+        const Node* B = b_next_.data() + b0;
+        for (std::uint32_t i = 0; i < na; ++i) {
+            const Node& x = A[i];
+            for (std::uint32_t j = 0; j < nb; ++j) {
+                const Node& y = B[j];
+                if ((x.level | y.level) == 0) {
+                    ++voxel_tests;
+                    double d;
+                    if (voxel_overlap(x.voxel, y.voxel, rv, d)) contacts_.push_back({x.index, y.index, 0, x.voxel, y.voxel, rv, rv - d});
+                    continue;
+                }
+                ++sphere_tests;
+                const double r = (x.radius + y.radius) * (1 + kRelSlack) + abs_slack;
+                if (length2(x.sphere - y.sphere) <= r * r) next_.push_back({a0 + i, b0 + j});
+            }
         }
-        ++stats_.sphere_tests;
-        const double r = (a.radius + b.radius) * (1 + kRelSlack) + abs_slack;
-        if (length2(a.sphere - b.sphere) <= r * r) next_.push_back({ia, ib});
     };
 
-    stats_.level_reached = std::max(a_.levels, b_.levels);
     {
         // The roots enter as the children of nothing: new nodes, collapsed and tested.
         Node& ra = a_next_.emplace_back();
@@ -216,7 +226,9 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
         rb.level = static_cast<std::int8_t>(b_.levels);
         rb.skips = one_child ? static_cast<std::uint8_t>(collapse(rb, b_, fb)) : 0;
         prepare(rb, b_, fb, pb, side, rb_tab, table);
-        offer(0, 0, true, true);
+        skipped += ra.skips + rb.skips;
+        level_reached = std::min<int>(level_reached, std::max(ra.level, rb.level));
+        offer(0, 1, 0, 1);
     }
     while (!next_.empty()) {
         std::swap(cur_, next_);
@@ -240,16 +252,32 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
                 stats_.interrupted = true;
                 continue;
             }
-            const bool split_a = la >= lb, split_b = lb >= la;
-            std::uint32_t a0, na, b0, nb;
-            if (split_a) split(a, a_, fa, pa, ra_tab, a_next_), a0 = a.first, na = a.children;
-            else carry(a, a_next_), a0 = a.carried, na = 1;
-            if (split_b) split(b, b_, fb, pb, rb_tab, b_next_), b0 = b.first, nb = b.children;
-            else carry(b, b_next_), b0 = b.carried, nb = 1;
-            for (std::uint32_t i = a0; i < a0 + na; ++i)
-                for (std::uint32_t j = b0; j < b0 + nb; ++j) offer(i, j, split_a, split_b);
+            std::uint32_t a0, na, b0, nb, skips_a = 0, skips_b = 0;
+            int min_a, min_b;  // the lowest level among the new nodes of each side
+            if (la >= lb) {
+                split(a, a_, fa, pa, ra_tab, a_next_);
+                a0 = a.first, na = a.children, min_a = a.child_level, skips_a = a.child_skips;
+            } else {
+                carry(a, a_next_);
+                a0 = a.carried, na = 1, min_a = la;
+            }
+            if (lb >= la) {
+                split(b, b_, fb, pb, rb_tab, b_next_);
+                b0 = b.first, nb = b.children, min_b = b.child_level, skips_b = b.child_skips;
+            } else {
+                carry(b, b_next_);
+                b0 = b.carried, nb = 1, min_b = lb;
+            }
+            // Each new node's one-child steps count once per pair it enters (the tests they saved).
+            skipped += skips_a * nb + skips_b * na;
+            level_reached = std::min(level_reached, std::max(min_a, min_b));
+            offer(a0, na, b0, nb);
         }
     }
+    stats_.sphere_tests = sphere_tests;
+    stats_.voxel_tests = voxel_tests;
+    stats_.skipped = skipped;
+    stats_.level_reached = level_reached;
     return contacts_;
 }
 

@@ -90,6 +90,8 @@ public:
         std::uint8_t mask = 0;     // level >= 1: the child mask
         std::uint8_t skips = 0;    // single-child nodes the one-child optimization passed to reach it
         std::uint8_t children = 0; // how many children it has in the next round, once split
+        std::int8_t child_level = 0;   // once split: the lowest level among its children
+        std::uint8_t child_skips = 0;  // once split: the one-child steps of its children, summed
     };
     struct Pair {
         std::uint32_t a, b;  // places in the round's node arrays
