@@ -194,9 +194,14 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
     int level_reached = std::max(a_.levels, b_.levels);
     // The new pairs of the nodes a_next_[a0, a0 + na) and b_next_[b0, b0 + nb): a voxel pair is
     // decided at once, a node pair tested and kept when its spheres overlap.
+    // The kept pairs are written without a branch (whether two spheres overlap is close to a coin
+    // toss near the contact): each pair is stored at next_[kept] and kept counts it when it overlaps.
+    std::size_t kept = 0;
     auto offer = [&](std::uint32_t a0, std::uint32_t na, std::uint32_t b0, std::uint32_t nb) {
         const Node* A = a_next_.data() + a0;
         const Node* B = b_next_.data() + b0;
+        if (next_.size() < kept + na * nb) next_.resize(2 * (kept + na * nb));
+        Pair* out = next_.data();
         for (std::uint32_t i = 0; i < na; ++i) {
             const Node& x = A[i];
             for (std::uint32_t j = 0; j < nb; ++j) {
@@ -209,7 +214,8 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
                 }
                 ++sphere_tests;
                 const double r = (x.radius + y.radius) * (1 + kRelSlack) + abs_slack;
-                if (length2(x.sphere - y.sphere) <= r * r) next_.push_back({a0 + i, b0 + j});
+                out[kept] = {a0 + i, b0 + j};
+                kept += length2(x.sphere - y.sphere) <= r * r;
             }
         }
     };
@@ -229,12 +235,14 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
         skipped += ra.skips + rb.skips;
         level_reached = std::min<int>(level_reached, std::max(ra.level, rb.level));
         offer(0, 1, 0, 1);
+        next_.resize(kept);
     }
     while (!next_.empty()) {
         std::swap(cur_, next_);
         std::swap(a_cur_, a_next_);
         std::swap(b_cur_, b_next_);
         next_.clear();
+        kept = 0;
         a_next_.clear();
         b_next_.clear();
         if (options_.max_contacts > 0 && cur_.size() >= options_.max_contacts) {
@@ -273,6 +281,7 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
             level_reached = std::min(level_reached, std::max(min_a, min_b));
             offer(a0, na, b0, nb);
         }
+        next_.resize(kept);
     }
     stats_.sphere_tests = sphere_tests;
     stats_.voxel_tests = voxel_tests;
