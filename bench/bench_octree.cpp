@@ -26,6 +26,7 @@
 #include "octree/ist.hpp"
 #include "octree/octree.hpp"
 #include "pointshell/pointshell.hpp"
+#include "query/ist_check.hpp"
 #include "query/scenario.hpp"
 #include "query/timing.hpp"
 #include "spheretree/tree.hpp"
@@ -131,15 +132,11 @@ int main(int argc, char** argv) {
             hp::octree::IstQuery q(t, t, o);
             std::vector<double> lat, lat_1000;  // all poses; poses with 500..1500 contacts ("about 1,000")
             double contacts = 0, tests = 0, vtests = 0, skipped = 0, total = 0;
+            hp::IstResponse respond(field);
             auto one = [&](const hp::Pose& pose) {
                 const auto& c = q({hp::rotation_rows(pose.quaternion), pose.position});
-                hp::Vec3d force;
-                for (const auto& x : c) {
-                    hp::Vec3d nn = hp::normalized(-field.gradient(x.moving_center));
-                    if (hp::length2(nn) == 0) nn = hp::normalized(x.moving_center - x.fixed_center);
-                    force += nn * x.depth;
-                }
-                return c.size() + (force.x > 1e300 ? 1 : 0);
+                const hp::IstForce f = respond(c, pose.position);
+                return c.size() + (f.force.x > 1e300 ? 1 : 0);
             };
             for (std::size_t i = 0; i < std::min<std::size_t>(100, poses.size()); ++i) one(poses[i]);
             std::vector<double> cpu_us;
