@@ -8,6 +8,7 @@
 // (-grad V) and force as haptic-query's ist mode computes them. One JSON line per row in make
 // bench's format; the notes give latency p50/p99, contacts, tests and memory, and the paper's
 // figure beside (under 1 ms for about 1,000 contacts, Core2 Quad 2.4 GHz).
+#include <sched.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -77,6 +78,8 @@ int main(int argc, char** argv) {
     std::string per_pose_path;
     int rerun = 0;
     tool.cli.add_option("--per-pose", per_pose_path, "write one TSV line per row and pose: wall and thread CPU time, preemptions, contacts, tests");
+    bool fifo = false;
+    tool.cli.add_flag("--fifo", fifo, "time the IST rows under SCHED_FIFO (needs the privilege; not in make bench): what the queries take without preemption");
     tool.cli.add_option("--rerun", rerun, "rerun each row's 10 slowest poses alone this many times (to stderr)");
     return tool.run(argc, argv, [&] {
         hp::LoadedMesh m = hp::load_mesh(mesh_path);
@@ -126,6 +129,13 @@ int main(int argc, char** argv) {
             std::fflush(stdout);
         };
 
+        std::string sched = "normal scheduling";
+        if (fifo) {
+            sched_param sp{};
+            sp.sched_priority = 1;
+            sched = sched_setscheduler(0, SCHED_FIFO, &sp) == 0 ? "SCHED_FIFO" : "normal scheduling (SCHED_FIFO refused)";
+            std::fprintf(stderr, "bench_octree: %s\n", sched.c_str());
+        }
         // VPS, full mode (Sagardia et al.'s traversal), the same poses.
         hp::VpsQuery vps(field, moving, {.mode = hp::QueryMode::full});
         const hp::TimedRun vrun = hp::run_timed(vps, poses, 100);
@@ -256,12 +266,12 @@ int main(int argc, char** argv) {
                       "aim: IST p99 < %.0f us for about 1000 contacts; %zu poses with %zu-%zu contacts (ist surface): wall p50 %.1f, "
                       "p99 %.1f us: %s (%zu preempted); thread CPU p99 %.1f us: %s; early stops on the same poses, wall / CPU p99: "
                       "max 1000 pairs %.1f / %.1f us (%s / %s), level 1 %.1f / %.1f us (%s / %s), level 2 %.1f / %.1f us (%s / %s); "
-                      "over all %zu poses: wall p99 %.1f us, CPU p99 %.1f us",
+                      "over all %zu poses: wall p99 %.1f us, CPU p99 %.1f us; %s",
                       kAimUs, main.near, kNearLo, kNearHi, main.near_wall.p50, main.near_wall.p99, mark(main.near_wall.p99),
                       main.near_preempted, main.near_cpu.p99, mark(main.near_cpu.p99), cap.near_wall.p99, cap.near_cpu.p99,
                       mark(cap.near_wall.p99), mark(cap.near_cpu.p99), l1.near_wall.p99, l1.near_cpu.p99, mark(l1.near_wall.p99),
                       mark(l1.near_cpu.p99), l2.near_wall.p99, l2.near_cpu.p99, mark(l2.near_wall.p99), mark(l2.near_cpu.p99),
-                      poses.size(), main.wall.p99, main.cpu.p99);
+                      poses.size(), main.wall.p99, main.cpu.p99, sched.c_str());
         emit("ist aim ~1000 contacts", 0, main.near_wall, notes,
              {{"aim_p99_us", kAimUs}, {"poses", main.near}, {"cpu_p99_us", main.near_cpu.p99}, {"preempted", main.near_preempted},
               {"wall_met", main.near_wall.p99 < kAimUs}, {"cpu_met", main.near_cpu.p99 < kAimUs},
