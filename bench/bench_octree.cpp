@@ -1,13 +1,20 @@
-// bench_octree MESH --voxel S [--count N] [--seed S] [--depth D]
+// bench_octree MESH --voxel S [--count N] [--seed S] [--depth D] [--per-pose FILE] [--rerun K] [--fifo]
 // Implicit sphere trees (Ruffaldi et al.) against VPS on the same poses (make bench): builds the
 // mesh's voxelmap and distance field in process (pad 2), its pointshell and point-sphere tree
 // (K = 4, the VPS moving object) and its octrees (surface voxels, and all solid voxels), generates
 // `count` contact poses of the mesh against itself (--depth voxels: shallow contact), and times
 // on one thread (100 warm-up queries) the VPS full query and the IST query with each combination
-// of the one-child and side optimizations (the paper's Figure 5), with the contacts' normals
-// (-grad V) and force as haptic-query's ist mode computes them. One JSON line per row in make
-// bench's format; the notes give latency p50/p99, contacts, tests and memory, and the paper's
-// figure beside (under 1 ms for about 1,000 contacts, Core2 Quad 2.4 GHz).
+// of the one-child and side optimizations (the paper's Figure 5), the solid octree, and the
+// time-critical early stops (at most 1,000 pairs, level 1, level 2), with the contacts' normals
+// (-grad V) and force as haptic-query's ist mode computes them (IstResponse). Each query is timed
+// by the wall clock and by the thread's CPU time, and its preemptions (involuntary context
+// switches) counted, so that a slow query can be told apart as work or as the scheduler's.
+// The aim's row takes the poses whose full descent finds 750 to 1,250 voxel pairs ("about 1,000
+// contacts") and gives their p50/p99 with each early stop, marked met or missed against 200 us.
+// One JSON line per row in make bench's format; the notes give latency p50/p99, contacts, tests
+// and memory, and the paper's figure beside (under 1 ms for about 1,000 contacts, Core2 Quad
+// 2.4 GHz). --per-pose writes one TSV line per row and pose; --rerun reruns each row's ten slowest
+// poses alone K times (stderr); --fifo times under SCHED_FIFO when permitted (not in make bench).
 #include <sched.h>
 #include <sys/resource.h>
 #include <time.h>

@@ -19,6 +19,10 @@
 // ball is within sqrt(R^2 - 3 s^2 / 4) of its centre (docs/octree.md).
 // Early stops (time-critical): at a node level, or after the first round that leaves at least a
 // given number of pairs; the pairs left are then the contacts (node pairs, `level` > 0).
+// Work per round: each object's nodes of the round are kept in an array, each with its test sphere
+// (and, for a voxel, its voxel centre) computed once when it enters the round; a node's children
+// are made once per round, whichever pairs it is in, and a pair is two places in those arrays.
+// The contacts, their order and the counts in IstStats are those of one test per pair as above.
 // Allocation: scratch is kept between calls; after the first calls grow it, a query does not allocate.
 #include <array>
 #include <cstddef>
