@@ -146,8 +146,8 @@ using KdTree = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<
 
 // The kept points in cubic cells of side at least alpha*s over the grid's box (points outside it
 // go to the nearest boundary cell: clamping never moves two cells further apart), so every kept
-// point closer than alpha*s to p lies in p's cell or one of the 26 around it. Cells are hashed:
-// only cells holding a point cost memory.
+// point closer than alpha*s to p lies in p's cell or one of the 26 around it. Up to 2^24 cells
+// (64 MB of heads) are an array; more are hashed, so that only cells holding a point cost memory.
 class SpacingHash {
 public:
     SpacingHash(const GridSpec& g, double radius) : r2_(radius * radius), origin_(g.origin) {
@@ -156,25 +156,25 @@ public:
         side_ = std::max(radius, extent / 1048576.0);  // at most 2^20 cells per axis: keys fit 64 bits
         for (int a = 0; a < 3; ++a)
             cells_[a] = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(g.dims[a] * g.voxel_size / side_)));
+        const double total = static_cast<double>(cells_[0]) * static_cast<double>(cells_[1]) * static_cast<double>(cells_[2]);
+        if (total <= double(1 << 24)) dense_.assign(static_cast<std::size_t>(total), kNone);
     }
     // True when no kept point is closer than alpha*s to p.
     bool clear_of(const Vec3d& p) const {
         const auto c = cell(p);
         for (std::int64_t k = std::max<std::int64_t>(c[2] - 1, 0); k <= std::min(c[2] + 1, cells_[2] - 1); ++k)
             for (std::int64_t j = std::max<std::int64_t>(c[1] - 1, 0); j <= std::min(c[1] + 1, cells_[1] - 1); ++j)
-                for (std::int64_t i = std::max<std::int64_t>(c[0] - 1, 0); i <= std::min(c[0] + 1, cells_[0] - 1); ++i) {
-                    const auto it = head_.find(key(i, j, k));
-                    if (it == head_.end()) continue;
-                    for (std::uint32_t q = it->second; q != kNone; q = next_[q])
+                for (std::int64_t i = std::max<std::int64_t>(c[0] - 1, 0); i <= std::min(c[0] + 1, cells_[0] - 1); ++i)
+                    for (std::uint32_t q = head(key(i, j, k)); q != kNone; q = next_[q])
                         if (length2(p - points_[q]) < r2_) return false;
-                }
         return true;
     }
     void add(const Vec3d& p) {
         const auto c = cell(p);
-        const auto [it, fresh] = head_.try_emplace(key(c[0], c[1], c[2]), kNone);
-        next_.push_back(it->second);
-        it->second = static_cast<std::uint32_t>(points_.size());
+        std::uint32_t& first = dense_.empty() ? head_.try_emplace(key(c[0], c[1], c[2]), kNone).first->second
+                                              : dense_[key(c[0], c[1], c[2])];
+        next_.push_back(first);
+        first = static_cast<std::uint32_t>(points_.size());
         points_.push_back(p);
     }
 
@@ -190,9 +190,15 @@ private:
     std::uint64_t key(std::int64_t i, std::int64_t j, std::int64_t k) const {
         return static_cast<std::uint64_t>((k * cells_[1] + j) * cells_[0] + i);
     }
+    std::uint32_t head(std::uint64_t key) const {
+        if (!dense_.empty()) return dense_[key];
+        const auto it = head_.find(key);
+        return it == head_.end() ? kNone : it->second;
+    }
     double r2_, side_ = 0;
     Vec3d origin_;
     std::array<std::int64_t, 3> cells_{};
+    std::vector<std::uint32_t> dense_;  // the heads of all cells, when they are few enough
     std::unordered_map<std::uint64_t, std::uint32_t> head_;
     std::vector<std::uint32_t> next_;
     std::vector<Vec3d> points_;

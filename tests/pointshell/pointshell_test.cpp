@@ -191,6 +191,19 @@ TEST(Pointshell, FlatSquareKeepsExactlyTheVoxelCentreLattice) {
     for (const Vec3d& n : r.shell.normals) EXPECT_EQ(n, (Vec3d{0, 0, -1}));
 }
 
+TEST(Pointshell, TinySpacingStillFollowsTheRule) {
+    // alpha*s = 1/800 over a grid 1.5 wide: more cells of that size than the sampler keeps in an
+    // array (it hashes them). Every distinct candidate is kept; the rule holds by brute force.
+    const hp::TriMesh m = square();
+    const hp::ShellField f = square_field();
+    hp::PointshellOptions opt;
+    opt.alpha = 0.01;
+    opt.normals = hp::ShellNormals::surface;
+    const hp::PointshellResult r = hp::sample_pointshell(m, f, opt);
+    EXPECT_GT(r.shell.points.size(), 64u);  // the lattice and the projections onto edges and diagonal
+    check_sampling_rule(m, f, opt.alpha, r.shell);
+}
+
 TEST(Pointshell, CubeCountFollowsFromTheFaceLattices) {
     // Faces on voxel faces, s = 1/8, alpha = 0.9 (alpha*s = 0.1125). Each face offers its 8 x 8
     // lattice of projected voxel centres. Across a cube edge, the two rows next to it are
