@@ -175,7 +175,13 @@ DistanceSampler::DistanceSampler(const BrickField<double>& band) : grid_(band.gr
     auto fill = [&](auto& out) {
         using T = typename std::decay_t<decltype(out)>::value_type;
         out.resize((bricks + tile_values.size()) * kBrickVoxels);
-        for (std::size_t i = 0; i < band.bricks.size(); ++i) out[i] = static_cast<T>(band.bricks[i]);
+        // Band voxels below the far tiles' value read that value: the band is exact to B voxel
+        // sizes and reads -B s beyond, as the tiles do (a voxel of the band's last layers may lie
+        // up to sqrt(3) B voxel sizes away). Only values below zero change, so no contact does,
+        // and the steps of several voxel sizes per voxel between such voxels and the tiles next
+        // to them, which would raise the slope bounds of every ball reaching them, are gone.
+        const double low = !tile_values.empty() && floor_sample_ < 0 ? floor_sample_ : -std::numeric_limits<double>::infinity();
+        for (std::size_t i = 0; i < band.bricks.size(); ++i) out[i] = static_cast<T>(std::max(band.bricks[i], low));
         for (std::size_t t = 0; t < tile_values.size(); ++t)
             std::fill_n(out.begin() + static_cast<std::ptrdiff_t>((bricks + t) * kBrickVoxels), kBrickVoxels, static_cast<T>(tile_values[t]));
     };
@@ -313,18 +319,17 @@ double DistanceSampler::sparse_level0(std::vector<BlockBound>& level, const std:
 }
 
 void DistanceSampler::build_gaps(const std::vector<RaisedBox>& raised, const std::array<int, 3>& bd) {
-    // gap_[b]: a lower bound, in cells (voxel sizes), of the distance from the centre of block b (cell
-    // coordinates 8 b + 4) to the raised cells; a sphere test subtracts the distance from its
-    // centre to that point. Two bounds, the larger kept:
+    // gap_[q]: a lower bound, in cells (voxel sizes), of the distance from the centre of
+    // sub-block q of 4^3 cells (cell coordinates 4 q + 2) to the raised cells; a sphere test
+    // subtracts the distance from its centre to that point. Two bounds, the larger kept:
     // - near: the least distance from the centre to the boxes of raised cells of the blocks at
-    //   most kNear blocks away per axis; a raised cell farther away along an axis is at least
-    //   8 (kNear + 1) - 4 cells away, which caps it;
+    //   most kNear blocks away per axis (below);
     // - far: the cells of block b span [8 b, 8 b + 8] per axis, so from them to any cell of
     //   block h the gap along an axis is at least 8 max(0, |b - h| - 1): the squared distance is
     //   at least 64 times a sum of one term per axis, whose least value over the raised blocks is
     //   found axis after axis (a min-plus convolution per line), looking at most kWindow blocks
     //   away per axis (farther along any axis is at least kWindow^2 in those terms: the cap).
-    constexpr int kNear = 3;
+    constexpr int kNear = 2;
     constexpr int kWindow = 32;
     constexpr std::int32_t kCap = kWindow * kWindow;
     auto g = [](int delta) {
@@ -352,23 +357,20 @@ void DistanceSampler::build_gaps(const std::vector<RaisedBox>& raised, const std
         cur.swap(next);
         near.swap(near_next);
     }
-    // gap_ in the voxel blocks' grid (the block of a cell's lower corner); a voxel block beyond
-    // the last cell block takes that block's bound, from its own centre (a block's bound never
-    // rests on where its cells lie, only on the raised boxes and on the far bound of its place).
-    const int vb[3] = {(grid_.dims[0] + 7) / 8, (grid_.dims[1] + 7) / 8, (grid_.dims[2] + 7) / 8};
-    gap_.assign(static_cast<std::size_t>(vb[0]) * vb[1] * vb[2], 0.0f);
-    tbb::parallel_for(0, vb[2], [&](int k) {
-        for (int j = 0; j < vb[1]; ++j)
-            for (int i = 0; i < vb[0]; ++i) {
-                const int at[3] = {std::min(i, bd[0] - 1), std::min(j, bd[1] - 1), std::min(k, bd[2] - 1)};
-                const std::size_t b = (static_cast<std::size_t>(at[2]) * bd[1] + at[1]) * bd[0] + at[0];
-                float& out = gap_[(static_cast<std::size_t>(k) * vb[1] + j) * vb[0] + i];
-                if (!raised[b].empty() || at[0] != i || at[1] != j || at[2] != k) {
-                    out = 0;  // a raised block (or beyond the last cell block): no bound
-                    continue;
-                }
-                const double centre[3] = {8.0 * i + 4, 8.0 * j + 4, 8.0 * k + 4};
-                double near_cells = 8.0 * (kNear + 1) - 4;
+    // gap_ per sub-block of 4^3 cells (x fastest; gap_dims_), from its centre 4 q + 2: the near
+    // bound over the raised boxes of the blocks at most kNear away (a raised cell farther along
+    // an axis is at least 8 kNear + 2 cells from the centre: the cap), and the far bound of its
+    // block. A centre inside a raised box gets 0: no bound.
+    const int cells[3] = {std::max(1, grid_.dims[0] - 1), std::max(1, grid_.dims[1] - 1), std::max(1, grid_.dims[2] - 1)};
+    for (int a = 0; a < 3; ++a) gap_dims_[a] = (cells[a] + 3) / 4;
+    gap_.assign(static_cast<std::size_t>(gap_dims_[0]) * gap_dims_[1] * gap_dims_[2], 0.0f);
+    tbb::parallel_for(0, gap_dims_[2], [&](int qz) {
+        for (int qy = 0; qy < gap_dims_[1]; ++qy)
+            for (int qx = 0; qx < gap_dims_[0]; ++qx) {
+                const int i = qx >> 1, j = qy >> 1, k = qz >> 1;  // its block
+                const std::size_t b = (static_cast<std::size_t>(k) * bd[1] + j) * bd[0] + i;
+                const double centre[3] = {4.0 * qx + 2, 4.0 * qy + 2, 4.0 * qz + 2};
+                double near_cells = 8.0 * kNear + 2;
                 if (near[b]) {
                     double best2 = near_cells * near_cells;
                     for (int z = std::max(0, k - kNear); z <= std::min(bd[2] - 1, k + kNear); ++z)
@@ -390,7 +392,7 @@ void DistanceSampler::build_gaps(const std::vector<RaisedBox>& raised, const std
                 const double t = std::max(near_cells, far_cells) * (1 - 1e-9);
                 float f = static_cast<float>(t);
                 if (static_cast<double>(f) > t) f = std::nextafter(f, 0.0f);
-                out = f;
+                gap_[(static_cast<std::size_t>(qz) * gap_dims_[1] + qy) * gap_dims_[0] + qx] = f;
             }
     });
 }
@@ -678,23 +680,25 @@ void DistanceSampler::locate_sphere(const Vec3d& center, double radius, SpherePr
     out.radius = radius;
     out.block = &locate(u, radius_in_cells(radius), out.leaves);
     if (sparse_) {
-        // The voxel block of the centre cell's lower corner (the block part of its summed
-        // terms) and the distance from c(X) to the block's centre, whose bound gap_ holds.
-        const auto& o = out.cell.offset;
-        double d2 = 0;
-        for (int a = 0; a < 3; ++a) {
-            const double c = std::clamp(u[a], 0.0, top_[a]);  // NaN: the clamp of locate_cell_at gives 0 too
-            const int block = std::min(static_cast<int>(std::isnan(c) ? 0.0 : c), static_cast<int>(last_cell_[a])) >> 3;
-            const double e = (std::isnan(c) ? 0.0 : c) - (8.0 * block + 4);
-            d2 += e * e;
-        }
-        out.gap = (static_cast<double>(gap_[(o[0][0] + o[1][0] + o[2][0]) >> 9]) - std::sqrt(d2)) * grid_.voxel_size * (1 - 1e-9);
+        // The sub-block of the centre cell (of c(X)) and the distance from c(X) to the
+        // sub-block's centre, whose bound gap_ holds (read at the test: probe_sphere prefetches it).
+        using namespace detail;
+        const AxisLanes c = clamp_lanes(u, lanes(top_));
+        const IntAxisLanes q = truncate(min_lanes(c, lanes(last_cell_)));
+        const IntAxisLanes sub{q.xy >> 2, q.zw >> 2};
+        const AxisLanes e = c - (to_double(sub) * 4.0 + 2.0);
+        const double d2 = e.xy[0] * e.xy[0] + e.xy[1] * e.xy[1] + e.zw[0] * e.zw[0];
+        out.gap_entry = gap_.data() + (static_cast<std::size_t>(sub.zw[0]) * static_cast<std::size_t>(gap_dims_[1]) +
+                                       static_cast<std::size_t>(sub.xy[1])) * static_cast<std::size_t>(gap_dims_[0]) +
+                        static_cast<std::size_t>(sub.xy[0]);
+        out.centre_offset = std::sqrt(d2);
     }
 }
 
 void DistanceSampler::probe_sphere(const Vec3d& center, double radius, SphereProbe& out) const {
     locate_sphere(center, radius, out);
     prefetch_line(out.block);
+    if (sparse_) prefetch_line(out.gap_entry);
     prefetch(out.cell);
 }
 
@@ -715,7 +719,10 @@ inline double DistanceSampler::probe_bound(const SphereProbe& probe) const {
     // cell above it, at least `gap` from c(X), and rises by at most L_in per unit from there.
     double alone = b.max_value - away;
     // No positive gap: c(X) may lie in a cell above the floor, no such bound.
-    if (sparse_ && probe.gap > 0) alone = std::min(alone, floor_ + b.interior_lipschitz * max0(radius - probe.gap) - away);
+    if (sparse_) {
+        const double gap = (static_cast<double>(*probe.gap_entry) - probe.centre_offset) * grid_.voxel_size * (1 - 1e-9);
+        if (gap > 0) alone = std::min(alone, floor_ + b.interior_lipschitz * max0(radius - gap) - away);
+    }
     if constexpr (Lazy) {
         if (alone < 0) return alone;
     }

@@ -61,8 +61,10 @@ public:
     DistanceSampler(const GridSpec& grid, std::span<const double> values);
     // A narrow-band field, sparse: its bricks of 8^3 samples are kept (as float when every value
     // is a float) behind a table of one brick number per block of the coarse grid; a tiled block
-    // points at one shared brick per distinct tile value. Values, gradients and contacts are
-    // those of the dense sampler over the expanded field, bit for bit; the sphere test adds the
+    // points at one shared brick per distinct tile value. Band samples below the least tile value
+    // (when negative: the far tiles' -B s) read that value, as the band's definition has it;
+    // otherwise values, gradients and contacts are those of the dense sampler over the expanded
+    // field, bit for bit (and the contacts always: only negative samples change). The sphere test adds the
     // bound of the field's floor (its least tile value, the far tiles' -B s): a ball centred in a block
     // at distance T from every cell above the floor stays at most floor + L (r - T) (docs/field.md,
     // "Narrow-band fields"). Memory: the bricks, and per block of the coarse grid a brick number, a
@@ -113,7 +115,10 @@ public:
         double radius = 0;
         const BlockBound* block = nullptr;  // the ball's merged pyramid bounds
         bool leaves = false;  // the ball's box leaves the centre box
-        double gap = 0;  // sparse: a lower bound of the distance from c(center) to the cells above the floor (<= 0: none)
+        // Sparse: the bound of the centre's sub-block on the distance to the cells above the floor
+        // (gap_) and the distance (cells) from c(center) to the sub-block's centre.
+        const float* gap_entry = nullptr;
+        double centre_offset = 0;
     };
     // Writes the probe into `out` (a traversal's ring slot).
     void probe_sphere(const Vec3d& center, double radius, SphereProbe& out) const;
@@ -249,14 +254,15 @@ private:
     int base_shift_ = 2;  // log2 of level 0's block edge in cells: 2 dense, 3 sparse
     int top_shift_ = 2;  // log2 of the top level's block edge in cells (base_shift_ + the top level)
     // Sparse: per block of 8^3 voxels (x fastest, BrickField's order) the number of its brick in
-    // the samples (a tiled block: its tile value's shared brick), and a lower bound (in voxel sizes;
-    // 0, no bound, for a block holding such a cell) of the distance from the block's centre to
-    // every cell with a corner above floor_ (build_gaps); floor_: the least tile value (the far
+    // the samples (a tiled block: its tile value's shared brick); per sub-block of 4^3 cells a
+    // lower bound (in voxel sizes; 0, no bound, when its centre may lie in such a cell) of the
+    // distance from its centre to every cell with a corner above floor_ (build_gaps); floor_: the least tile value (the far
     // tiles' -B s), widened by the interpolation's rounding; a cell whose corners are all at or
     // below it stays below it.
     bool sparse_ = false;
     std::vector<std::uint32_t> block_brick_;
     std::vector<float> gap_;
+    std::array<int, 3> gap_dims_{0, 0, 0};  // sub-blocks of 4^3 cells per axis
     double floor_ = 0;
     double floor_sample_ = 0;  // the least tile value itself
     std::uint32_t first_tile_brick_ = 0;  // the tiles' shared bricks follow the band's
