@@ -175,13 +175,19 @@ DistanceSampler::DistanceSampler(const BrickField<double>& band) : grid_(band.gr
     auto fill = [&](auto& out) {
         using T = typename std::decay_t<decltype(out)>::value_type;
         out.resize((bricks + tile_values.size()) * kBrickVoxels);
-        // Band voxels below the far tiles' value read that value: the band is exact to B voxel
-        // sizes and reads -B s beyond, as the tiles do (a voxel of the band's last layers may lie
-        // up to sqrt(3) B voxel sizes away). Only values below zero change, so no contact does,
-        // and the steps of several voxel sizes per voxel between such voxels and the tiles next
-        // to them, which would raise the slope bounds of every ball reaching them, are gone.
-        const double low = !tile_values.empty() && floor_sample_ < 0 ? floor_sample_ : -std::numeric_limits<double>::infinity();
-        for (std::size_t i = 0; i < band.bricks.size(); ++i) out[i] = static_cast<T>(std::max(band.bricks[i], low));
+        // Band voxels beyond the tiles' values read the nearest of them: the band is exact to B
+        // voxel sizes and reads -B s outside and +B s inside beyond, as the tiles do (a voxel of
+        // the band's last layers may lie up to sqrt(3) B voxel sizes away). Next to a tile such a
+        // voxel made cells with steps of several voxel sizes per voxel, whose slope bounds then
+        // spread to every ball reaching them through the pyramid. Contacts do not change: the
+        // band's exact distances change by at most sqrt(3) s over a cell, so only cells whose
+        // corners are all deeper than (B - sqrt 3) s, or all farther outside, read other values.
+        const double inf = std::numeric_limits<double>::infinity();
+        const double low = !tile_values.empty() && floor_sample_ < 0 ? floor_sample_ : -inf;
+        double high = -inf;
+        for (double t : tile_values) high = std::max(high, t);
+        if (!(high > 0)) high = inf;
+        for (std::size_t i = 0; i < band.bricks.size(); ++i) out[i] = static_cast<T>(std::min(std::max(band.bricks[i], low), high));
         for (std::size_t t = 0; t < tile_values.size(); ++t)
             std::fill_n(out.begin() + static_cast<std::ptrdiff_t>((bricks + t) * kBrickVoxels), kBrickVoxels, static_cast<T>(tile_values[t]));
     };

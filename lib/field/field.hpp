@@ -61,10 +61,11 @@ public:
     DistanceSampler(const GridSpec& grid, std::span<const double> values);
     // A narrow-band field, sparse: its bricks of 8^3 samples are kept (as float when every value
     // is a float) behind a table of one brick number per block of the coarse grid; a tiled block
-    // points at one shared brick per distinct tile value. Band samples below the least tile value
-    // (when negative: the far tiles' -B s) read that value, as the band's definition has it;
-    // otherwise values, gradients and contacts are those of the dense sampler over the expanded
-    // field, bit for bit (and the contacts always: only negative samples change). The sphere test adds the
+    // points at one shared brick per distinct tile value. Band samples below the least negative
+    // tile value (-B s outside) or above the largest positive one (+B s inside) read that value,
+    // as the band's definition has it; otherwise values, gradients and contacts are those of the
+    // dense sampler over the expanded field, bit for bit (the contacts too where no point is
+    // deeper than (B - sqrt 3) s: docs/field.md). The sphere test adds the
     // bound of the field's floor (its least tile value, the far tiles' -B s): a ball centred in a block
     // at distance T from every cell above the floor stays at most floor + L (r - T) (docs/field.md,
     // "Narrow-band fields"). Memory: the bricks, and per block of the coarse grid a brick number, a

@@ -3,6 +3,7 @@
 // far balls by the floor's bound, and queries with the same contacts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -24,7 +25,9 @@ struct BandBall {
     std::vector<double> dense;  // the band field expanded
     hp::BrickField<double> sparse;
 
-    BandBall(int band, bool as_float) {
+    // `clamped` false: the blocks that hold a band voxel keep every voxel's exact distance, beyond
+    // +-band s too (a band of layers reaches up to sqrt(3) band voxel sizes); only `dense` holds them all.
+    BandBall(int band, bool as_float, bool clamped = true) {
         grid.voxel_size = 0.01;
         grid.origin = {-0.7, -0.65, -0.6};
         grid.dims = {134, 122, 118};
@@ -33,7 +36,7 @@ struct BandBall {
         auto value = [&](int i, int j, int k) {
             const hp::Vec3d p = grid.center(i, j, k);
             double d = 0.3 - hp::length(p - hp::Vec3d{0.05, -0.03, 0.02});
-            if (std::abs(d) >= far) d = d > 0 ? far : -far;
+            if (clamped && std::abs(d) >= far) d = d > 0 ? far : -far;
             return as_float ? static_cast<double>(static_cast<float>(d)) : d;
         };
         dense.resize(grid.count());
@@ -53,10 +56,10 @@ struct BandBall {
                         const bool in = i < grid.dims[0] && j < grid.dims[1] && k < grid.dims[2];
                         const double w = in ? dense[grid.index(i, j, k)] : dense[grid.index(c[0] * 8, c[1] * 8, c[2] * 8)];
                         v[hp::BrickField<double>::offset_in(x, y, z)] = w;
-                        constant = constant && (w == stored_far || w == -stored_far) && w == v[0];
+                        constant = constant && std::abs(w) >= stored_far && (w > 0) == (v[0] > 0);
                     }
             if (constant) {
-                sparse.tile[b] = v[0];
+                sparse.tile[b] = v[0] > 0 ? stored_far : -stored_far;
             } else {
                 sparse.index[b] = static_cast<std::uint32_t>(sparse.brick_count());
                 sparse.bricks.insert(sparse.bricks.end(), v.begin(), v.end());
@@ -165,6 +168,56 @@ TEST(SparseField, QueriesFindTheDenseContacts) {
     EXPECT_GT(touching, 20u);
     EXPECT_LT(touching, 190u);
     EXPECT_GT(fewer_tests, 0u);  // the floor's bound prunes spheres the expanded field cannot
+}
+
+TEST(SparseField, BandVoxelsBeyondTheTilesReadTheTilesValueAndKeepTheContacts) {
+    const BandBall f(3, true, false);
+    const hp::DistanceSampler dense(f.grid, f.dense);  // every exact distance
+    const hp::DistanceSampler sparse(f.sparse);
+    const double far = static_cast<double>(static_cast<float>(0.03));
+    std::size_t beyond = 0;
+    for (int k = 0; k < f.grid.dims[2]; ++k)
+        for (int j = 0; j < f.grid.dims[1]; ++j)
+            for (int i = 0; i < f.grid.dims[0]; ++i) {
+                const double d = dense.sample(i, j, k);
+                ASSERT_EQ(sparse.sample(i, j, k), std::clamp(d, -far, far));
+                beyond += f.sparse.at(i, j, k) != sparse.sample(i, j, k);
+            }
+    EXPECT_GT(beyond, 1000u);  // band voxels beyond +-3 voxel sizes, read as +-3
+    // Points no deeper than (3 - sqrt 3) voxel sizes and no farther outside read the same values.
+    std::mt19937 rng(9);
+    std::uniform_real_distribution<double> u(-0.6, 0.6);
+    std::size_t checked = 0;
+    for (int n = 0; n < 20000; ++n) {
+        const hp::Vec3d p{u(rng), u(rng), u(rng)};
+        const double v = dense.value(p);
+        if (std::abs(v) >= (3 - std::sqrt(3.0)) * 0.01) continue;
+        ++checked;
+        ASSERT_TRUE(same_bits(v, sparse.value(p)));
+    }
+    EXPECT_GT(checked, 50u);
+    // The same contact points on every pose (values differ only deeper than that).
+    std::mt19937 g(13);
+    std::normal_distribution<double> gauss;
+    std::vector<hp::Vec3d> points, normals;
+    for (int i = 0; i < 1000; ++i) {
+        const hp::Vec3d d = hp::normalized(hp::Vec3d{gauss(g), gauss(g), gauss(g)});
+        points.push_back(d * 0.15);
+        normals.push_back(-d);
+    }
+    const hp::PointSphereTree tree = hp::build_point_sphere_tree(points, {});
+    const hp::MovingObject moving{points, normals, &tree};
+    hp::VpsQuery qd(dense, moving, {}), qs(sparse, moving, {});
+    std::uniform_real_distribution<double> dist(0.3, 0.5);
+    for (int n = 0; n < 100; ++n) {
+        const hp::Vec3d d = hp::normalized(hp::Vec3d{gauss(g), gauss(g), gauss(g)});
+        const hp::Pose pose{hp::Vec3d{0.05, -0.03, 0.02} + d * dist(g), {gauss(g), gauss(g), gauss(g), gauss(g)}};
+        const hp::QueryResult& a = qd(pose);
+        const std::vector<hp::Contact> ca = a.contacts;
+        const hp::QueryResult& b = qs(pose);
+        ASSERT_EQ(ca.size(), b.contacts.size()) << "pose " << n;
+        for (std::size_t c = 0; c < ca.size(); ++c) ASSERT_EQ(ca[c].point, b.contacts[c].point);
+    }
 }
 
 TEST(SparseField, RejectsATableThatDoesNotMatchItsGrid) {
