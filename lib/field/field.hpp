@@ -65,11 +65,11 @@ public:
     // tile value (-B s outside) or above the largest positive one (+B s inside) read that value,
     // as the band's definition has it; otherwise values, gradients and contacts are those of the
     // dense sampler over the expanded field, bit for bit (the contacts too where no point is
-    // deeper than (B - sqrt 3) s: docs/field.md). The sphere test adds the
-    // bound of the field's floor (its least tile value, the far tiles' -B s): a ball centred in a block
-    // at distance T from every cell above the floor stays at most floor + L (r - T) (docs/field.md,
-    // "Narrow-band fields"). Memory: the bricks, and per block of the coarse grid a brick number, a
-    // distance and the bound pyramid's entries (64 bytes per block, from blocks of 8^3 cells up).
+    // deeper than (B - sqrt 3) s). The sphere test adds the bound of the field's floor F (the
+    // least tile value, the far tiles' -B s): a ball (X, r) whose centre lies at least T from
+    // every cell with a corner above F stays at most F + L (r - T). Memory: the bricks, and per
+    // block of the coarse grid a brick number, the bound pyramid's entries (from blocks of 8^3
+    // cells up) and eight sub-block distances. docs/field.md, "Narrow-band fields".
     explicit DistanceSampler(const BrickField<double>& band);
 
     const GridSpec& grid() const { return grid_; }
@@ -147,7 +147,7 @@ public:
     bool float_samples() const { return !samples_f_.empty(); }
     // True for a sparse (narrow-band) sampler.
     bool sparse() const { return sparse_; }
-    // Bytes held by the samples, the block table and the bound pyramid.
+    // Bytes held by the samples, the tables (axes, blocks, sub-block bounds) and the pyramid.
     std::size_t memory_bytes() const;
 
 private:
@@ -257,9 +257,9 @@ private:
     // Sparse: per block of 8^3 voxels (x fastest, BrickField's order) the number of its brick in
     // the samples (a tiled block: its tile value's shared brick); per sub-block of 4^3 cells a
     // lower bound (in voxel sizes; 0, no bound, when its centre may lie in such a cell) of the
-    // distance from its centre to every cell with a corner above floor_ (build_gaps); floor_: the least tile value (the far
-    // tiles' -B s), widened by the interpolation's rounding; a cell whose corners are all at or
-    // below it stays below it.
+    // distance from its centre to every cell with a corner above floor_ (build_gaps). floor_: the
+    // least tile value (the far tiles' -B s) widened by the interpolation's rounding, so that a
+    // cell whose corners are all at or below the tile value stays below floor_.
     bool sparse_ = false;
     std::vector<std::uint32_t> block_brick_;
     std::vector<float> gap_;

@@ -82,6 +82,8 @@ TEST(SparseField, ValuesAndGradientsAreTheDenseOnesBitForBit) {
         EXPECT_EQ(dense.max_value(), sparse.max_value());
         EXPECT_EQ(dense.lipschitz(), sparse.lipschitz());
         EXPECT_EQ(dense.border_max_value(), sparse.border_max_value());
+        // Memory in proportion to the band (a shell of bricks around the ball), not to the grid.
+        EXPECT_LT(sparse.memory_bytes() * 4, dense.memory_bytes());
         for (int k = 0; k < f.grid.dims[2]; k += 5)
             for (int j = 0; j < f.grid.dims[1]; ++j)
                 for (int i = 0; i < f.grid.dims[0]; ++i) ASSERT_EQ(dense.sample(i, j, k), sparse.sample(i, j, k));
