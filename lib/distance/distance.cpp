@@ -194,9 +194,6 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
                     const double reach = std::sqrt(3.0) * (layer + 1) * vs;
                     double bound = reach * reach * (1 + 1e-9);
                     if (seed != UINT32_MAX) bound = std::min(bound, triangle_distance2(mesh, seed, c));
-                    // The voxel below in this slice (done by this thread already) seeds it too.
-                    if (j > 0 && ps.tri[v - nx] != UINT32_MAX && ps.tri[v - nx] != seed)
-                        bound = std::min(bound, triangle_distance2(mesh, ps.tri[v - nx], c));
                     MeshHit hit = bvh.closest(c, bound);
                     if (hit.triangle == UINT32_MAX) hit = bvh.closest(c);  // layers clamped below the true distance
                     seed = hit.triangle;
