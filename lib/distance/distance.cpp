@@ -17,7 +17,7 @@
 namespace hp {
 
 namespace {
-constexpr int kMaxPasses = 4;  // raster passes at most (they stop earlier when nothing changes)
+constexpr int kMaxPasses = 6;  // raster passes at most (they stop earlier when nothing changes)
 
 double triangle_distance2(const TriMesh& mesh, std::uint32_t t, const Vec3d& x) {
     const auto& f = mesh.triangles[t];
