@@ -14,12 +14,15 @@
 #include <iostream>
 #include <random>
 
+#include <tbb/parallel_for.h>
+
 #include <unistd.h>
 
 #include "bench_common.hpp"
 #include "common/tool.hpp"
 #include "distance/distance.hpp"
 #include "formats/vdb.hpp"
+#include "geometry/bvh.hpp"
 #include "geometry/closest_point.hpp"
 #include "geometry/winding.hpp"
 #include "voxel/voxelize.hpp"
@@ -41,6 +44,42 @@ struct Accuracy {
         if (exact > 1e-9 && inside != (value > 0)) ++sign_errors;
     }
 };
+
+// Every voxel beyond the exact band (|layer| > 3) against the exact distance (BVH closest point,
+// bounded by the field's own value, which is an upper bound): the largest error in voxels, how
+// many voxels err by more than 0.25 voxel, and the voxels checked.
+struct FullCheck {
+    double max_err = 0;
+    std::size_t over_quarter = 0, checked = 0, not_upper = 0;
+};
+FullCheck check_beyond_band(const hp::TriMesh& mesh, const hp::GridSpec& g, const std::vector<std::int32_t>& layers,
+                            const std::vector<double>& values) {
+    const hp::TriangleBvh bvh(mesh);
+    const std::size_t nz = static_cast<std::size_t>(g.dims[2]);
+    std::vector<FullCheck> per(nz);
+    tbb::parallel_for(std::size_t{0}, nz, [&](std::size_t k) {
+        FullCheck& c = per[k];
+        for (int j = 0; j < g.dims[1]; ++j)
+            for (int i = 0; i < g.dims[0]; ++i) {
+                const std::size_t v = g.index(i, j, static_cast<int>(k));
+                if (std::abs(layers[v]) <= 3) continue;
+                const double d = std::abs(values[v]);
+                const hp::MeshHit hit = bvh.closest(g.center(i, j, static_cast<int>(k)), d * d * (1 + 1e-9) + 1e-300);
+                const double exact = hit.triangle == UINT32_MAX ? d : std::sqrt(hit.closest.distance2);
+                if (hit.triangle == UINT32_MAX) ++c.not_upper;  // nothing within the value: below the truth
+                const double err = (d - exact) / g.voxel_size;
+                c.max_err = std::max(c.max_err, std::abs(err));
+                c.over_quarter += err > 0.25;
+                ++c.checked;
+            }
+    });
+    FullCheck all;
+    for (const FullCheck& c : per) {
+        all.max_err = std::max(all.max_err, c.max_err);
+        all.over_quarter += c.over_quarter, all.checked += c.checked, all.not_upper += c.not_upper;
+    }
+    return all;
+}
 
 // Writes the distance grid in `encoding` plus the layers grid, as haptic-distance does.
 void write_field(const std::filesystem::path& path, const hp::GridSpec& g, const std::vector<double>& d,
@@ -79,17 +118,18 @@ int main(int argc, char** argv) {
     std::string file;
     double s = 0;
     int runs = 3, samples = 1000, precision = 6;
-    bool memory = false;
+    bool memory = false, check_all = false;
     tool.cli.add_option("MESH", file)->required();
     tool.cli.add_option("--voxel-size", s)->required();
     tool.cli.add_option("--runs", runs);
     tool.cli.add_option("--samples", samples);
     tool.cli.add_option("--precision", precision, "P of the scaled encoding checked (default 6)");
     tool.cli.add_flag("--memory", memory, "also write each encoding and report file and in-memory sizes");
+    tool.cli.add_flag("--check-all", check_all, "also check every voxel beyond the exact band against the exact distance");
     return tool.run(argc, argv, [&] {
         hp::LoadedMesh m = hp::load_mesh(file);
         hp::GridSpec g = hp::grid_around(m.diagnostics.bbox, s, 2);
-        std::vector<double> ours, ours_cpu;
+        std::vector<double> ours, ours_cpu, t_surface, t_fill, t_layers, t_exact, t_prop;
         hp::LayerMap map;
         hp::DistanceField field;
         std::vector<std::int32_t> layers;
@@ -100,6 +140,8 @@ int main(int argc, char** argv) {
             layers = map.values();
             field = hp::compute_distance(m.mesh, g, layers, {});
             ours.push_back(hp::bench::seconds_since(t0));
+            t_surface.push_back(map.seconds_surface), t_fill.push_back(map.seconds_fill), t_layers.push_back(map.seconds_layers);
+            t_exact.push_back(field.seconds_exact), t_prop.push_back(field.seconds_propagate);
             ours_cpu.push_back(cpu_seconds() - c0);
         }
         map = {};
@@ -145,6 +187,30 @@ int main(int argc, char** argv) {
                           {"peak_rss", hp::peak_rss_bytes()}, {"notes", notes}, {"precision", precision},
                           {"band_error_voxels", scaled.band}, {"far_error_voxels", scaled.far}, {"sign_errors", scaled.sign_errors}};
         std::cout << js.dump() << std::endl;
+        // Where the time goes (medians of the runs, wall): the voxelizer's phases and the distance's.
+        using hp::bench::median;
+        std::snprintf(notes, sizeof notes,
+                      "phases (median wall s): surface %.2f, fill %.2f, layers %.2f; distance exact band %.2f (%zu voxels), "
+                      "beyond %.2f (%d passes)",
+                      median(t_surface), median(t_fill), median(t_layers), median(t_exact), field.exact_voxels, median(t_prop),
+                      field.propagation_passes);
+        nlohmann::json jp{{"stage", "dist-phases"}, {"mesh", mesh}, {"seconds", hp::bench::median(ours)},
+                          {"peak_rss", hp::peak_rss_bytes()}, {"notes", notes},
+                          {"surface_seconds", median(t_surface)}, {"fill_seconds", median(t_fill)},
+                          {"layers_seconds", median(t_layers)}, {"exact_seconds", median(t_exact)},
+                          {"beyond_seconds", median(t_prop)}};
+        std::cout << jp.dump() << std::endl;
+        if (check_all) {
+            auto t1 = std::chrono::steady_clock::now();
+            const FullCheck c = check_beyond_band(m.mesh, g, layers, field.values);
+            std::snprintf(notes, sizeof notes,
+                          "every voxel beyond the exact band (%zu) vs exact BVH: max err %.3f vox, %zu above 0.25, %zu below the truth",
+                          c.checked, c.max_err, c.over_quarter, c.not_upper);
+            nlohmann::json jc{{"stage", "dist-beyond"}, {"mesh", mesh}, {"seconds", hp::bench::seconds_since(t1)},
+                              {"peak_rss", hp::peak_rss_bytes()}, {"notes", notes}, {"far_error_voxels", c.max_err},
+                              {"over_quarter", c.over_quarter}, {"checked", c.checked}, {"below_truth", c.not_upper}};
+            std::cout << jc.dump() << std::endl;
+        }
 
         if (memory) {
             // Each encoding as haptic-distance writes it (distance + layers grids), and the

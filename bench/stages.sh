@@ -50,8 +50,10 @@ done
 
 # voxelize + distance vs OpenVDB with a full interior band (wall and CPU time, same run), and
 # accuracy against brute force of the field and of the scaled encoding (P = 6) as stored; for the
-# bunny also the file and in-memory sizes of each encoding (--memory).
-for spec in "fandisk 0.0165" "rocker-arm 0.0033" "stanford-bunny 0.0005 --memory"; do
+# bunny also the file and in-memory sizes of each encoding (--memory). Rows dist-phases (where the
+# time goes) and dist-beyond (every voxel beyond the exact band against the exact distance,
+# --check-all: the largest error and the voxels above 0.25 voxel).
+for spec in "fandisk 0.0165 --check-all" "rocker-arm 0.0033 --check-all" "stanford-bunny 0.0005 --memory --check-all"; do
     set -- $spec
     [ -f "$meshes/$1.obj" ] || continue
     echo "bench: voxelize+distance $1 at $2" >&2

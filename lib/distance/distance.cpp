@@ -17,27 +17,38 @@
 namespace hp {
 
 namespace {
-constexpr int kMaxPasses = 4;  // raster passes at most (they stop earlier when nothing changes)
+constexpr int kMaxPasses = 6;  // raster passes at most (they stop earlier when nothing changes)
 
 double triangle_distance2(const TriMesh& mesh, std::uint32_t t, const Vec3d& x) {
     const auto& f = mesh.triangles[t];
     return closest_point_on_triangle(x, mesh.vertices[f[0]], mesh.vertices[f[1]], mesh.vertices[f[2]]).distance2;
 }
 
-// Closest-point propagation state, in voxel units relative to the grid origin (voxel (i, j, k)
-// has its centre at (i + 0.5, j + 0.5, k + 0.5)). Per voxel: a point on the mesh (the closest
-// point of some band voxel), the triangle it lies on, and the squared distance to it.
+// Closest-point propagation state. Per voxel: the triangle it holds, its own closest point on
+// that triangle (float, in voxel units relative to the grid origin: voxel (i, j, k) has its centre
+// at (i + 0.5, j + 0.5, k + 0.5)), and in `dist` (the output array) the exact distance to it in
+// world units (double; infinity while the voxel holds none). Band voxels (|layer| <= band) hold
+// their exact closest point and never change. 16 bytes per voxel besides the output and layers.
 struct Prop {
+    const TriMesh* mesh;
+    const GridSpec* grid;
+    double inv_s;
     std::size_t nx, ny, nz;
-    std::vector<float> px, py, pz, d2;
+    const std::int32_t* layers;
+    int band;
+    double* dist;
+    std::vector<float> px, py, pz;
     std::vector<std::uint32_t> tri;
-    std::vector<char> fixed;  // band voxels: exact, never changed
+    bool fixed(std::size_t v) const { return std::abs(layers[v]) <= band; }
 };
 
 // One row (j, k) of a raster pass (dir +1: forward, -1: backward): every voxel outside the band
-// takes the nearest of the points held by its 13 neighbours that precede it in the pass order
-// (strictly nearer than its own; ties keep the first in a fixed order). The 12 neighbours in
-// earlier rows are read first (their values are final for this pass), the one in this row last.
+// looks at the closest points held by its 13 neighbours that precede it in the pass order; the
+// nearest of them (ties: the first in a fixed order) names a candidate triangle, which the voxel
+// takes when its exact distance to that triangle is smaller than to its own. The 12 neighbours
+// in earlier rows are read first (their values are final for this pass), the one in this row
+// last. A voxel that takes a triangle stores its own closest point on it, so that the points its
+// neighbours compare are always their distances' witnesses, never a band voxel's point.
 bool propagate_row(Prop& s, int dir, int j, int k, std::vector<float>& best, std::vector<std::uint32_t>& from) {
     const int nx = static_cast<int>(s.nx), ny = static_cast<int>(s.ny), nz = static_cast<int>(s.nz);
     const std::size_t row = (static_cast<std::size_t>(k) * s.ny + static_cast<std::size_t>(j)) * s.nx;
@@ -72,11 +83,12 @@ bool propagate_row(Prop& s, int dir, int j, int k, std::vector<float>& best, std
             }
         }
     }
+    const TriMesh& mesh = *s.mesh;
     bool changed = false;
     for (int ii = 0; ii < nx; ++ii) {
         const int i = dir > 0 ? ii : nx - 1 - ii;
         const std::size_t v = row + static_cast<std::size_t>(i);
-        if (s.fixed[v]) continue;
+        if (s.fixed(v)) continue;
         float b = best[static_cast<std::size_t>(i)];
         std::size_t f = from[static_cast<std::size_t>(i)];
         if (ii > 0) {  // the neighbour before in this row, final already
@@ -85,9 +97,17 @@ bool propagate_row(Prop& s, int dir, int j, int k, std::vector<float>& best, std
             const float e = dx * dx + dy * dy + dz * dz;
             if (e < b) b = e, f = u;
         }
-        if (b < s.d2[v]) {
-            s.d2[v] = b;
-            s.px[v] = s.px[f], s.py[v] = s.py[f], s.pz[v] = s.pz[f];
+        // The point's distance only bounds the distance to its triangle from above (the point is
+        // the neighbour's closest, not this voxel's): the candidate is tested exactly.
+        if (f == UINT32_MAX || s.tri[f] == s.tri[v]) continue;
+        const auto& t = mesh.triangles[s.tri[f]];
+        const Vec3d x = s.grid->center(i, j, k);
+        const ClosestPoint cp = closest_point_on_triangle(x, mesh.vertices[t[0]], mesh.vertices[t[1]], mesh.vertices[t[2]]);
+        const double d = std::sqrt(cp.distance2);
+        if (d < s.dist[v]) {
+            s.dist[v] = d;
+            const Vec3d q = (cp.point - s.grid->origin) * s.inv_s;
+            s.px[v] = static_cast<float>(q.x), s.py[v] = static_cast<float>(q.y), s.pz[v] = static_cast<float>(q.z);
             s.tri[v] = s.tri[f];
             changed = true;
         }
@@ -144,11 +164,11 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
     out.grid = grid;
     const int band = options.connectivity == 6 ? 9 : 3;
     const double vs = grid.voxel_size;
-    Prop ps{nx, ny, nz, std::vector<float>(n), std::vector<float>(n), std::vector<float>(n), std::vector<float>(n, INFINITY),
-            std::vector<std::uint32_t>(n, UINT32_MAX), std::vector<char>(n, 0)};
+    // Unsigned distances (infinity: no triangle yet), except surface voxels, signed at once.
+    out.values.assign(n, INFINITY);
     // Far from everything (voxels not reached yet): a point that loses to any real one.
-    std::fill(ps.px.begin(), ps.px.end(), 1e30f);
-    out.values.assign(n, 0.0);                       // unsigned distance until the signs at the end
+    Prop ps{&mesh, &grid, 1 / vs, nx, ny, nz, layers.data(), band, out.values.data(), std::vector<float>(n, 1e30f),
+            std::vector<float>(n), std::vector<float>(n), std::vector<std::uint32_t>(n, UINT32_MAX)};
 
     TriangleBvh bvh(mesh);
     PseudoNormals normals(mesh);
@@ -156,7 +176,6 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
     for (const auto& t : mesh.triangles)
         volume += dot(mesh.vertices[t[0]], cross(mesh.vertices[t[1]], mesh.vertices[t[2]]));
     const double orient = volume < 0 ? -1.0 : 1.0;  // inward-wound meshes: flip the pseudo-normals
-    std::vector<signed char> surface_sign(n, 0);
 
     // Exact band, parallel over z-slices. A voxel at Chebyshev distance L from a surface voxel
     // is within sqrt(3) (L + 1) s of the mesh: that bound prunes the BVH search.
@@ -178,16 +197,16 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
                     MeshHit hit = bvh.closest(c, bound);
                     if (hit.triangle == UINT32_MAX) hit = bvh.closest(c);  // layers clamped below the true distance
                     seed = hit.triangle;
-                    out.values[v] = std::sqrt(hit.closest.distance2);
+                    double d = std::sqrt(hit.closest.distance2);
                     const Vec3d u = (hit.closest.point - grid.origin) * (1 / vs);
                     ps.px[v] = static_cast<float>(u.x), ps.py[v] = static_cast<float>(u.y), ps.pz[v] = static_cast<float>(u.z);
                     ps.tri[v] = hit.triangle;
-                    ps.fixed[v] = 1;
                     ++band_count[k];
                     if (layer == 0) {
                         Vec3d nrm = normals.at(hit.triangle, hit.closest) * orient;
-                        surface_sign[v] = dot(c - hit.closest.point, nrm) > 0 ? -1 : 1;
+                        if (dot(c - hit.closest.point, nrm) > 0) d = -d;
                     }
+                    out.values[v] = d;
                 }
             }
     });
@@ -195,7 +214,8 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
     out.seconds_exact = seconds_since(t0);
     progress.report("distance", 0.3);
 
-    // Closest-point propagation from the band, then the exact distance to the triangle found.
+    // Closest-triangle propagation from the band, each voxel holding the exact distance to its
+    // triangle.
     t0 = Clock::now();
     out.propagation_passes = 0;
     const int threads = tbb::this_task_arena::max_concurrency();
@@ -205,23 +225,7 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
         progress.report("distance", 0.3 + 0.5 * (pass + 1) / kMaxPasses);
         if (!changed && pass >= 1) break;
     }
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nz), [&](const tbb::blocked_range<std::size_t>& r) {
-        for (std::size_t k = r.begin(); k != r.end(); ++k)
-            for (std::size_t j = 0; j < ny; ++j)
-                for (std::size_t i = 0; i < nx; ++i) {
-                    const std::size_t v = (k * ny + j) * nx + i;
-                    if (ps.fixed[v]) continue;
-                    const Vec3d x = grid.center(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k));
-                    if (ps.tri[v] == UINT32_MAX) {  // no band voxel anywhere: an exact query
-                        const MeshHit hit = bvh.closest(x);
-                        ps.tri[v] = hit.triangle;
-                        out.values[v] = std::sqrt(hit.closest.distance2);
-                        continue;
-                    }
-                    out.values[v] = std::sqrt(triangle_distance2(mesh, ps.tri[v], x));
-                }
-    });
-    for (auto* v : {&ps.px, &ps.py, &ps.pz, &ps.d2}) std::vector<float>().swap(*v);
+    for (auto* v : {&ps.px, &ps.py, &ps.pz}) std::vector<float>().swap(*v);
     out.seconds_propagate = seconds_since(t0);
     progress.report("distance", 0.9);
 
@@ -232,11 +236,17 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
                 for (std::size_t i = 0; i < nx; ++i) {
                     const std::size_t v = (k * ny + j) * nx + i;
                     const int layer = layers[v];
-                    const double sign = layer > 0 ? 1.0 : (layer < 0 ? -1.0 : surface_sign[v]);
-                    const double d = out.values[v];
-                    out.values[v] = sign * d;
-                    if (!options.gradient) continue;
                     const Vec3d c = grid.center(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k));
+                    if (ps.tri[v] == UINT32_MAX) {  // no band voxel anywhere: an exact query
+                        const MeshHit hit = bvh.closest(c);
+                        ps.tri[v] = hit.triangle;
+                        out.values[v] = std::sqrt(hit.closest.distance2);
+                    }
+                    double d = out.values[v];
+                    double sign = layer > 0 ? 1.0 : -1.0;
+                    if (layer == 0) sign = d < 0 ? -1.0 : 1.0, d = std::abs(d);  // signed in the band already
+                    else out.values[v] = sign * d;
+                    if (!options.gradient) continue;
                     const auto& f = mesh.triangles[ps.tri[v]];
                     ClosestPoint cp = closest_point_on_triangle(c, mesh.vertices[f[0]], mesh.vertices[f[1]], mesh.vertices[f[2]]);
                     Vec3d g = d > 1e-12 * vs ? (cp.point - c) * (-sign / d) : normals.at(ps.tri[v], cp) * (-orient);

@@ -6,9 +6,10 @@
 // gradient (towards increasing distance, i.e. deeper inside). Sign from the layers; on surface
 // voxels from the angle-weighted pseudo-normal at the closest feature.
 // Accuracy: exact (BVH closest point) within 3 voxels of the surface; beyond, the exact distance
-// to the triangle of a propagated closest point, an upper bound measured within 0.5 voxel of the
-// truth on the reference meshes. Cost: BVH queries for the band, a few raster passes of 13 point
-// distances per voxel beyond it. Memory: 21 bytes per voxel while working plus the output.
+// to a propagated triangle, an upper bound measured within 0.25 voxel of the truth on the
+// reference meshes. Cost: BVH queries for the band, a few raster passes beyond it (13 point
+// distances per voxel, and an exact point-triangle test where the nearest neighbour holds another
+// triangle). Memory: 16 bytes per voxel while working plus the output.
 // Threads: TBB, the same result for any thread count. Method and measurements:
 // docs/distance-method.md.
 #include <cstdint>
@@ -31,7 +32,7 @@ struct DistanceField {
     std::vector<double> values;     // x fastest, inside positive
     std::vector<float> gradient;    // 3 per voxel when requested
     std::size_t exact_voxels = 0;   // computed by BVH queries
-    int propagation_passes = 0;     // raster passes run (closest-point propagation)
+    int propagation_passes = 0;     // raster passes run (closest-triangle propagation)
     double seconds_exact = 0, seconds_propagate = 0;
 };
 
