@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <numbers>
 
 #include <tbb/blocked_range.h>
 #include <tbb/combinable.h>
@@ -24,7 +25,9 @@
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "geometry/sat.hpp"
+#include "geometry/bvh.hpp"
 #include "geometry/winding.hpp"
+#include "math/solid_angle.hpp"
 #include "voxel/work.hpp"
 
 namespace hp {
@@ -55,6 +58,114 @@ struct Band {
 };
 
 std::uint64_t linear(const GridSpec& g, int i, int j, int k) { return g.index(i, j, k); }
+
+// The exact winding number, hierarchically (Jacobson et al. 2013, section 3.3): a BVH node whose
+// box does not hold the point contributes what the cone from its box centre over its boundary
+// edges contributes, negated (the patch and that cap form a closed surface inside the box, whose
+// winding number is 0 outside it); so far nodes cost their boundary edges, not their triangles.
+// The same value as winding_number() up to rounding; within kRoundingGuard of 1/2 the plain sum
+// decides, so that the inside bit is always the plain sum's.
+class BoundaryWinding {
+public:
+    explicit BoundaryWinding(const TriMesh& mesh) : mesh_(mesh), bvh_(mesh) {
+        const auto& nodes = bvh_.nodes();
+        std::vector<std::uint32_t> begin(nodes.size()), end(nodes.size());
+        for (std::size_t n = nodes.size(); n-- > 0;) {
+            if (nodes[n].leaf()) {
+                begin[n] = nodes[n].first;
+                end[n] = nodes[n].first + nodes[n].count;
+            } else {
+                begin[n] = begin[nodes[n].first];
+                end[n] = end[nodes[n].first + 1];
+            }
+        }
+        // Per inner node: its net boundary (directed edges a -> b with the multiplicity that
+        // does not cancel inside the node), sorted, so that the result is deterministic.
+        std::vector<std::vector<std::array<std::uint32_t, 2>>> edges(nodes.size());
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes.size(), 16), [&](const tbb::blocked_range<std::size_t>& r) {
+            std::vector<std::pair<std::uint64_t, int>> e;
+            for (std::size_t n = r.begin(); n != r.end(); ++n) {
+                if (nodes[n].leaf()) continue;
+                e.clear();
+                for (std::uint32_t sl = begin[n]; sl < end[n]; ++sl) {
+                    const auto& t = mesh_.triangles[bvh_.triangle_at(sl)];
+                    for (int c = 0; c < 3; ++c) {
+                        const std::uint32_t a = t[static_cast<std::size_t>(c)], b = t[static_cast<std::size_t>((c + 1) % 3)];
+                        if (a == b) continue;
+                        e.push_back(a < b ? std::pair{(std::uint64_t{a} << 32) | b, 1} : std::pair{(std::uint64_t{b} << 32) | a, -1});
+                    }
+                }
+                std::sort(e.begin(), e.end());
+                auto& out = edges[n];
+                for (std::size_t x = 0; x < e.size();) {
+                    std::size_t y = x;
+                    int m = 0;
+                    for (; y < e.size() && e[y].first == e[x].first; ++y) m += e[y].second;
+                    const std::uint32_t lo = static_cast<std::uint32_t>(e[x].first >> 32), hi = static_cast<std::uint32_t>(e[x].first);
+                    for (int c = 0; c < std::abs(m); ++c) out.push_back(m > 0 ? std::array{lo, hi} : std::array{hi, lo});
+                    x = y;
+                }
+                if (out.size() >= end[n] - begin[n]) out.clear(), out.shrink_to_fit();  // cheaper by triangles
+            }
+        });
+        first_.assign(nodes.size() + 1, 0);
+        for (std::size_t n = 0; n < nodes.size(); ++n) first_[n + 1] = first_[n] + static_cast<std::uint32_t>(edges[n].size());
+        edges_.reserve(first_.back());
+        for (auto& v : edges) edges_.insert(edges_.end(), v.begin(), v.end());
+        capped_.resize(nodes.size());
+        for (std::size_t n = 0; n < nodes.size(); ++n) capped_[n] = !nodes[n].leaf() && first_[n + 1] > first_[n];
+    }
+
+    bool inside(const Vec3d& p) const {
+        const double w = std::abs(value(p));
+        if (std::abs(w - 0.5) < kRoundingGuard) return std::abs(winding_number(mesh_, p)) > 0.5;
+        return w > 0.5;
+    }
+
+    double value(const Vec3d& p) const {
+        const auto& nodes = bvh_.nodes();
+        double total = 0;
+        std::uint32_t stack[2 * TriangleBvh::kMaxDepth + 2];
+        int top = 0;
+        stack[top++] = 0;
+        while (top > 0) {
+            const std::uint32_t n = stack[--top];
+            const auto& node = nodes[n];
+            if (node.leaf()) {
+                for (std::uint32_t sl = node.first; sl < node.first + node.count; ++sl) {
+                    const auto& c = bvh_.corners_at(sl);
+                    total += solid_angle(p, c[0], c[1], c[2]);
+                }
+                continue;
+            }
+            if (capped_[n] && outside_box(node.box, p)) {
+                const Vec3d o = node.box.center();
+                for (std::uint32_t e = first_[n]; e < first_[n + 1]; ++e)
+                    total += solid_angle(p, o, mesh_.vertices[edges_[e][0]], mesh_.vertices[edges_[e][1]]);
+                continue;
+            }
+            stack[top++] = node.first;
+            stack[top++] = node.first + 1;
+        }
+        return total / (4 * std::numbers::pi);
+    }
+
+private:
+    static constexpr double kRoundingGuard = 1e-6;
+    // Strictly outside, by a margin relative to the box, so that p never lies on the cap.
+    static bool outside_box(const Aabb& b, const Vec3d& p) {
+        const Vec3d size = b.size();
+        const double margin = 1e-9 * (size.x + size.y + size.z) + 1e-300;
+        for (int a = 0; a < 3; ++a)
+            if (p[a] < b.min[a] - margin || p[a] > b.max[a] + margin) return true;
+        return false;
+    }
+    const TriMesh& mesh_;
+    TriangleBvh bvh_;
+    std::vector<std::uint32_t> first_;
+    std::vector<std::array<std::uint32_t, 2>> edges_;
+    std::vector<char> capped_;
+};
 
 }  // namespace
 
@@ -166,10 +277,11 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
     {
         std::vector<voxel_detail::CrossingTable> tables;
         std::unique_ptr<WindingTree> winding;
+        std::unique_ptr<BoundaryWinding> exact;
         if (method != FillMethod::winding)
             for (int axis = 0; axis < (method == FillMethod::hybrid ? 3 : 1); ++axis)
                 tables.push_back(voxel_detail::crossing_table(mesh, g, axis));
-        if (method != FillMethod::scanline) winding = std::make_unique<WindingTree>(mesh);
+        if (method != FillMethod::scanline) winding = std::make_unique<WindingTree>(mesh), exact = std::make_unique<BoundaryWinding>(mesh);
         auto inside = [&](int i, int j, int k) {
             const double cx = g.origin.x + (static_cast<double>(i) + 0.5) * s;
             if (method == FillMethod::scanline)
@@ -192,7 +304,11 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
                 if (std::abs(wf - 0.5) > 0.06) return wf > 0.5;
                 if (2 * in != valid) return 2 * in > valid;
             }
-            return inside_by_winding(*winding, mesh, g.center(i, j, k));
+            // inside_by_winding with the hierarchical exact sum.
+            const Vec3d x = g.center(i, j, k);
+            const double wf = std::abs((*winding)(x));
+            if (std::abs(wf - 0.5) > kWindingTolerance) return wf > 0.5;
+            return exact->inside(x);
         };
         const std::size_t blocks = w.cells.block_count();
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 64), [&](const tbb::blocked_range<std::size_t>& r) {
