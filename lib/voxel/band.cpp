@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <array>
 #include <cmath>
 #include <numbers>
 
@@ -272,6 +273,7 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
             *w.cell(i, j, k) = 0;
         }
     });
+    std::vector<std::uint64_t>().swap(surface);
 
     // 3. Inside bits: every non-surface voxel of the bricks, one voxel per tiled block.
     {
@@ -332,45 +334,115 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
     out.seconds_fill = seconds_since(t0);
     progress.report("fill", 1.0);
 
-    // 4. Layers: breadth-first, level by level, from the surface voxels.
+    // 4. Layers: breadth-first, level by level, from the surface voxels, on bit masks: a brick is
+    // 8 words of 64 bits (one per z slice, bit x + 8 y). A level dilates the previous level's
+    // inside and outside fronts (26: the 3x3x3 box, separably along x, y, z; 6: the six faces)
+    // across bricks, and keeps the unknown voxels of the same side; the surface voxels (level 0)
+    // reach both sides. The same voxel sets per level as a breadth-first search under the side
+    // rule, computed brick by brick without atomics.
     t0 = Clock::now();
     {
-        const bool diag = options.connectivity == 26;
-        std::vector<std::array<int, 3>> steps;
-        for (int dz = -1; dz <= 1; ++dz)
-            for (int dy = -1; dy <= 1; ++dy)
-                for (int dx = -1; dx <= 1; ++dx) {
-                    const int m = std::abs(dx) + std::abs(dy) + std::abs(dz);
-                    if (m == 0 || (!diag && m != 1)) continue;
-                    steps.push_back({dx, dy, dz});
+        using Mask = std::array<std::uint64_t, 8>;
+        const std::size_t nb = w.cells.brick_count();
+        const auto& bl = w.cells.blocks;
+        std::vector<std::size_t> block_of_brick(nb);
+        for (std::size_t b = 0; b < w.cells.block_count(); ++b)
+            if (w.cells.index[b] != BrickField<std::uint16_t>::kTile) block_of_brick[w.cells.index[b]] = b;
+        // Neighbour brick across each face (-x, +x, -y, +y, -z, +z), or UINT32_MAX.
+        std::vector<std::array<std::uint32_t, 6>> nbr(nb);
+        std::vector<Mask> unknown(nb), inside(nb), front_in(nb), front_out(nb);
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nb, 256), [&](const tbb::blocked_range<std::size_t>& r) {
+            for (std::size_t n = r.begin(); n != r.end(); ++n) {
+                const std::size_t b = block_of_brick[n];
+                const auto c = w.cells.block_coords(b);
+                for (int a = 0; a < 3; ++a)
+                    for (int sgn = 0; sgn < 2; ++sgn) {
+                        auto cc = c;
+                        cc[static_cast<std::size_t>(a)] += sgn ? 1 : -1;
+                        std::uint32_t m = UINT32_MAX;
+                        if (cc[static_cast<std::size_t>(a)] >= 0 && cc[static_cast<std::size_t>(a)] < bl[static_cast<std::size_t>(a)])
+                            m = w.cells.index[(static_cast<std::size_t>(cc[2]) * static_cast<std::size_t>(bl[1]) + static_cast<std::size_t>(cc[1])) *
+                                                  static_cast<std::size_t>(bl[0]) +
+                                              static_cast<std::size_t>(cc[0])];
+                        nbr[n][static_cast<std::size_t>(2 * a + sgn)] = m;
+                    }
+                const int x0 = c[0] * kBrickDim, y0 = c[1] * kBrickDim, z0 = c[2] * kBrickDim;
+                const std::uint16_t* cell = w.cells.bricks.data() + n * kBrickVoxels;
+                Mask un{}, in{}, surf{};
+                for (int o = 0; o < kBrickVoxels; ++o) {
+                    const int dx = o & 7, dy = (o >> 3) & 7, dz = o >> 6;
+                    const std::uint64_t bit = std::uint64_t{1} << (o & 63);
+                    if (x0 + dx >= nx || y0 + dy >= ny || z0 + dz >= nz) continue;  // beyond the grid: never reached
+                    if (cell[o] == 0) surf[static_cast<std::size_t>(dz)] |= bit;
+                    else un[static_cast<std::size_t>(dz)] |= bit;
+                    if (cell[o] & 1) in[static_cast<std::size_t>(dz)] |= bit;
                 }
-        std::vector<std::uint64_t> frontier = std::move(surface);
-        for (int level = 1; level <= band && !frontier.empty(); ++level) {
-            tbb::combinable<std::vector<std::uint64_t>> next;
-            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, frontier.size(), 1024), [&](const tbb::blocked_range<std::size_t>& r) {
-                std::vector<std::uint64_t>& mine = next.local();
-                for (std::size_t e = r.begin(); e != r.end(); ++e) {
-                    const std::uint64_t v = frontier[e];
-                    const int i = static_cast<int>(v % static_cast<std::uint64_t>(nx));
-                    const int j = static_cast<int>((v / static_cast<std::uint64_t>(nx)) % static_cast<std::uint64_t>(ny));
-                    const int k = static_cast<int>(v / (static_cast<std::uint64_t>(nx) * static_cast<std::uint64_t>(ny)));
-                    const std::uint16_t from = std::atomic_ref<std::uint16_t>(*w.cell(i, j, k)).load(std::memory_order_relaxed);
-                    for (const auto& st : steps) {
-                        const int a = i + st[0], b = j + st[1], c = k + st[2];
-                        if (!g.contains(a, b, c)) continue;
-                        std::uint16_t* to = w.cell(a, b, c);
-                        std::atomic_ref<std::uint16_t> ref(*to);
-                        std::uint16_t cur = ref.load(std::memory_order_relaxed);
-                        if (dist(cur) != kFarDist) continue;
-                        if (from != 0 && ((from ^ cur) & 1)) continue;  // never across inside/outside
-                        const std::uint16_t want = static_cast<std::uint16_t>((level << 1) | (cur & 1));
-                        if (ref.compare_exchange_strong(cur, want, std::memory_order_relaxed)) mine.push_back(linear(g, a, b, c));
+                unknown[n] = un, inside[n] = in, front_in[n] = surf, front_out[n] = surf;
+            }
+        });
+        constexpr std::uint64_t kX0 = 0x0101010101010101ull, kX7 = 0x8080808080808080ull;
+        const Mask zero{};
+        auto at = [&](const std::vector<Mask>& v, std::uint32_t m) -> const Mask& { return m == UINT32_MAX ? zero : v[m]; };
+        // Dilations by one voxel along an axis, with the neighbours' boundary bits.
+        auto dil_x = [&](const std::vector<Mask>& f, std::size_t n, Mask& out) {
+            const Mask &m = f[n], &l = at(f, nbr[n][0]), &h = at(f, nbr[n][1]);
+            for (std::size_t z = 0; z < 8; ++z)
+                out[z] = m[z] | ((m[z] << 1) & ~kX0) | ((m[z] >> 1) & ~kX7) | ((l[z] >> 7) & kX0) | ((h[z] << 7) & kX7);
+        };
+        auto dil_y = [&](const std::vector<Mask>& f, std::size_t n, Mask& out) {
+            const Mask &m = f[n], &l = at(f, nbr[n][2]), &h = at(f, nbr[n][3]);
+            for (std::size_t z = 0; z < 8; ++z) out[z] = m[z] | (m[z] << 8) | (m[z] >> 8) | (l[z] >> 56) | (h[z] << 56);
+        };
+        auto dil_z = [&](const std::vector<Mask>& f, std::size_t n, Mask& out) {
+            const Mask &m = f[n], &l = at(f, nbr[n][4]), &h = at(f, nbr[n][5]);
+            for (std::size_t z = 0; z < 8; ++z) out[z] = m[z] | (z > 0 ? m[z - 1] : l[7]) | (z < 7 ? m[z + 1] : h[0]);
+        };
+        const bool diag = options.connectivity == 26;
+        std::vector<Mask> ax_in(nb), ax_out(nb), ay_in(nb), ay_out(nb), next_in(nb), next_out(nb);
+        for (int level = 1; level <= band; ++level) {
+            if (diag) {
+                tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nb, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+                    for (std::size_t n = r.begin(); n != r.end(); ++n) dil_x(front_in, n, ax_in[n]), dil_x(front_out, n, ax_out[n]);
+                });
+                tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nb, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+                    for (std::size_t n = r.begin(); n != r.end(); ++n) dil_y(ax_in, n, ay_in[n]), dil_y(ax_out, n, ay_out[n]);
+                });
+            }
+            std::atomic<bool> any{false};
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nb, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+                bool mine = false;
+                for (std::size_t n = r.begin(); n != r.end(); ++n) {
+                    Mask din, dout;
+                    if (diag) {
+                        dil_z(ay_in, n, din), dil_z(ay_out, n, dout);
+                    } else {
+                        Mask a, b2;
+                        dil_x(front_in, n, din), dil_y(front_in, n, a), dil_z(front_in, n, b2);
+                        for (std::size_t z = 0; z < 8; ++z) din[z] |= a[z] | b2[z];
+                        dil_x(front_out, n, dout), dil_y(front_out, n, a), dil_z(front_out, n, b2);
+                        for (std::size_t z = 0; z < 8; ++z) dout[z] |= a[z] | b2[z];
+                    }
+                    std::uint16_t* cell = w.cells.bricks.data() + n * kBrickVoxels;
+                    Mask& un = unknown[n];
+                    const Mask& in = inside[n];
+                    for (std::size_t z = 0; z < 8; ++z) {
+                        const std::uint64_t ni = din[z] & un[z] & in[z], no = dout[z] & un[z] & ~in[z];
+                        next_in[n][z] = ni, next_out[n][z] = no;
+                        std::uint64_t all = ni | no;
+                        if (!all) continue;
+                        mine = true;
+                        un[z] &= ~all;
+                        for (; all; all &= all - 1) {
+                            const std::size_t o = z * 64 + static_cast<std::size_t>(__builtin_ctzll(all));
+                            cell[o] = static_cast<std::uint16_t>((level << 1) | (cell[o] & 1));
+                        }
                     }
                 }
+                if (mine) any.store(true, std::memory_order_relaxed);
             });
-            frontier.clear();
-            next.combine_each([&](const std::vector<std::uint64_t>& v) { frontier.insert(frontier.end(), v.begin(), v.end()); });
+            front_in.swap(next_in), front_out.swap(next_out);
             progress.report("layers", static_cast<double>(level) / band);
+            if (!any.load()) break;
         }
     }
 
