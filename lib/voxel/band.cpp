@@ -494,6 +494,37 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
         out.inside += n.inside, out.surface += n.surface, out.outside += n.outside, out.band_voxels += n.band;
         out.min_layer = std::min(out.min_layer, n.lo), out.max_layer = std::max(out.max_layer, n.hi);
     });
+    w.cells = {};
+    // Bricks that hold no voxel nearer than the band (every value +B, or every value -B) become
+    // tiles of that value: the same value on every voxel, no voxels stored.
+    {
+        BrickField<std::int16_t>& f = out.layers;
+        const std::size_t nb = f.brick_count();
+        std::vector<std::int16_t> uniform(nb, 0);  // +-band when the brick is constant at +-band
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nb, 256), [&](const tbb::blocked_range<std::size_t>& r) {
+            for (std::size_t n = r.begin(); n != r.end(); ++n) {
+                const std::int16_t* v = f.bricks.data() + n * kBrickVoxels;
+                if (std::abs(v[0]) != band) continue;
+                if (std::all_of(v, v + kBrickVoxels, [&](std::int16_t x) { return x == v[0]; })) uniform[n] = v[0];
+            }
+        });
+        std::uint32_t kept = 0;
+        for (std::size_t b = 0; b < f.block_count(); ++b) {
+            const std::uint32_t n = f.index[b];
+            if (n == BrickField<std::int16_t>::kTile) continue;
+            if (uniform[n] != 0) {
+                f.index[b] = BrickField<std::int16_t>::kTile;
+                f.tile[b] = uniform[n];
+                continue;
+            }
+            if (kept != n)
+                std::copy_n(f.bricks.begin() + static_cast<std::ptrdiff_t>(n) * kBrickVoxels, kBrickVoxels,
+                            f.bricks.begin() + static_cast<std::ptrdiff_t>(kept) * kBrickVoxels);
+            f.index[b] = kept++;
+        }
+        f.bricks.resize(static_cast<std::size_t>(kept) * kBrickVoxels);
+        f.bricks.shrink_to_fit();
+    }
     out.seconds_layers = seconds_since(t0);
     return out;
 }
