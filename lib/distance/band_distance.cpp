@@ -14,6 +14,7 @@
 #include <numeric>
 
 #include <tbb/blocked_range.h>
+#include <tbb/combinable.h>
 #include <tbb/parallel_for.h>
 
 #include "core/clock.hpp"
@@ -72,22 +73,26 @@ struct Candidates {
 
 }  // namespace
 
-BandDistanceField compute_distance_band(const TriMesh& mesh, const BrickField<std::int32_t>& layers, int band,
-                                        const Progress& progress) {
+template <class V, class L>
+BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, const BrickField<L>& layers, int band,
+                                                const Progress& progress) {
     if (mesh.triangles.empty()) fail_input("", "the mesh has no triangles");
     if (band < 1) fail_usage("the band must be at least 1 voxel");
     const GridSpec& grid = layers.grid;
     const double vs = grid.voxel_size;
     const double far = band * vs;
-    BandDistanceField out;
-    BrickField<double>& f = out.values;
+    BandDistanceFieldOf<V> out;
+    BrickField<V>& f = out.values;
     f.reset(grid, 0);
     f.index = layers.index;
-    f.bricks.assign(layers.bricks.size(), 0.0);
+    f.bricks.assign(layers.bricks.size(), V(0));
+    const V vfar = static_cast<V>(far);
     for (std::size_t b = 0; b < f.block_count(); ++b) {
-        const std::int32_t t = layers.tile[b];
-        f.tile[b] = t > 0 ? far : (t < 0 ? -far : 0.0);
-        if (layers.index[b] == BrickField<std::int32_t>::kTile && std::abs(t) < band)
+        const int t = layers.tile[b];
+        f.tile[b] = t > 0 ? vfar : (t < 0 ? -vfar : V(0));
+        const double tv = t > 0 ? far : (t < 0 ? -far : 0.0);
+        out.min = std::min(out.min, tv), out.max = std::max(out.max, tv);
+        if (layers.index[b] == BrickField<L>::kTile && std::abs(t) < band)
             fail_input("", "the voxelmap has a constant block of layer " + std::to_string(t) + " inside the band of " +
                                std::to_string(band) + " voxels; make it with haptic-voxelize --band " + std::to_string(band));
     }
@@ -100,15 +105,17 @@ BandDistanceField compute_distance_band(const TriMesh& mesh, const BrickField<st
     auto t0 = Clock::now();
     const std::size_t blocks = f.block_count();
     std::atomic<std::size_t> exact{0};
+    tbb::combinable<std::pair<double, double>> range([] { return std::pair{0.0, 0.0}; });
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 16), [&](const tbb::blocked_range<std::size_t>& r) {
         std::size_t n = 0;
+        auto& [vmin, vmax] = range.local();
         Candidates cand;
         std::vector<std::uint16_t> voxels;
         voxels.reserve(kBrickVoxels);
         for (std::size_t b = r.begin(); b != r.end(); ++b) {
-            const std::int32_t* lay = layers.brick(b);
+            const L* lay = layers.brick(b);
             if (!lay) continue;
-            double* out_v = f.brick(b);
+            V* out_v = f.brick(b);
             const auto bc = f.block_coords(b);
             const int x0 = bc[0] * kBrickDim, y0 = bc[1] * kBrickDim, z0 = bc[2] * kBrickDim;
             // Values beyond the band; the band voxels and their box (voxel indices).
@@ -120,7 +127,9 @@ BandDistanceField compute_distance_band(const TriMesh& mesh, const BrickField<st
                         const std::size_t o = static_cast<std::size_t>(dx | (dy << 3) | (dz << 6));
                         const int layer = lay[o];
                         if (std::abs(layer) >= band || !grid.contains(x0 + dx, y0 + dy, z0 + dz)) {
-                            out_v[o] = layer > 0 ? far : (layer < 0 ? -far : 0.0);
+                            out_v[o] = layer > 0 ? vfar : (layer < 0 ? -vfar : V(0));
+                            const double v = layer > 0 ? far : (layer < 0 ? -far : 0.0);
+                            vmin = std::min(vmin, v), vmax = std::max(vmax, v);
                             continue;
                         }
                         voxels.push_back(static_cast<std::uint16_t>(o));
@@ -163,16 +172,30 @@ BandDistanceField compute_distance_band(const TriMesh& mesh, const BrickField<st
                     const Vec3d nrm = normals.at(bvh.triangle_at(cand.slot[best]), cp) * orient;
                     sign = dot(x - cp.point, nrm) > 0 ? -1.0 : 1.0;
                 }
-                out_v[o] = sign * best_d;
+                out_v[o] = static_cast<V>(sign * best_d);
+                vmin = std::min(vmin, sign * best_d), vmax = std::max(vmax, sign * best_d);
                 ++n;
             }
         }
         exact.fetch_add(n, std::memory_order_relaxed);
     });
+    range.combine_each([&](const std::pair<double, double>& m) { out.min = std::min(out.min, m.first), out.max = std::max(out.max, m.second); });
     out.exact_voxels = exact.load();
     out.seconds_exact = seconds_since(t0);
     progress.report("distance", 1.0);
     return out;
+}
+
+template BandDistanceFieldOf<double> compute_distance_band_as<double, std::int32_t>(const TriMesh&, const BrickField<std::int32_t>&,
+                                                                                    int, const Progress&);
+template BandDistanceFieldOf<double> compute_distance_band_as<double, std::int16_t>(const TriMesh&, const BrickField<std::int16_t>&,
+                                                                                    int, const Progress&);
+template BandDistanceFieldOf<float> compute_distance_band_as<float, std::int16_t>(const TriMesh&, const BrickField<std::int16_t>&,
+                                                                                  int, const Progress&);
+
+BandDistanceField compute_distance_band(const TriMesh& mesh, const BrickField<std::int32_t>& layers, int band,
+                                        const Progress& progress) {
+    return compute_distance_band_as<double>(mesh, layers, band, progress);
 }
 
 }  // namespace hp

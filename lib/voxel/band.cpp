@@ -305,6 +305,7 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
                 const double wf = std::abs((*winding)(g.center(i, j, k)));
                 if (std::abs(wf - 0.5) > 0.06) return wf > 0.5;
                 if (2 * in != valid) return 2 * in > valid;
+                return exact->inside(g.center(i, j, k));  // |wf - 1/2| <= 0.06: inside_by_winding's exact case
             }
             // inside_by_winding with the hierarchical exact sum.
             const Vec3d x = g.center(i, j, k);
