@@ -9,6 +9,7 @@
 // distances the BVH query takes its minimum over, so the same value, bit for bit.
 // Threads: TBB over blocks; every block's values depend only on the block.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <numeric>
@@ -110,17 +111,20 @@ BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, const Brick
         std::size_t n = 0;
         auto& [vmin, vmax] = range.local();
         Candidates cand;
-        std::vector<std::uint16_t> voxels;
-        voxels.reserve(kBrickVoxels);
+        std::array<std::vector<std::uint16_t>, 8> voxels;  // per 4^3 sub-block
+        std::vector<std::pair<double, std::uint32_t>> sub;
         for (std::size_t b = r.begin(); b != r.end(); ++b) {
             const L* lay = layers.brick(b);
             if (!lay) continue;
             V* out_v = f.brick(b);
             const auto bc = f.block_coords(b);
             const int x0 = bc[0] * kBrickDim, y0 = bc[1] * kBrickDim, z0 = bc[2] * kBrickDim;
-            // Values beyond the band; the band voxels and their box (voxel indices).
-            voxels.clear();
-            int lo[3] = {kBrickDim, kBrickDim, kBrickDim}, hi[3] = {-1, -1, -1};
+            // Values beyond the band; the band voxels by 4^3 sub-block, and the boxes (voxel indices)
+            // of the brick's and of each sub-block's band voxels.
+            for (auto& v : voxels) v.clear();
+            int lo[9][3], hi[9][3];
+            for (int q = 0; q < 9; ++q)
+                for (int a = 0; a < 3; ++a) lo[q][a] = kBrickDim, hi[q][a] = -1;
             for (int dz = 0; dz < kBrickDim; ++dz)
                 for (int dy = 0; dy < kBrickDim; ++dy)
                     for (int dx = 0; dx < kBrickDim; ++dx) {
@@ -132,49 +136,76 @@ BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, const Brick
                             vmin = std::min(vmin, v), vmax = std::max(vmax, v);
                             continue;
                         }
-                        voxels.push_back(static_cast<std::uint16_t>(o));
-                        lo[0] = std::min(lo[0], dx), hi[0] = std::max(hi[0], dx);
-                        lo[1] = std::min(lo[1], dy), hi[1] = std::max(hi[1], dy);
-                        lo[2] = std::min(lo[2], dz), hi[2] = std::max(hi[2], dz);
+                        const int q = (dx >> 2) | ((dy >> 2) << 1) | ((dz >> 2) << 2);
+                        voxels[static_cast<std::size_t>(q)].push_back(static_cast<std::uint16_t>(o));
+                        const int d[3] = {dx, dy, dz};
+                        for (int qq : {q, 8})
+                            for (int a = 0; a < 3; ++a) lo[qq][a] = std::min(lo[qq][a], d[a]), hi[qq][a] = std::max(hi[qq][a], d[a]);
                     }
-            if (voxels.empty()) continue;
-            const Vec3d a = grid.center(x0 + lo[0], y0 + lo[1], z0 + lo[2]);
-            const Vec3d z = grid.center(x0 + hi[0], y0 + hi[1], z0 + hi[2]);
-            const Vec3d c = (a + z) * 0.5;
-            const double h = 0.5 * length(z - a);
+            if (hi[8][0] < 0) continue;
+            auto box_of = [&](int q, Vec3d& centre) {
+                const Vec3d a = grid.center(x0 + lo[q][0], y0 + lo[q][1], z0 + lo[q][2]);
+                const Vec3d z = grid.center(x0 + hi[q][0], y0 + hi[q][1], z0 + hi[q][2]);
+                centre = (a + z) * 0.5;
+                return 0.5 * length(z - a);
+            };
+            Vec3d c;
+            const double h = box_of(8, c);
             const MeshHit hc = bvh.closest(c);
             // A margin far above the rounding of these sums keeps every possible closest triangle.
             const double slack = 1e-9 * (vs + std::sqrt(hc.closest.distance2));
             cand.gather(bvh, c, std::sqrt(hc.closest.distance2) + 2 * h + slack);
             const std::size_t m = cand.slot.size();
-            std::size_t seed = 0;  // the previous voxel's closest candidate
-            for (std::uint16_t o : voxels) {
-                const int i = x0 + (o & 7), j = y0 + ((o >> 3) & 7), k = z0 + (o >> 6);
-                const Vec3d x = grid.center(i, j, k);
-                const double rx = length(x - c);
-                const auto& ts = bvh.corners_at(cand.slot[seed]);
-                double best2 = closest_point_on_triangle(x, ts[0], ts[1], ts[2]).distance2;
-                std::size_t best = seed;
-                double best_d = std::sqrt(best2);
+            for (int q = 0; q < 8; ++q) {
+                if (voxels[static_cast<std::size_t>(q)].empty()) continue;
+                // The sub-block's candidates: the brick's within d' + 2 h' of its centre c', where
+                // d' is the distance from c' to the nearest of them (the mesh's nearest lies among
+                // them: c' is within h of c), sorted by distance to c'.
+                Vec3d cq;
+                const double hq = box_of(q, cq);
+                sub.clear();
+                double dq = INFINITY;
                 for (std::size_t e = 0; e < m; ++e) {
-                    if (cand.to_centre[e] - rx > best_d + slack) break;  // this and all later are farther
-                    if (e == seed || box_distance2(cand.box[e], x) > best2 * (1 + 1e-12)) continue;
                     const auto& t = bvh.corners_at(cand.slot[e]);
-                    const double d2 = closest_point_on_triangle(x, t[0], t[1], t[2]).distance2;
-                    if (d2 < best2) best2 = d2, best = e, best_d = std::sqrt(d2);
+                    const double d = std::sqrt(closest_point_on_triangle(cq, t[0], t[1], t[2]).distance2);
+                    sub.emplace_back(d, static_cast<std::uint32_t>(e));
+                    dq = std::min(dq, d);
                 }
-                seed = best;
-                const int layer = lay[o];
-                double sign = layer > 0 ? 1.0 : -1.0;
-                if (layer == 0) {
-                    const auto& t = bvh.corners_at(cand.slot[best]);
-                    const ClosestPoint cp = closest_point_on_triangle(x, t[0], t[1], t[2]);
-                    const Vec3d nrm = normals.at(bvh.triangle_at(cand.slot[best]), cp) * orient;
-                    sign = dot(x - cp.point, nrm) > 0 ? -1.0 : 1.0;
+                const double reach = dq + 2 * hq + slack;
+                sub.erase(std::remove_if(sub.begin(), sub.end(), [&](const auto& e) { return e.first > reach; }), sub.end());
+                std::sort(sub.begin(), sub.end());
+                const std::size_t ms = sub.size();
+                std::size_t seed = 0;  // the previous voxel's closest candidate (index into sub)
+                for (std::uint16_t o : voxels[static_cast<std::size_t>(q)]) {
+                    const int i = x0 + (o & 7), j = y0 + ((o >> 3) & 7), k = z0 + (o >> 6);
+                    const Vec3d x = grid.center(i, j, k);
+                    const double rx = length(x - cq);
+                    const auto& ts = bvh.corners_at(cand.slot[sub[seed].second]);
+                    double best2 = closest_point_on_triangle(x, ts[0], ts[1], ts[2]).distance2;
+                    std::size_t best = seed;
+                    double best_d = std::sqrt(best2);
+                    for (std::size_t e = 0; e < ms; ++e) {
+                        if (sub[e].first - rx > best_d + slack) break;  // this and all later are farther
+                        const std::uint32_t ce = sub[e].second;
+                        if (e == seed || box_distance2(cand.box[ce], x) > best2 * (1 + 1e-12)) continue;
+                        const auto& t = bvh.corners_at(cand.slot[ce]);
+                        const double d2 = closest_point_on_triangle(x, t[0], t[1], t[2]).distance2;
+                        if (d2 < best2) best2 = d2, best = e, best_d = std::sqrt(d2);
+                    }
+                    seed = best;
+                    const int layer = lay[o];
+                    double sign = layer > 0 ? 1.0 : -1.0;
+                    const std::uint32_t slot = cand.slot[sub[best].second];
+                    if (layer == 0) {
+                        const auto& t = bvh.corners_at(slot);
+                        const ClosestPoint cp = closest_point_on_triangle(x, t[0], t[1], t[2]);
+                        const Vec3d nrm = normals.at(bvh.triangle_at(slot), cp) * orient;
+                        sign = dot(x - cp.point, nrm) > 0 ? -1.0 : 1.0;
+                    }
+                    out_v[o] = static_cast<V>(sign * best_d);
+                    vmin = std::min(vmin, sign * best_d), vmax = std::max(vmax, sign * best_d);
+                    ++n;
                 }
-                out_v[o] = static_cast<V>(sign * best_d);
-                vmin = std::min(vmin, sign * best_d), vmax = std::max(vmax, sign * best_d);
-                ++n;
             }
         }
         exact.fetch_add(n, std::memory_order_relaxed);
