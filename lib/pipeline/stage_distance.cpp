@@ -5,6 +5,8 @@
 #include <cmath>
 #include <filesystem>
 
+#include <malloc.h>
+
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/version.hpp"
@@ -103,6 +105,9 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
         const auto* src = static_cast<const std::int32_t*>(brick);
         for (int o = 0; o < kBrickVoxels; ++o) v.push_back(clamp16(src[o]));
     });
+    // The reader's tree was thousands of small leaf allocations, freed now: give them back to the
+    // system, the distance values are one large allocation that cannot reuse them.
+    ::malloc_trim(0);
     // The float encoding stores floats: compute them as such (each the double result rounded).
     BandDistanceFieldOf<float> field32;
     BandDistanceFieldOf<double> field64;
@@ -133,11 +138,12 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     const GridSpec& g = info.grid;
     std::vector<double> dbrick(kBrickVoxels);
     std::vector<std::int32_t> ibrick(kBrickVoxels), lbrick(kBrickVoxels);
-    const BrickField<double>& f = field64.values;
+    BrickField<double>& f = field64.values;
     auto block_source = [&f](auto convert, auto& buffer) {
         return [&f, convert, &buffer](std::size_t b, void* tile) -> const void* {
             using W = typename std::decay_t<decltype(buffer)>::value_type;
             const double* src = f.brick(b);
+            if (src && f.index[b] % 256 == 0) f.release_bricks_before(f.index[b]);  // copied by the writer already
             if (!src) {
                 *static_cast<W*>(tile) = convert(f.tile[b]);
                 return nullptr;
@@ -149,8 +155,10 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     vdb::GridOut dist{"distance", vdb::ValueType::float32, nullptr, lo - g.voxel_size};
     if (encoding == "float") {
         dist.blocks = [&field32](std::size_t b, void* tile) -> const void* {
-            const float* src = field32.values.brick(b);
-            if (!src) *static_cast<float*>(tile) = field32.values.tile[b];
+            auto& v = field32.values;
+            const float* src = v.brick(b);
+            if (!src) *static_cast<float*>(tile) = v.tile[b];
+            else if (v.index[b] % 256 == 0) v.release_bricks_before(v.index[b]);  // copied by the writer already
             return src;
         };
     } else if (encoding == "double") {
@@ -170,6 +178,7 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
             *static_cast<std::int32_t*>(tile) = layers.tile[b];
             return nullptr;
         }
+        if (layers.index[b] % 256 == 0) layers.release_bricks_before(layers.index[b]);  // in the tree already
         std::copy(src, src + kBrickVoxels, lbrick.begin());
         return lbrick.data();
     };

@@ -4,12 +4,15 @@
 //   2. band blocks: every block within B voxels (Chebyshev) of a surface voxel's block gets a
 //      brick of working cells (work.hpp's encoding: (distance << 1) | inside, surface 0);
 //   3. the inside bit of every brick voxel and of one voxel per tiled block: x-row crossing parity
-//      (crossings.cpp, the scanline rule) or the winding number (inside_by_winding, as fill.cpp);
+//      (crossings.cpp, the scanline rule; counts per brick row by one search and a walk) or the
+//      winding number (as fill.cpp's inside_by_winding, the exact sum evaluated hierarchically);
 //   4. layers: breadth-first search of depth B from the surface voxels through the bricks, under
 //      the dense sweeps' side rule (a step may leave a surface voxel to either side, never cross
-//      inside/outside), which gives the same distances as the sweeps of layers.cpp up to B.
+//      inside/outside), which gives the same distances as the sweeps of layers.cpp up to B; run
+//      level by level on bit masks (8 words of 64 bits per brick);
+//   5. bricks whose every voxel reads +B (or -B) become tiles.
 // Threads: TBB; the result does not depend on the schedule (sorted surface list, BFS levels
-// whose values do not depend on the order of discovery). Method: docs/voxelize.md, "Narrow band".
+// computed brick by brick from the previous level only). Method: docs/voxelize.md, "Narrow band".
 #include "voxel/band.hpp"
 
 #include <algorithm>
@@ -60,8 +63,8 @@ struct Band {
 
 std::uint64_t linear(const GridSpec& g, int i, int j, int k) { return g.index(i, j, k); }
 
-// The exact winding number, hierarchically (Jacobson et al. 2013, section 3.3): a BVH node whose
-// box does not hold the point contributes what the cone from its box centre over its boundary
+// The exact winding number, hierarchically (Jacobson et al. 2013): a BVH node whose box does not
+// hold the point contributes what the cone from its box centre over its boundary
 // edges contributes, negated (the patch and that cap form a closed surface inside the box, whose
 // winding number is 0 outside it); so far nodes cost their boundary edges, not their triangles.
 // The same value as winding_number() up to rounding; within kRoundingGuard of 1/2 the plain sum
