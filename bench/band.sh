@@ -7,6 +7,8 @@
 #              2x OpenVDB's time, at most 1.5 GB peak. BENCH_BAND_DENSE=1 adds the dense voxelize on
 #              the same grid (bench_voxelize, row voxelize: about 200 s and 7.5 GB, off by default;
 #              the tools themselves refuse this grid dense, its distance stage would need ~60 GB).
+#  band-big    BENCH_BAND_BIG=1: the bunny at 0.0000625 (2498 x 2476 x 1937, 1.2e10 voxels dense)
+#              with --band 8: voxelize + distance time, peak memory, file sizes (minutes, a few GB).
 #  band-files  the bunny at 0.0005 with --band 8 and dense: voxelmap and field sizes.
 #  band-query  Sagardia et al. 2014's case (bunny field at 0.0005, bunny shell at 0.0007, tree K = 4)
 #              on the band and the dense field, the same contact poses (BENCH_QUERY_COUNT, default
@@ -29,6 +31,11 @@ if [ -f "$meshes/stanford-bunny.obj" ] && [ -x "$bin/bench_band" ]; then
         # 60 GB); the library's dense voxelize alone, next to OpenVDB again, gives the dense figures.
         echo "bench: dense voxelize bunny at 0.000125 (BENCH_BAND_DENSE=1)" >&2
         row "$("$bin/bench_voxelize" "$bunny" --voxel-size 0.000125 --runs 1 --samples 0)"
+    fi
+    if [ "${BENCH_BAND_BIG:-0}" = 1 ]; then
+        echo "bench: band bunny at 0.0000625 (--band 8, BENCH_BAND_BIG=1)" >&2
+        band_run vox62 "$bin/haptic-voxelize" "$bunny" --voxel-size 0.0000625 --band 8 -o "$bd/v62.vdb"
+        band_run dist62 "$bin/haptic-distance" "$bunny" "$bd/v62.vdb" -o "$bd/d62.vdb"
     fi
     echo "bench: band bunny at 0.0005, files and queries" >&2
     for bm in band:8 dense:0; do
@@ -83,6 +90,15 @@ if vox and dist and peer:
                                             mark(t <= 2 * peer["seconds"]), t / peer["seconds"], mark(rss <= 1.5e9), gb(rss)))
     print(json.dumps({"stage": "band-field", "mesh": "stanford-bunny.obj @0.000125", "seconds": t, "peak_rss": rss,
                       "peer_seconds": peer["seconds"], "notes": notes}))
+vox, dist = load("vox62.json"), load("dist62.json")
+if vox and dist:
+    print(json.dumps({"stage": "band-big", "mesh": "stanford-bunny.obj @0.0000625",
+                      "seconds": vox["seconds"]["total"] + dist["seconds"]["total"],
+                      "peak_rss": max(vox["peak_rss_bytes"], dist["peak_rss_bytes"]),
+                      "notes": "%s --band 8 (%.3g voxels dense): voxelize %.1f s %s, distance %.1f s %s; files %.1f + %.1f MB"
+                               % ("x".join(str(x) for x in vox["grid"]["dims"]), vox["grid"]["voxels"], vox["seconds"]["total"],
+                                  gb(vox["peak_rss_bytes"]), dist["seconds"]["total"], gb(dist["peak_rss_bytes"]),
+                                  os.path.getsize(os.path.join(d, "v62.vdb")) / 1048576.0, os.path.getsize(os.path.join(d, "d62.vdb")) / 1048576.0)}))
 vb, db, vd, ddn = load("vox-band.json"), load("dist-band.json"), load("vox-dense.json"), load("dist-dense.json")
 if vb and db and vd and ddn:
     print(json.dumps({"stage": "band-files", "mesh": "stanford-bunny.obj @0.0005",

@@ -41,15 +41,24 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
                                const DistanceOptions& options, const Progress& progress = {});
 
 // Narrow band: `layers` a band voxelmap (voxel/band.hpp; or any voxelmap whose layers are exact up
-// to +-band). Voxels with |layer| < band get the exact distance (BVH closest point, the same
-// computation as compute_distance's exact band, so the same value wherever both are exact); every
-// other voxel reads sign * band * voxel_size, and blocks that hold no such voxel are tiles. Work
-// and memory scale with the bricks of `layers`; no dense array.
-struct BandDistanceField {
-    BrickField<double> values;    // inside positive
+// to +-band). Voxels with |layer| < band get the exact distance (the minimum over the mesh's
+// triangles of the same point-triangle distances compute_distance's BVH queries take, so the same
+// value wherever both are exact); every other voxel reads sign * band * voxel_size, and blocks
+// that hold no such voxel are tiles. Work and memory scale with the bricks of `layers`; no dense
+// array. Method: brick by brick, candidate triangles per brick (distance/band_distance.cpp).
+// V: double, or float where the field is stored as float anyway (half the memory; each value the
+// double result rounded).
+template <class V>
+struct BandDistanceFieldOf {
+    BrickField<V> values;    // inside positive
+    double min = 0, max = 0;  // of the values before rounding to V, and 0
     std::size_t exact_voxels = 0;
     double seconds_exact = 0;
 };
+using BandDistanceField = BandDistanceFieldOf<double>;
+template <class V, class L>
+BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, const BrickField<L>& layers, int band,
+                                                const Progress& progress = {});
 BandDistanceField compute_distance_band(const TriMesh& mesh, const BrickField<std::int32_t>& layers, int band,
                                         const Progress& progress = {});
 

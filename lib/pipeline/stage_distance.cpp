@@ -5,6 +5,8 @@
 #include <cmath>
 #include <filesystem>
 
+#include <malloc.h>
+
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/version.hpp"
@@ -87,15 +89,31 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     const vdb::FileInfo& info = reader.info();
     const std::string& encoding = p.encoding;
     const int precision = p.precision;
-    BrickField<std::int32_t> layers = reader.read_int32_bricks("layers");
-    // Layers beyond the band read as +-band in the output, as in a voxelmap made with this band.
-    for (auto& v : layers.tile) v = std::clamp(v, -band, band);
-    for (auto& v : layers.bricks) v = std::clamp(v, -band, band);
-    BandDistanceField field = compute_distance_band(m.mesh, layers, band, ctx.progress);
-    double lo = 0, hi = 0;
-    for (std::size_t b = 0; b < field.values.block_count(); ++b)
-        if (!field.values.brick(b)) lo = std::min(lo, field.values.tile[b]), hi = std::max(hi, field.values.tile[b]);
-    for (double v : field.values.bricks) lo = std::min(lo, v), hi = std::max(hi, v);
+    // Layers as int16 bricks, clamped to +-band (beyond the band they read as +-band in the output,
+    // as in a voxelmap made with this band); the brick store grows by a quarter at a time.
+    BrickField<std::int16_t> layers;
+    layers.reset(info.grid, 0);
+    const auto clamp16 = [band](std::int32_t v) { return static_cast<std::int16_t>(std::clamp(v, -band, band)); };
+    reader.read_blocks("layers", vdb::ValueType::int32, [&](std::size_t b, const void* brick, const void* tile) {
+        if (!brick) {
+            layers.tile[b] = clamp16(*static_cast<const std::int32_t*>(tile));
+            return;
+        }
+        auto& v = layers.bricks;
+        if (v.size() + kBrickVoxels > v.capacity()) v.reserve(v.capacity() + v.capacity() / 4 + 64 * kBrickVoxels);
+        layers.index[b] = static_cast<std::uint32_t>(layers.brick_count());
+        const auto* src = static_cast<const std::int32_t*>(brick);
+        for (int o = 0; o < kBrickVoxels; ++o) v.push_back(clamp16(src[o]));
+    });
+    // The reader's tree was thousands of small leaf allocations, freed now: give them back to the
+    // system, the distance values are one large allocation that cannot reuse them.
+    ::malloc_trim(0);
+    // The float encoding stores floats: compute them as such (each the double result rounded).
+    BandDistanceFieldOf<float> field32;
+    BandDistanceFieldOf<double> field64;
+    if (encoding == "float") field32 = compute_distance_band_as<float>(m.mesh, layers, band, ctx.progress);
+    else field64 = compute_distance_band_as<double>(m.mesh, layers, band, ctx.progress);
+    const double lo = encoding == "float" ? field32.min : field64.min, hi = encoding == "float" ? field32.max : field64.max;
     const double factor = std::pow(10.0, precision);
     if (encoding == "scaled" && std::max(-lo, hi) * factor > 2147483647.0)
         fail_usage(ctx.option_name("precision") + " " + std::to_string(precision) + " overflows Int32 for distances up to " +
@@ -118,16 +136,16 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     meta.erase("format_version");
 
     const GridSpec& g = info.grid;
-    std::vector<float> fbrick(kBrickVoxels);
     std::vector<double> dbrick(kBrickVoxels);
     std::vector<std::int32_t> ibrick(kBrickVoxels), lbrick(kBrickVoxels);
-    const BrickField<double>& f = field.values;
-    auto block_source = [&](auto convert, auto& buffer) {
+    BrickField<double>& f = field64.values;
+    auto block_source = [&f](auto convert, auto& buffer) {
         return [&f, convert, &buffer](std::size_t b, void* tile) -> const void* {
-            using V = typename std::decay_t<decltype(buffer)>::value_type;
+            using W = typename std::decay_t<decltype(buffer)>::value_type;
             const double* src = f.brick(b);
+            if (src && f.index[b] % 256 == 0) f.release_bricks_before(f.index[b]);  // copied by the writer already
             if (!src) {
-                *static_cast<V*>(tile) = convert(f.tile[b]);
+                *static_cast<W*>(tile) = convert(f.tile[b]);
                 return nullptr;
             }
             for (int o = 0; o < kBrickVoxels; ++o) buffer[static_cast<std::size_t>(o)] = convert(src[o]);
@@ -136,7 +154,13 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     };
     vdb::GridOut dist{"distance", vdb::ValueType::float32, nullptr, lo - g.voxel_size};
     if (encoding == "float") {
-        dist.blocks = block_source([](double v) { return static_cast<float>(v); }, fbrick);
+        dist.blocks = [&field32](std::size_t b, void* tile) -> const void* {
+            auto& v = field32.values;
+            const float* src = v.brick(b);
+            if (!src) *static_cast<float*>(tile) = v.tile[b];
+            else if (v.index[b] % 256 == 0) v.release_bricks_before(v.index[b]);  // copied by the writer already
+            return src;
+        };
     } else if (encoding == "double") {
         dist.type = vdb::ValueType::float64;
         dist.blocks = block_source([](double v) { return v; }, dbrick);
@@ -147,11 +171,14 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     }
     vdb::GridOut lay{"layers", vdb::ValueType::int32, nullptr, -1.0};
     lay.blocks = [&](std::size_t b, void* tile) -> const void* {
-        const std::int32_t* src = layers.brick(b);
+        // vdb::write builds the grids in order: the distances are in their tree by now.
+        if (b == 0) field32.values = {}, field64.values = {};
+        const std::int16_t* src = layers.brick(b);
         if (!src) {
             *static_cast<std::int32_t*>(tile) = layers.tile[b];
             return nullptr;
         }
+        if (layers.index[b] % 256 == 0) layers.release_bricks_before(layers.index[b]);  // in the tree already
         std::copy(src, src + kBrickVoxels, lbrick.begin());
         return lbrick.data();
     };
@@ -163,9 +190,9 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     r.precision = encoding == "scaled" ? precision : -1;
     r.grid = {g.dims, g.voxel_size};
     r.min = lo, r.max = hi;
-    r.exact_voxels = field.exact_voxels;
+    r.exact_voxels = encoding == "float" ? field32.exact_voxels : field64.exact_voxels;
     r.band = band;
-    r.seconds_exact = field.seconds_exact, r.seconds_write = write_s;
+    r.seconds_exact = encoding == "float" ? field32.seconds_exact : field64.seconds_exact, r.seconds_write = write_s;
     r.warnings = std::move(warnings);
     return r;
 }

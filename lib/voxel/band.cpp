@@ -4,17 +4,22 @@
 //   2. band blocks: every block within B voxels (Chebyshev) of a surface voxel's block gets a
 //      brick of working cells (work.hpp's encoding: (distance << 1) | inside, surface 0);
 //   3. the inside bit of every brick voxel and of one voxel per tiled block: x-row crossing parity
-//      (crossings.cpp, the scanline rule) or the winding number (inside_by_winding, as fill.cpp);
+//      (crossings.cpp, the scanline rule; counts per brick row by one search and a walk) or the
+//      winding number (as fill.cpp's inside_by_winding, the exact sum evaluated hierarchically);
 //   4. layers: breadth-first search of depth B from the surface voxels through the bricks, under
 //      the dense sweeps' side rule (a step may leave a surface voxel to either side, never cross
-//      inside/outside), which gives the same distances as the sweeps of layers.cpp up to B.
+//      inside/outside), which gives the same distances as the sweeps of layers.cpp up to B; run
+//      level by level on bit masks (8 words of 64 bits per brick);
+//   5. bricks whose every voxel reads +B (or -B) become tiles.
 // Threads: TBB; the result does not depend on the schedule (sorted surface list, BFS levels
-// whose values do not depend on the order of discovery). Method: docs/voxelize.md, "Narrow band".
+// computed brick by brick from the previous level only). Method: docs/voxelize.md, "Narrow band".
 #include "voxel/band.hpp"
 
 #include <algorithm>
 #include <atomic>
+#include <array>
 #include <cmath>
+#include <numbers>
 
 #include <tbb/blocked_range.h>
 #include <tbb/combinable.h>
@@ -24,7 +29,9 @@
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "geometry/sat.hpp"
+#include "geometry/bvh.hpp"
 #include "geometry/winding.hpp"
+#include "math/solid_angle.hpp"
 #include "voxel/work.hpp"
 
 namespace hp {
@@ -55,6 +62,114 @@ struct Band {
 };
 
 std::uint64_t linear(const GridSpec& g, int i, int j, int k) { return g.index(i, j, k); }
+
+// The exact winding number, hierarchically (Jacobson et al. 2013): a BVH node whose box does not
+// hold the point contributes what the cone from its box centre over its boundary
+// edges contributes, negated (the patch and that cap form a closed surface inside the box, whose
+// winding number is 0 outside it); so far nodes cost their boundary edges, not their triangles.
+// The same value as winding_number() up to rounding; within kRoundingGuard of 1/2 the plain sum
+// decides, so that the inside bit is always the plain sum's.
+class BoundaryWinding {
+public:
+    explicit BoundaryWinding(const TriMesh& mesh) : mesh_(mesh), bvh_(mesh) {
+        const auto& nodes = bvh_.nodes();
+        std::vector<std::uint32_t> begin(nodes.size()), end(nodes.size());
+        for (std::size_t n = nodes.size(); n-- > 0;) {
+            if (nodes[n].leaf()) {
+                begin[n] = nodes[n].first;
+                end[n] = nodes[n].first + nodes[n].count;
+            } else {
+                begin[n] = begin[nodes[n].first];
+                end[n] = end[nodes[n].first + 1];
+            }
+        }
+        // Per inner node: its net boundary (directed edges a -> b with the multiplicity that
+        // does not cancel inside the node), sorted, so that the result is deterministic.
+        std::vector<std::vector<std::array<std::uint32_t, 2>>> edges(nodes.size());
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes.size(), 16), [&](const tbb::blocked_range<std::size_t>& r) {
+            std::vector<std::pair<std::uint64_t, int>> e;
+            for (std::size_t n = r.begin(); n != r.end(); ++n) {
+                if (nodes[n].leaf()) continue;
+                e.clear();
+                for (std::uint32_t sl = begin[n]; sl < end[n]; ++sl) {
+                    const auto& t = mesh_.triangles[bvh_.triangle_at(sl)];
+                    for (int c = 0; c < 3; ++c) {
+                        const std::uint32_t a = t[static_cast<std::size_t>(c)], b = t[static_cast<std::size_t>((c + 1) % 3)];
+                        if (a == b) continue;
+                        e.push_back(a < b ? std::pair{(std::uint64_t{a} << 32) | b, 1} : std::pair{(std::uint64_t{b} << 32) | a, -1});
+                    }
+                }
+                std::sort(e.begin(), e.end());
+                auto& out = edges[n];
+                for (std::size_t x = 0; x < e.size();) {
+                    std::size_t y = x;
+                    int m = 0;
+                    for (; y < e.size() && e[y].first == e[x].first; ++y) m += e[y].second;
+                    const std::uint32_t lo = static_cast<std::uint32_t>(e[x].first >> 32), hi = static_cast<std::uint32_t>(e[x].first);
+                    for (int c = 0; c < std::abs(m); ++c) out.push_back(m > 0 ? std::array{lo, hi} : std::array{hi, lo});
+                    x = y;
+                }
+                if (out.size() >= end[n] - begin[n]) out.clear(), out.shrink_to_fit();  // cheaper by triangles
+            }
+        });
+        first_.assign(nodes.size() + 1, 0);
+        for (std::size_t n = 0; n < nodes.size(); ++n) first_[n + 1] = first_[n] + static_cast<std::uint32_t>(edges[n].size());
+        edges_.reserve(first_.back());
+        for (auto& v : edges) edges_.insert(edges_.end(), v.begin(), v.end());
+        capped_.resize(nodes.size());
+        for (std::size_t n = 0; n < nodes.size(); ++n) capped_[n] = !nodes[n].leaf() && first_[n + 1] > first_[n];
+    }
+
+    bool inside(const Vec3d& p) const {
+        const double w = std::abs(value(p));
+        if (std::abs(w - 0.5) < kRoundingGuard) return std::abs(winding_number(mesh_, p)) > 0.5;
+        return w > 0.5;
+    }
+
+    double value(const Vec3d& p) const {
+        const auto& nodes = bvh_.nodes();
+        double total = 0;
+        std::uint32_t stack[2 * TriangleBvh::kMaxDepth + 2];
+        int top = 0;
+        stack[top++] = 0;
+        while (top > 0) {
+            const std::uint32_t n = stack[--top];
+            const auto& node = nodes[n];
+            if (node.leaf()) {
+                for (std::uint32_t sl = node.first; sl < node.first + node.count; ++sl) {
+                    const auto& c = bvh_.corners_at(sl);
+                    total += solid_angle(p, c[0], c[1], c[2]);
+                }
+                continue;
+            }
+            if (capped_[n] && outside_box(node.box, p)) {
+                const Vec3d o = node.box.center();
+                for (std::uint32_t e = first_[n]; e < first_[n + 1]; ++e)
+                    total += solid_angle(p, o, mesh_.vertices[edges_[e][0]], mesh_.vertices[edges_[e][1]]);
+                continue;
+            }
+            stack[top++] = node.first;
+            stack[top++] = node.first + 1;
+        }
+        return total / (4 * std::numbers::pi);
+    }
+
+private:
+    static constexpr double kRoundingGuard = 1e-6;
+    // Strictly outside, by a margin relative to the box, so that p never lies on the cap.
+    static bool outside_box(const Aabb& b, const Vec3d& p) {
+        const Vec3d size = b.size();
+        const double margin = 1e-9 * (size.x + size.y + size.z) + 1e-300;
+        for (int a = 0; a < 3; ++a)
+            if (p[a] < b.min[a] - margin || p[a] > b.max[a] + margin) return true;
+        return false;
+    }
+    const TriMesh& mesh_;
+    TriangleBvh bvh_;
+    std::vector<std::uint32_t> first_;
+    std::vector<std::array<std::uint32_t, 2>> edges_;
+    std::vector<char> capped_;
+};
 
 }  // namespace
 
@@ -161,41 +276,84 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
             *w.cell(i, j, k) = 0;
         }
     });
+    std::vector<std::uint64_t>().swap(surface);
 
     // 3. Inside bits: every non-surface voxel of the bricks, one voxel per tiled block.
     {
         std::vector<voxel_detail::CrossingTable> tables;
         std::unique_ptr<WindingTree> winding;
+        std::unique_ptr<BoundaryWinding> exact;
         if (method != FillMethod::winding)
             for (int axis = 0; axis < (method == FillMethod::hybrid ? 3 : 1); ++axis)
                 tables.push_back(voxel_detail::crossing_table(mesh, g, axis));
-        if (method != FillMethod::scanline) winding = std::make_unique<WindingTree>(mesh);
-        auto inside = [&](int i, int j, int k) {
-            const double cx = g.origin.x + (static_cast<double>(i) + 0.5) * s;
-            if (method == FillMethod::scanline)
-                return (tables[0].before(static_cast<std::size_t>(j), static_cast<std::size_t>(k), cx, false) & 1) != 0;
+        if (method != FillMethod::scanline) winding = std::make_unique<WindingTree>(mesh), exact = std::make_unique<BoundaryWinding>(mesh);
+        // The decision from the rows' crossing counts before the voxel's centre (n[axis], -1 where
+        // the row abstains; hybrid reads all three, scanline n[0]).
+        auto decide = [&](int i, int j, int k, const int* n) {
+            if (method == FillMethod::scanline) return (n[0] & 1) != 0;
             if (method == FillMethod::hybrid) {
                 // The unanimous vote of the valid rows (a row with an odd crossing count passes
                 // through a hole and abstains), when at least two rows vote; else the winding number.
-                const double cy = g.origin.y + (static_cast<double>(j) + 0.5) * s;
-                const double cz = g.origin.z + (static_cast<double>(k) + 0.5) * s;
-                const std::size_t ui = static_cast<std::size_t>(i), uj = static_cast<std::size_t>(j), uk = static_cast<std::size_t>(k);
-                const int n[3] = {tables[0].before(uj, uk, cx, true), tables[1].before(uk, ui, cy, true),
-                                  tables[2].before(ui, uj, cz, true)};
                 int valid = 0, in = 0;
-                for (int v : n)
-                    if (v >= 0) ++valid, in += v & 1;
+                for (int a = 0; a < 3; ++a)
+                    if (n[a] >= 0) ++valid, in += n[a] & 1;
                 if (valid >= 2 && (in == 0 || in == valid)) return in > 0;
                 // The fast winding number where it is decisive (as the dense hybrid: 0.06 from
                 // 1/2 covers its worst measured error); else the majority of the valid rows.
                 const double wf = std::abs((*winding)(g.center(i, j, k)));
                 if (std::abs(wf - 0.5) > 0.06) return wf > 0.5;
                 if (2 * in != valid) return 2 * in > valid;
+                return exact->inside(g.center(i, j, k));  // |wf - 1/2| <= 0.06: inside_by_winding's exact case
             }
-            return inside_by_winding(*winding, mesh, g.center(i, j, k));
+            // inside_by_winding with the hierarchical exact sum.
+            const Vec3d x = g.center(i, j, k);
+            const double wf = std::abs((*winding)(x));
+            if (std::abs(wf - 0.5) > kWindingTolerance) return wf > 0.5;
+            return exact->inside(x);
+        };
+        const bool abstain = method == FillMethod::hybrid;
+        auto inside = [&](int i, int j, int k) {
+            int n[3] = {0, 0, 0};
+            const std::size_t ui = static_cast<std::size_t>(i), uj = static_cast<std::size_t>(j), uk = static_cast<std::size_t>(k);
+            if (!tables.empty()) n[0] = tables[0].before(uj, uk, g.origin.x + (static_cast<double>(i) + 0.5) * s, abstain);
+            if (tables.size() == 3) {
+                n[1] = tables[1].before(uk, ui, g.origin.y + (static_cast<double>(j) + 0.5) * s, true);
+                n[2] = tables[2].before(ui, uj, g.origin.z + (static_cast<double>(k) + 0.5) * s, true);
+            }
+            return decide(i, j, k, n);
+        };
+        // The same counts for a whole brick: per row of the brick one binary search, then a walk
+        // along the row (the count of crossings below each centre, as before() gives it).
+        auto brick_counts = [&](const voxel_detail::CrossingTable& t, int axis, const int o0[3], int* out) {
+            const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+            const double* xs = t.xs.data();
+            for (int dv = 0; dv < kBrickDim && o0[v] + dv < g.dims[v]; ++dv)
+                for (int du = 0; du < kBrickDim && o0[u] + du < g.dims[u]; ++du) {
+                    const std::size_t row = static_cast<std::size_t>(o0[u] + du) + t.nu * static_cast<std::size_t>(o0[v] + dv);
+                    const double* b = xs + t.offsets[row];
+                    const double* e = xs + t.offsets[row + 1];
+                    const bool skip = abstain && ((e - b) & 1);
+                    const double* p = nullptr;
+                    int d[3];
+                    d[u] = du, d[v] = dv;
+                    for (int da = 0; da < kBrickDim && o0[axis] + da < g.dims[axis]; ++da) {
+                        d[axis] = da;
+                        const int off = d[0] | (d[1] << 3) | (d[2] << 6);
+                        if (skip) {
+                            out[off] = -1;
+                            continue;
+                        }
+                        const double c = g.origin[axis] + (static_cast<double>(o0[axis] + da) + 0.5) * s;
+                        if (!p) p = std::lower_bound(b, e, c);
+                        else
+                            while (p < e && *p < c) ++p;
+                        out[off] = static_cast<int>(p - b);
+                    }
+                }
         };
         const std::size_t blocks = w.cells.block_count();
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 64), [&](const tbb::blocked_range<std::size_t>& r) {
+            std::vector<int> counts(3 * kBrickVoxels, 0);
             for (std::size_t b = r.begin(); b != r.end(); ++b) {
                 const auto c = w.cells.block_coords(b);
                 const int x0 = c[0] * kBrickDim, y0 = c[1] * kBrickDim, z0 = c[2] * kBrickDim;
@@ -204,11 +362,17 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
                     w.cells.tile[b] = inside(x0, y0, z0) ? 1 : 0;
                     continue;
                 }
+                const int o0[3] = {x0, y0, z0};
+                for (std::size_t a = 0; a < tables.size(); ++a) brick_counts(tables[a], static_cast<int>(a), o0, counts.data() + a * kBrickVoxels);
                 for (int dz = 0; dz < kBrickDim && z0 + dz < nz; ++dz)
                     for (int dy = 0; dy < kBrickDim && y0 + dy < ny; ++dy)
                         for (int dx = 0; dx < kBrickDim && x0 + dx < nx; ++dx) {
-                            std::uint16_t& cell = brick[dx | (dy << 3) | (dz << 6)];
-                            if (cell != 0 && inside(x0 + dx, y0 + dy, z0 + dz)) cell |= 1;
+                            const int o = dx | (dy << 3) | (dz << 6);
+                            std::uint16_t& cell = brick[o];
+                            if (cell == 0) continue;
+                            const int n[3] = {counts[static_cast<std::size_t>(o)], counts[static_cast<std::size_t>(kBrickVoxels + o)],
+                                              counts[static_cast<std::size_t>(2 * kBrickVoxels + o)]};
+                            if (decide(x0 + dx, y0 + dy, z0 + dz, n)) cell |= 1;
                         }
             }
         });
@@ -216,45 +380,115 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
     out.seconds_fill = seconds_since(t0);
     progress.report("fill", 1.0);
 
-    // 4. Layers: breadth-first, level by level, from the surface voxels.
+    // 4. Layers: breadth-first, level by level, from the surface voxels, on bit masks: a brick is
+    // 8 words of 64 bits (one per z slice, bit x + 8 y). A level dilates the previous level's
+    // inside and outside fronts (26: the 3x3x3 box, separably along x, y, z; 6: the six faces)
+    // across bricks, and keeps the unknown voxels of the same side; the surface voxels (level 0)
+    // reach both sides. The same voxel sets per level as a breadth-first search under the side
+    // rule, computed brick by brick without atomics.
     t0 = Clock::now();
     {
-        const bool diag = options.connectivity == 26;
-        std::vector<std::array<int, 3>> steps;
-        for (int dz = -1; dz <= 1; ++dz)
-            for (int dy = -1; dy <= 1; ++dy)
-                for (int dx = -1; dx <= 1; ++dx) {
-                    const int m = std::abs(dx) + std::abs(dy) + std::abs(dz);
-                    if (m == 0 || (!diag && m != 1)) continue;
-                    steps.push_back({dx, dy, dz});
+        using Mask = std::array<std::uint64_t, 8>;
+        const std::size_t nb = w.cells.brick_count();
+        const auto& bl = w.cells.blocks;
+        std::vector<std::size_t> block_of_brick(nb);
+        for (std::size_t b = 0; b < w.cells.block_count(); ++b)
+            if (w.cells.index[b] != BrickField<std::uint16_t>::kTile) block_of_brick[w.cells.index[b]] = b;
+        // Neighbour brick across each face (-x, +x, -y, +y, -z, +z), or UINT32_MAX.
+        std::vector<std::array<std::uint32_t, 6>> nbr(nb);
+        std::vector<Mask> unknown(nb), inside(nb), front_in(nb), front_out(nb);
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nb, 256), [&](const tbb::blocked_range<std::size_t>& r) {
+            for (std::size_t n = r.begin(); n != r.end(); ++n) {
+                const std::size_t b = block_of_brick[n];
+                const auto c = w.cells.block_coords(b);
+                for (int a = 0; a < 3; ++a)
+                    for (int sgn = 0; sgn < 2; ++sgn) {
+                        auto cc = c;
+                        cc[static_cast<std::size_t>(a)] += sgn ? 1 : -1;
+                        std::uint32_t m = UINT32_MAX;
+                        if (cc[static_cast<std::size_t>(a)] >= 0 && cc[static_cast<std::size_t>(a)] < bl[static_cast<std::size_t>(a)])
+                            m = w.cells.index[(static_cast<std::size_t>(cc[2]) * static_cast<std::size_t>(bl[1]) + static_cast<std::size_t>(cc[1])) *
+                                                  static_cast<std::size_t>(bl[0]) +
+                                              static_cast<std::size_t>(cc[0])];
+                        nbr[n][static_cast<std::size_t>(2 * a + sgn)] = m;
+                    }
+                const int x0 = c[0] * kBrickDim, y0 = c[1] * kBrickDim, z0 = c[2] * kBrickDim;
+                const std::uint16_t* cell = w.cells.bricks.data() + n * kBrickVoxels;
+                Mask un{}, in{}, surf{};
+                for (int o = 0; o < kBrickVoxels; ++o) {
+                    const int dx = o & 7, dy = (o >> 3) & 7, dz = o >> 6;
+                    const std::uint64_t bit = std::uint64_t{1} << (o & 63);
+                    if (x0 + dx >= nx || y0 + dy >= ny || z0 + dz >= nz) continue;  // beyond the grid: never reached
+                    if (cell[o] == 0) surf[static_cast<std::size_t>(dz)] |= bit;
+                    else un[static_cast<std::size_t>(dz)] |= bit;
+                    if (cell[o] & 1) in[static_cast<std::size_t>(dz)] |= bit;
                 }
-        std::vector<std::uint64_t> frontier = std::move(surface);
-        for (int level = 1; level <= band && !frontier.empty(); ++level) {
-            tbb::combinable<std::vector<std::uint64_t>> next;
-            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, frontier.size(), 1024), [&](const tbb::blocked_range<std::size_t>& r) {
-                std::vector<std::uint64_t>& mine = next.local();
-                for (std::size_t e = r.begin(); e != r.end(); ++e) {
-                    const std::uint64_t v = frontier[e];
-                    const int i = static_cast<int>(v % static_cast<std::uint64_t>(nx));
-                    const int j = static_cast<int>((v / static_cast<std::uint64_t>(nx)) % static_cast<std::uint64_t>(ny));
-                    const int k = static_cast<int>(v / (static_cast<std::uint64_t>(nx) * static_cast<std::uint64_t>(ny)));
-                    const std::uint16_t from = std::atomic_ref<std::uint16_t>(*w.cell(i, j, k)).load(std::memory_order_relaxed);
-                    for (const auto& st : steps) {
-                        const int a = i + st[0], b = j + st[1], c = k + st[2];
-                        if (!g.contains(a, b, c)) continue;
-                        std::uint16_t* to = w.cell(a, b, c);
-                        std::atomic_ref<std::uint16_t> ref(*to);
-                        std::uint16_t cur = ref.load(std::memory_order_relaxed);
-                        if (dist(cur) != kFarDist) continue;
-                        if (from != 0 && ((from ^ cur) & 1)) continue;  // never across inside/outside
-                        const std::uint16_t want = static_cast<std::uint16_t>((level << 1) | (cur & 1));
-                        if (ref.compare_exchange_strong(cur, want, std::memory_order_relaxed)) mine.push_back(linear(g, a, b, c));
+                unknown[n] = un, inside[n] = in, front_in[n] = surf, front_out[n] = surf;
+            }
+        });
+        constexpr std::uint64_t kX0 = 0x0101010101010101ull, kX7 = 0x8080808080808080ull;
+        const Mask zero{};
+        auto at = [&](const std::vector<Mask>& v, std::uint32_t m) -> const Mask& { return m == UINT32_MAX ? zero : v[m]; };
+        // Dilations by one voxel along an axis, with the neighbours' boundary bits.
+        auto dil_x = [&](const std::vector<Mask>& f, std::size_t n, Mask& out) {
+            const Mask &m = f[n], &l = at(f, nbr[n][0]), &h = at(f, nbr[n][1]);
+            for (std::size_t z = 0; z < 8; ++z)
+                out[z] = m[z] | ((m[z] << 1) & ~kX0) | ((m[z] >> 1) & ~kX7) | ((l[z] >> 7) & kX0) | ((h[z] << 7) & kX7);
+        };
+        auto dil_y = [&](const std::vector<Mask>& f, std::size_t n, Mask& out) {
+            const Mask &m = f[n], &l = at(f, nbr[n][2]), &h = at(f, nbr[n][3]);
+            for (std::size_t z = 0; z < 8; ++z) out[z] = m[z] | (m[z] << 8) | (m[z] >> 8) | (l[z] >> 56) | (h[z] << 56);
+        };
+        auto dil_z = [&](const std::vector<Mask>& f, std::size_t n, Mask& out) {
+            const Mask &m = f[n], &l = at(f, nbr[n][4]), &h = at(f, nbr[n][5]);
+            for (std::size_t z = 0; z < 8; ++z) out[z] = m[z] | (z > 0 ? m[z - 1] : l[7]) | (z < 7 ? m[z + 1] : h[0]);
+        };
+        const bool diag = options.connectivity == 26;
+        std::vector<Mask> ax_in(nb), ax_out(nb), ay_in(nb), ay_out(nb), next_in(nb), next_out(nb);
+        for (int level = 1; level <= band; ++level) {
+            if (diag) {
+                tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nb, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+                    for (std::size_t n = r.begin(); n != r.end(); ++n) dil_x(front_in, n, ax_in[n]), dil_x(front_out, n, ax_out[n]);
+                });
+                tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nb, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+                    for (std::size_t n = r.begin(); n != r.end(); ++n) dil_y(ax_in, n, ay_in[n]), dil_y(ax_out, n, ay_out[n]);
+                });
+            }
+            std::atomic<bool> any{false};
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nb, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+                bool mine = false;
+                for (std::size_t n = r.begin(); n != r.end(); ++n) {
+                    Mask din, dout;
+                    if (diag) {
+                        dil_z(ay_in, n, din), dil_z(ay_out, n, dout);
+                    } else {
+                        Mask a, b2;
+                        dil_x(front_in, n, din), dil_y(front_in, n, a), dil_z(front_in, n, b2);
+                        for (std::size_t z = 0; z < 8; ++z) din[z] |= a[z] | b2[z];
+                        dil_x(front_out, n, dout), dil_y(front_out, n, a), dil_z(front_out, n, b2);
+                        for (std::size_t z = 0; z < 8; ++z) dout[z] |= a[z] | b2[z];
+                    }
+                    std::uint16_t* cell = w.cells.bricks.data() + n * kBrickVoxels;
+                    Mask& un = unknown[n];
+                    const Mask& in = inside[n];
+                    for (std::size_t z = 0; z < 8; ++z) {
+                        const std::uint64_t ni = din[z] & un[z] & in[z], no = dout[z] & un[z] & ~in[z];
+                        next_in[n][z] = ni, next_out[n][z] = no;
+                        std::uint64_t all = ni | no;
+                        if (!all) continue;
+                        mine = true;
+                        un[z] &= ~all;
+                        for (; all; all &= all - 1) {
+                            const std::size_t o = z * 64 + static_cast<std::size_t>(__builtin_ctzll(all));
+                            cell[o] = static_cast<std::uint16_t>((level << 1) | (cell[o] & 1));
+                        }
                     }
                 }
+                if (mine) any.store(true, std::memory_order_relaxed);
             });
-            frontier.clear();
-            next.combine_each([&](const std::vector<std::uint64_t>& v) { frontier.insert(frontier.end(), v.begin(), v.end()); });
+            front_in.swap(next_in), front_out.swap(next_out);
             progress.report("layers", static_cast<double>(level) / band);
+            if (!any.load()) break;
         }
     }
 
@@ -306,6 +540,37 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
         out.inside += n.inside, out.surface += n.surface, out.outside += n.outside, out.band_voxels += n.band;
         out.min_layer = std::min(out.min_layer, n.lo), out.max_layer = std::max(out.max_layer, n.hi);
     });
+    w.cells = {};
+    // Bricks that hold no voxel nearer than the band (every value +B, or every value -B) become
+    // tiles of that value: the same value on every voxel, no voxels stored.
+    {
+        BrickField<std::int16_t>& f = out.layers;
+        const std::size_t nb = f.brick_count();
+        std::vector<std::int16_t> uniform(nb, 0);  // +-band when the brick is constant at +-band
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nb, 256), [&](const tbb::blocked_range<std::size_t>& r) {
+            for (std::size_t n = r.begin(); n != r.end(); ++n) {
+                const std::int16_t* v = f.bricks.data() + n * kBrickVoxels;
+                if (std::abs(v[0]) != band) continue;
+                if (std::all_of(v, v + kBrickVoxels, [&](std::int16_t x) { return x == v[0]; })) uniform[n] = v[0];
+            }
+        });
+        std::uint32_t kept = 0;
+        for (std::size_t b = 0; b < f.block_count(); ++b) {
+            const std::uint32_t n = f.index[b];
+            if (n == BrickField<std::int16_t>::kTile) continue;
+            if (uniform[n] != 0) {
+                f.index[b] = BrickField<std::int16_t>::kTile;
+                f.tile[b] = uniform[n];
+                continue;
+            }
+            if (kept != n)
+                std::copy_n(f.bricks.begin() + static_cast<std::ptrdiff_t>(n) * kBrickVoxels, kBrickVoxels,
+                            f.bricks.begin() + static_cast<std::ptrdiff_t>(kept) * kBrickVoxels);
+            f.index[b] = kept++;
+        }
+        f.bricks.resize(static_cast<std::size_t>(kept) * kBrickVoxels);
+        f.bricks.shrink_to_fit();
+    }
     out.seconds_layers = seconds_since(t0);
     return out;
 }

@@ -4,7 +4,7 @@
 // voxelize_band: the layered voxelmap within B voxels of the surface, in BrickField form. Layers
 // are those of the dense voxelize clamped to +-B (exactly what voxelize with max_layers = B gives
 // on every voxel, for the fills the band supports); blocks farther than B voxels (Chebyshev) from
-// every surface voxel are tiles of +-B. The work scales with the band: surface voxels from the
+// every surface voxel, and blocks whose every voxel reads +B (or -B), are tiles of +-B. The work scales with the band: surface voxels from the
 // triangles, a breadth-first search of depth B through the band's bricks, the inside bit of every
 // brick voxel and one per tiled block from the x-row crossings (scanline) or the winding number;
 // no pass over the dense grid, no per-voxel array of it. Fills: scanline (closed meshes),

@@ -3,10 +3,14 @@
 // an OpenVDB tree): a dense table over the coarse grid of blocks gives each block either a brick
 // (512 values, offset x + 8 y + 64 z inside the block) or a constant (a tile). Memory: one index
 // and one tile value per block, 512 values per brick; nothing per voxel of a tiled block.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "voxel/grid.hpp"
 
@@ -58,6 +62,17 @@ struct BrickField {
     T* brick(std::size_t block) {
         const std::uint32_t n = index[block];
         return n == kTile ? nullptr : bricks.data() + static_cast<std::size_t>(n) * kBrickVoxels;
+    }
+    // Hands the memory of bricks [0, n) back to the system while keeping the storage: for a
+    // consumer that reads the bricks once, in order (e.g. a writer copying them into its tree), so
+    // that they and the copy are not both held. Their values are unspecified afterwards (whole
+    // pages only; the pages read as zeros when touched again).
+    void release_bricks_before(std::size_t n) {
+        static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+        const auto start = reinterpret_cast<std::uintptr_t>(bricks.data());
+        const std::uintptr_t end = start + std::min(n, brick_count()) * kBrickVoxels * sizeof(T);
+        const std::uintptr_t a = (start + page - 1) / page * page, z = end / page * page;
+        if (z > a) ::madvise(reinterpret_cast<void*>(a), z - a, MADV_DONTNEED);
     }
     // Block coordinates of block number b.
     std::array<int, 3> block_coords(std::size_t b) const {

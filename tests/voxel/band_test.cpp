@@ -115,4 +115,24 @@ TEST(BandVoxelize, EstimateBoundsTheBand) {
     EXPECT_LE(estimate, static_cast<double>(m.layers.brick_count()) * 512 * 4);
 }
 
+// A consumer reading bricks once, in order, hands the ones it has read back: the bricks from n on
+// keep their values, the index and tiles are untouched.
+TEST(BrickField, ReleasingEarlierBricksKeepsTheLaterOnes) {
+    hp::BrickField<float> f;
+    f.reset(hp::GridSpec{{0, 0, 0}, 1.0, {128, 64, 64}}, 2.5f);  // 1024 blocks
+    const std::size_t bricks = 200;  // 400 KB: spans many pages
+    for (std::size_t b = 0; b < bricks; ++b) f.index[2 * b] = static_cast<std::uint32_t>(b);
+    f.bricks.resize(bricks * hp::kBrickVoxels);
+    for (std::size_t v = 0; v < f.bricks.size(); ++v) f.bricks[v] = static_cast<float>(v);
+    for (std::size_t n : {std::size_t{1}, std::size_t{37}, std::size_t{120}}) {
+        f.release_bricks_before(n);
+        for (std::size_t v = n * hp::kBrickVoxels; v < f.bricks.size(); ++v) ASSERT_EQ(f.bricks[v], static_cast<float>(v)) << n;
+    }
+    EXPECT_EQ(f.bricks.size(), bricks * hp::kBrickVoxels);
+    EXPECT_EQ(f.index[2 * 150], 150u);
+    EXPECT_EQ(f.tile[1], 2.5f);
+    f.release_bricks_before(bricks + 10);  // beyond the end: all of them, nothing else
+    EXPECT_EQ(f.tile[3], 2.5f);
+}
+
 }  // namespace
