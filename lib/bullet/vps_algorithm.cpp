@@ -1,5 +1,6 @@
 // The VPS collision algorithms (VPS-VPS, VPS-plane, VPS-box) and their registration.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -59,8 +60,16 @@ double area2(Vec3d a, Vec3d b, Vec3d c) { return length(cross(b - a, c - a)); } 
 // Up to four contacts for one manifold: the deepest, the one farthest from it, the one spanning
 // the largest triangle with these two, and the one that adds the most area outside that triangle.
 // Ties go to the lower index, so the choice is deterministic.
-std::vector<std::size_t> select_manifold(const std::vector<WorldContact>& c) {
-    std::vector<std::size_t> out;
+struct Chosen {
+    std::array<std::size_t, 4> index{};
+    std::size_t n = 0;
+    const std::size_t* begin() const { return index.data(); }
+    const std::size_t* end() const { return index.data() + n; }
+    void push_back(std::size_t i) { index[n++] = i; }
+    std::size_t operator[](std::size_t k) const { return index[k]; }
+};
+Chosen select_manifold(const std::vector<WorldContact>& c) {
+    Chosen out;
     if (c.empty()) return out;
     auto best = [&](auto score) {
         std::size_t arg = 0;
@@ -99,17 +108,17 @@ struct Limits {
 
 // The contacts of the pointshell's points against a 1-Lipschitz signed depth `depth_of` (mesh-frame
 // point -> depth, inside positive; the caller folds the pose into it) with unit outward normal
-// `normal_of` (world point -> normal, for the contacts only): breadth-first over the
+// `normal_of` (world point -> normal, for the contacts only): breadth-first over the packed
 // tree from cluster `start`, a sphere pruned when depth(centre) + radius < 0, a leaf's points
-// checked; `clear(id)` may prune a cluster the sphere test keeps (true: no point below it has a
+// checked; `clear(cluster)` may prune a cluster the sphere test keeps (true: no point below it has a
 // positive depth). With `limits`, stops after that many sphere tests or at the deadline (the clock
 // read every 4 tests). Returns false when it stopped early.
 template <class Depth, class Normal, class Clear>
-bool analytic_contacts(const MovingObjectData& m, const Rigid& world_from_mesh, Depth depth_of, Normal normal_of,
+bool analytic_contacts(const PackedTree& tree, const Rigid& world_from_mesh, Depth depth_of, Normal normal_of,
                        Clear clear, std::uint32_t start, std::int32_t segment, const Limits* limits,
                        std::vector<std::uint32_t>& queue, std::vector<WorldContact>& out) {
-    const auto& clusters = m.tree.clusters;
-    if (clusters.empty()) return true;
+    const PackedCluster* clusters = tree.clusters.data();
+    if (tree.clusters.empty()) return true;
     queue.assign(1, start);
     std::size_t tests = 0;
     for (std::size_t head = 0; head < queue.size(); ++head) {
@@ -117,16 +126,18 @@ bool analytic_contacts(const MovingObjectData& m, const Rigid& world_from_mesh, 
                        (tests % 4 == 0 && std::chrono::steady_clock::now() >= limits->deadline)))
             return false;
         ++tests;
-        const TreeCluster& c = clusters[queue[head]];
-        if (depth_of(c.sphere.center) + c.sphere.radius < 0 || clear(queue[head])) continue;
-        if (!c.children.empty()) {
-            queue.insert(queue.end(), c.children.begin(), c.children.end());
+        const PackedCluster& c = clusters[queue[head]];
+        if (depth_of(c.center) + c.radius < 0 || clear(c)) continue;
+        if (!c.leaf) {
+            const std::uint32_t* first = tree.children.data() + c.first;
+            queue.insert(queue.end(), first, first + c.count);
             continue;
         }
-        for (std::uint32_t i : c.points) {
-            const double d = depth_of(m.points[i]);
+        const Vec3d* points = tree.points.data() + c.first;
+        for (std::uint32_t i = 0; i < c.count; ++i) {
+            const double d = depth_of(points[i]);
             if (d <= 0) continue;
-            const Vec3d p = world_from_mesh(m.points[i]);
+            const Vec3d p = world_from_mesh(points[i]);
             out.push_back({p, normal_of(p), d, segment});
         }
     }
@@ -227,14 +238,13 @@ public:
             // A cluster whose points all lie above the plane: its disc's lowest point along the
             // plane normal is above it (tighter than the sphere on flat patches, e.g. a face
             // resting on the ground). The margin covers the rounding of the bound.
-            auto clear = [&](std::uint32_t id) {
-                const ClusterDisc& d = shell.discs[id];
-                const Ball& b = shell.moving.tree.clusters[id].sphere;
-                const double k = dot(mesh_normal, d.axis), nc = dot(mesh_normal, b.center);
+            auto clear = [&](const PackedCluster& c) {
+                const ClusterDisc& d = c.disc;
+                const double k = dot(mesh_normal, d.axis), nc = dot(mesh_normal, c.center);
                 const double lowest = nc + std::min(d.lo * k, d.hi * k) - d.radial * std::sqrt(std::max(0.0, 1 - k * k));
-                return mesh_offset - lowest < -1e-12 * (std::abs(mesh_offset) + std::abs(nc) + b.radius);
+                return mesh_offset - lowest < -1e-12 * (std::abs(mesh_offset) + std::abs(nc) + c.radius);
             };
-            traverse(shell.moving, shell_world, [&](Vec3d q) { return mesh_offset - dot(mesh_normal, q); },
+            traverse(shell.packed, shell_world, [&](Vec3d q) { return mesh_offset - dot(mesh_normal, q); },
                      [&](Vec3d) { return normal; }, clear, limit);
         } else {
             const auto* box = static_cast<const btBoxShape*>(other_wrap->getCollisionShape());
@@ -260,13 +270,13 @@ public:
             };
             const Rigid box_from_mesh = box_local * shell_world;
             traverse(
-                shell.moving, shell_world, [&](Vec3d q) { return local_depth(box_from_mesh(q), nullptr); },
+                shell.packed, shell_world, [&](Vec3d q) { return local_depth(box_from_mesh(q), nullptr); },
                 [&](Vec3d p) {
                     Vec3d n;
                     local_depth(box_local(p), &n);
                     return box_world.rotate(n);
                 },
-                [](std::uint32_t) { return false; }, limit);
+                [](const PackedCluster&) { return false; }, limit);
         }
 
         // Bullet's addContactPoint wants the normal on body1 (from body1 towards body0), a point on
@@ -308,7 +318,7 @@ private:
     // The analytic traversal in the options' mode: from the root (full, time-critical), or from
     // every segment's cluster keeping its deepest contact (segmented).
     template <class Depth, class Normal, class Clear>
-    void traverse(const MovingObjectData& m, const Rigid& world_from_mesh, Depth depth_of, Normal normal_of,
+    void traverse(const PackedTree& m, const Rigid& world_from_mesh, Depth depth_of, Normal normal_of,
                   Clear clear, const Limits* limit) {
         std::vector<WorldContact>& out = state_->contacts;
         if (state_->options.traversal != Traversal::segmented) {
