@@ -2,7 +2,6 @@
 // lib/bullet/data — what a VPS shape holds (vps.hpp's VpsData), for lib/bullet's sources. No
 // Bullet header here.
 #include <array>
-#include <cstdint>
 #include <vector>
 
 #include "bullet/vps.hpp"
@@ -44,24 +43,6 @@ struct ClusterDisc {
     double lo = 0, hi = 0, radial = 0;
 };
 
-// The tree packed for the analytic traversals (plane, box), cluster ids as in the tree: per cluster
-// its sphere, its disc bound and where its children or points are, so that one step reads a few
-// contiguous arrays instead of every cluster's own vectors. A leaf's points are copied (in the
-// tree's order) into `points`.
-struct PackedCluster {
-    Vec3d center;
-    double radius = 0;
-    ClusterDisc disc;
-    std::uint32_t first = 0;  // inner: first child id in `children`; leaf: first point in `points`
-    std::uint32_t count = 0;  // children or points
-    bool leaf = true;
-};
-struct PackedTree {
-    std::vector<PackedCluster> clusters;
-    std::vector<std::uint32_t> children;
-    std::vector<Vec3d> points;
-};
-
 struct VpsData {
     StaticField field;        // mesh frame
     MovingObjectData moving;  // mesh frame
@@ -69,7 +50,6 @@ struct VpsData {
     Rigid local_from_mesh;    // local = R (p - centre of mass), R's rows the principal axes
     Aabb local_bounds;        // the points' box in the local frame, widened by one voxel
     std::vector<ClusterDisc> discs;  // per tree cluster (mesh frame): the plane algorithm's pruning
-    PackedTree packed;               // the tree with its discs and leaf points, for the plane and the box
 };
 
 }  // namespace hp::bullet

@@ -108,17 +108,17 @@ struct Limits {
 
 // The contacts of the pointshell's points against a 1-Lipschitz signed depth `depth_of` (mesh-frame
 // point -> depth, inside positive; the caller folds the pose into it) with unit outward normal
-// `normal_of` (world point -> normal, for the contacts only): breadth-first over the packed
+// `normal_of` (world point -> normal, for the contacts only): breadth-first over the
 // tree from cluster `start`, a sphere pruned when depth(centre) + radius < 0, a leaf's points
-// checked; `clear(cluster)` may prune a cluster the sphere test keeps (true: no point below it has a
+// checked; `clear(id)` may prune a cluster the sphere test keeps (true: no point below it has a
 // positive depth). With `limits`, stops after that many sphere tests or at the deadline (the clock
 // read every 4 tests). Returns false when it stopped early.
 template <class Depth, class Normal, class Clear>
-bool analytic_contacts(const PackedTree& tree, const Rigid& world_from_mesh, Depth depth_of, Normal normal_of,
+bool analytic_contacts(const MovingObjectData& m, const Rigid& world_from_mesh, Depth depth_of, Normal normal_of,
                        Clear clear, std::uint32_t start, std::int32_t segment, const Limits* limits,
                        std::vector<std::uint32_t>& queue, std::vector<WorldContact>& out) {
-    const PackedCluster* clusters = tree.clusters.data();
-    if (tree.clusters.empty()) return true;
+    const auto& clusters = m.tree.clusters;
+    if (clusters.empty()) return true;
     queue.assign(1, start);
     std::size_t tests = 0;
     for (std::size_t head = 0; head < queue.size(); ++head) {
@@ -126,18 +126,16 @@ bool analytic_contacts(const PackedTree& tree, const Rigid& world_from_mesh, Dep
                        (tests % 4 == 0 && std::chrono::steady_clock::now() >= limits->deadline)))
             return false;
         ++tests;
-        const PackedCluster& c = clusters[queue[head]];
-        if (depth_of(c.center) + c.radius < 0 || clear(c)) continue;
-        if (!c.leaf) {
-            const std::uint32_t* first = tree.children.data() + c.first;
-            queue.insert(queue.end(), first, first + c.count);
+        const TreeCluster& c = clusters[queue[head]];
+        if (depth_of(c.sphere.center) + c.sphere.radius < 0 || clear(queue[head])) continue;
+        if (!c.children.empty()) {
+            queue.insert(queue.end(), c.children.begin(), c.children.end());
             continue;
         }
-        const Vec3d* points = tree.points.data() + c.first;
-        for (std::uint32_t i = 0; i < c.count; ++i) {
-            const double d = depth_of(points[i]);
+        for (std::uint32_t i : c.points) {
+            const double d = depth_of(m.points[i]);
             if (d <= 0) continue;
-            const Vec3d p = world_from_mesh(points[i]);
+            const Vec3d p = world_from_mesh(m.points[i]);
             out.push_back({p, normal_of(p), d, segment});
         }
     }
@@ -238,13 +236,14 @@ public:
             // A cluster whose points all lie above the plane: its disc's lowest point along the
             // plane normal is above it (tighter than the sphere on flat patches, e.g. a face
             // resting on the ground). The margin covers the rounding of the bound.
-            auto clear = [&](const PackedCluster& c) {
-                const ClusterDisc& d = c.disc;
-                const double k = dot(mesh_normal, d.axis), nc = dot(mesh_normal, c.center);
+            auto clear = [&](std::uint32_t id) {
+                const ClusterDisc& d = shell.discs[id];
+                const Ball& b = shell.moving.tree.clusters[id].sphere;
+                const double k = dot(mesh_normal, d.axis), nc = dot(mesh_normal, b.center);
                 const double lowest = nc + std::min(d.lo * k, d.hi * k) - d.radial * std::sqrt(std::max(0.0, 1 - k * k));
-                return mesh_offset - lowest < -1e-12 * (std::abs(mesh_offset) + std::abs(nc) + c.radius);
+                return mesh_offset - lowest < -1e-12 * (std::abs(mesh_offset) + std::abs(nc) + b.radius);
             };
-            traverse(shell.packed, shell_world, [&](Vec3d q) { return mesh_offset - dot(mesh_normal, q); },
+            traverse(shell.moving, shell_world, [&](Vec3d q) { return mesh_offset - dot(mesh_normal, q); },
                      [&](Vec3d) { return normal; }, clear, limit);
         } else {
             const auto* box = static_cast<const btBoxShape*>(other_wrap->getCollisionShape());
@@ -270,13 +269,13 @@ public:
             };
             const Rigid box_from_mesh = box_local * shell_world;
             traverse(
-                shell.packed, shell_world, [&](Vec3d q) { return local_depth(box_from_mesh(q), nullptr); },
+                shell.moving, shell_world, [&](Vec3d q) { return local_depth(box_from_mesh(q), nullptr); },
                 [&](Vec3d p) {
                     Vec3d n;
                     local_depth(box_local(p), &n);
                     return box_world.rotate(n);
                 },
-                [](const PackedCluster&) { return false; }, limit);
+                [](std::uint32_t) { return false; }, limit);
         }
 
         // Bullet's addContactPoint wants the normal on body1 (from body1 towards body0), a point on
@@ -318,7 +317,7 @@ private:
     // The analytic traversal in the options' mode: from the root (full, time-critical), or from
     // every segment's cluster keeping its deepest contact (segmented).
     template <class Depth, class Normal, class Clear>
-    void traverse(const PackedTree& m, const Rigid& world_from_mesh, Depth depth_of, Normal normal_of,
+    void traverse(const MovingObjectData& m, const Rigid& world_from_mesh, Depth depth_of, Normal normal_of,
                   Clear clear, const Limits* limit) {
         std::vector<WorldContact>& out = state_->contacts;
         if (state_->options.traversal != Traversal::segmented) {

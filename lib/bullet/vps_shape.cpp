@@ -196,30 +196,6 @@ std::vector<ClusterDisc> cluster_discs(const MovingObjectData& m) {
     return discs;
 }
 
-PackedTree pack_tree(const MovingObjectData& m, const std::vector<ClusterDisc>& discs) {
-    const auto& clusters = m.tree.clusters;
-    PackedTree p;
-    p.clusters.resize(clusters.size());
-    for (std::size_t id = 0; id < clusters.size(); ++id) {
-        const TreeCluster& c = clusters[id];
-        PackedCluster& q = p.clusters[id];
-        q.center = c.sphere.center;
-        q.radius = c.sphere.radius;
-        q.disc = discs[id];
-        q.leaf = c.children.empty();
-        if (q.leaf) {
-            q.first = static_cast<std::uint32_t>(p.points.size());
-            q.count = static_cast<std::uint32_t>(c.points.size());
-            for (std::uint32_t i : c.points) p.points.push_back(m.points[i]);
-        } else {
-            q.first = static_cast<std::uint32_t>(p.children.size());
-            q.count = static_cast<std::uint32_t>(c.children.size());
-            p.children.insert(p.children.end(), c.children.begin(), c.children.end());
-        }
-    }
-    return p;
-}
-
 }  // namespace
 
 std::shared_ptr<const VpsData> load_vps_data(const VpsFiles& files) {
@@ -257,7 +233,6 @@ std::shared_ptr<const VpsData> load_vps_data(const VpsFiles& files) {
     box.max += Vec3d{s, s, s};
     data->local_bounds = box;
     data->discs = cluster_discs(data->moving);
-    data->packed = pack_tree(data->moving, data->discs);
     return data;
 }
 
