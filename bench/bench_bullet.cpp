@@ -1,15 +1,18 @@
 // bench_bullet DIR [--passes N]
 // What lib/bullet's narrow phase costs inside Bullet, next to Bullet's own sphere-plane algorithm:
 // a btCollisionWorld with two objects at a fixed pose in contact, performDiscreteCollisionDetection
-// run N times (default 20000, after 100 untimed passes), the mean time per pass (broadphase
+// run N times (default 20000, after 100 untimed passes) in batches of 100: the median batch's time per
+// pass (what a busy machine's scheduler leaves alone) and the mean over all passes (broadphase
 // included; the last line times a pass whose pair does not touch). Names give the overlap in m. DIR holds the objects of
 // tests/bullet/prepare.sh (the icosphere of radius 1 and the unit cube, voxel 0.05). One thread;
 // run it pinned (taskset -c 1) on a quiet machine. Not part of make bench yet (docs/bullet.md).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include <btBulletCollisionCommon.h>
 
@@ -35,11 +38,22 @@ void time_pair(const char* name, int passes, btCollisionShape* a, const btTransf
     world.addCollisionObject(&oa);
     world.addCollisionObject(&ob);
     for (int i = 0; i < 100; ++i) world.performDiscreteCollisionDetection();
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < passes; ++i) world.performDiscreteCollisionDetection();
-    const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / passes;
+    std::vector<double> batches;
+    double total = 0;
+    for (int done = 0; done < passes;) {
+        const int n = std::min(100, passes - done);
+        const auto start = std::chrono::steady_clock::now();
+        for (int i = 0; i < n; ++i) world.performDiscreteCollisionDetection();
+        const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+        batches.push_back(us / n);
+        total += us;
+        done += n;
+    }
+    std::nth_element(batches.begin(), batches.begin() + static_cast<std::ptrdiff_t>(batches.size() / 2), batches.end());
+    const double median = batches[batches.size() / 2];
     const int points = dispatcher.getNumManifolds() > 0 ? dispatcher.getManifoldByIndexInternal(0)->getNumContacts() : 0;
-    std::printf("%-30s %9.2f us per pass  %d manifold points\n", name, us, points);
+    std::printf("%-30s %9.2f us per pass (median batch), %9.2f mean  %d manifold points\n", name, median, total / passes,
+                points);
     world.removeCollisionObject(&oa);
     world.removeCollisionObject(&ob);
 }

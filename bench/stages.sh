@@ -116,7 +116,7 @@ if [ -f "$meshes/stanford-bunny.obj" ]; then
 fi
 
 # VPS queries (bench_query): Sagardia et al. 2014's case, the bunny's distance field at 0.0005 against the
-# bunny's own pointshell tree (shell at 0.0007: 36,074 points, the paper had 35,596), shallow
+# bunny's own pointshell tree (shell at 0.0007: 35,214 points, the paper had 35,596), shallow
 # contact poses, one thread; full/brute/time-critical/segmented L1-5 with
 # K = 4 and full with K = 8, and the force direction of time-critical queries interrupted at 20 and
 # 50 us without and with the tree's CFM (rows query-tc-dir). BENCH_QUERY_COUNT poses (default 2000).
@@ -135,7 +135,7 @@ fi
 # The query next to its peers (bench_peers, built when Bullet and FCL are found): Bullet's GImpact
 # and FCL's OBBRSS mesh-mesh collision with contacts, on the same meshes and the same contact poses
 # in one run, one thread. Sagardia et al. 2014's case (the bunny's field at 0.0005 against the bunny's shell
-# at 0.0007, ~36k points) and a CAD part against itself. BENCH_PEERS_COUNT poses (default 200).
+# at 0.0007, 35,214 points) and a CAD part against itself. BENCH_PEERS_COUNT poses (default 200).
 if [ -x "$bin/bench_peers" ]; then
     for spec in "stanford-bunny 0.0005 0.0007" "rocker-arm 0.0033 0.005"; do
         set -- $spec

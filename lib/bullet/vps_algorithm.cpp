@@ -1,5 +1,6 @@
 // The VPS collision algorithms (VPS-VPS, VPS-plane, VPS-box) and their registration.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -59,8 +60,16 @@ double area2(Vec3d a, Vec3d b, Vec3d c) { return length(cross(b - a, c - a)); } 
 // Up to four contacts for one manifold: the deepest, the one farthest from it, the one spanning
 // the largest triangle with these two, and the one that adds the most area outside that triangle.
 // Ties go to the lower index, so the choice is deterministic.
-std::vector<std::size_t> select_manifold(const std::vector<WorldContact>& c) {
-    std::vector<std::size_t> out;
+struct Chosen {
+    std::array<std::size_t, 4> index{};
+    std::size_t n = 0;
+    const std::size_t* begin() const { return index.data(); }
+    const std::size_t* end() const { return index.data() + n; }
+    void push_back(std::size_t i) { index[n++] = i; }
+    std::size_t operator[](std::size_t k) const { return index[k]; }
+};
+Chosen select_manifold(const std::vector<WorldContact>& c) {
+    Chosen out;
     if (c.empty()) return out;
     auto best = [&](auto score) {
         std::size_t arg = 0;
