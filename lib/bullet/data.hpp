@@ -2,6 +2,7 @@
 // lib/bullet/data — what a VPS shape holds (vps.hpp's VpsData), for lib/bullet's sources. No
 // Bullet header here.
 #include <array>
+#include <vector>
 
 #include "bullet/vps.hpp"
 #include "math/vec.hpp"
@@ -33,12 +34,22 @@ struct Rigid {
     }
 };
 
+// A bound of the points below one tree cluster that is tight for a flat patch: they lie in the
+// cylinder around `axis` (unit; the mean of their normals) through the sphere's centre c, at
+// axial offsets axis . (p - c) in [lo, hi] and at most `radial` from the axis. The lowest of them
+// along a unit direction n: n . p >= n . c + min(lo k, hi k) - radial sqrt(1 - k^2), k = n . axis.
+struct ClusterDisc {
+    Vec3d axis{0, 0, 1};
+    double lo = 0, hi = 0, radial = 0;
+};
+
 struct VpsData {
     StaticField field;        // mesh frame
     MovingObjectData moving;  // mesh frame
     MassProperties mass;
     Rigid local_from_mesh;    // local = R (p - centre of mass), R's rows the principal axes
     Aabb local_bounds;        // the points' box in the local frame, widened by one voxel
+    std::vector<ClusterDisc> discs;  // per tree cluster (mesh frame): the plane algorithm's pruning
 };
 
 }  // namespace hp::bullet

@@ -101,11 +101,12 @@ struct Limits {
 // point -> depth, inside positive; the caller folds the pose into it) with unit outward normal
 // `normal_of` (world point -> normal, for the contacts only): breadth-first over the
 // tree from cluster `start`, a sphere pruned when depth(centre) + radius < 0, a leaf's points
-// checked. With `limits`, stops after that many sphere tests or at the deadline (the clock read
-// every 4 tests). Returns false when it stopped early.
-template <class Depth, class Normal>
+// checked; `clear(id)` may prune a cluster the sphere test keeps (true: no point below it has a
+// positive depth). With `limits`, stops after that many sphere tests or at the deadline (the clock
+// read every 4 tests). Returns false when it stopped early.
+template <class Depth, class Normal, class Clear>
 bool analytic_contacts(const MovingObjectData& m, const Rigid& world_from_mesh, Depth depth_of, Normal normal_of,
-                       std::uint32_t start, std::int32_t segment, const Limits* limits,
+                       Clear clear, std::uint32_t start, std::int32_t segment, const Limits* limits,
                        std::vector<std::uint32_t>& queue, std::vector<WorldContact>& out) {
     const auto& clusters = m.tree.clusters;
     if (clusters.empty()) return true;
@@ -117,7 +118,7 @@ bool analytic_contacts(const MovingObjectData& m, const Rigid& world_from_mesh, 
             return false;
         ++tests;
         const TreeCluster& c = clusters[queue[head]];
-        if (depth_of(c.sphere.center) + c.sphere.radius < 0) continue;
+        if (depth_of(c.sphere.center) + c.sphere.radius < 0 || clear(queue[head])) continue;
         if (!c.children.empty()) {
             queue.insert(queue.end(), c.children.begin(), c.children.end());
             continue;
@@ -223,8 +224,18 @@ public:
             const double offset = double(plane->getPlaneConstant()) + dot(normal, plane_world.t);
             const Vec3d mesh_normal = shell_world.inverse().rotate(normal);
             const double mesh_offset = offset - dot(normal, shell_world.t);
+            // A cluster whose points all lie above the plane: its disc's lowest point along the
+            // plane normal is above it (tighter than the sphere on flat patches, e.g. a face
+            // resting on the ground). The margin covers the rounding of the bound.
+            auto clear = [&](std::uint32_t id) {
+                const ClusterDisc& d = shell.discs[id];
+                const Ball& b = shell.moving.tree.clusters[id].sphere;
+                const double k = dot(mesh_normal, d.axis), nc = dot(mesh_normal, b.center);
+                const double lowest = nc + std::min(d.lo * k, d.hi * k) - d.radial * std::sqrt(std::max(0.0, 1 - k * k));
+                return mesh_offset - lowest < -1e-12 * (std::abs(mesh_offset) + std::abs(nc) + b.radius);
+            };
             traverse(shell.moving, shell_world, [&](Vec3d q) { return mesh_offset - dot(mesh_normal, q); },
-                     [&](Vec3d) { return normal; }, limit);
+                     [&](Vec3d) { return normal; }, clear, limit);
         } else {
             const auto* box = static_cast<const btBoxShape*>(other_wrap->getCollisionShape());
             const Rigid box_world = to_rigid(other_wrap->getWorldTransform());
@@ -255,7 +266,7 @@ public:
                     local_depth(box_local(p), &n);
                     return box_world.rotate(n);
                 },
-                limit);
+                [](std::uint32_t) { return false; }, limit);
         }
 
         // Bullet's addContactPoint wants the normal on body1 (from body1 towards body0), a point on
@@ -296,17 +307,17 @@ public:
 private:
     // The analytic traversal in the options' mode: from the root (full, time-critical), or from
     // every segment's cluster keeping its deepest contact (segmented).
-    template <class Depth, class Normal>
+    template <class Depth, class Normal, class Clear>
     void traverse(const MovingObjectData& m, const Rigid& world_from_mesh, Depth depth_of, Normal normal_of,
-                  const Limits* limit) {
+                  Clear clear, const Limits* limit) {
         std::vector<WorldContact>& out = state_->contacts;
         if (state_->options.traversal != Traversal::segmented) {
-            analytic_contacts(m, world_from_mesh, depth_of, normal_of, 0, -1, limit, state_->queue, out);
+            analytic_contacts(m, world_from_mesh, depth_of, normal_of, clear, 0, -1, limit, state_->queue, out);
             return;
         }
         for (std::uint32_t id : state_->segments) {
             const std::size_t before = out.size();
-            analytic_contacts(m, world_from_mesh, depth_of, normal_of, id, static_cast<std::int32_t>(id), nullptr,
+            analytic_contacts(m, world_from_mesh, depth_of, normal_of, clear, id, static_cast<std::int32_t>(id), nullptr,
                               state_->queue, out);
             if (out.size() <= before) continue;
             const auto deepest = std::max_element(out.begin() + static_cast<std::ptrdiff_t>(before), out.end(),

@@ -161,6 +161,43 @@ MassProperties mass_properties_of_mesh(std::span<const Vec3d> vertices,
     return finish(volume, first, second, "mesh");
 }
 
+namespace {
+
+// Per cluster, the disc bound of all points below it (ClusterDisc, data.hpp); clusters in reverse
+// breadth-first order, so a cluster's children are done before it.
+std::vector<ClusterDisc> cluster_discs(const MovingObjectData& m) {
+    const auto& clusters = m.tree.clusters;
+    std::vector<ClusterDisc> discs(clusters.size());
+    std::vector<std::vector<std::uint32_t>> below(clusters.size());
+    for (std::size_t id = clusters.size(); id-- > 0;) {
+        const TreeCluster& c = clusters[id];
+        std::vector<std::uint32_t>& pts = below[id];
+        if (c.children.empty()) {
+            pts = c.points;
+        } else {
+            for (std::uint32_t child : c.children) {
+                pts.insert(pts.end(), below[child].begin(), below[child].end());
+                std::vector<std::uint32_t>().swap(below[child]);
+            }
+        }
+        ClusterDisc& d = discs[id];
+        Vec3d sum;
+        for (std::uint32_t i : pts) sum += m.normals[i];
+        if (length(sum) > 1e-9 * static_cast<double>(pts.size())) d.axis = sum / length(sum);
+        d.lo = INFINITY, d.hi = -INFINITY;
+        for (std::uint32_t i : pts) {
+            const Vec3d v = m.points[i] - c.sphere.center;
+            const double a = dot(v, d.axis);
+            d.lo = std::min(d.lo, a), d.hi = std::max(d.hi, a);
+            d.radial = std::max(d.radial, length(v - d.axis * a));
+        }
+        if (pts.empty()) d.lo = d.hi = 0;
+    }
+    return discs;
+}
+
+}  // namespace
+
 std::shared_ptr<const VpsData> load_vps_data(const VpsFiles& files) {
     auto data = std::make_shared<VpsData>();
     data->field = load_static_field(files.field);
@@ -195,6 +232,7 @@ std::shared_ptr<const VpsData> load_vps_data(const VpsFiles& files) {
     box.min -= Vec3d{s, s, s};
     box.max += Vec3d{s, s, s};
     data->local_bounds = box;
+    data->discs = cluster_discs(data->moving);
     return data;
 }
 

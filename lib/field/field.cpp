@@ -110,6 +110,101 @@ DistanceSampler::DistanceSampler(const GridSpec& grid, std::span<const double> v
     build_local_bounds();
 }
 
+DistanceSampler::DistanceSampler(const BrickField<double>& band) : grid_(band.grid), sparse_(true) {
+    const auto& d = grid_.dims;
+    if (grid_.count() == 0 || band.index.size() != band.block_count() || band.tile.size() != band.block_count() ||
+        band.bricks.size() % kBrickVoxels != 0)
+        fail_input("", "narrow-band distance field does not match its grid");
+    for (int a = 0; a < 3; ++a)
+        if (band.blocks[static_cast<std::size_t>(a)] != (d[a] + kBrickDim - 1) / kBrickDim)
+            fail_input("", "narrow-band distance field does not match its grid");
+    if (!(grid_.voxel_size > 0) || !std::isfinite(grid_.voxel_size)) fail_input("", "distance field has no valid voxel size");
+    inv_s_ = 1.0 / grid_.voxel_size;
+    base_shift_ = 3;
+    const std::size_t bricks = band.brick_count();
+    for (std::uint32_t n : band.index)
+        if (n != BrickField<double>::kTile && n >= bricks) fail_input("", "narrow-band distance field names a brick it does not hold");
+    for (int a = 0; a < 3; ++a) {
+        top_[a] = d[a] - 1;
+        last_cell_[a] = std::max(0, d[a] - 2);
+        origin_[a] = grid_.origin[a];
+    }
+    // Axis terms: the block's number times 512 (block number, high bits) plus the place in the
+    // block (low 9 bits); the three places sum to at most 511, so the parts never mix.
+    const std::size_t block_stride[3] = {1, static_cast<std::size_t>(band.blocks[0]),
+                                         static_cast<std::size_t>(band.blocks[0]) * static_cast<std::size_t>(band.blocks[1])};
+    for (int a = 0; a < 3; ++a) {
+        axis_table_[a].resize(static_cast<std::size_t>(d[a]) + 1);
+        for (int i = 0; i <= d[a]; ++i) {
+            const int c = std::min(i, d[a] - 1);
+            axis_table_[a][static_cast<std::size_t>(i)] =
+                ((static_cast<std::size_t>(c >> 3) * block_stride[a]) << 9) + (static_cast<std::size_t>(c & 7) << (3 * a));
+        }
+    }
+    // Tiles: one shared brick per distinct value (compared bit for bit), after the band's bricks.
+    std::vector<double> tile_values;
+    block_brick_.resize(band.block_count());
+    bool as_float = true;
+    max_value_ = 0;
+    floor_sample_ = std::numeric_limits<double>::infinity();
+    auto see = [&](double v) {
+        as_float = as_float && static_cast<double>(static_cast<float>(v)) == v;
+        max_value_ = std::max(max_value_, v);
+    };
+    for (double v : band.bricks) see(v);
+    first_tile_brick_ = static_cast<std::uint32_t>(bricks);
+    for (std::size_t b = 0; b < band.block_count(); ++b) {
+        if (band.index[b] != BrickField<double>::kTile) {
+            block_brick_[b] = band.index[b];
+            continue;
+        }
+        const double v = band.tile[b];
+        std::size_t t = 0;
+        while (t < tile_values.size() && std::memcmp(&tile_values[t], &v, sizeof v) != 0) ++t;
+        if (t == tile_values.size()) {
+            if (tile_values.size() >= 64) fail_input("", "narrow-band distance field has more than 64 distinct tile values");
+            tile_values.push_back(v);
+            see(v);
+            floor_sample_ = std::min(floor_sample_, v);  // the far tiles' value (band voxels may lie below it)
+        }
+        block_brick_[b] = static_cast<std::uint32_t>(bricks + t);
+    }
+    // Samples above the floor by the rounding of an interpolation of equal corners stay below
+    // floor_ (a few ulps; the same margin as the blocks' largest samples, merge_block).
+    floor_ = floor_sample_ + std::abs(floor_sample_) * 1e-12;  // no tiles: +inf, no cell above it, no bound
+    auto fill = [&](auto& out) {
+        using T = typename std::decay_t<decltype(out)>::value_type;
+        out.resize((bricks + tile_values.size()) * kBrickVoxels);
+        // Band voxels beyond the tiles' values read the nearest of them: the band is exact to B
+        // voxel sizes and reads -B s outside and +B s inside beyond, as the tiles do (a voxel of
+        // the band's last layers may lie up to sqrt(3) B voxel sizes away). Next to a tile such a
+        // voxel made cells with steps of several voxel sizes per voxel, whose slope bounds then
+        // spread to every ball reaching them through the pyramid. Contacts do not change: the
+        // band's exact distances change by at most sqrt(3) s over a cell, so only cells whose
+        // corners are all deeper than (B - sqrt 3) s, or all farther outside, read other values.
+        const double inf = std::numeric_limits<double>::infinity();
+        const double low = !tile_values.empty() && floor_sample_ < 0 ? floor_sample_ : -inf;
+        double high = -inf;
+        for (double t : tile_values) high = std::max(high, t);
+        if (!(high > 0)) high = inf;
+        for (std::size_t i = 0; i < band.bricks.size(); ++i) out[i] = static_cast<T>(std::min(std::max(band.bricks[i], low), high));
+        for (std::size_t t = 0; t < tile_values.size(); ++t)
+            std::fill_n(out.begin() + static_cast<std::ptrdiff_t>((bricks + t) * kBrickVoxels), kBrickVoxels, static_cast<T>(tile_values[t]));
+    };
+    if (as_float)
+        fill(samples_f_);
+    else
+        fill(samples_d_);
+    build_local_bounds();
+}
+
+std::size_t DistanceSampler::memory_bytes() const {
+    std::size_t n = samples_f_.size() * sizeof(float) + samples_d_.size() * sizeof(double) + pyramid_.size() * sizeof(PyramidEntry) +
+                    block_brick_.size() * sizeof(std::uint32_t) + gap_.size() * sizeof(float);
+    for (const auto& t : axis_table_) n += t.size() * sizeof(std::size_t);
+    return n;
+}
+
 namespace {
 // The float nearest above or at v (block bounds must never fall below what they bound).
 float round_up(double v) {
@@ -117,17 +212,28 @@ float round_up(double v) {
     if (static_cast<double>(f) < v) f = std::nextafter(f, std::numeric_limits<float>::infinity());
     return f;
 }
-constexpr int kBlock = 4;  // cells per block edge at pyramid level 0 (a power of two: lookups shift by 2 + level)
+constexpr int kBlock = 4;  // cells per block edge at pyramid level 0, dense (a power of two: lookups shift by 2 + level)
+// The largest slope of the interpolant in a cell (corners c[a + 2 b + 4 c], voxel size s) and, in
+// `top`, its largest corner (dense_level0 explains why the largest corner gradient is exact).
+double cell_slope(const double (&c)[8], double s, double& top) {
+    double g2 = 0;
+    top = c[0];
+    for (int n = 0; n < 8; ++n) {
+        const double dx = c[n | 1] - c[n & ~1];
+        const double dy = c[n | 2] - c[n & ~2];
+        const double dz = c[n | 4] - c[n & ~4];
+        g2 = std::max(g2, dx * dx + dy * dy + dz * dz);
+        top = std::max(top, c[n]);
+    }
+    return std::sqrt(g2) / s;
+}
 }
 
-void DistanceSampler::build_local_bounds() {
+double DistanceSampler::dense_level0(std::vector<BlockBound>& level, const std::array<int, 3>& bd) const {
     const auto& d = grid_.dims;
     const double s = grid_.voxel_size;
     // Cells: between centres i..i+1 per axis; an axis with one centre has one degenerate cell.
     const int cells[3] = {std::max(1, d[0] - 1), std::max(1, d[1] - 1), std::max(1, d[2] - 1)};
-    std::array<int, 3> bd{(cells[0] + kBlock - 1) / kBlock, (cells[1] + kBlock - 1) / kBlock, (cells[2] + kBlock - 1) / kBlock};
-    const float lowest = -std::numeric_limits<float>::infinity();
-    std::vector<BlockBound> level(static_cast<std::size_t>(bd[0]) * bd[1] * bd[2], BlockBound{0.0f, lowest});
     auto v = [&](int i, int j, int k) {
         return at(std::min(i, d[0] - 1), std::min(j, d[1] - 1), std::min(k, d[2] - 1));
     };
@@ -148,15 +254,8 @@ void DistanceSampler::build_local_bounds() {
                     // bounding each component by its largest edge difference).
                     double c[8];  // corner (a, b, c) at c[a + 2 b + 4 c]
                     for (int n = 0; n < 8; ++n) c[n] = v(i + (n & 1), j + ((n >> 1) & 1), k + (n >> 2));
-                    double g2 = 0, top = c[0];
-                    for (int n = 0; n < 8; ++n) {
-                        const double dx = c[n | 1] - c[n & ~1];
-                        const double dy = c[n | 2] - c[n & ~2];
-                        const double dz = c[n | 4] - c[n & ~4];
-                        g2 = std::max(g2, dx * dx + dy * dy + dz * dz);
-                        top = std::max(top, c[n]);
-                    }
-                    const double lc = std::sqrt(g2) / s;
+                    double top = 0;
+                    const double lc = cell_slope(c, s, top);
                     inside = std::max(inside, lc);
                     BlockBound& m = level[(static_cast<std::size_t>(q) * bd[1] + j / kBlock) * bd[0] + i / kBlock];
                     // Rounded up to float so the stored bound never falls below the double one.
@@ -165,7 +264,161 @@ void DistanceSampler::build_local_bounds() {
                 }
         slab_max[static_cast<std::size_t>(q)] = inside;
     });
-    const double inside = *std::max_element(slab_max.begin(), slab_max.end());
+    return *std::max_element(slab_max.begin(), slab_max.end());
+}
+
+double DistanceSampler::sparse_level0(std::vector<BlockBound>& level, const std::array<int, 3>& bd,
+                                      std::vector<RaisedBox>& raised) const {
+    const auto& d = grid_.dims;
+    const double s = grid_.voxel_size;
+    const int cells[3] = {std::max(1, d[0] - 1), std::max(1, d[1] - 1), std::max(1, d[2] - 1)};
+    const int vb[3] = {(d[0] + 7) / 8, (d[1] + 7) / 8, (d[2] + 7) / 8};  // blocks of voxels (block_brick_'s grid)
+    auto v = [&](int i, int j, int k) {
+        return at(std::min(i, d[0] - 1), std::min(j, d[1] - 1), std::min(k, d[2] - 1));
+    };
+    std::vector<double> slab_max(static_cast<std::size_t>(bd[2]), 0.0);
+    tbb::parallel_for(0, bd[2], [&](int q) {
+        double inside = 0;
+        for (int bj = 0; bj < bd[1]; ++bj)
+            for (int bi = 0; bi < bd[0]; ++bi) {
+                const std::size_t out = (static_cast<std::size_t>(q) * bd[1] + bj) * bd[0] + bi;
+                BlockBound& m = level[out];
+                // The block's cells have their corners in voxel blocks (bi, bj, q) .. +1 per axis:
+                // when all of them are tiles of one shared brick, every cell is flat at that value.
+                std::uint32_t first = block_brick_[(static_cast<std::size_t>(q) * vb[1] + bj) * vb[0] + bi];
+                bool flat = first >= first_tile_brick_;
+                for (int n = 1; n < 8 && flat; ++n) {
+                    const int a = std::min(bi + (n & 1), vb[0] - 1), b = std::min(bj + ((n >> 1) & 1), vb[1] - 1),
+                              c = std::min(q + (n >> 2), vb[2] - 1);
+                    flat = block_brick_[(static_cast<std::size_t>(c) * vb[1] + b) * vb[0] + a] == first;
+                }
+                RaisedBox& box = raised[out];
+                if (flat) {
+                    const double value = v(bi * 8, bj * 8, q * 8);
+                    m.lipschitz = 0;
+                    m.max_value = round_up(value);
+                    if (value > floor_sample_) {
+                        const int lo[3] = {bi * 8, bj * 8, q * 8};
+                        for (int a = 0; a < 3; ++a) box.lo[a] = lo[a], box.hi[a] = std::min(cells[a], lo[a] + 8);
+                    }
+                    continue;
+                }
+                for (int k = q * 8; k < std::min(cells[2], (q + 1) * 8); ++k)
+                    for (int j = bj * 8; j < std::min(cells[1], (bj + 1) * 8); ++j)
+                        for (int i = bi * 8; i < std::min(cells[0], (bi + 1) * 8); ++i) {
+                            double c[8];
+                            for (int n = 0; n < 8; ++n) c[n] = v(i + (n & 1), j + ((n >> 1) & 1), k + (n >> 2));
+                            double top = 0;
+                            const double lc = cell_slope(c, s, top);
+                            inside = std::max(inside, lc);
+                            m.lipschitz = std::max(m.lipschitz, round_up(lc * (1 + 1e-9)));
+                            m.max_value = std::max(m.max_value, round_up(top));
+                            if (top > floor_sample_) {
+                                const int at[3] = {i, j, k};
+                                for (int a = 0; a < 3; ++a) box.lo[a] = std::min(box.lo[a], at[a]), box.hi[a] = std::max(box.hi[a], at[a] + 1);
+                            }
+                        }
+            }
+        slab_max[static_cast<std::size_t>(q)] = inside;
+    });
+    return *std::max_element(slab_max.begin(), slab_max.end());
+}
+
+void DistanceSampler::build_gaps(const std::vector<RaisedBox>& raised, const std::array<int, 3>& bd) {
+    // gap_[q]: a lower bound, in cells (voxel sizes), of the distance from the centre of
+    // sub-block q of 4^3 cells (cell coordinates 4 q + 2) to the raised cells; a sphere test
+    // subtracts the distance from its centre to that point. Two bounds, the larger kept:
+    // - near: the least distance from the centre to the boxes of raised cells of the blocks at
+    //   most kNear blocks away per axis (below);
+    // - far: the cells of block b span [8 b, 8 b + 8] per axis, so from them to any cell of
+    //   block h the gap along an axis is at least 8 max(0, |b - h| - 1): the squared distance is
+    //   at least 64 times a sum of one term per axis, whose least value over the raised blocks is
+    //   found axis after axis (a min-plus convolution per line), looking at most kWindow blocks
+    //   away per axis (farther along any axis is at least kWindow^2 in those terms: the cap).
+    constexpr int kNear = 2;
+    constexpr int kWindow = 32;
+    constexpr std::int32_t kCap = kWindow * kWindow;
+    auto g = [](int delta) {
+        const int t = std::max(0, std::abs(delta) - 1);
+        return static_cast<std::int32_t>(t * t);
+    };
+    const std::size_t n = static_cast<std::size_t>(bd[0]) * bd[1] * bd[2];
+    std::vector<std::int32_t> cur(n), next(n);
+    std::vector<std::uint8_t> near(n), near_next(n);
+    for (std::size_t b = 0; b < n; ++b) cur[b] = raised[b].empty() ? kCap : 0, near[b] = !raised[b].empty();
+    const std::size_t stride[3] = {1, static_cast<std::size_t>(bd[0]), static_cast<std::size_t>(bd[0]) * bd[1]};
+    for (int a = 0; a < 3; ++a) {
+        const int len = bd[a];
+        tbb::parallel_for(std::size_t{0}, n, [&](std::size_t b) {
+            const int x = static_cast<int>((b / stride[a]) % static_cast<std::size_t>(len));
+            const std::size_t line = b - static_cast<std::size_t>(x) * stride[a];
+            std::int32_t best = kCap;
+            for (int h = std::max(0, x - kWindow); h <= std::min(len - 1, x + kWindow); ++h)
+                best = std::min(best, cur[line + static_cast<std::size_t>(h) * stride[a]] + g(x - h));
+            next[b] = best;
+            std::uint8_t any = 0;
+            for (int h = std::max(0, x - kNear); h <= std::min(len - 1, x + kNear); ++h) any |= near[line + static_cast<std::size_t>(h) * stride[a]];
+            near_next[b] = any;
+        });
+        cur.swap(next);
+        near.swap(near_next);
+    }
+    // gap_ per sub-block of 4^3 cells (x fastest; gap_dims_), from its centre 4 q + 2: the near
+    // bound over the raised boxes of the blocks at most kNear away (a raised cell farther along
+    // an axis is at least 8 kNear + 2 cells from the centre: the cap), and the far bound of its
+    // block. A centre inside a raised box gets 0: no bound.
+    const int cells[3] = {std::max(1, grid_.dims[0] - 1), std::max(1, grid_.dims[1] - 1), std::max(1, grid_.dims[2] - 1)};
+    for (int a = 0; a < 3; ++a) gap_dims_[a] = (cells[a] + 3) / 4;
+    gap_.assign(static_cast<std::size_t>(gap_dims_[0]) * gap_dims_[1] * gap_dims_[2], 0.0f);
+    tbb::parallel_for(0, gap_dims_[2], [&](int qz) {
+        for (int qy = 0; qy < gap_dims_[1]; ++qy)
+            for (int qx = 0; qx < gap_dims_[0]; ++qx) {
+                const int i = qx >> 1, j = qy >> 1, k = qz >> 1;  // its block
+                const std::size_t b = (static_cast<std::size_t>(k) * bd[1] + j) * bd[0] + i;
+                const double centre[3] = {4.0 * qx + 2, 4.0 * qy + 2, 4.0 * qz + 2};
+                double near_cells = 8.0 * kNear + 2;
+                if (near[b]) {
+                    double best2 = near_cells * near_cells;
+                    for (int z = std::max(0, k - kNear); z <= std::min(bd[2] - 1, k + kNear); ++z)
+                        for (int y = std::max(0, j - kNear); y <= std::min(bd[1] - 1, j + kNear); ++y)
+                            for (int x = std::max(0, i - kNear); x <= std::min(bd[0] - 1, i + kNear); ++x) {
+                                const RaisedBox& r = raised[(static_cast<std::size_t>(z) * bd[1] + y) * bd[0] + x];
+                                if (r.empty()) continue;
+                                double d2 = 0;
+                                for (int a = 0; a < 3; ++a) {
+                                    const double e = std::max({0.0, r.lo[a] - centre[a], centre[a] - r.hi[a]});
+                                    d2 += e * e;
+                                }
+                                best2 = std::min(best2, d2);
+                            }
+                    near_cells = std::sqrt(best2);
+                }
+                const double far_cells = 8 * std::sqrt(static_cast<double>(cur[b]));
+                // Rounded down to float: the stored gap never exceeds the double one.
+                const double t = std::max(near_cells, far_cells) * (1 - 1e-9);
+                float f = static_cast<float>(t);
+                if (static_cast<double>(f) > t) f = std::nextafter(f, 0.0f);
+                gap_[(static_cast<std::size_t>(qz) * gap_dims_[1] + qy) * gap_dims_[0] + qx] = f;
+            }
+    });
+}
+
+void DistanceSampler::build_local_bounds() {
+    const auto& d = grid_.dims;
+    const int block = 1 << base_shift_;
+    const int cells[3] = {std::max(1, d[0] - 1), std::max(1, d[1] - 1), std::max(1, d[2] - 1)};
+    std::array<int, 3> bd{(cells[0] + block - 1) / block, (cells[1] + block - 1) / block, (cells[2] + block - 1) / block};
+    const float lowest = -std::numeric_limits<float>::infinity();
+    std::vector<BlockBound> level(static_cast<std::size_t>(bd[0]) * bd[1] * bd[2], BlockBound{0.0f, lowest});
+    double inside = 0;
+    if (sparse_) {
+        std::vector<RaisedBox> raised(level.size());
+        inside = sparse_level0(level, bd, raised);
+        build_gaps(raised, bd);
+    } else {
+        inside = dense_level0(level, bd);
+    }
+
     // Outside the centre box V(P) = V(c(P)) - |P - c(P)| with c the projection onto the box;
     // projections onto convex sets are firmly nonexpansive: |c(P) - c(Q)|^2 + |(P - c(P)) -
     // (Q - c(Q))|^2 <= |P - Q|^2, so by Cauchy-Schwarz |V(P) - V(Q)| <= L_in a + b <=
@@ -189,7 +442,7 @@ void DistanceSampler::build_local_bounds() {
         dims = {(dims[0] + 1) / 2, (dims[1] + 1) / 2, (dims[2] + 1) / 2};
     }
     pyramid_.resize(levels_.back().first + 1);
-    top_shift_ = 2 + static_cast<int>(levels_.size()) - 1;
+    top_shift_ = base_shift_ + static_cast<int>(levels_.size()) - 1;
     // Each level's entries: per axis mask, the bound of the blocks from this one upwards along
     // the mask's axes (mask 0: the block alone).
     auto add_level = [&](const std::vector<BlockBound>& blocks, const PyramidLevel& lv) {
@@ -350,7 +603,7 @@ inline const DistanceSampler::BlockBound& DistanceSampler::locate(const detail::
     // level always fits (two floors of numbers less than a block apart differ by at most one).
     const IntPair ext_xy = h.xy - l.xy, ext_z = h.zw - l.zw;
     const int extent = std::max(std::max(ext_xy[0], ext_xy[1]), ext_z[0]);
-    int shift = extent < 8 ? 2 : static_cast<int>(std::bit_width(static_cast<unsigned>(extent))) - 1;
+    int shift = std::max(base_shift_, extent < 8 ? 2 : static_cast<int>(std::bit_width(static_cast<unsigned>(extent))) - 1);
     // The blocks spanned per axis less one: 0 or 1 when the level fits (any is 2 or more when the
     // bitwise or of the three is). The step up is chosen without a branch: it is taken about as
     // often as not, and a branch predictor guesses wrong too often.
@@ -359,46 +612,61 @@ inline const DistanceSampler::BlockBound& DistanceSampler::locate(const detail::
     const IntPair bxy = l.xy >> shift, bz = l.zw >> shift;
     const IntPair sxy = (h.xy >> shift) - bxy, sz = (h.zw >> shift) - bz;
     const int mask = sxy[0] | (sxy[1] << 1) | (sz[0] << 2);  // bit a: the box spans two blocks along axis a
-    const PyramidLevel& lv = levels_[static_cast<std::size_t>(shift - 2)];
+    const PyramidLevel& lv = levels_[static_cast<std::size_t>(shift - base_shift_)];
     return pyramid_[lv.first + static_cast<std::size_t>(bz[0]) * lv.dxy + static_cast<std::size_t>(bxy[1]) * lv.dx +
                     static_cast<std::size_t>(bxy[0])]
         .by_mask[mask];
 }
 
-inline void DistanceSampler::prefetch(const CellRef& c) const {
-    const char* base = float_samples() ? reinterpret_cast<const char*>(samples_f_.data())
-                                       : reinterpret_cast<const char*>(samples_d_.data());
-    const std::size_t size = float_samples() ? sizeof(float) : sizeof(double);
+template <bool Sparse, class T>
+inline void DistanceSampler::prefetch_in(const T* base, const CellRef& c) const {
     // The eight samples lie on two z layers of a brick or of two bricks; per layer, one cache
     // line, or two or four when the cell crosses a line (a brick) along x or y. All eight are
     // asked for: a second request for a line already on its way costs one instruction, and
     // working out which lines are distinct cost more, with branches no predictor learns.
+    // Sparse, each place goes through the block table first (a small table, mostly cached).
     const auto& o = c.offset;
     for (int dk = 0; dk < 2; ++dk)
         for (int dj = 0; dj < 2; ++dj) {
             const std::size_t row = o[2][dk] + o[1][dj];
-            prefetch_line(base + size * (row + o[0][0]));
-            prefetch_line(base + size * (row + o[0][1]));
+            prefetch_line(base + resolve<Sparse>(row + o[0][0]));
+            prefetch_line(base + resolve<Sparse>(row + o[0][1]));
         }
 }
 
-inline double DistanceSampler::trilinear(const CellRef& ref) const {
+inline void DistanceSampler::prefetch(const CellRef& c) const {
+    if (sparse_) {
+        if (float_samples())
+            prefetch_in<true>(samples_f_.data(), c);
+        else
+            prefetch_in<true>(samples_d_.data(), c);
+    } else if (float_samples()) {
+        prefetch_in<false>(samples_f_.data(), c);
+    } else {
+        prefetch_in<false>(samples_d_.data(), c);
+    }
+}
+
+template <bool Sparse, class T>
+inline double DistanceSampler::trilinear_in(const T* samples, const CellRef& ref) const {
     // The corners as named values read where they are used (an array of eight here made the
     // compiler pack the conversions into vectors and spill them to the stack).
     const auto& o = ref.offset;
     const double* f = ref.frac;
-    auto lerp_x = [&](const auto* samples, std::size_t yz) {
-        const double a = samples[yz + o[0][0]], b = samples[yz + o[0][1]];
+    auto lerp_x = [&](std::size_t yz) {
+        const double a = samples[resolve<Sparse>(yz + o[0][0])], b = samples[resolve<Sparse>(yz + o[0][1])];
         return a * (1 - f[0]) + b * f[0];
     };
-    auto blend = [&](const auto* samples) {
-        const double c00 = lerp_x(samples, o[1][0] + o[2][0]), c10 = lerp_x(samples, o[1][1] + o[2][0]);
-        const double c01 = lerp_x(samples, o[1][0] + o[2][1]), c11 = lerp_x(samples, o[1][1] + o[2][1]);
-        const double c0 = c00 * (1 - f[1]) + c10 * f[1];
-        const double c1 = c01 * (1 - f[1]) + c11 * f[1];
-        return c0 * (1 - f[2]) + c1 * f[2];
-    };
-    return float_samples() ? blend(samples_f_.data()) : blend(samples_d_.data());
+    const double c00 = lerp_x(o[1][0] + o[2][0]), c10 = lerp_x(o[1][1] + o[2][0]);
+    const double c01 = lerp_x(o[1][0] + o[2][1]), c11 = lerp_x(o[1][1] + o[2][1]);
+    const double c0 = c00 * (1 - f[1]) + c10 * f[1];
+    const double c1 = c01 * (1 - f[1]) + c11 * f[1];
+    return c0 * (1 - f[2]) + c1 * f[2];
+}
+
+inline double DistanceSampler::trilinear(const CellRef& ref) const {
+    if (sparse_) return float_samples() ? trilinear_in<true>(samples_f_.data(), ref) : trilinear_in<true>(samples_d_.data(), ref);
+    return float_samples() ? trilinear_in<false>(samples_f_.data(), ref) : trilinear_in<false>(samples_d_.data(), ref);
 }
 
 inline double DistanceSampler::outside_distance(const CellRef& ref) const {
@@ -417,11 +685,26 @@ void DistanceSampler::locate_sphere(const Vec3d& center, double radius, SpherePr
     locate_cell_at(u, out.cell);
     out.radius = radius;
     out.block = &locate(u, radius_in_cells(radius), out.leaves);
+    if (sparse_) {
+        // The sub-block of the centre cell (of c(X)) and the distance from c(X) to the
+        // sub-block's centre, whose bound gap_ holds (read at the test: probe_sphere prefetches it).
+        using namespace detail;
+        const AxisLanes c = clamp_lanes(u, lanes(top_));
+        const IntAxisLanes q = truncate(min_lanes(c, lanes(last_cell_)));
+        const IntAxisLanes sub{q.xy >> 2, q.zw >> 2};
+        const AxisLanes e = c - (to_double(sub) * 4.0 + 2.0);
+        const double d2 = e.xy[0] * e.xy[0] + e.xy[1] * e.xy[1] + e.zw[0] * e.zw[0];
+        out.gap_entry = gap_.data() + (static_cast<std::size_t>(sub.zw[0]) * static_cast<std::size_t>(gap_dims_[1]) +
+                                       static_cast<std::size_t>(sub.xy[1])) * static_cast<std::size_t>(gap_dims_[0]) +
+                        static_cast<std::size_t>(sub.xy[0]);
+        out.centre_offset = std::sqrt(d2);
+    }
 }
 
 void DistanceSampler::probe_sphere(const Vec3d& center, double radius, SphereProbe& out) const {
     locate_sphere(center, radius, out);
     prefetch_line(out.block);
+    if (sparse_) prefetch_line(out.gap_entry);
     prefetch(out.cell);
 }
 
@@ -437,8 +720,15 @@ inline double DistanceSampler::probe_bound(const SphereProbe& probe) const {
     const double outside = outside_distance(probe.cell);  // |X - c(X)|
     const double away = max0(outside - radius);
     const BallBound b = merge_block(*probe.block, probe.leaves);
-    // The blocks' largest sample alone, when that is negative (no need of the cell).
-    const double alone = b.max_value - away;
+    // The blocks' largest sample alone, when that is negative (no need of the cell). Sparse,
+    // also the floor's bound: the segment from c(X) to c(P) stays at the floor until it meets a
+    // cell above it, at least `gap` from c(X), and rises by at most L_in per unit from there.
+    double alone = b.max_value - away;
+    // No positive gap: c(X) may lie in a cell above the floor, no such bound.
+    if (sparse_) {
+        const double gap = (static_cast<double>(*probe.gap_entry) - probe.centre_offset) * grid_.voxel_size * (1 - 1e-9);
+        if (gap > 0) alone = std::min(alone, floor_ + b.interior_lipschitz * max0(radius - gap) - away);
+    }
     if constexpr (Lazy) {
         if (alone < 0) return alone;
     }
@@ -479,10 +769,11 @@ double DistanceSampler::value(const Vec3d& p) const {
 
 void DistanceSampler::read_corners(const CellRef& ref, double (&corner)[8]) const {
     const auto& o = ref.offset;
-    if (float_samples())
-        for (int n = 0; n < 8; ++n) corner[n] = samples_f_[o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2]];
-    else
-        for (int n = 0; n < 8; ++n) corner[n] = samples_d_[o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2]];
+    for (int n = 0; n < 8; ++n) {
+        const std::size_t s = o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2];
+        const std::size_t at = sparse_ ? resolve<true>(s) : s;
+        corner[n] = float_samples() ? samples_f_[at] : samples_d_[at];
+    }
 }
 
 void DistanceSampler::read_cell(const Vec3d& p, Cell& cell) const {

@@ -14,10 +14,12 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
 #include "math/vec.hpp"
+#include "voxel/brick.hpp"
 #include "voxel/grid.hpp"
 
 namespace hp {
@@ -57,6 +59,18 @@ public:
     // half the memory traffic of double, nothing lost), as double otherwise (a double field
     // keeps its precision).
     DistanceSampler(const GridSpec& grid, std::span<const double> values);
+    // A narrow-band field, sparse: its bricks of 8^3 samples are kept (as float when every value
+    // is a float) behind a table of one brick number per block of the coarse grid; a tiled block
+    // points at one shared brick per distinct tile value. Band samples below the least negative
+    // tile value (-B s outside) or above the largest positive one (+B s inside) read that value,
+    // as the band's definition has it; otherwise values, gradients and contacts are those of the
+    // dense sampler over the expanded field, bit for bit (the contacts too where no point is
+    // deeper than (B - sqrt 3) s). The sphere test adds the bound of the field's floor F (the
+    // least tile value, the far tiles' -B s): a ball (X, r) whose centre lies at least T from
+    // every cell with a corner above F stays at most F + L (r - T). Memory: the bricks, and per
+    // block of the coarse grid a brick number, the bound pyramid's entries (from blocks of 8^3
+    // cells up) and eight sub-block distances. docs/field.md, "Narrow-band fields".
+    explicit DistanceSampler(const BrickField<double>& band);
 
     const GridSpec& grid() const { return grid_; }
     double value(const Vec3d& p) const;
@@ -102,6 +116,10 @@ public:
         double radius = 0;
         const BlockBound* block = nullptr;  // the ball's merged pyramid bounds
         bool leaves = false;  // the ball's box leaves the centre box
+        // Sparse: the bound of the centre's sub-block on the distance to the cells above the floor
+        // (gap_) and the distance (cells) from c(center) to the sub-block's centre.
+        const float* gap_entry = nullptr;
+        double centre_offset = 0;
     };
     // Writes the probe into `out` (a traversal's ring slot).
     void probe_sphere(const Vec3d& center, double radius, SphereProbe& out) const;
@@ -127,6 +145,10 @@ public:
 
     // True when the samples are held as float (see the constructor).
     bool float_samples() const { return !samples_f_.empty(); }
+    // True for a sparse (narrow-band) sampler.
+    bool sparse() const { return sparse_; }
+    // Bytes held by the samples, the tables (axes, blocks, sub-block bounds) and the pyramid.
+    std::size_t memory_bytes() const;
 
 private:
     // Index of sample (i, j, k): brick (i/4, j/4, k/4) in x-fastest order, 64 samples per brick,
@@ -135,8 +157,22 @@ private:
         return static_cast<std::size_t>(i >> 2) * brick_stride_[axis] + (static_cast<std::size_t>(i & 3) << (2 * axis));
     }
     std::size_t offset(int i, int j, int k) const { return axis_offset(0, i) + axis_offset(1, j) + axis_offset(2, k); }
+    // The place of a sample from its summed axis terms (axis_table_): dense, the index itself;
+    // sparse, block number (high bits, from bit 9) and place in the block (low 9 bits).
+    template <bool Sparse>
+    std::size_t resolve(std::size_t s) const {
+        if constexpr (Sparse)
+            return (static_cast<std::size_t>(block_brick_[s >> 9]) << 9) + (s & 511);
+        else
+            return s;
+    }
+    std::size_t place(int i, int j, int k) const {
+        const std::size_t s = axis_table_[0][static_cast<std::size_t>(i)] + axis_table_[1][static_cast<std::size_t>(j)] +
+                              axis_table_[2][static_cast<std::size_t>(k)];
+        return sparse_ ? resolve<true>(s) : s;
+    }
     double at(int i, int j, int k) const {
-        return float_samples() ? samples_f_[offset(i, j, k)] : samples_d_[offset(i, j, k)];
+        return float_samples() ? samples_f_[place(i, j, k)] : samples_d_[place(i, j, k)];
     }
     // The cell that holds the projection of a point onto the centre box (locate_cell) and its
     // eight samples (corner (di, dj, dk) at di + 2 dj + 4 dk).
@@ -168,6 +204,21 @@ private:
     double radius_in_cells(double radius) const { return radius * inv_s_ + 1e-7; }
 
     void build_local_bounds();
+    // Level 0 of the pyramid (blocks of 4^3 cells dense, 8^3 sparse, dims `bd`) and the largest
+    // cell slope; sparse, also the blocks holding a cell above the floor (`raised`).
+    double dense_level0(std::vector<BlockBound>& level, const std::array<int, 3>& bd) const;
+    // The box (cell coordinates) of a block's cells with a corner above the floor; empty if none.
+    struct RaisedBox {
+        int lo[3] = {1 << 30, 1 << 30, 1 << 30}, hi[3] = {-(1 << 30), -(1 << 30), -(1 << 30)};
+        bool empty() const { return lo[0] > hi[0]; }
+    };
+    double sparse_level0(std::vector<BlockBound>& level, const std::array<int, 3>& bd, std::vector<RaisedBox>& raised) const;
+    // gap_ from the raised blocks (sparse).
+    void build_gaps(const std::vector<RaisedBox>& raised, const std::array<int, 3>& bd);
+    template <bool Sparse, class T>
+    void prefetch_in(const T* base, const CellRef& cell) const;
+    template <bool Sparse, class T>
+    double trilinear_in(const T* samples, const CellRef& cell) const;
 
     GridSpec grid_;
     double inv_s_ = 1;  // 1 / voxel size: the hot paths multiply instead of dividing
@@ -201,7 +252,21 @@ private:
     };
     std::vector<PyramidEntry, detail::HugePageAllocator<PyramidEntry>> pyramid_;
     std::vector<PyramidLevel> levels_;
-    int top_shift_ = 2;  // log2 of the top level's block edge in cells (2 + the top level)
+    int base_shift_ = 2;  // log2 of level 0's block edge in cells: 2 dense, 3 sparse
+    int top_shift_ = 2;  // log2 of the top level's block edge in cells (base_shift_ + the top level)
+    // Sparse: per block of 8^3 voxels (x fastest, BrickField's order) the number of its brick in
+    // the samples (a tiled block: its tile value's shared brick); per sub-block of 4^3 cells a
+    // lower bound (in voxel sizes; 0, no bound, when its centre may lie in such a cell) of the
+    // distance from its centre to every cell with a corner above floor_ (build_gaps). floor_: the
+    // least tile value (the far tiles' -B s) widened by the interpolation's rounding, so that a
+    // cell whose corners are all at or below the tile value stays below floor_.
+    bool sparse_ = false;
+    std::vector<std::uint32_t> block_brick_;
+    std::vector<float> gap_;
+    std::array<int, 3> gap_dims_{0, 0, 0};  // sub-blocks of 4^3 cells per axis
+    double floor_ = 0;
+    double floor_sample_ = 0;  // the least tile value itself
+    std::uint32_t first_tile_brick_ = 0;  // the tiles' shared bricks follow the band's
     double lipschitz_ = 1;
     double max_value_ = 0;
 };

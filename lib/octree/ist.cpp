@@ -36,47 +36,6 @@ void make_frame(const Octree& t, const Placement& p, Frame& f) {
     f.root_center = rotate(p, t.origin + Vec3d{half, half, half}) + p.translation;
 }
 
-struct Sphere {
-    Vec3d c;
-    double r;
-};
-
-// radii[l * 256 + mask]: the radius the test uses (sphere_radii below).
-inline Sphere sphere_of(const Octree& t, const Frame& f, const IstQuery::Node& n, bool side, const double* radii,
-                        const TightSphere* table) {
-    if (n.level == 0) return {n.center, kCubeRadius * t.voxel_size};
-    const std::uint8_t m = t.masks[n.index];
-    const double r = radii[n.level * 256 + m];
-    if (!side) return {n.center, r};
-    const TightSphere& ts = table[m];
-    const auto& ax = f.axis_side[n.level];
-    return {n.center + ax[0] * ts.offset.x + ax[1] * ts.offset.y + ax[2] * ts.offset.z, r};
-}
-
-// Children of `n` (level >= 1) into `out`; returns their count.
-inline int children(const Octree& t, const Frame& f, const IstQuery::Node& n, IstQuery::Node* out) {
-    const std::uint8_t m = t.masks[n.index];
-    std::uint32_t idx = t.first_child[n.index];
-    int k = 0;
-    for (int b = 0; b < 8; ++b) {
-        if (!(m >> b & 1)) continue;
-        IstQuery::Node& c = out[k++];
-        c.center = n.center + f.child_offset[n.level][b];
-        c.x = 2 * n.x + (b & 1);
-        c.y = 2 * n.y + ((b >> 1) & 1);
-        c.z = 2 * n.z + ((b >> 2) & 1);
-        c.index = idx++;
-        c.level = n.level - 1;
-    }
-    return k;
-}
-
-inline bool single_child(const Octree& t, const IstQuery::Node& n) {
-    if (n.level == 0) return false;
-    const unsigned m = t.masks[n.index];  // not zero; a bit trick rather than a popcount call
-    return (m & (m - 1)) == 0;
-}
-
 // The world centre of a voxel: the one formula of ist and ist-brute (voxel_center).
 inline Vec3d center_of(const Octree& t, const Placement& p, int i, int j, int k) {
     const double s = t.voxel_size;
@@ -124,11 +83,63 @@ IstQuery::IstQuery(const Octree& moving, const Octree& fixed, const IstOptions& 
 IstQuery::~IstQuery() = default;
 IstQuery::IstQuery(IstQuery&&) noexcept = default;
 
+namespace {
+
+constexpr std::uint32_t kNone = 0xffffffffu;
+
+// Fills what the tests of node `n` need (centre, level, coordinates, index set; one-child
+// optimization applied by the caller): its mask, test sphere and, for a voxel, the voxel test's centre.
+inline void prepare(IstQuery::Node& n, const Octree& t, const Frame& f, const Placement& p, bool side,
+                    const double* radii, const TightSphere* table) {
+    n.carried = kNone;
+    n.first = kNone;
+    n.children = 0;
+    if (n.level == 0) {
+        n.mask = 0;
+        n.sphere = n.center;
+        n.radius = kCubeRadius * t.voxel_size;
+        n.voxel = center_of(t, p, n.x, n.y, n.z);
+        return;
+    }
+    const std::uint8_t m = t.masks[n.index];
+    n.mask = m;
+    n.radius = radii[n.level * 256 + m];
+    if (!side) {
+        n.sphere = n.center;
+        return;
+    }
+    const TightSphere& ts = table[m];
+    const auto& ax = f.axis_side[n.level];
+    n.sphere = n.center + ax[0] * ts.offset.x + ax[1] * ts.offset.y + ax[2] * ts.offset.z;
+}
+
+// One-child optimization: a node with a single child is replaced by that child at once (its
+// sphere holds no more than the child's), down the chain; returns the nodes passed.
+inline int collapse(IstQuery::Node& n, const Octree& t, const Frame& f) {
+    int k = 0;
+    while (n.level > 0) {
+        const unsigned m = t.masks[n.index];
+        if (m & (m - 1)) break;  // more than one child
+        const int b = std::countr_zero(m);
+        n.center = n.center + f.child_offset[n.level][b];
+        n.x = 2 * n.x + (b & 1);
+        n.y = 2 * n.y + ((b >> 1) & 1);
+        n.z = 2 * n.z + ((b >> 2) & 1);
+        n.index = t.first_child[n.index];
+        n.level = static_cast<std::int8_t>(n.level - 1);
+        ++k;
+    }
+    return k;
+}
+
+}  // namespace
+
 const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
     const Placement pb{};
     contacts_.clear();
     cur_.clear();
     next_.clear();
+    a_cur_.clear(), a_next_.clear(), b_cur_.clear(), b_next_.clear();
     stats_ = {};
     Frame& fa = frames_->a;
     Frame& fb = frames_->b;
@@ -140,69 +151,142 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
     const double rv = kCubeRadius * (a_.voxel_size + b_.voxel_size);
     const double* ra_tab = radii_a_.data();
     const double* rb_tab = radii_b_.data();
+    const bool side = options_.side, one_child = options_.one_child;
 
     auto coarse = [&](const Node& a, const Node& b) {
-        const Sphere sa = sphere_of(a_, fa, a, options_.side, ra_tab, table), sb = sphere_of(b_, fb, b, options_.side, rb_tab, table);
-        const double d = length(sa.c - sb.c);
-        contacts_.push_back({a.index, b.index, std::max(a.level, b.level), sa.c, sb.c, sa.r + sb.r,
-                             std::max(0.0, sa.r + sb.r - d)});
+        const double d = length(a.sphere - b.sphere);
+        contacts_.push_back({a.index, b.index, std::max<int>(a.level, b.level), a.sphere, b.sphere, a.radius + b.radius,
+                             std::max(0.0, a.radius + b.radius - d)});
     };
-    // One-child optimization: a new node with a single child is replaced by that child at once
-    // (its sphere holds no more than the child's), so its test is never made.
-    Node only[1];
-    auto collapse = [&](Node& n, const Octree& t, const Frame& f) {
-        while (n.level > 0 && single_child(t, n)) {
-            children(t, f, n, only);
-            n = only[0];
-            ++stats_.skipped;
+    // The node's children into the next round (once per round, whichever pairs it is in).
+    auto split = [&](Node& n, const Octree& t, const Frame& f, const Placement& p, const double* radii, std::vector<Node>& out) {
+        if (n.first != kNone) return;
+        n.first = static_cast<std::uint32_t>(out.size());
+        const unsigned m = n.mask;
+        std::uint32_t idx = t.first_child[n.index];
+        const Vec3d* off = f.child_offset[n.level].data();
+        for (unsigned bits = m; bits != 0; bits &= bits - 1) {
+            const int b = std::countr_zero(bits);
+            Node& c = out.emplace_back();
+            c.center = n.center + off[b];
+            c.x = 2 * n.x + (b & 1);
+            c.y = 2 * n.y + ((b >> 1) & 1);
+            c.z = 2 * n.z + ((b >> 2) & 1);
+            c.index = idx++;
+            c.level = static_cast<std::int8_t>(n.level - 1);
+            c.skips = one_child ? static_cast<std::uint8_t>(collapse(c, t, f)) : 0;
+            prepare(c, t, f, p, side, radii, table);
         }
+        n.children = static_cast<std::uint8_t>(out.size() - n.first);
+        int low = n.level, steps = 0;
+        for (std::uint32_t i = n.first; i < out.size(); ++i) low = std::min<int>(low, out[i].level), steps += out[i].skips;
+        n.child_level = static_cast<std::int8_t>(low);
+        n.child_skips = static_cast<std::uint8_t>(steps);
     };
-    // A new pair: a voxel pair is decided at once, a node pair tested and kept when it overlaps.
-    auto offer = [&](Node a, Node b, bool new_a, bool new_b) {
-        if (options_.one_child) {
-            if (new_a) collapse(a, a_, fa);
-            if (new_b) collapse(b, b_, fb);
+    auto carry = [&](Node& n, std::vector<Node>& out) {
+        if (n.carried != kNone) return;
+        n.carried = static_cast<std::uint32_t>(out.size());
+        Node& c = out.emplace_back(n);
+        c.carried = kNone, c.first = kNone, c.children = 0, c.skips = 0;
+    };
+    // Counters kept in registers during the descent, stored in stats_ at the end.
+    std::size_t sphere_tests = 0, voxel_tests = 0, skipped = 0;
+    int level_reached = std::max(a_.levels, b_.levels);
+    // The new pairs of the nodes a_next_[a0, a0 + na) and b_next_[b0, b0 + nb): a voxel pair is
+    // decided at once, a node pair tested and kept when its spheres overlap.
+    // The kept pairs are written without a branch (whether two spheres overlap is close to a coin
+    // toss near the contact): each pair is stored at next_[kept] and kept counts it when it overlaps.
+    std::size_t kept = 0;
+    auto offer = [&](std::uint32_t a0, std::uint32_t na, std::uint32_t b0, std::uint32_t nb) {
+        const Node* A = a_next_.data() + a0;
+        const Node* B = b_next_.data() + b0;
+        if (next_.size() < kept + na * nb) next_.resize(2 * (kept + na * nb));
+        Pair* out = next_.data();
+        for (std::uint32_t i = 0; i < na; ++i) {
+            const Node& x = A[i];
+            for (std::uint32_t j = 0; j < nb; ++j) {
+                const Node& y = B[j];
+                if ((x.level | y.level) == 0) {
+                    ++voxel_tests;
+                    double d;
+                    if (voxel_overlap(x.voxel, y.voxel, rv, d)) contacts_.push_back({x.index, y.index, 0, x.voxel, y.voxel, rv, rv - d});
+                    continue;
+                }
+                ++sphere_tests;
+                const double r = (x.radius + y.radius) * (1 + kRelSlack) + abs_slack;
+                out[kept] = {a0 + i, b0 + j};
+                kept += length2(x.sphere - y.sphere) <= r * r;
+            }
         }
-        stats_.level_reached = std::min(stats_.level_reached, std::max(a.level, b.level));
-        if (a.level == 0 && b.level == 0) {
-            ++stats_.voxel_tests;
-            const Vec3d ca = center_of(a_, pa, a.x, a.y, a.z), cb = center_of(b_, pb, b.x, b.y, b.z);
-            double d;
-            if (voxel_overlap(ca, cb, rv, d)) contacts_.push_back({a.index, b.index, 0, ca, cb, rv, rv - d});
-            return;
-        }
-        ++stats_.sphere_tests;
-        const Sphere sa = sphere_of(a_, fa, a, options_.side, ra_tab, table), sb = sphere_of(b_, fb, b, options_.side, rb_tab, table);
-        const double r = (sa.r + sb.r) * (1 + kRelSlack) + abs_slack;
-        if (length2(sa.c - sb.c) <= r * r) next_.push_back({a, b});
     };
 
-    stats_.level_reached = std::max(a_.levels, b_.levels);
-    offer(Node{fa.root_center, 0, 0, 0, 0, a_.levels}, Node{fb.root_center, 0, 0, 0, 0, b_.levels}, true, true);
-    Node ca[8], cb[8];
+    {
+        // The roots enter as the children of nothing: new nodes, collapsed and tested.
+        Node& ra = a_next_.emplace_back();
+        ra.center = fa.root_center;
+        ra.level = static_cast<std::int8_t>(a_.levels);
+        ra.skips = one_child ? static_cast<std::uint8_t>(collapse(ra, a_, fa)) : 0;
+        prepare(ra, a_, fa, pa, side, ra_tab, table);
+        Node& rb = b_next_.emplace_back();
+        rb.center = fb.root_center;
+        rb.level = static_cast<std::int8_t>(b_.levels);
+        rb.skips = one_child ? static_cast<std::uint8_t>(collapse(rb, b_, fb)) : 0;
+        prepare(rb, b_, fb, pb, side, rb_tab, table);
+        skipped += ra.skips + rb.skips;
+        level_reached = std::min<int>(level_reached, std::max(ra.level, rb.level));
+        offer(0, 1, 0, 1);
+        next_.resize(kept);
+    }
     while (!next_.empty()) {
         std::swap(cur_, next_);
+        std::swap(a_cur_, a_next_);
+        std::swap(b_cur_, b_next_);
         next_.clear();
+        kept = 0;
+        a_next_.clear();
+        b_next_.clear();
         if (options_.max_contacts > 0 && cur_.size() >= options_.max_contacts) {
-            for (const Pair& p : cur_) coarse(p.a, p.b);
+            for (const Pair& p : cur_) coarse(a_cur_[p.a], b_cur_[p.b]);
             stats_.interrupted = true;
             break;
         }
         ++stats_.rounds;
         for (const Pair& p : cur_) {
-            const int la = p.a.level, lb = p.b.level;
+            Node& a = a_cur_[p.a];
+            Node& b = b_cur_[p.b];
+            const int la = a.level, lb = b.level;
             if (options_.stop_level > 0 && std::max(la, lb) <= options_.stop_level) {
-                coarse(p.a, p.b);
+                coarse(a, b);
                 stats_.interrupted = true;
                 continue;
             }
-            const bool split_a = la >= lb, split_b = lb >= la;
-            const int na = split_a ? children(a_, fa, p.a, ca) : (ca[0] = p.a, 1);
-            const int nb = split_b ? children(b_, fb, p.b, cb) : (cb[0] = p.b, 1);
-            for (int i = 0; i < na; ++i)
-                for (int j = 0; j < nb; ++j) offer(ca[i], cb[j], split_a, split_b);
+            std::uint32_t a0, na, b0, nb, skips_a = 0, skips_b = 0;
+            int min_a, min_b;  // the lowest level among the new nodes of each side
+            if (la >= lb) {
+                split(a, a_, fa, pa, ra_tab, a_next_);
+                a0 = a.first, na = a.children, min_a = a.child_level, skips_a = a.child_skips;
+            } else {
+                carry(a, a_next_);
+                a0 = a.carried, na = 1, min_a = la;
+            }
+            if (lb >= la) {
+                split(b, b_, fb, pb, rb_tab, b_next_);
+                b0 = b.first, nb = b.children, min_b = b.child_level, skips_b = b.child_skips;
+            } else {
+                carry(b, b_next_);
+                b0 = b.carried, nb = 1, min_b = lb;
+            }
+            // Each new node's one-child steps count once per pair it enters (the tests they saved).
+            skipped += skips_a * nb + skips_b * na;
+            level_reached = std::min(level_reached, std::max(min_a, min_b));
+            offer(a0, na, b0, nb);
         }
+        next_.resize(kept);
     }
+    stats_.sphere_tests = sphere_tests;
+    stats_.voxel_tests = voxel_tests;
+    stats_.skipped = skipped;
+    stats_.level_reached = level_reached;
     return contacts_;
 }
 

@@ -19,6 +19,10 @@
 // ball is within sqrt(R^2 - 3 s^2 / 4) of its centre (docs/octree.md).
 // Early stops (time-critical): at a node level, or after the first round that leaves at least a
 // given number of pairs; the pairs left are then the contacts (node pairs, `level` > 0).
+// Work per round: each object's nodes of the round are kept in an array, each with its test sphere
+// (and, for a voxel, its voxel centre) computed once when it enters the round; a node's children
+// are made once per round, whichever pairs it is in, and a pair is two places in those arrays.
+// The contacts, their order and the counts in IstStats are those of one test per pair as above.
 // Allocation: scratch is kept between calls; after the first calls grow it, a query does not allocate.
 #include <array>
 #include <cstddef>
@@ -75,14 +79,26 @@ public:
     const IstStats& stats() const { return stats_; }
     const IstOptions& options() const { return options_; }
 
+    // A node of one round of the descent with what its tests need, computed once when the node
+    // enters the round (not once per pair it is in).
     struct Node {
-        Vec3d center;            // the cube's centre, static frame
+        Vec3d center;              // the cube's centre, static frame (children's centres follow from it)
+        Vec3d sphere;              // the test sphere's centre (level 0: the cube's centre)
+        Vec3d voxel;               // level 0: the voxel test's centre (voxel_center); else unused
+        double radius = 0;         // the test sphere's radius
         std::int32_t x = 0, y = 0, z = 0;
-        std::uint32_t index = 0; // node index (level >= 1) or voxel ordinal (level 0)
-        std::int32_t level = 0;
+        std::uint32_t index = 0;   // node index (level >= 1) or voxel ordinal (level 0)
+        std::uint32_t carried = 0; // this node's place in the next round when kept unsplit (kNone: not yet)
+        std::uint32_t first = 0;   // its children's first place in the next round (kNone: not yet split)
+        std::int8_t level = 0;
+        std::uint8_t mask = 0;     // level >= 1: the child mask
+        std::uint8_t skips = 0;    // single-child nodes the one-child optimization passed to reach it
+        std::uint8_t children = 0; // how many children it has in the next round, once split
+        std::int8_t child_level = 0;   // once split: the lowest level among its children
+        std::uint8_t child_skips = 0;  // once split: the one-child steps of its children, summed
     };
     struct Pair {
-        Node a, b;
+        std::uint32_t a, b;  // places in the round's node arrays
     };
 
 private:
@@ -90,6 +106,7 @@ private:
     const Octree& b_;
     IstOptions options_;
     std::vector<double> radii_a_, radii_b_;  // per level and mask: the radius each node's test uses
+    std::vector<Node> a_cur_, a_next_, b_cur_, b_next_;  // the round's nodes of each object, and the next round's
     std::vector<Pair> cur_, next_;
     std::vector<IstContact> contacts_;
     IstStats stats_;

@@ -1,10 +1,12 @@
 #include "pointshell/pointshell.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <unordered_map>
 
 #include <nanoflann.hpp>
 #include <tbb/parallel_for.h>
@@ -142,6 +144,66 @@ struct Cloud {
 };
 using KdTree = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<double, Cloud>, Cloud, 3, std::uint32_t>;
 
+// The kept points in cubic cells of side at least alpha*s over the grid's box (points outside it
+// go to the nearest boundary cell: clamping never moves two cells further apart), so every kept
+// point closer than alpha*s to p lies in p's cell or one of the 26 around it. Up to 2^24 cells
+// (64 MB of heads) are an array; more are hashed, so that only cells holding a point cost memory.
+class SpacingHash {
+public:
+    SpacingHash(const GridSpec& g, double radius) : r2_(radius * radius), origin_(g.origin) {
+        double extent = 0;
+        for (int a = 0; a < 3; ++a) extent = std::max(extent, g.dims[a] * g.voxel_size);
+        side_ = std::max(radius, extent / 1048576.0);  // at most 2^20 cells per axis: keys fit 64 bits
+        for (int a = 0; a < 3; ++a)
+            cells_[a] = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(g.dims[a] * g.voxel_size / side_)));
+        const double total = static_cast<double>(cells_[0]) * static_cast<double>(cells_[1]) * static_cast<double>(cells_[2]);
+        if (total <= double(1 << 24)) dense_.assign(static_cast<std::size_t>(total), kNone);
+    }
+    // True when no kept point is closer than alpha*s to p.
+    bool clear_of(const Vec3d& p) const {
+        const auto c = cell(p);
+        for (std::int64_t k = std::max<std::int64_t>(c[2] - 1, 0); k <= std::min(c[2] + 1, cells_[2] - 1); ++k)
+            for (std::int64_t j = std::max<std::int64_t>(c[1] - 1, 0); j <= std::min(c[1] + 1, cells_[1] - 1); ++j)
+                for (std::int64_t i = std::max<std::int64_t>(c[0] - 1, 0); i <= std::min(c[0] + 1, cells_[0] - 1); ++i)
+                    for (std::uint32_t q = head(key(i, j, k)); q != kNone; q = next_[q])
+                        if (length2(p - points_[q]) < r2_) return false;
+        return true;
+    }
+    void add(const Vec3d& p) {
+        const auto c = cell(p);
+        std::uint32_t& first = dense_.empty() ? head_.try_emplace(key(c[0], c[1], c[2]), kNone).first->second
+                                              : dense_[key(c[0], c[1], c[2])];
+        next_.push_back(first);
+        first = static_cast<std::uint32_t>(points_.size());
+        points_.push_back(p);
+    }
+
+private:
+    static constexpr std::uint32_t kNone = UINT32_MAX;
+    std::array<std::int64_t, 3> cell(const Vec3d& p) const {
+        std::array<std::int64_t, 3> c;
+        for (int a = 0; a < 3; ++a)  // clamped in doubles: a far point must not overflow the conversion
+            c[static_cast<std::size_t>(a)] = static_cast<std::int64_t>(
+                std::clamp(std::floor((p[a] - origin_[a]) / side_), 0.0, static_cast<double>(cells_[static_cast<std::size_t>(a)] - 1)));
+        return c;
+    }
+    std::uint64_t key(std::int64_t i, std::int64_t j, std::int64_t k) const {
+        return static_cast<std::uint64_t>((k * cells_[1] + j) * cells_[0] + i);
+    }
+    std::uint32_t head(std::uint64_t key) const {
+        if (!dense_.empty()) return dense_[key];
+        const auto it = head_.find(key);
+        return it == head_.end() ? kNone : it->second;
+    }
+    double r2_, side_ = 0;
+    Vec3d origin_;
+    std::array<std::int64_t, 3> cells_{};
+    std::vector<std::uint32_t> dense_;  // the heads of all cells, when they are few enough
+    std::unordered_map<std::uint64_t, std::uint32_t> head_;
+    std::vector<std::uint32_t> next_;
+    std::vector<Vec3d> points_;
+};
+
 }  // namespace
 
 PointshellResult sample_pointshell(const TriMesh& mesh, ShellField field, const PointshellOptions& options,
@@ -210,7 +272,8 @@ PointshellResult sample_pointshell(const TriMesh& mesh, ShellField field, const 
     std::vector<std::uint32_t> cand_count(nt, 0), fallback_count(nt, 0), dropped_count(nt, 0);
     const bool surface_mode = options.normals == ShellNormals::surface;
 
-    auto process = [&](std::uint32_t t, std::vector<Candidate>& cands, std::vector<Vec3d>& local) {
+    // t's candidates, nearest first (in parallel: they depend on the mesh and the field only).
+    auto candidates_of = [&](std::uint32_t t, std::vector<Candidate>& cands) {
         const auto& tri = mesh.triangles[t];
         const Vec3d &a = mesh.vertices[tri[0]], &b = mesh.vertices[tri[1]], &c = mesh.vertices[tri[2]];
         Aabb box;
@@ -237,22 +300,23 @@ PointshellResult sample_pointshell(const TriMesh& mesh, ShellField field, const 
             return x.distance2 != y.distance2 ? x.distance2 < y.distance2 : x.voxel < y.voxel;
         });
         cand_count[t] = static_cast<std::uint32_t>(cands.size());
-        if (cands.empty()) return;
-        // The neighbourhood's points, gathered once (they do not change while t is processed:
-        // neighbours never share t's colour); t's own points are appended as they are kept.
-        local.clear();
-        for (std::uint32_t u : nbr.row(t)) local.insert(local.end(), kept[u].begin(), kept[u].end());
+    };
+
+    // The greedy rule, one candidate after the other in a fixed order: a candidate is kept when
+    // no point kept before it, on any triangle, is closer than alpha*s (and it has a normal).
+    SpacingHash spacing(g, options.alpha * s);
+    auto keep_from = [&](std::uint32_t t, const std::vector<Candidate>& cands) {
         auto& mine = kept[t];
         auto& mine_n = kept_normals[t];
         for (const Candidate& cd : cands) {
             const Vec3d& p = cd.cp.point;
             bool rejected = false;
-            for (auto q = local.rbegin(); q != local.rend(); ++q)  // t's own points first: most rejections
+            for (auto q = mine.rbegin(); q != mine.rend(); ++q)  // t's own points first: most rejections
                 if (length2(p - *q) < r2) {
                     rejected = true;
                     break;
                 }
-            if (rejected) continue;
+            if (rejected || !spacing.clear_of(p)) continue;
             // Inward surface normal at the feature the point lies on (face normal as a fallback
             // when the pseudo-normal cancels, e.g. on an edge between two opposite faces).
             Vec3d n_in = pseudo.at(t, cd.cp);
@@ -274,18 +338,27 @@ PointshellResult sample_pointshell(const TriMesh& mesh, ShellField field, const 
             }
             mine.push_back(p);
             mine_n.push_back(normalized(n));
-            local.push_back(p);
+            spacing.add(p);
         }
     };
 
+    // Order: colour by colour, triangles by index within a colour. Candidates are made in parallel
+    // a block of triangles at a time (bounded memory), then kept or rejected in that order on one
+    // thread: the output is the same for every thread count.
+    constexpr std::size_t kBlock = 4096;
+    std::vector<std::vector<Candidate>> block_cands(std::min<std::size_t>(kBlock, nt));
+    std::size_t done = 0;
     for (std::size_t col = 0; col < by_colour.size(); ++col) {
         const auto& list = by_colour[col];
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, list.size(), 64), [&](const tbb::blocked_range<std::size_t>& r) {
-            std::vector<Candidate> cands;
-            std::vector<Vec3d> local;
-            for (std::size_t i = r.begin(); i < r.end(); ++i) process(list[i], cands, local);
-        });
-        progress.report("sample", static_cast<double>(col + 1) / static_cast<double>(by_colour.size()));
+        for (std::size_t first = 0; first < list.size(); first += kBlock) {
+            const std::size_t last = std::min(list.size(), first + kBlock);
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(first, last, 64), [&](const tbb::blocked_range<std::size_t>& r) {
+                for (std::size_t i = r.begin(); i < r.end(); ++i) candidates_of(list[i], block_cands[i - first]);
+            });
+            for (std::size_t i = first; i < last; ++i) keep_from(list[i], block_cands[i - first]);
+            done += last - first;
+            progress.report("sample", static_cast<double>(done) / static_cast<double>(nt));
+        }
     }
 
     // Gather in triangle order; deviation from the inward plane normal of the source triangle.

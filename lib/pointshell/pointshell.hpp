@@ -3,13 +3,14 @@
 // section 2.1.2).
 //
 // In: the mesh (world units) and the layered voxelmap it was voxelized into, optionally the signed
-// distance field over the same grid (inside positive). Out: points on the mesh at least alpha
-// voxel sizes apart (per triangle and its neighbours), one unit inward normal and the source
-// triangle each, stored by triangle index. Normals: the field's gradient (falling back to the
+// distance field over the same grid (inside positive). Out: points on the mesh, any two at least
+// alpha voxel sizes apart, one unit inward normal and the source triangle each, stored by
+// triangle index. Normals: the field's gradient (falling back to the
 // surface normal where it is weak or points out) or the angle-weighted surface pseudo-normal;
 // oriented by the field's inside, so inverted meshes get inward normals too.
-// Cost: O(surface voxels in the triangles' boxes x points kept nearby). Threads: TBB within one
-// colour class of the triangle graph: the same output for every thread count.
+// Cost: O(surface voxels in the triangles' boxes x points kept nearby). Threads: TBB makes the
+// candidates; they are kept or rejected on one thread in a fixed order (colour class of the
+// triangle graph, then triangle index): the same output for every thread count.
 // The procedure and its choices: docs/pointshell.md.
 #include <cstdint>
 #include <filesystem>

@@ -26,19 +26,6 @@ struct IstRun {
     bool interrupted = false;
 };
 
-// Normals, depth and force of the contacts (part of the timed query).
-void respond(const std::vector<octree::IstContact>& contacts, const DistanceSampler& field, const Vec3d& origin, IstRun& r) {
-    r.contacts = contacts.size();
-    for (const octree::IstContact& c : contacts) {
-        Vec3d n = normalized(-field.gradient(c.moving_center));
-        if (length2(n) == 0) n = normalized(c.moving_center - c.fixed_center);
-        const Vec3d f = n * c.depth;
-        r.force += f;
-        r.torque += cross(c.moving_center - origin, f);
-        r.max_depth = std::max(r.max_depth, c.depth);
-    }
-}
-
 // A hash of the contact set (sorted voxel or node pairs, levels): equal sets, equal hashes.
 std::string contact_set_hash(const std::vector<octree::IstContact>& contacts) {
     std::vector<std::uint64_t> keys;
@@ -55,6 +42,31 @@ nlohmann::json octree_json(const std::string& file, const octree::Octree& t) {
 }
 
 }  // namespace
+
+IstForce IstResponse::operator()(const std::vector<octree::IstContact>& contacts, const Vec3d& origin) {
+    IstForce r;
+    r.contacts = contacts.size();
+    if (++stamp_ == 0) {  // wrapped: forget every slot
+        cache_.fill({});
+        stamp_ = 1;
+    }
+    for (const octree::IstContact& c : contacts) {
+        Vec3d n;
+        if (c.level == 0) {
+            Slot& s = cache_[c.moving & (cache_.size() - 1)];
+            if (s.stamp != stamp_ || s.voxel != c.moving) s = {c.moving, stamp_, normalized(-field_.gradient(c.moving_center))};
+            n = s.direction;
+        } else {
+            n = normalized(-field_.gradient(c.moving_center));
+        }
+        if (length2(n) == 0) n = normalized(c.moving_center - c.fixed_center);
+        const Vec3d f = n * c.depth;
+        r.force += f;
+        r.torque += cross(c.moving_center - origin, f);
+        r.max_depth = std::max(r.max_depth, c.depth);
+    }
+    return r;
+}
 
 bool is_ist_mode(const std::string& mode) { return mode == "ist" || mode == "ist-brute"; }
 
@@ -94,20 +106,24 @@ QueryCheck run_ist_check(const QueryCheckSpec& spec, const Progress& progress) {
     octree::IstQuery ist(mo.tree, so.tree, io);
     std::optional<octree::BruteQuery> bq;
     if (brute) bq.emplace(mo.tree, so.tree);
+    IstResponse respond(st.field);
+    auto apply = [&](const IstForce& f, IstRun& r) {
+        r.contacts = f.contacts, r.max_depth = f.max_depth, r.force = f.force, r.torque = f.torque;
+    };
     auto one = [&](const Pose& pose, IstRun& r) -> const std::vector<octree::IstContact>& {
         octree::Placement pl{rotation_rows(pose.quaternion), pose.position};
         r = {};
         if (brute) {
             const auto& c = (*bq)(pl);
             r.voxel_tests = bq->voxel_tests();
-            respond(c, st.field, pose.position, r);
+            apply(respond(c, pose.position), r);
             return c;
         }
         const auto& c = ist(pl);
         const octree::IstStats& s = ist.stats();
         r.sphere_tests = s.sphere_tests, r.voxel_tests = s.voxel_tests, r.skipped = s.skipped;
         r.level_reached = s.level_reached, r.interrupted = s.interrupted;
-        respond(c, st.field, pose.position, r);
+        apply(respond(c, pose.position), r);
         return c;
     };
 

@@ -14,6 +14,30 @@ StaticField load_static_field(const std::filesystem::path& path) {
     StaticField out;
     out.kind = info.metadata.value("kind", "");
     out.metadata = info.metadata;
+    if (info.metadata.value("band", std::int64_t{0}) > 0 && (out.kind == "distance" || out.kind == "voxelmap")) {
+        // A narrow-band file: read as its bricks and tiles into the sparse sampler (no dense copy).
+        BrickField<double> band;
+        if (out.kind == "distance") {
+            out.encoding = info.metadata.value("encoding", "float");
+            band = reader.read_distance_bricks();
+        } else {
+            out.encoding = "layers";
+            const BrickField<std::int32_t> raw = reader.read_int32_bricks("layers");
+            band.grid = raw.grid;
+            band.blocks = raw.blocks;
+            band.index = raw.index;
+            band.tile.resize(raw.tile.size());
+            for (std::size_t i = 0; i < raw.tile.size(); ++i) band.tile[i] = raw.tile[i] * info.grid.voxel_size;
+            band.bricks.resize(raw.bricks.size());
+            for (std::size_t i = 0; i < raw.bricks.size(); ++i) band.bricks[i] = raw.bricks[i] * info.grid.voxel_size;
+        }
+        try {
+            out.field = DistanceSampler(band);
+        } catch (const Error& e) {
+            fail_input(name, e.what());
+        }
+        return out;
+    }
     std::vector<double> values;
     if (out.kind == "distance") {
         out.encoding = info.metadata.value("encoding", "float");

@@ -5,7 +5,8 @@
 // scaled values divided by the file's scale_factor) gives V directly. A layered voxelmap of
 // haptic-voxelize (kind "voxelmap") gives V = layer x voxel size: a coarser distance (Sagardia et
 // al. 2014's global penetration, eq. 4 with sigma = s), exact to about one voxel. Inside positive, world units.
-// Memory: one double per voxel of the grid.
+// Memory: a dense file, one sample per voxel of the grid (float or double, DistanceSampler); a
+// narrow-band file (haptic:band > 0), its bricks only, in the sparse sampler.
 #include <filesystem>
 #include <string>
 

@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <numbers>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <btBulletCollisionCommon.h>
@@ -244,6 +246,78 @@ TEST(BulletContact, SphereOnPlaneDepthAndNormalAreAnalytic) {
         const btVector3 foot = centre - n * btScalar(0.88);
         EXPECT_NEAR((d.point_on_other - foot).length(), 0, 2 * kVoxel);
         EXPECT_NEAR(d.point_on_other.dot(n), 0.3, 1e-5);
+    }
+}
+
+TEST(BulletContact, PlanePruningKeepsEveryPenetratingPoint) {
+    // The plane algorithm skips clusters by a bound tighter than their spheres. Against a brute
+    // force over all points: with the plane between the k-th and (k+1)-th lowest point (k = 1, 2,
+    // 3) the manifold holds exactly those k points (at least two when the three are in a row, as
+    // along a cube's edge), and with the plane anywhere through the object its deepest point is the
+    // deepest of all points. Flat faces (the cube, resting) and a curved surface (the sphere).
+    for (const auto& [name, mesh] : {std::pair{"cube", "seam-cube.obj"}, std::pair{"sphere", "sphere.obj"}}) {
+        const auto data = hb::load_vps_data(files(name, mesh));
+        auto vps = hb::make_vps_shape(data);
+        const btVector3 up(0, 0, 1);
+        btStaticPlaneShape plane(up, 0);
+        for (int pose = 0; pose < 24; ++pose) {
+            SCOPED_TRACE(std::string(name) + " pose " + std::to_string(pose));
+            // Poses 0-3 put a face (or the sphere's pole) flat on the ground; the others turn it.
+            const btQuaternion q = pose < 4 ? btQuaternion(up, btScalar(0.5 * pose))
+                                            : btQuaternion(btVector3(btScalar(std::sin(pose)), btScalar(std::cos(3 * pose)), 0.5).normalized(),
+                                                           btScalar(0.37 * pose));
+            const btTransform rot(q, btVector3(0.2, -0.1, 0));
+            // Heights of the points in this pose (mesh frame -> world by `rot`).
+            std::vector<std::pair<double, std::size_t>> heights;
+            for (std::size_t i = 0; i < data->moving.points.size(); ++i) {
+                const hp::Vec3d& p = data->moving.points[i];
+                heights.push_back({double((rot * btVector3(btScalar(p.x), btScalar(p.y), btScalar(p.z))).z()), i});
+            }
+            std::sort(heights.begin(), heights.end());
+            const double span = heights.back().first - heights.front().first;
+            for (int k = 1; k <= 4; ++k) {
+                // k <= 3: a lift that leaves the k lowest points below z = 0; k = 4: the plane at 30%
+                // of the object's height.
+                double lift;
+                if (k <= 3) {
+                    if (heights[static_cast<std::size_t>(k)].first - heights[static_cast<std::size_t>(k - 1)].first < 1e-4) continue;
+                    lift = -0.5 * (heights[static_cast<std::size_t>(k - 1)].first + heights[static_cast<std::size_t>(k)].first);
+                } else {
+                    lift = -(heights.front().first + 0.3 * span);
+                }
+                World w;
+                btTransform at = rot;
+                at.setOrigin(rot.getOrigin() + btVector3(0, 0, btScalar(lift)));
+                btCollisionObject* s = w.add(vps.get(), body_at(*data, at));
+                btCollisionObject* g = w.add(&plane, btTransform::getIdentity());
+                const btPersistentManifold* m = manifold_of(w, s, g);
+                ASSERT_NE(m, nullptr);
+                // Brute force: the depths below z = 0 in the pose as Bullet holds it.
+                double deepest_all = 0;
+                std::size_t below = 0;
+                const btTransform mesh_world = s->getWorldTransform() * hb::local_from_mesh(*data);
+                for (const hp::Vec3d& p : data->moving.points) {
+                    const double z = double((mesh_world * btVector3(btScalar(p.x), btScalar(p.y), btScalar(p.z))).z());
+                    if (z < 0) ++below, deepest_all = std::max(deepest_all, -z);
+                }
+                EXPECT_NEAR(deepest(*m, s).depth, deepest_all, 1e-5 * (1 + span));
+                if (k <= 3) {
+                    ASSERT_EQ(below, static_cast<std::size_t>(k));
+                    bool collinear = false;
+                    if (k == 3) {
+                        const hp::Vec3d &a = data->moving.points[heights[0].second], &b = data->moving.points[heights[1].second],
+                                        &c = data->moving.points[heights[2].second];
+                        collinear = hp::length(hp::cross(b - a, c - a)) < 1e-9;
+                    }
+                    // Three points in a row (up to rounding) give two or three contacts.
+                    if (collinear) EXPECT_GE(m->getNumContacts(), 2) << "k " << k;
+                    else EXPECT_EQ(m->getNumContacts(), k) << "k " << k;
+                } else {
+                    ASSERT_GE(below, 4u);
+                    EXPECT_EQ(m->getNumContacts(), 4);  // the points below z = 0 span an area: Bullet's four
+                }
+            }
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 // lib/octree and formats/octree: the table of tight spheres against an independent brute force,
-// a two-cube scene counted by hand, ist against ist-brute on random poses, the file round trip and
+// a two-cube scene counted by hand, ist against ist-brute on random poses, the contacts' response
+// (normals read once per voxel, the same force), the file round trip and
 // damaged files.
 #include <algorithm>
 #include <array>
@@ -13,9 +14,11 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "field/field.hpp"
 #include "formats/octree.hpp"
 #include "octree/ist.hpp"
 #include "octree/octree.hpp"
+#include "query/ist_check.hpp"
 
 namespace fs = std::filesystem;
 namespace oc = hp::octree;
@@ -346,6 +349,57 @@ TEST(OctreeIst, EarlyStopsGiveNodePairsThatCoverTheVoxelContacts) {
     EXPECT_TRUE(few.stats().interrupted);
     EXPECT_GE(c4.size(), 4u);
     for (const auto& c : c4) EXPECT_GT(c.level, 0);
+}
+
+// IstResponse reads a moving voxel's gradient once per query: its normals, force and torque must
+// be those of reading the field at every contact, also when two voxels share a cache slot, when a
+// coarse contact carries a node index equal to a voxel's, and on the next query (new centres).
+TEST(OctreeIst, ResponseReadsEachVoxelOnceWithTheSameForce) {
+    hp::GridSpec g;
+    g.voxel_size = 0.05;
+    g.origin = {-1, -1, -1};
+    g.dims = {40, 40, 40};
+    std::vector<double> v(g.count());
+    for (int k = 0; k < 40; ++k)
+        for (int j = 0; j < 40; ++j)
+            for (int i = 0; i < 40; ++i) v[g.index(i, j, k)] = 0.5 - hp::length(g.center(i, j, k));  // a ball, inside positive
+    const hp::DistanceSampler field(g, v);
+    auto direct = [&](const std::vector<oc::IstContact>& cs, Vec3d origin) {
+        hp::IstForce r;
+        r.contacts = cs.size();
+        for (const auto& c : cs) {
+            Vec3d n = hp::normalized(-field.gradient(c.moving_center));
+            if (hp::length2(n) == 0) n = hp::normalized(c.moving_center - c.fixed_center);
+            r.force += n * c.depth;
+            r.torque += hp::cross(c.moving_center - origin, n * c.depth);
+            r.max_depth = std::max(r.max_depth, c.depth);
+        }
+        return r;
+    };
+    auto contact = [](std::uint32_t moving, int level, Vec3d at, double depth) {
+        oc::IstContact c;
+        c.moving = moving, c.fixed = 1, c.level = level, c.moving_center = at, c.fixed_center = at * 0.9, c.depth = depth;
+        return c;
+    };
+    hp::IstResponse respond(field);
+    const Vec3d origin{0.1, -0.2, 0.05};
+    for (int q = 0; q < 3; ++q) {
+        const double t = 0.1 * q;  // each query moves the voxels: cached directions must not survive it
+        const Vec3d a{0.45 - t, 0.1, 0.05}, b{-0.2, 0.43 - t, 0.1}, c{0.05, -0.1, -0.47 + t}, d{0.3, 0.3, 0.2 + t};
+        const std::vector<oc::IstContact> cs{contact(3, 0, a, 0.01), contact(3, 0, a, 0.02), contact(515, 0, b, 0.005),  // 515: 3's slot
+                                             contact(3, 0, a, 0.004), contact(7, 0, c, 0.03), contact(3, 2, d, 0.05)};  // node 3, level 2
+        const hp::IstForce want = direct(cs, origin);
+        const hp::IstForce got = respond(cs, origin);
+        EXPECT_EQ(got.contacts, 6u);
+        EXPECT_EQ(got.max_depth, want.max_depth);
+        for (int i = 0; i < 3; ++i) {
+            EXPECT_EQ(got.force[i], want.force[i]) << "query " << q << " axis " << i;
+            EXPECT_EQ(got.torque[i], want.torque[i]) << "query " << q << " axis " << i;
+        }
+        // One contact of depth 1: its force is its normal, the ball's outward radial direction.
+        const hp::IstForce one = respond({contact(9, 0, a, 1.0)}, origin);
+        EXPECT_NEAR(hp::length(one.force - hp::normalized(a)), 0.0, 0.05);
+    }
 }
 
 namespace {

@@ -1,6 +1,7 @@
 #include "pointshell/pointshell.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -119,13 +120,6 @@ hp::ShellField field_of(const hp::TriMesh& mesh, double s, bool with_distance) {
     return f;
 }
 
-bool share_vertex(const hp::TriMesh& m, std::uint32_t a, std::uint32_t b) {
-    for (auto u : m.triangles[a])
-        for (auto v : m.triangles[b])
-            if (u == v) return true;
-    return false;
-}
-
 double mesh_distance(const hp::TriMesh& m, const Vec3d& p) {
     double best = INFINITY;
     for (const auto& t : m.triangles)
@@ -135,10 +129,10 @@ double mesh_distance(const hp::TriMesh& m, const Vec3d& p) {
 
 // Brute-force checks of the sampling rule on any mesh and field:
 //  - every point lies on its source triangle;
-//  - points of the same or neighbouring triangles are at least alpha*s apart;
+//  - any two points are at least alpha*s apart (all pairs, whatever their triangles);
 //  - maximality: every candidate of every triangle (surface voxel centres among the voxels of
-//    its box, projected onto it; enumerated here independently) is within alpha*s of a point of
-//    that triangle or a neighbour (else the greedy rule would have kept it).
+//    its box, projected onto it; enumerated here independently) is within alpha*s of a point
+//    (else the greedy rule would have kept it).
 void check_sampling_rule(const hp::TriMesh& m, const hp::ShellField& f, double alpha, const hp::Pointshell& sh) {
     const double as = alpha * f.grid.voxel_size;
     ASSERT_EQ(sh.points.size(), sh.normals.size());
@@ -150,11 +144,8 @@ void check_sampling_rule(const hp::TriMesh& m, const hp::ShellField& f, double a
         EXPECT_NEAR(hp::length(sh.normals[i]), 1.0, 1e-12);
     }
     for (std::size_t i = 0; i < sh.points.size(); ++i)
-        for (std::size_t j = i + 1; j < sh.points.size(); ++j) {
-            if (share_vertex(m, sh.triangles[i], sh.triangles[j])) {
-                EXPECT_GE(hp::length(sh.points[i] - sh.points[j]), as * (1 - 1e-12)) << "points " << i << ", " << j;
-            }
-        }
+        for (std::size_t j = i + 1; j < sh.points.size(); ++j)
+            EXPECT_GE(hp::length(sh.points[i] - sh.points[j]), as * (1 - 1e-12)) << "points " << i << ", " << j;
     const hp::GridSpec& g = f.grid;
     const double s = g.voxel_size;
     for (std::uint32_t t = 0; t < m.triangles.size(); ++t) {
@@ -170,9 +161,7 @@ void check_sampling_rule(const hp::TriMesh& m, const hp::ShellField& f, double a
                     if (!in_box) continue;
                     const Vec3d q = hp::closest_point_on_triangle(g.center(i, j, k), a, b, c).point;
                     bool covered = false;
-                    for (std::size_t n = 0; n < sh.points.size() && !covered; ++n)
-                        covered = (sh.triangles[n] == t || share_vertex(m, t, sh.triangles[n])) &&
-                                  hp::length(q - sh.points[n]) < as;
+                    for (std::size_t n = 0; n < sh.points.size() && !covered; ++n) covered = hp::length(q - sh.points[n]) < as;
                     EXPECT_TRUE(covered) << "candidate of triangle " << t << " from voxel " << i << "," << j << "," << k;
                 }
     }
@@ -200,6 +189,19 @@ TEST(Pointshell, FlatSquareKeepsExactlyTheVoxelCentreLattice) {
     // An open sheet has no inside: the winding convention holds (counter-clockwise from +z,
     // so inward = -z).
     for (const Vec3d& n : r.shell.normals) EXPECT_EQ(n, (Vec3d{0, 0, -1}));
+}
+
+TEST(Pointshell, TinySpacingStillFollowsTheRule) {
+    // alpha*s = 1/800 over a grid 1.5 wide: more cells of that size than the sampler keeps in an
+    // array (it hashes them). Every distinct candidate is kept; the rule holds by brute force.
+    const hp::TriMesh m = square();
+    const hp::ShellField f = square_field();
+    hp::PointshellOptions opt;
+    opt.alpha = 0.01;
+    opt.normals = hp::ShellNormals::surface;
+    const hp::PointshellResult r = hp::sample_pointshell(m, f, opt);
+    EXPECT_GT(r.shell.points.size(), 64u);  // the lattice and the projections onto edges and diagonal
+    check_sampling_rule(m, f, opt.alpha, r.shell);
 }
 
 TEST(Pointshell, CubeCountFollowsFromTheFaceLattices) {
@@ -250,6 +252,62 @@ TEST(Pointshell, SpacingAtLeastAlphaSAndEveryCandidateCoveredOnASphere) {
     ASSERT_GT(r.shell.points.size(), 100u);
     check_sampling_rule(m, f, opt.alpha, r.shell);
     for (const Vec3d& p : r.shell.points) EXPECT_LE(mesh_distance(m, p), 1e-12);
+}
+
+// The unit cube with every face cut into n x n squares of two triangles each (outward winding):
+// triangles far smaller than the spacing, so points two or more rings of triangles apart meet.
+hp::TriMesh fine_cube(int n) {
+    hp::TriMesh m;
+    auto vertex = [&](int face, int i, int j) {
+        const int axis = face / 2;
+        Vec3d p;
+        p[axis] = face % 2;
+        p[(axis + 1) % 3] = double(i) / n;
+        p[(axis + 2) % 3] = double(j) / n;
+        m.vertices.push_back(p);
+        return static_cast<std::uint32_t>(m.vertices.size() - 1);
+    };
+    for (int face = 0; face < 6; ++face) {
+        const std::uint32_t base = static_cast<std::uint32_t>(m.vertices.size());
+        for (int i = 0; i <= n; ++i)
+            for (int j = 0; j <= n; ++j) vertex(face, i, j);
+        auto at = [&](int i, int j) { return base + static_cast<std::uint32_t>(i * (n + 1) + j); };
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j) {
+                std::array<std::uint32_t, 3> t1{at(i, j), at(i + 1, j), at(i + 1, j + 1)}, t2{at(i, j), at(i + 1, j + 1), at(i, j + 1)};
+                if (face % 2 == 0) std::swap(t1[1], t1[2]), std::swap(t2[1], t2[2]);  // the low face looks down its axis
+                m.triangles.push_back(t1);
+                m.triangles.push_back(t2);
+            }
+    }
+    return m;
+}
+
+TEST(Pointshell, SpacingHoldsAcrossTrianglesSmallerThanIt) {
+    // Faces of 1/32 squares under voxels of 1/8: alpha*s spans 6 to 16 triangles.
+    const hp::TriMesh m = fine_cube(32);
+    const hp::ShellField f = cube_field(true);
+    std::size_t previous = SIZE_MAX;
+    for (double alpha : {1.4142135623730951, 2.0, 3.0, 4.0}) {
+        hp::PointshellOptions opt;
+        opt.alpha = alpha;
+        opt.normals = hp::ShellNormals::surface;
+        const hp::PointshellResult r = hp::sample_pointshell(m, f, opt);
+        SCOPED_TRACE(alpha);
+        ASSERT_GT(r.shell.points.size(), 0u);
+        double closest = INFINITY;  // brute force over all pairs
+        for (std::size_t i = 0; i < r.shell.points.size(); ++i)
+            for (std::size_t j = i + 1; j < r.shell.points.size(); ++j)
+                closest = std::min(closest, hp::length(r.shell.points[i] - r.shell.points[j]));
+        EXPECT_GE(closest, alpha * f.grid.voxel_size * (1 - 1e-12));
+        // Points at least alpha*s apart on the cube's area 6: each owns a disc of radius alpha*s/2
+        // that overlaps no other (up to the cube's edges), so the count is bounded by area.
+        const double disc = M_PI * 0.25 * alpha * alpha * f.grid.voxel_size * f.grid.voxel_size;
+        EXPECT_LE(double(r.shell.points.size()), 2 * 6 / disc);
+        EXPECT_LT(r.shell.points.size(), previous);
+        previous = r.shell.points.size();
+        if (alpha == 2.0) check_sampling_rule(m, f, alpha, r.shell);
+    }
 }
 
 TEST(Pointshell, SphereNormalsPointToTheCentre) {
