@@ -12,6 +12,7 @@
 // triangle). Memory: 16 bytes per voxel while working plus the output.
 // Threads: TBB, the same result for any thread count. Method and measurements:
 // docs/distance-method.md.
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -60,6 +61,22 @@ template <class V, class L>
 BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, const BrickField<L>& layers, int band,
                                                 const Progress& progress = {});
 BandDistanceField compute_distance_band(const TriMesh& mesh, const BrickField<std::int32_t>& layers, int band,
+                                        const Progress& progress = {});
+
+// Narrow-band gradients: for every voxel with |layer| < band (those compute_distance_band makes
+// exact) the unit gradient compute_distance gives there (towards increasing distance), by the same
+// formula from the same closest point, so the same floats; every other voxel (beyond the band, where
+// the field is the constant +-band voxel sizes) reads zero, and blocks without band voxels are tiles
+// of zero. Work: one BVH query per band voxel, bounded as compute_distance bounds it; memory: 12
+// bytes per voxel of `layers`' bricks (distance/band_gradient.cpp).
+using Vec3f = std::array<float, 3>;
+struct BandGradientField {
+    BrickField<Vec3f> values;
+    std::size_t exact_voxels = 0;
+    double seconds = 0;
+};
+template <class L>
+BandGradientField compute_gradient_band(const TriMesh& mesh, const BrickField<L>& layers, int band,
                                         const Progress& progress = {});
 
 }  // namespace hp

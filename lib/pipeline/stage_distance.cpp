@@ -118,6 +118,9 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     if (encoding == "scaled" && std::max(-lo, hi) * factor > 2147483647.0)
         fail_usage(ctx.option_name("precision") + " " + std::to_string(precision) + " overflows Int32 for distances up to " +
                    std::to_string(std::max(-lo, hi)));
+    // Gradients on the band voxels (zero beyond), the dense field's values there.
+    BandGradientField grad;
+    if (p.gradient) grad = compute_gradient_band(m.mesh, layers, band, ctx.progress);
 
     nlohmann::json meta = info.metadata;
     meta["kind"] = "distance";
@@ -131,7 +134,7 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     meta["method"] = "exact BVH closest points within the narrow band of " + std::to_string(band) +
                      " voxels; +-band voxel sizes beyond";
     meta["distance_parameters"] =
-        nlohmann::json{{"encoding", encoding}, {"precision", precision}, {"gradient", false}, {"band", band}}.dump();
+        nlohmann::json{{"encoding", encoding}, {"precision", precision}, {"gradient", p.gradient}, {"band", band}}.dump();
     meta.erase("grid");
     meta.erase("format_version");
 
@@ -182,8 +185,20 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
         std::copy(src, src + kBrickVoxels, lbrick.begin());
         return lbrick.data();
     };
+    std::vector<vdb::GridOut> grids{dist, lay};
+    if (p.gradient) {
+        vdb::GridOut gr{"gradient", vdb::ValueType::vec3f, nullptr, 0.0};
+        gr.blocks = [&grad](std::size_t b, void* tile) -> const void* {
+            auto& v = grad.values;
+            const Vec3f* src = v.brick(b);
+            if (!src) std::copy_n(v.tile[b].data(), 3, static_cast<float*>(tile));
+            else if (v.index[b] % 256 == 0) v.release_bricks_before(v.index[b]);  // copied by the writer already
+            return src;
+        };
+        grids.push_back(std::move(gr));
+    }
     const auto t_write = std::chrono::steady_clock::now();
-    vdb::write(ctx.output, g, {dist, lay}, meta, std::string("hapticprep ") + kVersion);
+    vdb::write(ctx.output, g, grids, meta, std::string("hapticprep ") + kVersion);
     const double write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_write).count();
     DistanceSummary r;
     r.encoding = encoding;
@@ -233,8 +248,6 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
     if (band > 0 && map_band == 0 && map_clamp > 0 && band > map_clamp)
         fail_usage(ctx.option_name("band") + " " + std::to_string(band) + " is wider than the voxelmap's layers (clamped to " +
                    std::to_string(map_clamp) + "); use at most " + std::to_string(map_clamp));
-    if (band > 0 && gradient)
-        fail_usage(ctx.option_name("gradient") + " is not available for narrow-band fields yet; leave it out");
     if (band > 0) return run_distance_band(ctx, p, reader, m, band, std::move(warnings));
     std::vector<std::int32_t> layers = reader.read_int32("layers");
     DistanceOptions dopt;

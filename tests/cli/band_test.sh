@@ -72,6 +72,48 @@ keys = ["contacts", "max_penetration", "fx", "fy", "fz", "tx", "ty", "tz"]
 print(len(a) == len(b) == 200 and sum(int(r["contacts"]) for r in a) > 0 and all(x[k] == y[k] for x, y in zip(a, b) for k in keys))
 ' "$TMP/rd.csv" "$TMP/r8.csv")" True
 
+# --gradient on a band field: a Vec3f grid with tiles beyond the band, the same bytes for any
+# thread count, a file every reader takes as the band field without it (the same pointshell, the
+# same query results); damaged, it exits 3.
+expect_exit 0 "$dist" "$M" "$TMP/b.vdb" --gradient -o "$TMP/bg.vdb" --quiet
+expect_exit 0 "$dump" "$TMP/bg.vdb" --check
+expect_exit 0 "$dump" "$TMP/bg.vdb" --json
+cp "$TMP/out" "$TMP/bg.json"
+check "band gradient grid stored as Vec3f with tiles" \
+    "$(json_get "$TMP/bg.json" '[(g["type"], g["tiles"] > 0) for g in j["grids"] if g["name"] == "gradient"]')" "[('vec3s', True)]"
+check "band gradient recorded in the parameters" \
+    "$(json_get "$TMP/bg.json" 'json.loads(j["metadata"]["distance_parameters"])["gradient"]')" True
+check "band gradient grid covers the distance grid's voxels" \
+    "$(json_get "$TMP/bg.json" 'len({g["active_voxels"] for g in j["grids"]}) == 1 and len(j["grids"]) == 3')" True
+expect_exit 0 "$dist" "$SAMPLES/cup.obj" "$TMP/t1.vdb" --gradient --threads 1 -o "$TMP/g1.vdb" --quiet
+expect_exit 0 "$dist" "$SAMPLES/cup.obj" "$TMP/t1.vdb" --gradient --threads 2 -o "$TMP/g2.vdb" --quiet
+cmp -s "$TMP/g1.vdb" "$TMP/g2.vdb" && pass "band gradient independent of threads" || fail "band gradient differs with threads"
+expect_exit 0 "$shell" "$M" "$TMP/bg.vdb" --normals gradient -o "$TMP/bg.hps" --quiet
+expect_exit 0 "$shell" "$M" "$TMP/bf.vdb" --normals gradient -o "$TMP/bn.hps" --quiet
+expect_exit 0 "$dump" "$TMP/bg.hps" --export ply --ascii -o "$TMP/bg.ply" --quiet
+expect_exit 0 "$dump" "$TMP/bn.hps" --export ply --ascii -o "$TMP/bn.ply" --quiet
+# (the PLY header's comment names the file)
+cmp -s <(grep -v '^comment' "$TMP/bg.ply") <(grep -v '^comment' "$TMP/bn.ply") && pass "same pointshell with and without the gradient grid" || fail "pointshell differs with the gradient grid"
+expect_exit 0 "$dist" "$S" "$TMP/bl8.vdb" --gradient -o "$TMP/bl8g.vdb" --quiet
+expect_exit 0 "$HP_BIN/haptic-query" --static "$TMP/bl8g.vdb" --moving "$TMP/peg.hps" --poses "$TMP/poses.json" \
+    --threads 1 --budget-us 1e9 --csv "$TMP/r8g.csv" --quiet
+check "same query results with the gradient grid" "$(python3 -c '
+import csv, sys
+a = list(csv.DictReader(open(sys.argv[1]))); b = list(csv.DictReader(open(sys.argv[2])))
+keys = ["contacts", "max_penetration", "fx", "fy", "fz", "tx", "ty", "tz"]
+print(len(a) == len(b) == 200 and all(x[k] == y[k] for x, y in zip(a, b) for k in keys))
+' "$TMP/r8.csv" "$TMP/r8g.csv")" True
+size=$(stat -c %s "$TMP/bg.vdb")
+head -c $((size * 2 / 3)) "$TMP/bg.vdb" > "$TMP/bg-cut.vdb"
+python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[len(b) * 3 // 4] ^= 1; open(sys.argv[2], "wb").write(b)' \
+    "$TMP/bg.vdb" "$TMP/bg-flip.vdb"
+for bad in "$TMP/bg-cut.vdb" "$TMP/bg-flip.vdb"; do
+    expect_exit 3 "$dump" "$bad" --check && expect_one_error_line
+    expect_exit 3 "$shell" "$M" "$bad" -o "$TMP/x.hps" && expect_one_error_line
+    expect_exit 3 "$HP_BIN/haptic-query" --static "$bad" --moving "$TMP/peg.hps" --poses "$TMP/poses.json" --quiet \
+        && expect_one_error_line
+done
+
 # The pipeline carries the band from voxelize to distance and runs every later stage on it.
 cat > "$TMP/band.json" <<'JSON'
 {"name": "band", "description": "narrow band", "stages": [
@@ -81,6 +123,19 @@ JSON
 expect_exit 0 "$HP_BIN/haptic-pipeline" "$TMP/band.json" "$M" -o "$TMP/pipe" --quiet
 expect_exit 0 "$dump" "$TMP/pipe/torus/distance.vdb" --json
 check "pipeline distance is a band field" "$(json_get "$TMP/out" 'j["metadata"]["band"]')" 5
+
+# ... and the gradient, when the distance stage asks for it.
+cat > "$TMP/bandg.json" <<'JSON'
+{"name": "bandg", "description": "narrow band with gradients", "stages": [
+  {"stage": "voxelize", "resolution": 48, "band": 4}, {"stage": "distance", "gradient": true},
+  {"stage": "pointshell", "normals": "gradient"}, {"stage": "spheretree"},
+  {"stage": "query", "scenario": "contact", "count": 20, "budget_us": 1e9}]}
+JSON
+expect_exit 0 "$HP_BIN/haptic-pipeline" "$TMP/bandg.json" "$M" -o "$TMP/pipeg" --quiet
+expect_exit 0 "$dump" "$TMP/pipeg/torus/distance.vdb" --check
+expect_exit 0 "$dump" "$TMP/pipeg/torus/distance.vdb" --json
+check "pipeline band field has a gradient grid" \
+    "$(json_get "$TMP/out" '[j["metadata"]["band"], [g["type"] for g in j["grids"] if g["name"] == "gradient"]]')" "[4, ['vec3s']]"
 
 # The automatic choice says which mode and why.
 expect_exit 0 "$vox" "$M" --resolution 32 -o "$TMP/a.vdb"
