@@ -161,4 +161,19 @@ MeshHit TriangleBvh::closest(const Vec3d& p, double max_distance2) const {
     return best;
 }
 
+TriangleBvh::SlotRanges TriangleBvh::slot_ranges() const {
+    // Children come after their parent in the node array, so a reverse sweep sees them first.
+    SlotRanges r{std::vector<std::uint32_t>(nodes_.size()), std::vector<std::uint32_t>(nodes_.size())};
+    for (std::size_t n = nodes_.size(); n-- > 0;) {
+        if (nodes_[n].leaf()) {
+            r.begin[n] = nodes_[n].first;
+            r.end[n] = nodes_[n].first + nodes_[n].count;
+        } else {
+            r.begin[n] = r.begin[nodes_[n].first];
+            r.end[n] = r.end[nodes_[n].first + 1];
+        }
+    }
+    return r;
+}
+
 }  // namespace hp

@@ -63,6 +63,11 @@ public:
     std::uint32_t triangle_at(std::uint32_t slot) const { return order_[slot]; }
     const std::array<Vec3d, 3>& corners_at(std::uint32_t slot) const { return corners_[slot]; }
     int depth() const { return depth_; }
+    // Every node's triangles as the slots [begin[n], end[n]) in leaf order.
+    struct SlotRanges {
+        std::vector<std::uint32_t> begin, end;
+    };
+    SlotRanges slot_ranges() const;
 
 private:
     const TriMesh& mesh_;

@@ -24,16 +24,8 @@ FastWinding::FastWinding(const TriangleBvh& bvh, double beta) : bvh_(bvh), beta_
     if (nodes.empty()) return;
     // Slot range of every node (leaf order is a depth-first partition): children come after
     // their parent in the node array, so a reverse sweep sees children first.
-    std::vector<std::uint32_t> begin(nodes.size()), end(nodes.size());
-    for (std::size_t n = nodes.size(); n-- > 0;) {
-        if (nodes[n].leaf()) {
-            begin[n] = nodes[n].first;
-            end[n] = nodes[n].first + nodes[n].count;
-        } else {
-            begin[n] = begin[nodes[n].first];
-            end[n] = end[nodes[n].first + 1];
-        }
-    }
+    const auto ranges = bvh.slot_ranges();
+    const auto &begin = ranges.begin, &end = ranges.end;
     // Every node from its own triangles (O(n log n) in all, independent per node).
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes.size(), 64), [&](const tbb::blocked_range<std::size_t>& range) {
         for (std::size_t n = range.begin(); n != range.end(); ++n) {

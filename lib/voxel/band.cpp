@@ -73,16 +73,8 @@ class BoundaryWinding {
 public:
     explicit BoundaryWinding(const TriMesh& mesh) : mesh_(mesh), bvh_(mesh) {
         const auto& nodes = bvh_.nodes();
-        std::vector<std::uint32_t> begin(nodes.size()), end(nodes.size());
-        for (std::size_t n = nodes.size(); n-- > 0;) {
-            if (nodes[n].leaf()) {
-                begin[n] = nodes[n].first;
-                end[n] = nodes[n].first + nodes[n].count;
-            } else {
-                begin[n] = begin[nodes[n].first];
-                end[n] = end[nodes[n].first + 1];
-            }
-        }
+        const auto ranges = bvh_.slot_ranges();
+        const auto &begin = ranges.begin, &end = ranges.end;
         // Per inner node: its net boundary (directed edges a -> b with the multiplicity that
         // does not cancel inside the node), sorted, so that the result is deterministic.
         std::vector<std::vector<std::array<std::uint32_t, 2>>> edges(nodes.size());
