@@ -88,10 +88,8 @@ BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, const Brick
                 double sign = layer > 0 ? 1.0 : -1.0;
                 if (layer == 0) {
                     const Vec3d x = grid.center(x0 + (o & 7), y0 + ((o >> 3) & 7), z0 + (o >> 6));
-                    const auto& t = bvh.corners_at(hit.slot);
-                    const ClosestPoint cp = closest_point_on_triangle(x, t[0], t[1], t[2]);
-                    const Vec3d nrm = normals.at(bvh.triangle_at(hit.slot), cp) * orient;
-                    sign = dot(x - cp.point, nrm) > 0 ? -1.0 : 1.0;
+                    const Vec3d nrm = normals.at(bvh.triangle_at(hit.slot), hit.closest) * orient;
+                    sign = dot(x - hit.closest.point, nrm) > 0 ? -1.0 : 1.0;
                 }
                 out_v[o] = static_cast<V>(sign * hit.distance);
                 vmin = std::min(vmin, sign * hit.distance), vmax = std::max(vmax, sign * hit.distance);

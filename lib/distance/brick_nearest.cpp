@@ -138,7 +138,8 @@ const std::vector<BrickNearest::Hit>& BrickNearest::run() {
             const Vec3d x = grid.center(x0_ + (o & 7), y0_ + ((o >> 3) & 7), z0_ + (o >> 6));
             const double rx = length(x - cq);
             const auto& ts = bvh.corners_at(slot_[sub_[seed].second]);
-            double best2 = closest_point_on_triangle(x, ts[0], ts[1], ts[2]).distance2;
+            ClosestPoint best_cp = closest_point_on_triangle(x, ts[0], ts[1], ts[2]);
+            double best2 = best_cp.distance2;
             std::size_t best = seed;
             double best_d = std::sqrt(best2);
             for (std::size_t e = 0; e < ms; ++e) {
@@ -146,12 +147,13 @@ const std::vector<BrickNearest::Hit>& BrickNearest::run() {
                 const std::uint32_t ce = sub_[e].second;
                 if (e == seed || box_distance2(box_[ce], x) > best2 * (1 + 1e-12)) continue;
                 const auto& t = bvh.corners_at(slot_[ce]);
-                const double d2 = closest_point_on_triangle(x, t[0], t[1], t[2]).distance2;
+                const ClosestPoint cp = closest_point_on_triangle(x, t[0], t[1], t[2]);
+                const double d2 = cp.distance2;
                 if (d2 < best2 || (d2 == best2 && ix_.bvh_ties && ix_.before(x, slot_[ce], slot_[sub_[best].second])))
-                    best2 = d2, best = e, best_d = std::sqrt(d2);
+                    best2 = d2, best = e, best_d = std::sqrt(d2), best_cp = cp;
             }
             seed = best;
-            hits_.push_back({o, slot_[sub_[best].second], best_d});
+            hits_.push_back({o, slot_[sub_[best].second], best_d, best_cp});
         }
     }
     return hits_;

@@ -41,6 +41,7 @@ public:
         std::uint16_t offset;  // dx | dy << 3 | dz << 6
         std::uint32_t slot;    // BVH leaf slot of the nearest triangle
         double distance;
+        ClosestPoint closest;  // on that triangle
     };
     explicit BrickNearest(const NearestIndex& index) : ix_(index) {}
     void begin(int x0, int y0, int z0);  // a new brick, voxel (x0, y0, z0) at its corner

@@ -202,8 +202,7 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
                 const int dx = hit.offset & 7, dy = (hit.offset >> 3) & 7, dz = hit.offset >> 6;
                 const std::size_t v = at(dx, dy, dz);
                 const Vec3d c = grid.center(x0 + dx, y0 + dy, z0 + dz);
-                const auto& t = bvh.corners_at(hit.slot);
-                const ClosestPoint cp = closest_point_on_triangle(c, t[0], t[1], t[2]);
+                const ClosestPoint& cp = hit.closest;
                 const std::uint32_t tri = bvh.triangle_at(hit.slot);
                 const Vec3d u = (cp.point - grid.origin) * (1 / vs);
                 ps.px[v] = static_cast<float>(u.x), ps.py[v] = static_cast<float>(u.y), ps.pz[v] = static_cast<float>(u.z);
