@@ -1,12 +1,8 @@
-// Narrow-band distances (distance/distance.hpp, compute_distance_band), brick by brick: one BVH
-// query at the centre c of a brick's band voxels gives d_c; every band voxel v of the brick then
-// lies within d_c + |v - c| <= d_c + h of the mesh (h: the half diagonal of the voxels' box), so
-// its closest triangle lies within R = d_c + 2h of c. The triangles within R of c (found through
-// the BVH, exact point-triangle distances) are the brick's candidates, sorted by their distance to
-// c; a voxel scans them in that order, starting from its predecessor's closest triangle, skips a
-// candidate whose box is farther than the best distance so far, and stops at the first whose
-// distance to c, less |v - c|, exceeds it. The result is the minimum of the same point-triangle
-// distances the BVH query takes its minimum over, so the same value, bit for bit.
+// Narrow-band distances (distance/distance.hpp, compute_distance_band), brick by brick: the band
+// voxels' nearest triangles come from BrickNearest (distance/brick_nearest.hpp: one BVH query per
+// brick, sorted candidate triangles per brick and per 4^3 sub-block, a per-voxel scan with
+// cut-offs), the minimum of the same point-triangle distances the BVH query takes its minimum
+// over, so the same value, bit for bit.
 // Threads: TBB over blocks; every block's values depend only on the block.
 #include <algorithm>
 #include <array>
@@ -20,59 +16,12 @@
 
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "distance/brick_nearest.hpp"
 #include "distance/distance.hpp"
 #include "geometry/bvh.hpp"
 #include "geometry/pseudo_normals.hpp"
 
 namespace hp {
-
-namespace {
-
-// A brick's candidate triangles, sorted by distance to the brick's centre (then by slot).
-struct Candidates {
-    std::vector<double> to_centre;
-    std::vector<std::uint32_t> slot;
-    std::vector<Aabb> box;
-    std::vector<std::uint32_t> order;
-    std::vector<std::pair<double, std::uint32_t>> sorted;
-
-    void gather(const TriangleBvh& bvh, const Vec3d& c, double reach) {
-        sorted.clear();
-        const double reach2 = reach * reach;
-        const auto& nodes = bvh.nodes();
-        std::uint32_t stack[TriangleBvh::kMaxDepth + 2];
-        int top = 0;
-        stack[top++] = 0;
-        while (top > 0) {
-            const auto& node = nodes[stack[--top]];
-            if (box_distance2(node.box, c) > reach2) continue;
-            if (!node.leaf()) {
-                stack[top++] = node.first;
-                stack[top++] = node.first + 1;
-                continue;
-            }
-            for (std::uint32_t s = node.first; s < node.first + node.count; ++s) {
-                const auto& t = bvh.corners_at(s);
-                const double d2 = closest_point_on_triangle(c, t[0], t[1], t[2]).distance2;
-                if (d2 <= reach2) sorted.emplace_back(std::sqrt(d2), s);
-            }
-        }
-        std::sort(sorted.begin(), sorted.end());
-        to_centre.resize(sorted.size());
-        slot.resize(sorted.size());
-        box.resize(sorted.size());
-        for (std::size_t n = 0; n < sorted.size(); ++n) {
-            to_centre[n] = sorted[n].first;
-            slot[n] = sorted[n].second;
-            const auto& t = bvh.corners_at(sorted[n].second);
-            Aabb b;
-            for (const auto& p : t) b.extend(p);
-            box[n] = b;
-        }
-    }
-};
-
-}  // namespace
 
 template <class V, class L>
 BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, const BrickField<L>& layers, int band,
@@ -103,6 +52,7 @@ BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, const Brick
     for (const auto& t : mesh.triangles)
         volume += dot(mesh.vertices[t[0]], cross(mesh.vertices[t[1]], mesh.vertices[t[2]]));
     const double orient = volume < 0 ? -1.0 : 1.0;
+    const NearestIndex index(bvh, grid, false);
     auto t0 = Clock::now();
     const std::size_t blocks = f.block_count();
     std::atomic<std::size_t> exact{0};
@@ -110,21 +60,15 @@ BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, const Brick
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 16), [&](const tbb::blocked_range<std::size_t>& r) {
         std::size_t n = 0;
         auto& [vmin, vmax] = range.local();
-        Candidates cand;
-        std::array<std::vector<std::uint16_t>, 8> voxels;  // per 4^3 sub-block
-        std::vector<std::pair<double, std::uint32_t>> sub;
+        BrickNearest nearest(index);
         for (std::size_t b = r.begin(); b != r.end(); ++b) {
             const L* lay = layers.brick(b);
             if (!lay) continue;
             V* out_v = f.brick(b);
             const auto bc = f.block_coords(b);
             const int x0 = bc[0] * kBrickDim, y0 = bc[1] * kBrickDim, z0 = bc[2] * kBrickDim;
-            // Values beyond the band; the band voxels by 4^3 sub-block, and the boxes (voxel indices)
-            // of the brick's and of each sub-block's band voxels.
-            for (auto& v : voxels) v.clear();
-            int lo[9][3], hi[9][3];
-            for (int q = 0; q < 9; ++q)
-                for (int a = 0; a < 3; ++a) lo[q][a] = kBrickDim, hi[q][a] = -1;
+            // Values beyond the band; the band voxels go to the nearest-triangle scan.
+            nearest.begin(x0, y0, z0);
             for (int dz = 0; dz < kBrickDim; ++dz)
                 for (int dy = 0; dy < kBrickDim; ++dy)
                     for (int dx = 0; dx < kBrickDim; ++dx) {
@@ -136,76 +80,20 @@ BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, const Brick
                             vmin = std::min(vmin, v), vmax = std::max(vmax, v);
                             continue;
                         }
-                        const int q = (dx >> 2) | ((dy >> 2) << 1) | ((dz >> 2) << 2);
-                        voxels[static_cast<std::size_t>(q)].push_back(static_cast<std::uint16_t>(o));
-                        const int d[3] = {dx, dy, dz};
-                        for (int qq : {q, 8})
-                            for (int a = 0; a < 3; ++a) lo[qq][a] = std::min(lo[qq][a], d[a]), hi[qq][a] = std::max(hi[qq][a], d[a]);
+                        nearest.add(dx, dy, dz);
                     }
-            if (hi[8][0] < 0) continue;
-            auto box_of = [&](int q, Vec3d& centre) {
-                const Vec3d a = grid.center(x0 + lo[q][0], y0 + lo[q][1], z0 + lo[q][2]);
-                const Vec3d z = grid.center(x0 + hi[q][0], y0 + hi[q][1], z0 + hi[q][2]);
-                centre = (a + z) * 0.5;
-                return 0.5 * length(z - a);
-            };
-            Vec3d c;
-            const double h = box_of(8, c);
-            const MeshHit hc = bvh.closest(c);
-            // A margin far above the rounding of these sums keeps every possible closest triangle.
-            const double slack = 1e-9 * (vs + std::sqrt(hc.closest.distance2));
-            cand.gather(bvh, c, std::sqrt(hc.closest.distance2) + 2 * h + slack);
-            const std::size_t m = cand.slot.size();
-            for (int q = 0; q < 8; ++q) {
-                if (voxels[static_cast<std::size_t>(q)].empty()) continue;
-                // The sub-block's candidates: the brick's within d' + 2 h' of its centre c', where
-                // d' is the distance from c' to the nearest of them (the mesh's nearest lies among
-                // them: c' is within h of c), sorted by distance to c'.
-                Vec3d cq;
-                const double hq = box_of(q, cq);
-                sub.clear();
-                double dq = INFINITY;
-                for (std::size_t e = 0; e < m; ++e) {
-                    const auto& t = bvh.corners_at(cand.slot[e]);
-                    const double d = std::sqrt(closest_point_on_triangle(cq, t[0], t[1], t[2]).distance2);
-                    sub.emplace_back(d, static_cast<std::uint32_t>(e));
-                    dq = std::min(dq, d);
+            for (const BrickNearest::Hit& hit : nearest.run()) {
+                const std::uint16_t o = hit.offset;
+                const int layer = lay[o];
+                double sign = layer > 0 ? 1.0 : -1.0;
+                if (layer == 0) {
+                    const Vec3d x = grid.center(x0 + (o & 7), y0 + ((o >> 3) & 7), z0 + (o >> 6));
+                    const Vec3d nrm = normals.at(bvh.triangle_at(hit.slot), hit.closest) * orient;
+                    sign = dot(x - hit.closest.point, nrm) > 0 ? -1.0 : 1.0;
                 }
-                const double reach = dq + 2 * hq + slack;
-                sub.erase(std::remove_if(sub.begin(), sub.end(), [&](const auto& e) { return e.first > reach; }), sub.end());
-                std::sort(sub.begin(), sub.end());
-                const std::size_t ms = sub.size();
-                std::size_t seed = 0;  // the previous voxel's closest candidate (index into sub)
-                for (std::uint16_t o : voxels[static_cast<std::size_t>(q)]) {
-                    const int i = x0 + (o & 7), j = y0 + ((o >> 3) & 7), k = z0 + (o >> 6);
-                    const Vec3d x = grid.center(i, j, k);
-                    const double rx = length(x - cq);
-                    const auto& ts = bvh.corners_at(cand.slot[sub[seed].second]);
-                    double best2 = closest_point_on_triangle(x, ts[0], ts[1], ts[2]).distance2;
-                    std::size_t best = seed;
-                    double best_d = std::sqrt(best2);
-                    for (std::size_t e = 0; e < ms; ++e) {
-                        if (sub[e].first - rx > best_d + slack) break;  // this and all later are farther
-                        const std::uint32_t ce = sub[e].second;
-                        if (e == seed || box_distance2(cand.box[ce], x) > best2 * (1 + 1e-12)) continue;
-                        const auto& t = bvh.corners_at(cand.slot[ce]);
-                        const double d2 = closest_point_on_triangle(x, t[0], t[1], t[2]).distance2;
-                        if (d2 < best2) best2 = d2, best = e, best_d = std::sqrt(d2);
-                    }
-                    seed = best;
-                    const int layer = lay[o];
-                    double sign = layer > 0 ? 1.0 : -1.0;
-                    const std::uint32_t slot = cand.slot[sub[best].second];
-                    if (layer == 0) {
-                        const auto& t = bvh.corners_at(slot);
-                        const ClosestPoint cp = closest_point_on_triangle(x, t[0], t[1], t[2]);
-                        const Vec3d nrm = normals.at(bvh.triangle_at(slot), cp) * orient;
-                        sign = dot(x - cp.point, nrm) > 0 ? -1.0 : 1.0;
-                    }
-                    out_v[o] = static_cast<V>(sign * best_d);
-                    vmin = std::min(vmin, sign * best_d), vmax = std::max(vmax, sign * best_d);
-                    ++n;
-                }
+                out_v[o] = static_cast<V>(sign * hit.distance);
+                vmin = std::min(vmin, sign * hit.distance), vmax = std::max(vmax, sign * hit.distance);
+                ++n;
             }
         }
         exact.fetch_add(n, std::memory_order_relaxed);

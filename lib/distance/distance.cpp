@@ -7,10 +7,12 @@
 #include <chrono>
 #include <cmath>
 
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include "core/error.hpp"
+#include "distance/brick_nearest.hpp"
 #include "geometry/bvh.hpp"
 #include "geometry/pseudo_normals.hpp"
 
@@ -18,11 +20,6 @@ namespace hp {
 
 namespace {
 constexpr int kMaxPasses = 6;  // raster passes at most (they stop earlier when nothing changes)
-
-double triangle_distance2(const TriMesh& mesh, std::uint32_t t, const Vec3d& x) {
-    const auto& f = mesh.triangles[t];
-    return closest_point_on_triangle(x, mesh.vertices[f[0]], mesh.vertices[f[1]], mesh.vertices[f[2]]).distance2;
-}
 
 // Closest-point propagation state. Per voxel: the triangle it holds, its own closest point on
 // that triangle (float, in voxel units relative to the grid origin: voxel (i, j, k) has its centre
@@ -177,40 +174,51 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
         volume += dot(mesh.vertices[t[0]], cross(mesh.vertices[t[1]], mesh.vertices[t[2]]));
     const double orient = volume < 0 ? -1.0 : 1.0;  // inward-wound meshes: flip the pseudo-normals
 
-    // Exact band, parallel over z-slices. A voxel at Chebyshev distance L from a surface voxel
-    // is within sqrt(3) (L + 1) s of the mesh: that bound prunes the BVH search.
+    // Exact band, brick by brick (distance/brick_nearest.hpp), parallel over 8^3 bricks; ties
+    // between equidistant triangles resolve as the BVH query's would.
     auto t0 = Clock::now();
-    std::vector<std::size_t> band_count(nz, 0);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nz), [&](const tbb::blocked_range<std::size_t>& r) {
-        for (std::size_t k = r.begin(); k != r.end(); ++k)
-            for (std::size_t j = 0; j < ny; ++j) {
-                std::uint32_t seed = UINT32_MAX;  // the previous voxel's triangle bounds the search
-                for (std::size_t i = 0; i < nx; ++i) {
-                    const std::size_t v = (k * ny + j) * nx + i;
-                    const int layer = std::abs(layers[v]);
-                    if (layer > band) continue;
-                    const Vec3d c = grid.center(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k));
-                    // (Chebyshev <= Manhattan, so the bound also holds for 6-neighbourhood layers.)
-                    const double reach = std::sqrt(3.0) * (layer + 1) * vs;
-                    double bound = reach * reach * (1 + 1e-9);
-                    if (seed != UINT32_MAX) bound = std::min(bound, triangle_distance2(mesh, seed, c));
-                    MeshHit hit = bvh.closest(c, bound);
-                    if (hit.triangle == UINT32_MAX) hit = bvh.closest(c);  // layers clamped below the true distance
-                    seed = hit.triangle;
-                    double d = std::sqrt(hit.closest.distance2);
-                    const Vec3d u = (hit.closest.point - grid.origin) * (1 / vs);
-                    ps.px[v] = static_cast<float>(u.x), ps.py[v] = static_cast<float>(u.y), ps.pz[v] = static_cast<float>(u.z);
-                    ps.tri[v] = hit.triangle;
-                    ++band_count[k];
-                    if (layer == 0) {
-                        Vec3d nrm = normals.at(hit.triangle, hit.closest) * orient;
-                        if (dot(c - hit.closest.point, nrm) > 0) d = -d;
-                    }
-                    out.values[v] = d;
+    const NearestIndex index(bvh, grid, true);
+    const std::size_t bx = (nx + kBrickDim - 1) / kBrickDim, by = (ny + kBrickDim - 1) / kBrickDim,
+                      bz = (nz + kBrickDim - 1) / kBrickDim;
+    std::atomic<std::size_t> exact{0};
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, bx * by * bz, 16), [&](const tbb::blocked_range<std::size_t>& r) {
+        BrickNearest nearest(index);
+        std::size_t count = 0;
+        for (std::size_t b = r.begin(); b != r.end(); ++b) {
+            const int x0 = static_cast<int>(b % bx) * kBrickDim, y0 = static_cast<int>((b / bx) % by) * kBrickDim,
+                      z0 = static_cast<int>(b / (bx * by)) * kBrickDim;
+            auto at = [&](int dx, int dy, int dz) {
+                return (static_cast<std::size_t>(z0 + dz) * ny + static_cast<std::size_t>(y0 + dy)) * nx +
+                       static_cast<std::size_t>(x0 + dx);
+            };
+            const int ex = std::min<int>(kBrickDim, static_cast<int>(nx) - x0), ey = std::min<int>(kBrickDim, static_cast<int>(ny) - y0),
+                      ez = std::min<int>(kBrickDim, static_cast<int>(nz) - z0);
+            nearest.begin(x0, y0, z0);
+            for (int dz = 0; dz < ez; ++dz)
+                for (int dy = 0; dy < ey; ++dy)
+                    for (int dx = 0; dx < ex; ++dx)
+                        if (std::abs(layers[at(dx, dy, dz)]) <= band) nearest.add(dx, dy, dz);
+            for (const BrickNearest::Hit& hit : nearest.run()) {
+                const int dx = hit.offset & 7, dy = (hit.offset >> 3) & 7, dz = hit.offset >> 6;
+                const std::size_t v = at(dx, dy, dz);
+                const Vec3d c = grid.center(x0 + dx, y0 + dy, z0 + dz);
+                const ClosestPoint& cp = hit.closest;
+                const std::uint32_t tri = bvh.triangle_at(hit.slot);
+                const Vec3d u = (cp.point - grid.origin) * (1 / vs);
+                ps.px[v] = static_cast<float>(u.x), ps.py[v] = static_cast<float>(u.y), ps.pz[v] = static_cast<float>(u.z);
+                ps.tri[v] = tri;
+                double d = hit.distance;
+                if (layers[v] == 0) {
+                    const Vec3d nrm = normals.at(tri, cp) * orient;
+                    if (dot(c - cp.point, nrm) > 0) d = -d;
                 }
+                out.values[v] = d;
+                ++count;
             }
+        }
+        exact.fetch_add(count, std::memory_order_relaxed);
     });
-    for (std::size_t c : band_count) out.exact_voxels += c;
+    out.exact_voxels = exact.load();
     out.seconds_exact = seconds_since(t0);
     progress.report("distance", 0.3);
 

@@ -5,11 +5,12 @@
 // distance from its centre to the mesh, inside positive, world units; optionally the unit
 // gradient (towards increasing distance, i.e. deeper inside). Sign from the layers; on surface
 // voxels from the angle-weighted pseudo-normal at the closest feature.
-// Accuracy: exact (BVH closest point) within 3 voxels of the surface; beyond, the exact distance
-// to a propagated triangle, an upper bound measured within 0.25 voxel of the truth on the
-// reference meshes. Cost: BVH queries for the band, a few raster passes beyond it (13 point
-// distances per voxel, and an exact point-triangle test where the nearest neighbour holds another
-// triangle). Memory: 16 bytes per voxel while working plus the output.
+// Accuracy: exact (the BVH query's closest point, found brick by brick) within 3 voxels of the
+// surface; beyond, the exact distance to a propagated triangle, an upper bound measured within 0.25
+// voxel of the truth on the reference meshes. Cost: one BVH query and a candidate scan per brick for
+// the band, a few raster passes beyond it (13 point distances per voxel, and an exact point-triangle
+// test where the nearest neighbour holds another triangle). Memory: 16 bytes per voxel while
+// working plus the output.
 // Threads: TBB, the same result for any thread count. Method and measurements:
 // docs/distance-method.md.
 #include <array>

@@ -1,0 +1,66 @@
+#pragma once
+// Exact nearest triangles for the voxels of one 8^3 brick (internal to lib/distance; used by the
+// dense field's exact band, distance.cpp, and by the narrow band, band_distance.cpp). Method: one
+// BVH query at the centre c of the brick's chosen voxels gives d_c; every chosen voxel v lies within
+// d_c + |v - c| <= d_c + h of the mesh (h: the half diagonal of the voxels' box), so its closest
+// triangle lies within R = d_c + 2h of c. The triangles within R of c (found through the BVH, exact
+// point-triangle distances) are the brick's candidates, sorted by their distance to c; each 4^3
+// sub-block keeps those within d' + 2h' of its own centre, sorted likewise; a voxel scans them in
+// that order, starting from its predecessor's closest triangle, skips a candidate whose box is
+// farther than the best distance so far, and stops at the first whose distance to the centre, less
+// |v - centre|, exceeds it. The result is the minimum of the same point-triangle distances the BVH
+// query takes its minimum over, so the same value, bit for bit.
+// Ties (several triangles at the same minimal squared distance): with `bvh_ties`, the triangle the
+// BVH query (TriangleBvh::closest, any bound) returns, i.e. the first of them in its depth-first
+// nearer-child-first order for that voxel; without, the first met in the scan.
+// Thread use: one BrickNearest per thread over a shared NearestIndex.
+#include <array>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "geometry/bvh.hpp"
+#include "voxel/brick.hpp"
+#include "voxel/grid.hpp"
+
+namespace hp {
+
+struct NearestIndex {
+    NearestIndex(const TriangleBvh& bvh, const GridSpec& grid, bool bvh_ties);
+    const TriangleBvh& bvh;
+    const GridSpec& grid;
+    bool bvh_ties;
+    std::vector<std::uint32_t> first_slot, last_slot;  // per BVH node: the slots of its leaves (bvh_ties only)
+    // True when the BVH query at x meets slot a before slot b (a != b).
+    bool before(const Vec3d& x, std::uint32_t a, std::uint32_t b) const;
+};
+
+class BrickNearest {
+public:
+    struct Hit {
+        std::uint16_t offset;  // dx | dy << 3 | dz << 6
+        std::uint32_t slot;    // BVH leaf slot of the nearest triangle
+        double distance;
+        ClosestPoint closest;  // on that triangle
+    };
+    explicit BrickNearest(const NearestIndex& index) : ix_(index) {}
+    void begin(int x0, int y0, int z0);  // a new brick, voxel (x0, y0, z0) at its corner
+    void add(int dx, int dy, int dz);    // a voxel of it to compute
+    // The added voxels' nearest triangles and distances (by sub-block, in the order added).
+    const std::vector<Hit>& run();
+
+private:
+    void gather(const Vec3d& c, double reach);
+    const NearestIndex& ix_;
+    int x0_ = 0, y0_ = 0, z0_ = 0;
+    std::array<std::vector<std::uint16_t>, 8> voxels_;  // per 4^3 sub-block
+    int lo_[9][3], hi_[9][3];                           // voxel boxes: sub-blocks 0..7, brick 8
+    // The brick's candidates, sorted by distance to its centre (then by slot).
+    std::vector<std::pair<double, std::uint32_t>> sorted_;
+    std::vector<std::uint32_t> slot_;
+    std::vector<Aabb> box_;
+    std::vector<std::pair<double, std::uint32_t>> sub_;
+    std::vector<Hit> hits_;
+};
+
+}  // namespace hp
