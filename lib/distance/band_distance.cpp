@@ -19,7 +19,6 @@
 #include "distance/brick_nearest.hpp"
 #include "distance/distance.hpp"
 #include "geometry/bvh.hpp"
-#include "geometry/pseudo_normals.hpp"
 
 namespace hp {
 
@@ -42,16 +41,10 @@ BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, const Brick
         f.tile[b] = t > 0 ? vfar : (t < 0 ? -vfar : V(0));
         const double tv = t > 0 ? far : (t < 0 ? -far : 0.0);
         out.min = std::min(out.min, tv), out.max = std::max(out.max, tv);
-        if (layers.index[b] == BrickField<L>::kTile && std::abs(t) < band)
-            fail_input("", "the voxelmap has a constant block of layer " + std::to_string(t) + " inside the band of " +
-                               std::to_string(band) + " voxels; make it with haptic-voxelize --band " + std::to_string(band));
     }
+    require_band_bricks(layers, band);
     const TriangleBvh bvh(mesh);
-    const PseudoNormals normals(mesh);
-    double volume = 0;
-    for (const auto& t : mesh.triangles)
-        volume += dot(mesh.vertices[t[0]], cross(mesh.vertices[t[1]], mesh.vertices[t[2]]));
-    const double orient = volume < 0 ? -1.0 : 1.0;
+    const NearestSign signs(mesh);
     const NearestIndex index(bvh, grid, false);
     auto t0 = Clock::now();
     const std::size_t blocks = f.block_count();
@@ -85,12 +78,8 @@ BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, const Brick
             for (const BrickNearest::Hit& hit : nearest.run()) {
                 const std::uint16_t o = hit.offset;
                 const int layer = lay[o];
-                double sign = layer > 0 ? 1.0 : -1.0;
-                if (layer == 0) {
-                    const Vec3d x = grid.center(x0 + (o & 7), y0 + ((o >> 3) & 7), z0 + (o >> 6));
-                    const Vec3d nrm = normals.at(bvh.triangle_at(hit.slot), hit.closest) * orient;
-                    sign = dot(x - hit.closest.point, nrm) > 0 ? -1.0 : 1.0;
-                }
+                const double sign = signs(layer, bvh.triangle_at(hit.slot), hit.closest,
+                                          grid.center(x0 + (o & 7), y0 + ((o >> 3) & 7), z0 + (o >> 6)));
                 out_v[o] = static_cast<V>(sign * hit.distance);
                 vmin = std::min(vmin, sign * hit.distance), vmax = std::max(vmax, sign * hit.distance);
                 ++n;

@@ -3,32 +3,33 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "core/error.hpp"
 
 namespace hp {
 
 NearestIndex::NearestIndex(const TriangleBvh& b, const GridSpec& g, bool ties) : bvh(b), grid(g), bvh_ties(ties) {
-    if (!bvh_ties || bvh.nodes().empty()) return;
-    const auto& nodes = bvh.nodes();
-    first_slot.assign(nodes.size(), UINT32_MAX);
-    last_slot.assign(nodes.size(), 0);
-    // Post-order over an explicit stack: (node, children done).
-    std::vector<std::pair<std::uint32_t, bool>> stack{{0, false}};
-    while (!stack.empty()) {
-        const auto [n, done] = stack.back();
-        stack.pop_back();
-        const auto& node = nodes[n];
-        if (node.leaf()) {
-            first_slot[n] = node.first, last_slot[n] = node.first + node.count - 1;
-        } else if (!done) {
-            stack.emplace_back(n, true);
-            stack.emplace_back(node.first, false);
-            stack.emplace_back(node.first + 1, false);
-        } else {
-            first_slot[n] = std::min(first_slot[node.first], first_slot[node.first + 1]);
-            last_slot[n] = std::max(last_slot[node.first], last_slot[node.first + 1]);
-        }
-    }
+    if (bvh_ties) slots = bvh.slot_ranges();
 }
+
+NearestSign::NearestSign(const TriMesh& mesh) : normals_(mesh) {
+    double volume = 0;
+    for (const auto& t : mesh.triangles)
+        volume += dot(mesh.vertices[t[0]], cross(mesh.vertices[t[1]], mesh.vertices[t[2]]));
+    orient_ = volume < 0 ? -1.0 : 1.0;
+}
+
+template <class L>
+void require_band_bricks(const BrickField<L>& layers, int band) {
+    for (std::size_t b = 0; b < layers.block_count(); ++b)
+        if (layers.index[b] == BrickField<L>::kTile && std::abs(static_cast<int>(layers.tile[b])) < band)
+            fail_input("", "the voxelmap has a constant block of layer " + std::to_string(layers.tile[b]) + " inside the band of " +
+                               std::to_string(band) + " voxels; make it with haptic-voxelize --band " + std::to_string(band));
+}
+template void require_band_bricks<std::int16_t>(const BrickField<std::int16_t>&, int);
+template void require_band_bricks<std::int32_t>(const BrickField<std::int32_t>&, int);
 
 bool NearestIndex::before(const Vec3d& x, std::uint32_t a, std::uint32_t b) const {
     const auto& nodes = bvh.nodes();
@@ -37,7 +38,7 @@ bool NearestIndex::before(const Vec3d& x, std::uint32_t a, std::uint32_t b) cons
         const auto& node = nodes[n];
         if (node.leaf()) return a < b;  // one leaf: scanned in slot order
         const std::uint32_t l = node.first, r = l + 1;
-        const bool al = a >= first_slot[l] && a <= last_slot[l], bl = b >= first_slot[l] && b <= last_slot[l];
+        const bool al = a >= slots.begin[l] && a < slots.end[l], bl = b >= slots.begin[l] && b < slots.end[l];
         if (al == bl) {
             n = al ? l : r;
             continue;

@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "geometry/bvh.hpp"
+#include "geometry/pseudo_normals.hpp"
+#include "mesh/mesh.hpp"
 #include "voxel/brick.hpp"
 #include "voxel/grid.hpp"
 
@@ -30,10 +32,38 @@ struct NearestIndex {
     const TriangleBvh& bvh;
     const GridSpec& grid;
     bool bvh_ties;
-    std::vector<std::uint32_t> first_slot, last_slot;  // per BVH node: the slots of its leaves (bvh_ties only)
+    TriangleBvh::SlotRanges slots;  // per BVH node: the slots of its leaves (bvh_ties only)
     // True when the BVH query at x meets slot a before slot b (a != b).
     bool before(const Vec3d& x, std::uint32_t a, std::uint32_t b) const;
 };
+
+// The fields' signs (inside positive) and unit gradients at a voxel's nearest triangle, shared by
+// the dense field, the narrow band and the band's gradients so that all three agree bit for bit.
+class NearestSign {
+public:
+    explicit NearestSign(const TriMesh& mesh);
+    // The layer's sign; on a surface voxel (layer 0) the angle-weighted pseudo-normal's at the closest
+    // point cp on `triangle` (outward by the mesh's orientation), for the voxel centre c.
+    double operator()(int layer, std::uint32_t triangle, const ClosestPoint& cp, const Vec3d& c) const {
+        if (layer != 0) return layer > 0 ? 1.0 : -1.0;
+        return dot(c - cp.point, normals_.at(triangle, cp) * orient_) > 0 ? -1.0 : 1.0;
+    }
+    // Towards increasing signed distance (deeper inside) at c, whose distance to cp is d and whose
+    // sign is `sign`; on the surface itself (d below 1e-12 voxel sizes) the inward pseudo-normal.
+    Vec3d gradient(double sign, double d, double voxel_size, std::uint32_t triangle, const ClosestPoint& cp,
+                   const Vec3d& c) const {
+        return d > 1e-12 * voxel_size ? (cp.point - c) * (-sign / d) : normals_.at(triangle, cp) * (-orient_);
+    }
+
+private:
+    PseudoNormals normals_;
+    double orient_;  // -1 for an inward-wound mesh (negative signed volume): flips the pseudo-normals
+};
+
+// Refuses (exit 3) a band voxelmap with a constant block inside the band: it was not made with
+// haptic-voxelize --band `band`.
+template <class L>
+void require_band_bricks(const BrickField<L>& layers, int band);
 
 class BrickNearest {
 public:

@@ -14,7 +14,6 @@
 #include "core/error.hpp"
 #include "distance/brick_nearest.hpp"
 #include "geometry/bvh.hpp"
-#include "geometry/pseudo_normals.hpp"
 
 namespace hp {
 
@@ -168,11 +167,7 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
             std::vector<float>(n), std::vector<float>(n), std::vector<std::uint32_t>(n, UINT32_MAX)};
 
     TriangleBvh bvh(mesh);
-    PseudoNormals normals(mesh);
-    double volume = 0;
-    for (const auto& t : mesh.triangles)
-        volume += dot(mesh.vertices[t[0]], cross(mesh.vertices[t[1]], mesh.vertices[t[2]]));
-    const double orient = volume < 0 ? -1.0 : 1.0;  // inward-wound meshes: flip the pseudo-normals
+    const NearestSign signs(mesh);
 
     // Exact band, brick by brick (distance/brick_nearest.hpp), parallel over 8^3 bricks; ties
     // between equidistant triangles resolve as the BVH query's would.
@@ -207,12 +202,7 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
                 const Vec3d u = (cp.point - grid.origin) * (1 / vs);
                 ps.px[v] = static_cast<float>(u.x), ps.py[v] = static_cast<float>(u.y), ps.pz[v] = static_cast<float>(u.z);
                 ps.tri[v] = tri;
-                double d = hit.distance;
-                if (layers[v] == 0) {
-                    const Vec3d nrm = normals.at(tri, cp) * orient;
-                    if (dot(c - cp.point, nrm) > 0) d = -d;
-                }
-                out.values[v] = d;
+                out.values[v] = layers[v] == 0 ? signs(0, tri, cp, c) * hit.distance : hit.distance;
                 ++count;
             }
         }
@@ -257,7 +247,7 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
                     if (!options.gradient) continue;
                     const auto& f = mesh.triangles[ps.tri[v]];
                     ClosestPoint cp = closest_point_on_triangle(c, mesh.vertices[f[0]], mesh.vertices[f[1]], mesh.vertices[f[2]]);
-                    Vec3d g = d > 1e-12 * vs ? (cp.point - c) * (-sign / d) : normals.at(ps.tri[v], cp) * (-orient);
+                    const Vec3d g = signs.gradient(sign, d, vs, ps.tri[v], cp, c);
                     // Outside (sign -1): towards the surface; inside: away from it. Both increase V.
                     out.gradient[3 * v] = static_cast<float>(g.x);
                     out.gradient[3 * v + 1] = static_cast<float>(g.y);
