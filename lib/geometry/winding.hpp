@@ -10,7 +10,9 @@
 // Cost: build O(n log n); a query O(log n) far clusters plus tens of triangles. Thread-safe; the
 // batch call (TBB) gives the same result for any thread count.
 // The expansion and its error bound: docs/geometry.md.
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -69,11 +71,36 @@ private:
     FastWinding fast_;
 };
 
+// The exact winding number, hierarchically (Jacobson et al. 2013): a BVH node whose box does not
+// hold the point contributes what the cone from its box centre over its boundary edges
+// contributes, negated (the patch and that cap form a closed surface inside the box, whose
+// winding number is 0 outside it); so far nodes cost their boundary edges, not their triangles.
+// value(): winding_number() up to rounding. inside(): |w| > 0.5, the plain sum deciding within
+// kRoundingGuard of 1/2, so that the bit is always winding_number()'s.
+// Cost: build O(n log n) (a BVH and every inner node's net boundary); a query O(log n) nodes plus
+// their boundary edges. Thread-safe; the mesh must outlive this object.
+class BoundaryWinding {
+public:
+    explicit BoundaryWinding(const TriMesh& mesh);
+    double value(const Vec3d& p) const;
+    bool inside(const Vec3d& p) const;
+
+private:
+    static constexpr double kRoundingGuard = 1e-6;
+    const TriMesh& mesh_;
+    TriangleBvh bvh_;
+    std::vector<std::uint32_t> first_;                 // node n's boundary: edges_[first_[n], first_[n + 1])
+    std::vector<std::array<std::uint32_t, 2>> edges_;  // directed vertex pairs
+    std::vector<char> capped_;                         // inner node with a (cheaper) boundary
+};
+
 // Bound on |WindingTree - winding_number| used for exact re-evaluation near the 0.5 threshold
 // (2.5 times the worst error measured at beta 3).
 inline constexpr double kWindingTolerance = 0.1;
 
 // |w| > 0.5 at p: the tree's value, or the exact sum when the tree's is within the tolerance.
 bool inside_by_winding(const WindingTree& tree, const TriMesh& mesh, const Vec3d& p);
+// The same bit, the exact case from the hierarchical sum.
+bool inside_by_winding(const WindingTree& tree, const BoundaryWinding& exact, const Vec3d& p);
 
 }  // namespace hp

@@ -5,7 +5,7 @@
 //      brick of working cells (work.hpp's encoding: (distance << 1) | inside, surface 0);
 //   3. the inside bit of every brick voxel and of one voxel per tiled block: x-row crossing parity
 //      (crossings.cpp, the scanline rule; counts per brick row by one search and a walk) or the
-//      winding number (as fill.cpp's inside_by_winding, the exact sum evaluated hierarchically);
+//      winding number (inside_by_winding with geometry/winding.hpp's BoundaryWinding);
 //   4. layers: breadth-first search of depth B from the surface voxels through the bricks, under
 //      the dense sweeps' side rule (a step may leave a surface voxel to either side, never cross
 //      inside/outside), which gives the same distances as the sweeps of layers.cpp up to B; run
@@ -19,7 +19,6 @@
 #include <atomic>
 #include <array>
 #include <cmath>
-#include <numbers>
 
 #include <tbb/blocked_range.h>
 #include <tbb/combinable.h>
@@ -31,7 +30,6 @@
 #include "geometry/sat.hpp"
 #include "geometry/bvh.hpp"
 #include "geometry/winding.hpp"
-#include "math/solid_angle.hpp"
 #include "voxel/work.hpp"
 
 namespace hp {
@@ -62,106 +60,6 @@ struct Band {
 };
 
 std::uint64_t linear(const GridSpec& g, int i, int j, int k) { return g.index(i, j, k); }
-
-// The exact winding number, hierarchically (Jacobson et al. 2013): a BVH node whose box does not
-// hold the point contributes what the cone from its box centre over its boundary
-// edges contributes, negated (the patch and that cap form a closed surface inside the box, whose
-// winding number is 0 outside it); so far nodes cost their boundary edges, not their triangles.
-// The same value as winding_number() up to rounding; within kRoundingGuard of 1/2 the plain sum
-// decides, so that the inside bit is always the plain sum's.
-class BoundaryWinding {
-public:
-    explicit BoundaryWinding(const TriMesh& mesh) : mesh_(mesh), bvh_(mesh) {
-        const auto& nodes = bvh_.nodes();
-        const auto ranges = bvh_.slot_ranges();
-        const auto &begin = ranges.begin, &end = ranges.end;
-        // Per inner node: its net boundary (directed edges a -> b with the multiplicity that
-        // does not cancel inside the node), sorted, so that the result is deterministic.
-        std::vector<std::vector<std::array<std::uint32_t, 2>>> edges(nodes.size());
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes.size(), 16), [&](const tbb::blocked_range<std::size_t>& r) {
-            std::vector<std::pair<std::uint64_t, int>> e;
-            for (std::size_t n = r.begin(); n != r.end(); ++n) {
-                if (nodes[n].leaf()) continue;
-                e.clear();
-                for (std::uint32_t sl = begin[n]; sl < end[n]; ++sl) {
-                    const auto& t = mesh_.triangles[bvh_.triangle_at(sl)];
-                    for (int c = 0; c < 3; ++c) {
-                        const std::uint32_t a = t[static_cast<std::size_t>(c)], b = t[static_cast<std::size_t>((c + 1) % 3)];
-                        if (a == b) continue;
-                        e.push_back(a < b ? std::pair{(std::uint64_t{a} << 32) | b, 1} : std::pair{(std::uint64_t{b} << 32) | a, -1});
-                    }
-                }
-                std::sort(e.begin(), e.end());
-                auto& out = edges[n];
-                for (std::size_t x = 0; x < e.size();) {
-                    std::size_t y = x;
-                    int m = 0;
-                    for (; y < e.size() && e[y].first == e[x].first; ++y) m += e[y].second;
-                    const std::uint32_t lo = static_cast<std::uint32_t>(e[x].first >> 32), hi = static_cast<std::uint32_t>(e[x].first);
-                    for (int c = 0; c < std::abs(m); ++c) out.push_back(m > 0 ? std::array{lo, hi} : std::array{hi, lo});
-                    x = y;
-                }
-                if (out.size() >= end[n] - begin[n]) out.clear(), out.shrink_to_fit();  // cheaper by triangles
-            }
-        });
-        first_.assign(nodes.size() + 1, 0);
-        for (std::size_t n = 0; n < nodes.size(); ++n) first_[n + 1] = first_[n] + static_cast<std::uint32_t>(edges[n].size());
-        edges_.reserve(first_.back());
-        for (auto& v : edges) edges_.insert(edges_.end(), v.begin(), v.end());
-        capped_.resize(nodes.size());
-        for (std::size_t n = 0; n < nodes.size(); ++n) capped_[n] = !nodes[n].leaf() && first_[n + 1] > first_[n];
-    }
-
-    bool inside(const Vec3d& p) const {
-        const double w = std::abs(value(p));
-        if (std::abs(w - 0.5) < kRoundingGuard) return std::abs(winding_number(mesh_, p)) > 0.5;
-        return w > 0.5;
-    }
-
-    double value(const Vec3d& p) const {
-        const auto& nodes = bvh_.nodes();
-        double total = 0;
-        std::uint32_t stack[2 * TriangleBvh::kMaxDepth + 2];
-        int top = 0;
-        stack[top++] = 0;
-        while (top > 0) {
-            const std::uint32_t n = stack[--top];
-            const auto& node = nodes[n];
-            if (node.leaf()) {
-                for (std::uint32_t sl = node.first; sl < node.first + node.count; ++sl) {
-                    const auto& c = bvh_.corners_at(sl);
-                    total += solid_angle(p, c[0], c[1], c[2]);
-                }
-                continue;
-            }
-            if (capped_[n] && outside_box(node.box, p)) {
-                const Vec3d o = node.box.center();
-                for (std::uint32_t e = first_[n]; e < first_[n + 1]; ++e)
-                    total += solid_angle(p, o, mesh_.vertices[edges_[e][0]], mesh_.vertices[edges_[e][1]]);
-                continue;
-            }
-            stack[top++] = node.first;
-            stack[top++] = node.first + 1;
-        }
-        return total / (4 * std::numbers::pi);
-    }
-
-private:
-    static constexpr double kRoundingGuard = 1e-6;
-    // Strictly outside, by a margin relative to the box, so that p never lies on the cap.
-    static bool outside_box(const Aabb& b, const Vec3d& p) {
-        const Vec3d size = b.size();
-        const double margin = 1e-9 * (size.x + size.y + size.z) + 1e-300;
-        for (int a = 0; a < 3; ++a)
-            if (p[a] < b.min[a] - margin || p[a] > b.max[a] + margin) return true;
-        return false;
-    }
-    const TriMesh& mesh_;
-    TriangleBvh bvh_;
-    std::vector<std::uint32_t> first_;
-    std::vector<std::array<std::uint32_t, 2>> edges_;
-    std::vector<char> capped_;
-};
 
 }  // namespace
 

@@ -69,11 +69,12 @@ std::size_t fill_vote(const TriMesh& mesh, Work& w, const Progress& progress, st
     by_winding = open.size();
     if (!open.empty()) {
         const WindingTree winding(mesh);
+        const BoundaryWinding exact(mesh);
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, open.size(), 16), [&](const tbb::blocked_range<std::size_t>& r) {
             for (std::size_t u = r.begin(); u != r.end(); ++u) {
                 std::size_t idx = open[u], k = idx / w.slice, o = idx % w.slice;
                 int j = static_cast<int>(o / w.nx), i = static_cast<int>(o % w.nx);
-                if (inside_by_winding(winding, mesh, w.grid.center(i, j, static_cast<int>(k)))) w.cells[k][o] |= 1;
+                if (inside_by_winding(winding, exact, w.grid.center(i, j, static_cast<int>(k)))) w.cells[k][o] |= 1;
             }
         });
     }
@@ -212,19 +213,43 @@ HybridCounts fill_hybrid(const TriMesh& mesh, Work& w, const Progress& progress)
     for (std::size_t k0 = 0; k0 < w.nz; k0 += block) {
         const std::size_t k1 = std::min(w.nz, k0 + block);
         tbb::parallel_for(tbb::blocked_range<std::size_t>(k0, k1), [&](const tbb::blocked_range<std::size_t>& r) {
+            // The x and y rows' counts by walks (x along the voxel's row, y along the rows of the
+            // slice's columns, one cursor per column), the z rows' by search: lower_bound's counts.
+            const CrossingTable &tx_table = tables[0], &ty_table = tables[1];
+            std::vector<std::uint64_t> ycur(w.nx);
             for (std::size_t k = r.begin(); k != r.end(); ++k) {
                 HybridCounts& n = per_slice[k];
                 const std::size_t c = az.cell[k];
                 const double tz = az.t[k];
+                for (std::size_t i = 0; i < w.nx; ++i) ycur[i] = ty_table.offsets[k + ty_table.nu * i];
                 for (std::size_t j = 0; j < w.ny; ++j) {
                     const std::size_t b = ay.cell[j];
                     const double ty = ay.t[j];
                     std::uint16_t* row = &w.cells[k][j * w.nx];
+                    const double yc = g.origin[1] + (static_cast<double>(j) + 0.5) * g.voxel_size;
+                    const std::size_t xrow = j + tx_table.nu * k;
+                    const std::uint64_t xbegin = tx_table.offsets[xrow], xend = tx_table.offsets[xrow + 1];
+                    const bool xeven = ((xend - xbegin) & 1) == 0;
+                    std::uint64_t xcur = xbegin;
                     for (std::size_t i = 0; i < w.nx; ++i) {
                         if (row[i] == 0) continue;
                         int count[3], signed_c[3];
                         bool even[3];
-                        for (int d = 0; d < 3; ++d) signed_c[d] = signed_count(d, i, j, k, count[d], even[d]);
+                        const double xc = g.origin[0] + (static_cast<double>(i) + 0.5) * g.voxel_size;
+                        while (xcur < xend && tx_table.xs[xcur] < xc) ++xcur;
+                        count[0] = static_cast<int>(xcur - xbegin);
+                        signed_c[0] = xcur == xbegin ? 0 : tx_table.winding_after[xcur - 1];
+                        even[0] = xeven;
+                        {
+                            const std::size_t yrow = k + ty_table.nu * i;
+                            const std::uint64_t ybegin = ty_table.offsets[yrow], yend = ty_table.offsets[yrow + 1];
+                            std::uint64_t& yp = ycur[i];
+                            while (yp < yend && ty_table.xs[yp] < yc) ++yp;
+                            count[1] = static_cast<int>(yp - ybegin);
+                            signed_c[1] = yp == ybegin ? 0 : ty_table.winding_after[yp - 1];
+                            even[1] = ((yend - ybegin) & 1) == 0;
+                        }
+                        signed_c[2] = signed_count(2, i, j, k, count[2], even[2]);
                         const bool unanimous = even[0] && even[1] && even[2] && (count[0] & 1) == (count[1] & 1) &&
                                                (count[1] & 1) == (count[2] & 1);
                         const std::size_t a = ax.cell[i];
@@ -284,6 +309,7 @@ HybridCounts fill_hybrid(const TriMesh& mesh, Work& w, const Progress& progress)
 
 void fill_winding(const TriMesh& mesh, Work& w, const Progress& progress) {
     const WindingTree winding(mesh);
+    const BoundaryWinding exact(mesh);
     // Blocks of about 1/32 of the slices in turn, the rows of a block in parallel, so that the
     // calling thread reports progress between blocks (core/progress.hpp).
     const std::size_t block = std::max<std::size_t>(1, w.nz / 32);
@@ -296,7 +322,7 @@ void fill_winding(const TriMesh& mesh, Work& w, const Progress& progress) {
                 for (std::size_t i = 0; i < w.nx; ++i) {
                     if (cells[i] == 0) continue;
                     const Vec3d centre = w.grid.center(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k));
-                    if (inside_by_winding(winding, mesh, centre)) cells[i] |= 1;
+                    if (inside_by_winding(winding, exact, centre)) cells[i] |= 1;
                 }
             }
         });

@@ -1,5 +1,6 @@
 #include "geometry/winding.hpp"
 
+#include <array>
 #include <filesystem>
 #include <random>
 
@@ -159,5 +160,48 @@ TEST(Winding, WindingTreeClassifiesLikeTheExactSumOnSampleMeshes) {
         }
         EXPECT_LT(worst, 0.05) << name;
         EXPECT_LT(worst, hp::kWindingTolerance) << name;
+    }
+}
+
+TEST(BoundaryWinding, EqualsThePlainSumNearOpenMeshes) {
+    // An open hemisphere (rim: the equator; w is near 1/2 across its opening) and a sphere with a
+    // band of triangles removed (two rims), fine enough that the BVH has many inner nodes whose
+    // boundary replaces their triangles: points near the surface, near the rims and across the
+    // openings. The value must match the plain sum to rounding, the inside bit exactly.
+    hp::TriMesh holed = hp::test::uv_sphere(24, 32);
+    std::vector<std::array<std::uint32_t, 3>> kept;
+    for (std::size_t t = 0; t < holed.triangles.size(); ++t) {
+        const auto& tri = holed.triangles[t];
+        const double z = (holed.vertices[tri[0]].z + holed.vertices[tri[1]].z + holed.vertices[tri[2]].z) / 3;
+        if (std::abs(z - 0.2) > 0.15) kept.push_back(tri);
+    }
+    ASSERT_LT(kept.size(), holed.triangles.size());
+    holed.triangles = kept;
+    std::mt19937 rng(17);
+    std::uniform_real_distribution<double> u(0, 1), off(-0.08, 0.08);
+    for (const hp::TriMesh* mesh : std::array<const hp::TriMesh*, 2>{&holed, nullptr}) {
+        const hp::TriMesh hemi = hp::test::uv_sphere(24, 32, true);
+        const hp::TriMesh& m = mesh ? *mesh : hemi;
+        const hp::BoundaryWinding exact(m);
+        const hp::WindingTree tree(m);
+        int near_half = 0, inside = 0;
+        for (int n = 0; n < 3000; ++n) {
+            // A random point of a random triangle, moved off it by up to 0.08 along each axis.
+            const auto& tri = m.triangles[static_cast<std::size_t>(u(rng) * static_cast<double>(m.triangles.size())) % m.triangles.size()];
+            double a = u(rng), b = u(rng);
+            if (a + b > 1) a = 1 - a, b = 1 - b;
+            const Vec3d on = m.vertices[tri[0]] + (m.vertices[tri[1]] - m.vertices[tri[0]]) * a + (m.vertices[tri[2]] - m.vertices[tri[0]]) * b;
+            const Vec3d p = n % 3 == 0 ? Vec3d{off(rng) * 10, off(rng) * 10, 0.2 + off(rng)}  // across the openings
+                                       : on + Vec3d{off(rng), off(rng), off(rng)};
+            const double plain = hp::winding_number(m, p), value = exact.value(p);
+            ASSERT_NEAR(value, plain, 1e-9) << n;
+            ASSERT_EQ(exact.inside(p), std::abs(plain) > 0.5) << n;
+            ASSERT_EQ(hp::inside_by_winding(tree, exact, p), std::abs(plain) > 0.5) << n;
+            near_half += std::abs(std::abs(plain) - 0.5) < hp::kWindingTolerance;
+            inside += std::abs(plain) > 0.5;
+        }
+        EXPECT_GT(near_half, 50);
+        EXPECT_GT(inside, 300);
+        EXPECT_LT(inside, 2700);
     }
 }
