@@ -1,6 +1,7 @@
 #include "geometry/winding.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cmath>
 #include <numbers>
@@ -63,6 +64,13 @@ FastWinding::FastWinding(const TriangleBvh& bvh, double beta) : bvh_(bvh), beta_
     });
 }
 
+double FastWinding::far_term(const Cluster& c, const Vec3d& r, double rho2) {
+    const double inv2 = 1 / rho2, inv3 = inv2 / std::sqrt(rho2);
+    const double rmr = c.m[0] * r.x * r.x + c.m[1] * r.y * r.y + c.m[2] * r.z * r.z +
+                       2 * (c.m[3] * r.x * r.y + c.m[4] * r.y * r.z + c.m[5] * r.z * r.x);
+    return (dot(c.dipole, r) + c.trace) * inv3 - 3 * rmr * inv3 * inv2;
+}
+
 template <bool kCount>
 double FastWinding::evaluate(const Vec3d& q, Stats* stats) const {
     const auto& nodes = bvh_.nodes();
@@ -77,10 +85,7 @@ double FastWinding::evaluate(const Vec3d& q, Stats* stats) const {
         const Vec3d r = c.centre - q;
         const double rho2 = length2(r);
         if (rho2 >= c.accept2 && rho2 > 0) {
-            const double inv2 = 1 / rho2, inv3 = inv2 / std::sqrt(rho2);
-            const double rmr = c.m[0] * r.x * r.x + c.m[1] * r.y * r.y + c.m[2] * r.z * r.z +
-                               2 * (c.m[3] * r.x * r.y + c.m[4] * r.y * r.z + c.m[5] * r.z * r.x);
-            sum += (dot(c.dipole, r) + c.trace) * inv3 - 3 * rmr * inv3 * inv2;
+            sum += far_term(c, r, rho2);
             if constexpr (kCount) ++stats->far_clusters;
             continue;
         }
@@ -108,6 +113,52 @@ void FastWinding::at(std::span<const Vec3d> points, std::span<double> out) const
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, points.size(), 256), [&](const tbb::blocked_range<std::size_t>& range) {
         for (std::size_t i = range.begin(); i != range.end(); ++i) out[i] = evaluate<false>(points[i], nullptr);
     });
+}
+
+void FastWinding::at_packet(std::span<const Vec3d> points, std::span<double> out) const {
+    assert(points.size() <= kPacket && out.size() == points.size());
+    const std::size_t m = points.size();
+    double sum[kPacket];
+    std::fill(sum, sum + m, 0.0);
+    const auto& nodes = bvh_.nodes();
+    if (!nodes.empty() && m > 0) {
+        // Depth first as evaluate(), each entry with the points that still need the node: every
+        // point meets its clusters and triangles in evaluate()'s order, so its sum rounds alike.
+        struct Entry {
+            std::uint32_t node;
+            std::uint64_t mask;
+        };
+        Entry stack[TriangleBvh::kMaxDepth + 2];
+        int top = 0;
+        stack[top++] = {0, m == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << m) - 1};
+        while (top > 0) {
+            const Entry e = stack[--top];
+            const Cluster& c = clusters_[e.node];
+            std::uint64_t open = 0;
+            for (std::uint64_t bits = e.mask; bits != 0; bits &= bits - 1) {
+                const int i = std::countr_zero(bits);
+                const Vec3d r = c.centre - points[static_cast<std::size_t>(i)];
+                const double rho2 = length2(r);
+                if (rho2 >= c.accept2 && rho2 > 0) sum[i] += far_term(c, r, rho2);
+                else open |= std::uint64_t{1} << i;
+            }
+            if (open == 0) continue;
+            const TriangleBvh::Node& node = nodes[e.node];
+            if (node.leaf()) {
+                for (std::uint32_t s = node.first; s < node.first + node.count; ++s) {
+                    const auto& t = bvh_.corners_at(s);
+                    for (std::uint64_t bits = open; bits != 0; bits &= bits - 1) {
+                        const int i = std::countr_zero(bits);
+                        sum[i] += solid_angle(points[static_cast<std::size_t>(i)], t[0], t[1], t[2]);
+                    }
+                }
+                continue;
+            }
+            stack[top++] = {node.first + 1, open};
+            stack[top++] = {node.first, open};
+        }
+    }
+    for (std::size_t i = 0; i < m; ++i) out[i] = sum[i] / (4 * std::numbers::pi);
 }
 
 bool inside_by_winding(const WindingTree& tree, const TriMesh& mesh, const Vec3d& p) {

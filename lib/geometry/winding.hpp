@@ -36,6 +36,12 @@ public:
     // out[i] = at(points[i]), in parallel (TBB). Precondition: out.size() == points.size().
     void at(std::span<const Vec3d> points, std::span<double> out) const;
 
+    // The same values bit for bit as at(), for at most kPacket points walked through the tree
+    // together (one visit of a node for all points that need it, in at()'s order for each point):
+    // cheaper than one walk per point when the points are close together.
+    static constexpr std::size_t kPacket = 64;
+    void at_packet(std::span<const Vec3d> points, std::span<double> out) const;
+
     struct Stats {
         std::size_t far_clusters = 0, exact_triangles = 0;
     };
@@ -52,6 +58,8 @@ private:
     };
     template <bool kCount>
     double evaluate(const Vec3d& q, Stats* stats) const;
+    // The far cluster's expansion at q (unnormalized); c.centre - q = r, |r|^2 = rho2.
+    static double far_term(const Cluster& c, const Vec3d& r, double rho2);
 
     const TriangleBvh& bvh_;
     double beta_;

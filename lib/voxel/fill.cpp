@@ -10,8 +10,10 @@
 // hybrid O(voxels + crossings) plus the fast winding number at the lattice and near the rims.
 // Threads: TBB over slices or cells (flood is sequential); progress from the calling thread only.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <deque>
+#include <span>
 #include <utility>
 
 #include <tbb/blocked_range.h>
@@ -208,6 +210,16 @@ HybridCounts fill_hybrid(const TriMesh& mesh, Work& w, const Progress& progress)
     // Per voxel: the vote (unanimous when all three rows are even and agree) and w (interpolated
     // along every smooth axis of its cell; used when two or three agree within kAxesAgree and lie
     // clearly on one side of 1/2, else the fast tree at the centre).
+    // The inside bit from w: the unanimous vote where w is not decisive, else |w| > 1/2.
+    auto decide = [](HybridCounts& n, double wv, bool unanimous, bool odd) {
+        const double off = std::abs(std::abs(wv) - 0.5);
+        if (unanimous && off <= kDecisive - kFastError) {
+            ++n.by_vote;
+            return odd;  // the winding number is not decisive: the vote
+        }
+        ++n.by_winding;
+        return std::abs(wv) > 0.5;
+    };
     std::vector<HybridCounts> per_slice(w.nz);
     const std::size_t block = std::max<std::size_t>(1, w.nz / 16);
     for (std::size_t k0 = 0; k0 < w.nz; k0 += block) {
@@ -217,6 +229,13 @@ HybridCounts fill_hybrid(const TriMesh& mesh, Work& w, const Progress& progress)
             // slice's columns, one cursor per column), the z rows' by search: lower_bound's counts.
             const CrossingTable &tx_table = tables[0], &ty_table = tables[1];
             std::vector<std::uint64_t> ycur(w.nx);
+            struct Pending {
+                std::uint32_t i, j;
+                bool unanimous, odd;
+            };
+            std::vector<Pending> pending;
+            std::array<Vec3d, FastWinding::kPacket> centres;
+            std::array<double, FastWinding::kPacket> values;
             for (std::size_t k = r.begin(); k != r.end(); ++k) {
                 HybridCounts& n = per_slice[k];
                 const std::size_t c = az.cell[k];
@@ -277,22 +296,27 @@ HybridCounts fill_hybrid(const TriMesh& mesh, Work& w, const Progress& progress)
                             have = hi - lo <= kAxesAgree && std::abs(std::abs(lo) - 0.5) > kInterpMargin &&
                                    std::abs(std::abs(hi) - 0.5) > kInterpMargin && (std::abs(lo) > 0.5) == (std::abs(hi) > 0.5);
                         }
-                        if (!have) {
-                            wv = tree(g.center(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k)));
-                            ++n.evaluated;
+                        if (!have) {  // evaluated below, with the slice's other such voxels
+                            pending.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j), unanimous, (count[0] & 1) != 0});
+                            continue;
                         }
-                        const double off = std::abs(std::abs(wv) - 0.5);
-                        bool inside;
-                        if (unanimous && off <= kDecisive - kFastError) {
-                            inside = count[0] & 1;  // the winding number is not decisive: the vote
-                            ++n.by_vote;
-                        } else {
-                            inside = std::abs(wv) > 0.5;
-                            ++n.by_winding;
-                        }
-                        if (inside) row[i] |= 1;
+                        if (decide(n, wv, unanimous, (count[0] & 1) != 0)) row[i] |= 1;
                     }
                 }
+                // The fast winding number at the pending centres, in packets of neighbours in
+                // row order (one tree walk per packet; the same values as one walk per centre).
+                n.evaluated += pending.size();
+                for (std::size_t p0 = 0; p0 < pending.size(); p0 += FastWinding::kPacket) {
+                    const std::size_t m = std::min(FastWinding::kPacket, pending.size() - p0);
+                    for (std::size_t q = 0; q < m; ++q)
+                        centres[q] = g.center(static_cast<int>(pending[p0 + q].i), static_cast<int>(pending[p0 + q].j), static_cast<int>(k));
+                    tree.fast().at_packet(std::span<const Vec3d>(centres.data(), m), std::span<double>(values.data(), m));
+                    for (std::size_t q = 0; q < m; ++q) {
+                        const Pending& v = pending[p0 + q];
+                        if (decide(n, values[q], v.unanimous, v.odd)) w.cells[k][v.j * w.nx + v.i] |= 1;
+                    }
+                }
+                pending.clear();
             }
         });
         progress.report("fill", 0.5 + 0.5 * static_cast<double>(k1) / static_cast<double>(w.nz));

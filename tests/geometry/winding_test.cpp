@@ -205,3 +205,30 @@ TEST(BoundaryWinding, EqualsThePlainSumNearOpenMeshes) {
         EXPECT_LT(inside, 2700);
     }
 }
+
+TEST(FastWinding, PacketsGiveTheSameValuesBitForBit) {
+    // Packets of neighbours (a small grid near the rim of an open hemisphere, where clusters are
+    // opened for some points and not others), of scattered points, and of every size up to 64.
+    const hp::TriMesh hemi = hp::test::uv_sphere(24, 32, true);
+    const hp::TriangleBvh bvh(hemi);
+    const hp::FastWinding fast(bvh, 3.0);
+    std::mt19937 rng(23);
+    std::uniform_real_distribution<double> u(-1.2, 1.2), d(-0.05, 0.05);
+    std::size_t opened = 0;
+    for (int packet = 0; packet < 200; ++packet) {
+        const std::size_t m = 1 + static_cast<std::size_t>(packet) % hp::FastWinding::kPacket;
+        const bool scattered = packet % 2 == 1;
+        const Vec3d base{u(rng), u(rng), d(rng) * 4};
+        std::vector<Vec3d> points(m);
+        for (std::size_t i = 0; i < m; ++i)
+            points[i] = scattered ? Vec3d{u(rng), u(rng), u(rng)} : base + Vec3d{0.01 * static_cast<double>(i % 8), 0.01 * static_cast<double>(i / 8), d(rng)};
+        std::vector<double> out(m, -7.0);
+        fast.at_packet(points, out);
+        for (std::size_t i = 0; i < m; ++i) {
+            hp::FastWinding::Stats stats;
+            ASSERT_EQ(out[i], fast.at(points[i], stats)) << packet << " " << i;
+            opened += stats.exact_triangles > 0;
+        }
+    }
+    EXPECT_GT(opened, 500u);  // points near enough to the mesh that the walk opens leaves
+}
