@@ -64,7 +64,7 @@ FastWinding::FastWinding(const TriangleBvh& bvh, double beta) : bvh_(bvh), beta_
     });
 }
 
-double FastWinding::far_term(const Cluster& c, const Vec3d& r, double rho2) {
+[[gnu::always_inline]] inline double FastWinding::far_term(const Cluster& c, const Vec3d& r, double rho2) {
     const double inv2 = 1 / rho2, inv3 = inv2 / std::sqrt(rho2);
     const double rmr = c.m[0] * r.x * r.x + c.m[1] * r.y * r.y + c.m[2] * r.z * r.z +
                        2 * (c.m[3] * r.x * r.y + c.m[4] * r.y * r.z + c.m[5] * r.z * r.x);

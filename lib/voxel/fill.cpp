@@ -93,6 +93,7 @@ constexpr double kInterpMargin = 0.2;    // an interpolated w this far from 1/2 
 constexpr double kAxesAgree = 0.1;       // interpolations along two or three axes agree within this
 constexpr double kDecisive = 0.1;        // |w - 1/2| > this: the winding number decides
 constexpr double kFastError = 0.04;      // worst measured |fast - exact| at beta 3 (geometry/winding.hpp)
+constexpr double kBoundSlack = 1e-9;     // covers the rounding of a trilinear interpolation of values of order 1
 
 // Lattice positions along one axis of n voxels: 0, stride, 2 stride, ... and n - 1; per voxel its
 // cell (between positions c and c + 1) and its weight within the cell.
@@ -206,6 +207,21 @@ HybridCounts fill_hybrid(const TriMesh& mesh, Work& w, const Progress& progress)
                 }
             }
     for (auto& cv : curv) std::vector<double>().swap(cv);
+    // Per cell and axis the range of f over its corners (min, max).
+    std::vector<double> range[3];
+    for (int fa = 0; fa < 3; ++fa) {
+        range[fa].resize(2 * cx * cy * cz);
+        for (std::size_t c = 0; c < cz; ++c)
+            for (std::size_t b = 0; b < cy; ++b)
+                for (std::size_t a = 0; a < cx; ++a) {
+                    double lo = 1e300, hi = -1e300;
+                    for (int corner = 0; corner < 8; ++corner) {
+                        const double v = f[fa][((c + (corner >> 2 & 1)) * ly + b + (corner >> 1 & 1)) * lx + a + (corner & 1)];
+                        lo = std::min(lo, v), hi = std::max(hi, v);
+                    }
+                    range[fa][2 * ((c * cy + b) * cx + a)] = lo, range[fa][2 * ((c * cy + b) * cx + a) + 1] = hi;
+                }
+    }
 
     // Per voxel: the vote (unanimous when all three rows are even and agree) and w (interpolated
     // along every smooth axis of its cell; used when two or three agree within kAxesAgree and lie
@@ -252,8 +268,8 @@ HybridCounts fill_hybrid(const TriMesh& mesh, Work& w, const Progress& progress)
                     std::uint64_t xcur = xbegin;
                     for (std::size_t i = 0; i < w.nx; ++i) {
                         if (row[i] == 0) continue;
-                        int count[3], signed_c[3];
-                        bool even[3];
+                        int count[3] = {0, 0, 0}, signed_c[3] = {0, 0, 0};
+                        bool even[3] = {true, true, true};
                         const double xc = g.origin[0] + (static_cast<double>(i) + 0.5) * g.voxel_size;
                         while (xcur < xend && tx_table.xs[xcur] < xc) ++xcur;
                         count[0] = static_cast<int>(xcur - xbegin);
@@ -268,14 +284,37 @@ HybridCounts fill_hybrid(const TriMesh& mesh, Work& w, const Progress& progress)
                             signed_c[1] = yp == ybegin ? 0 : ty_table.winding_after[yp - 1];
                             even[1] = ((yend - ybegin) & 1) == 0;
                         }
-                        signed_c[2] = signed_count(2, i, j, k, count[2], even[2]);
+                        const std::size_t a = ax.cell[i], cell = (c * cy + b) * cx + a;
+                        const std::uint8_t mask = smooth_axes[cell];
+                        const bool interpolate = mask == 3 || mask == 5 || mask == 6 || mask == 7;
+                        if (!interpolate || (mask & 4)) signed_c[2] = signed_count(2, i, j, k, count[2], even[2]);
+                        if (interpolate) {
+                            // Every axis's interpolated w lies within signed_c + the cell's corner
+                            // range (to rounding, which kBoundSlack covers): where those bounds
+                            // settle the test below, its outcome, without interpolating.
+                            double lo = 1e300, hi = -1e300;
+                            for (std::size_t fa = 0; fa < 3; ++fa) {
+                                if (!(mask >> fa & 1)) continue;
+                                lo = std::min(lo, signed_c[fa] + range[fa][2 * cell]);
+                                hi = std::max(hi, signed_c[fa] + range[fa][2 * cell + 1]);
+                            }
+                            lo -= kBoundSlack, hi += kBoundSlack;
+                            if (hi - lo < kAxesAgree - kBoundSlack) {
+                                const double far = 0.5 + kInterpMargin, near = 0.5 - kInterpMargin;
+                                const bool in = lo > far || hi < -far, out = lo > -near && hi < near;
+                                if (in || out) {
+                                    ++n.by_winding;  // as decide() with the interpolated w
+                                    if (in) row[i] |= 1;
+                                    continue;
+                                }
+                            }
+                            if (!(mask & 4)) signed_c[2] = signed_count(2, i, j, k, count[2], even[2]);
+                        }
                         const bool unanimous = even[0] && even[1] && even[2] && (count[0] & 1) == (count[1] & 1) &&
                                                (count[1] & 1) == (count[2] & 1);
-                        const std::size_t a = ax.cell[i];
-                        const std::uint8_t mask = smooth_axes[(c * cy + b) * cx + a];
                         double wv = 0;
                         bool have = false;
-                        if (mask == 3 || mask == 5 || mask == 6 || mask == 7) {
+                        if (interpolate) {
                             const double tx = ax.t[i];
                             double lo = 1e300, hi = -1e300;
                             for (int fa = 0; fa < 3; ++fa) {
