@@ -482,22 +482,20 @@ bool overlap(const Aabb& a, const Aabb& b) {
            b.min.z <= a.max.z;
 }
 
-Contact sweep(const ExactMesh& fixed, const ExactMesh& moving, const RigidPose& start, const Motion& m,
-              const Options& opt) {
-    Contact best;
-    if (fixed.nodes().empty() || moving.nodes().empty()) return best;
-    const TriMesh& fm = fixed.mesh();
-    const TriMesh& mm = moving.mesh();
-    const Motion inv = m.inverse();
-    const double grow = opt.eps + 1e-12 * (fixed.nodes()[0].box.diagonal() + moving.nodes()[0].box.diagonal());
+// Walks the pairs of the two trees' nodes, the larger box split first. box_of(moving node's box)
+// places a moving box in the world (posed, or swept over a motion); skip(fixed box, that box)
+// prunes a pair; leaves(fixed leaf, moving leaf) handles two leaves and returns true to stop.
+template <class BoxOf, class Skip, class Leaves>
+void walk_node_pairs(const ExactMesh& fixed, const ExactMesh& moving, BoxOf&& box_of, Skip&& skip, Leaves&& leaves) {
+    if (fixed.nodes().empty() || moving.nodes().empty()) return;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> stack{{0, 0}};
     while (!stack.empty()) {
         const auto [fi, mi] = stack.back();
         stack.pop_back();
         const auto& fn = fixed.nodes()[fi];
         const auto& mn = moving.nodes()[mi];
-        const Aabb mbox = swept_box(rotate_box(start, mn.box), m, grow);
-        if (!overlap(fn.box, mbox)) continue;
+        const Aabb mbox = box_of(mn.box);
+        if (skip(fn.box, mbox)) continue;
         if (!fn.leaf() && (mn.leaf() || fn.box.diagonal() >= mbox.diagonal())) {
             stack.push_back({fn.first, mi});
             stack.push_back({fn.first + 1, mi});
@@ -508,6 +506,21 @@ Contact sweep(const ExactMesh& fixed, const ExactMesh& moving, const RigidPose& 
             stack.push_back({fi, mn.first + 1});
             continue;
         }
+        if (leaves(fn, mn)) return;
+    }
+}
+
+Contact sweep(const ExactMesh& fixed, const ExactMesh& moving, const RigidPose& start, const Motion& m,
+              const Options& opt) {
+    Contact best;
+    if (fixed.nodes().empty() || moving.nodes().empty()) return best;
+    const TriMesh& fm = fixed.mesh();
+    const TriMesh& mm = moving.mesh();
+    const Motion inv = m.inverse();
+    const double grow = opt.eps + 1e-12 * (fixed.nodes()[0].box.diagonal() + moving.nodes()[0].box.diagonal());
+    auto swept = [&](const Aabb& box) { return swept_box(rotate_box(start, box), m, grow); };
+    auto apart = [](const Aabb& fb, const Aabb& mb) { return !overlap(fb, mb); };
+    walk_node_pairs(fixed, moving, swept, apart, [&](const ExactMesh::Node& fn, const ExactMesh::Node& mn) {
         for (std::uint32_t j = mn.first; j < mn.first + mn.count; ++j) {
             const std::uint32_t mt = moving.order()[j];
             const auto& mf = mm.triangles[mt];
@@ -553,7 +566,8 @@ Contact sweep(const ExactMesh& fixed, const ExactMesh& moving, const RigidPose& 
                 }
             }
         }
-    }
+        return false;
+    });
     if (!best.hit) best.fraction = 1;
     best.safe_fraction = std::min(best.safe_fraction, best.fraction);
     return best;
@@ -710,27 +724,10 @@ namespace {
 // is called for each pair of triangles under two leaves; it returns true to stop the walk.
 template <class Skip, class Leaf>
 void walk_triangle_pairs(const ExactMesh& fixed, const ExactMesh& moving, const RigidPose& pose, Skip&& skip, Leaf&& leaf) {
-    if (fixed.nodes().empty() || moving.nodes().empty()) return;
     const TriMesh& fm = fixed.mesh();
     const TriMesh& mm = moving.mesh();
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> stack{{0, 0}};
-    while (!stack.empty()) {
-        const auto [fi, mi] = stack.back();
-        stack.pop_back();
-        const auto& fn = fixed.nodes()[fi];
-        const auto& mn = moving.nodes()[mi];
-        const Aabb mbox = rotate_box(pose, mn.box);
-        if (skip(fn.box, mbox)) continue;
-        if (!fn.leaf() && (mn.leaf() || fn.box.diagonal() >= mbox.diagonal())) {
-            stack.push_back({fn.first, mi});
-            stack.push_back({fn.first + 1, mi});
-            continue;
-        }
-        if (!mn.leaf()) {
-            stack.push_back({fi, mn.first});
-            stack.push_back({fi, mn.first + 1});
-            continue;
-        }
+    auto posed = [&](const Aabb& box) { return rotate_box(pose, box); };
+    walk_node_pairs(fixed, moving, posed, skip, [&](const ExactMesh::Node& fn, const ExactMesh::Node& mn) {
         for (std::uint32_t j = mn.first; j < mn.first + mn.count; ++j) {
             const auto& mf = mm.triangles[moving.order()[j]];
             const Triangle mt{pose.apply(mm.vertices[mf[0]]), pose.apply(mm.vertices[mf[1]]), pose.apply(mm.vertices[mf[2]])};
@@ -738,10 +735,11 @@ void walk_triangle_pairs(const ExactMesh& fixed, const ExactMesh& moving, const 
             for (std::uint32_t i = fn.first; i < fn.first + fn.count; ++i) {
                 const auto& ff = fm.triangles[fixed.order()[i]];
                 const Triangle ft{fm.vertices[ff[0]], fm.vertices[ff[1]], fm.vertices[ff[2]]};
-                if (leaf(mt, mtb, ft)) return;
+                if (leaf(mt, mtb, ft)) return true;
             }
         }
-    }
+        return false;
+    });
 }
 
 }  // namespace

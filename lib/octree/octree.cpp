@@ -169,10 +169,13 @@ Octree build(std::vector<std::array<int, 3>> voxels, Vec3d origin, double voxel_
     return t;
 }
 
-std::vector<std::array<int, 3>> voxel_coords(const Octree& t) {
-    // Breadth-first expansion of the coordinates, level by level.
+namespace {
+
+// The integer coordinates of the nodes `depth` levels below the root, in breadth-first order
+// (each level expanded from the one above through its masks).
+std::vector<std::array<int, 3>> coords_at_depth(const Octree& t, int depth) {
     std::vector<std::array<int, 3>> cur{{0, 0, 0}}, next;
-    for (int d = 0; d < t.levels; ++d) {
+    for (int d = 0; d < depth; ++d) {
         next.clear();
         for (std::size_t i = 0; i < cur.size(); ++i) {
             const std::uint8_t m = t.masks[t.level_begin[d] + i];
@@ -183,6 +186,10 @@ std::vector<std::array<int, 3>> voxel_coords(const Octree& t) {
     }
     return cur;
 }
+
+}  // namespace
+
+std::vector<std::array<int, 3>> voxel_coords(const Octree& t) { return coords_at_depth(t, t.levels); }
 
 std::vector<std::size_t> nodes_per_level(const Octree& t) {
     std::vector<std::size_t> n;
@@ -195,17 +202,8 @@ std::vector<NodeSphere> level_spheres(const Octree& t, int level, bool side) {
     std::vector<NodeSphere> out;
     if (level < 0 || level > t.levels) return out;
     const auto& table = tight_spheres();
-    std::vector<std::array<int, 3>> cur{{0, 0, 0}}, next;
     const int depth = t.levels - level;
-    for (int d = 0; d < depth; ++d) {
-        next.clear();
-        for (std::size_t i = 0; i < cur.size(); ++i) {
-            const std::uint8_t m = t.masks[t.level_begin[d] + i];
-            for (int b = 0; b < 8; ++b)
-                if (m >> b & 1) next.push_back({2 * cur[i][0] + (b & 1), 2 * cur[i][1] + ((b >> 1) & 1), 2 * cur[i][2] + ((b >> 2) & 1)});
-        }
-        std::swap(cur, next);
-    }
+    const std::vector<std::array<int, 3>> cur = coords_at_depth(t, depth);
     const double s = t.side(level);
     for (std::size_t i = 0; i < cur.size(); ++i) {
         const Vec3d c = t.origin + Vec3d{(cur[i][0] + 0.5) * s, (cur[i][1] + 0.5) * s, (cur[i][2] + 0.5) * s};

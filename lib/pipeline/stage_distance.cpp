@@ -81,6 +81,48 @@ std::string format_text(const DistanceSummary& s, const ToolFacts& f) {
 
 namespace {
 
+// Refuses (exit 2) a precision whose scaled distances up to max(-lo, hi) overflow Int32.
+void check_scaled_fits(const StageContext& ctx, const std::string& encoding, int precision, double lo, double hi) {
+    const double reach = std::max(-lo, hi);
+    if (encoding == "scaled" && reach * std::pow(10.0, precision) > 2147483647.0)
+        fail_usage(ctx.option_name("precision") + " " + std::to_string(precision) + " overflows Int32 for distances up to " +
+                   std::to_string(reach) + "; use at most " +
+                   std::to_string(static_cast<int>(std::floor(std::log10(2147483647.0 / reach)))));
+}
+
+// The field's metadata: the voxelmap's provenance (source, fill...) and what this stage made.
+nlohmann::json distance_metadata(const nlohmann::json& voxelmap_meta, const std::filesystem::path& map_path,
+                                 const std::string& encoding, int precision, const std::string& method,
+                                 const nlohmann::json& parameters) {
+    nlohmann::json meta = voxelmap_meta;
+    meta["kind"] = "distance";
+    meta["tool"] = "haptic-distance";
+    meta["tool_version"] = kVersion;
+    meta["encoding"] = encoding;
+    meta["precision"] = encoding == "scaled" ? precision : -1;
+    meta["scale_factor"] = encoding == "scaled" ? std::pow(10.0, precision) : 1.0;
+    meta["voxelmap"] = map_path.filename().string();
+    meta["method"] = method;
+    meta["distance_parameters"] = parameters.dump();
+    meta.erase("grid");
+    meta.erase("format_version");
+    return meta;
+}
+
+// Writes the grids and returns the summary's facts common to dense and band fields.
+DistanceSummary write_field(const StageContext& ctx, const GridSpec& g, const std::vector<vdb::GridOut>& grids,
+                            const nlohmann::json& meta, const std::string& encoding, int precision, double lo, double hi) {
+    const auto t_write = std::chrono::steady_clock::now();
+    vdb::write(ctx.output, g, grids, meta, std::string("hapticprep ") + kVersion);
+    DistanceSummary r;
+    r.seconds_write = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_write).count();
+    r.encoding = encoding;
+    r.precision = encoding == "scaled" ? precision : -1;
+    r.grid = {g.dims, g.voxel_size};
+    r.min = lo, r.max = hi;
+    return r;
+}
+
 // The narrow-band body of run_distance: layers read as bricks, exact distances within the band,
 // +-band voxel sizes beyond, written block by block (tiles beyond the band).
 DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams& p, const vdb::Reader& reader,
@@ -115,28 +157,16 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     else field64 = compute_distance_band_as<double>(m.mesh, layers, band, ctx.progress);
     const double lo = encoding == "float" ? field32.min : field64.min, hi = encoding == "float" ? field32.max : field64.max;
     const double factor = std::pow(10.0, precision);
-    if (encoding == "scaled" && std::max(-lo, hi) * factor > 2147483647.0)
-        fail_usage(ctx.option_name("precision") + " " + std::to_string(precision) + " overflows Int32 for distances up to " +
-                   std::to_string(std::max(-lo, hi)));
+    check_scaled_fits(ctx, encoding, precision, lo, hi);
     // Gradients on the band voxels (zero beyond), the dense field's values there.
     BandGradientField grad;
     if (p.gradient) grad = compute_gradient_band(m.mesh, layers, band, ctx.progress);
 
-    nlohmann::json meta = info.metadata;
-    meta["kind"] = "distance";
-    meta["tool"] = "haptic-distance";
-    meta["tool_version"] = kVersion;
-    meta["encoding"] = encoding;
-    meta["precision"] = encoding == "scaled" ? precision : -1;
-    meta["scale_factor"] = encoding == "scaled" ? factor : 1.0;
-    meta["voxelmap"] = map_path.filename().string();
+    nlohmann::json meta = distance_metadata(
+        info.metadata, map_path, encoding, precision,
+        "exact BVH closest points within the narrow band of " + std::to_string(band) + " voxels; +-band voxel sizes beyond",
+        {{"encoding", encoding}, {"precision", precision}, {"gradient", p.gradient}, {"band", band}});
     meta["band"] = band;
-    meta["method"] = "exact BVH closest points within the narrow band of " + std::to_string(band) +
-                     " voxels; +-band voxel sizes beyond";
-    meta["distance_parameters"] =
-        nlohmann::json{{"encoding", encoding}, {"precision", precision}, {"gradient", p.gradient}, {"band", band}}.dump();
-    meta.erase("grid");
-    meta.erase("format_version");
 
     const GridSpec& g = info.grid;
     std::vector<double> dbrick(kBrickVoxels);
@@ -197,17 +227,10 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
         };
         grids.push_back(std::move(gr));
     }
-    const auto t_write = std::chrono::steady_clock::now();
-    vdb::write(ctx.output, g, grids, meta, std::string("hapticprep ") + kVersion);
-    const double write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_write).count();
-    DistanceSummary r;
-    r.encoding = encoding;
-    r.precision = encoding == "scaled" ? precision : -1;
-    r.grid = {g.dims, g.voxel_size};
-    r.min = lo, r.max = hi;
+    DistanceSummary r = write_field(ctx, g, grids, meta, encoding, precision, lo, hi);
     r.exact_voxels = encoding == "float" ? field32.exact_voxels : field64.exact_voxels;
     r.band = band;
-    r.seconds_exact = encoding == "float" ? field32.seconds_exact : field64.seconds_exact, r.seconds_write = write_s;
+    r.seconds_exact = encoding == "float" ? field32.seconds_exact : field64.seconds_exact;
     r.warnings = std::move(warnings);
     return r;
 }
@@ -258,24 +281,11 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
     double lo = 0, hi = 0;
     for (double v : field.values) lo = std::min(lo, v), hi = std::max(hi, v);
     const double factor = std::pow(10.0, precision);
-    if (encoding == "scaled" && std::max(-lo, hi) * factor > 2147483647.0)
-        fail_usage(ctx.option_name("precision") + " " + std::to_string(precision) + " overflows Int32 for distances up to " +
-                   std::to_string(std::max(-lo, hi)) + "; use at most " +
-                   std::to_string(static_cast<int>(std::floor(std::log10(2147483647.0 / std::max(-lo, hi))))));
-
-    nlohmann::json meta = info.metadata;  // keeps the voxelmap's provenance (source, fill...)
-    meta["kind"] = "distance";
-    meta["tool"] = "haptic-distance";
-    meta["tool_version"] = kVersion;
-    meta["encoding"] = encoding;
-    meta["precision"] = encoding == "scaled" ? precision : -1;
-    meta["scale_factor"] = encoding == "scaled" ? factor : 1.0;
-    meta["voxelmap"] = map_path.filename().string();
-    meta["method"] = "exact BVH closest points within 3 voxels of the surface; closest-feature propagation beyond";
-    meta["distance_parameters"] =
-        nlohmann::json{{"encoding", encoding}, {"precision", precision}, {"gradient", gradient}}.dump();
-    meta.erase("grid");
-    meta.erase("format_version");
+    check_scaled_fits(ctx, encoding, precision, lo, hi);
+    const nlohmann::json meta = distance_metadata(
+        info.metadata, map_path, encoding, precision,
+        "exact BVH closest points within 3 voxels of the surface; closest-feature propagation beyond",
+        {{"encoding", encoding}, {"precision", precision}, {"gradient", gradient}});
 
     const GridSpec& g = info.grid;
     const std::size_t slice = static_cast<std::size_t>(g.dims[0]) * static_cast<std::size_t>(g.dims[1]);
@@ -303,17 +313,10 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
         grids.push_back({"gradient", vdb::ValueType::vec3f, [&](int z, void* out) {
                              std::copy_n(field.gradient.data() + 3 * at(z), 3 * slice, static_cast<float*>(out));
                          }, 0.0});
-    const auto t_write = std::chrono::steady_clock::now();
-    vdb::write(ctx.output, g, grids, meta, std::string("hapticprep ") + kVersion);
-    const double write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_write).count();
-    DistanceSummary r;
-    r.encoding = encoding;
-    r.precision = encoding == "scaled" ? precision : -1;
-    r.grid = {g.dims, g.voxel_size};
-    r.min = lo, r.max = hi;
+    DistanceSummary r = write_field(ctx, g, grids, meta, encoding, precision, lo, hi);
     r.exact_voxels = field.exact_voxels;
     r.propagation_passes = field.propagation_passes;
-    r.seconds_exact = field.seconds_exact, r.seconds_propagate = field.seconds_propagate, r.seconds_write = write_s;
+    r.seconds_exact = field.seconds_exact, r.seconds_propagate = field.seconds_propagate;
     r.warnings = std::move(warnings);
     return r;
 }
