@@ -19,6 +19,8 @@
 #include <atomic>
 #include <array>
 #include <cmath>
+#include <memory>
+#include <span>
 
 #include <tbb/blocked_range.h>
 #include <tbb/combinable.h>
@@ -30,7 +32,7 @@
 #include "geometry/sat.hpp"
 #include "geometry/bvh.hpp"
 #include "geometry/winding.hpp"
-#include "voxel/work.hpp"
+#include "voxel/hybrid.hpp"
 
 namespace hp {
 
@@ -170,51 +172,53 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
 
     // 3. Inside bits: every non-surface voxel of the bricks, one voxel per tiled block.
     {
+        const bool hybrid = method == FillMethod::hybrid;
         std::vector<voxel_detail::CrossingTable> tables;
         std::unique_ptr<WindingTree> winding;
         std::unique_ptr<BoundaryWinding> exact;
         if (method != FillMethod::winding)
-            for (int axis = 0; axis < (method == FillMethod::hybrid ? 3 : 1); ++axis)
-                tables.push_back(voxel_detail::crossing_table(mesh, g, axis));
-        if (method != FillMethod::scanline) winding = std::make_unique<WindingTree>(mesh), exact = std::make_unique<BoundaryWinding>(mesh);
-        // The decision from the rows' crossing counts before the voxel's centre (n[axis], -1 where
-        // the row abstains; hybrid reads all three, scanline n[0]).
-        auto decide = [&](int i, int j, int k, const int* n) {
-            if (method == FillMethod::scanline) return (n[0] & 1) != 0;
-            if (method == FillMethod::hybrid) {
-                // The unanimous vote of the valid rows (a row with an odd crossing count passes
-                // through a hole and abstains), when at least two rows vote; else the winding number.
-                int valid = 0, in = 0;
-                for (int a = 0; a < 3; ++a)
-                    if (n[a] >= 0) ++valid, in += n[a] & 1;
-                if (valid >= 2 && (in == 0 || in == valid)) return in > 0;
-                // The fast winding number where it is decisive (as the dense hybrid: 0.06 from
-                // 1/2 covers its worst measured error); else the majority of the valid rows.
-                const double wf = std::abs((*winding)(g.center(i, j, k)));
-                if (std::abs(wf - 0.5) > 0.06) return wf > 0.5;
-                if (2 * in != valid) return 2 * in > valid;
-                return exact->inside(g.center(i, j, k));  // |wf - 1/2| <= 0.06: inside_by_winding's exact case
-            }
-            // inside_by_winding with the hierarchical exact sum.
-            const Vec3d x = g.center(i, j, k);
-            const double wf = std::abs((*winding)(x));
-            if (std::abs(wf - 0.5) > kWindingTolerance) return wf > 0.5;
-            return exact->inside(x);
+            for (int axis = 0; axis < (hybrid ? 3 : 1); ++axis) tables.push_back(voxel_detail::crossing_table(mesh, g, axis, hybrid));
+        if (method != FillMethod::scanline) winding = std::make_unique<WindingTree>(mesh);
+        if (method == FillMethod::winding) exact = std::make_unique<BoundaryWinding>(mesh);
+        // hybrid: the dense fill's lattice cells that the bricks lie in (a brick is in one cell).
+        std::unique_ptr<voxel_detail::HybridLattice> lattice;
+        std::unique_ptr<voxel_detail::SparseHybridLattice> cells;
+        auto cell_of = [&](int x0, int y0, int z0) {
+            return lattice->cell(lattice->axis[0].cell[static_cast<std::size_t>(x0)], lattice->axis[1].cell[static_cast<std::size_t>(y0)],
+                                 lattice->axis[2].cell[static_cast<std::size_t>(z0)]);
         };
-        const bool abstain = method == FillMethod::hybrid;
-        auto inside = [&](int i, int j, int k) {
-            int n[3] = {0, 0, 0};
-            const std::size_t ui = static_cast<std::size_t>(i), uj = static_cast<std::size_t>(j), uk = static_cast<std::size_t>(k);
-            if (!tables.empty()) n[0] = tables[0].before(uj, uk, g.origin.x + (static_cast<double>(i) + 0.5) * s, abstain);
-            if (tables.size() == 3) {
-                n[1] = tables[1].before(uk, ui, g.origin.y + (static_cast<double>(j) + 0.5) * s, true);
-                n[2] = tables[2].before(ui, uj, g.origin.z + (static_cast<double>(k) + 0.5) * s, true);
+        if (hybrid) {
+            lattice = std::make_unique<voxel_detail::HybridLattice>(g);
+            std::vector<std::size_t> ids;
+            ids.reserve(w.cells.brick_count());
+            for (std::size_t b = 0; b < w.cells.block_count(); ++b)
+                if (w.cells.brick(b)) {
+                    const auto c = w.cells.block_coords(b);
+                    ids.push_back(cell_of(c[0] * kBrickDim, c[1] * kBrickDim, c[2] * kBrickDim));
+                }
+            cells = std::make_unique<voxel_detail::SparseHybridLattice>(*lattice, tables, g, winding->fast(), std::move(ids));
+        }
+        // A tiled block's voxel (scanline, winding: the dense fill's rule; hybrid: the unanimous
+        // vote of the three rows, else |w| > 1/2 with the fast winding number).
+        auto tile_inside = [&](int i, int j, int k) {
+            const std::size_t ijk[3] = {static_cast<std::size_t>(i), static_cast<std::size_t>(j), static_cast<std::size_t>(k)};
+            if (method == FillMethod::winding) return inside_by_winding(*winding, *exact, g.center(i, j, k));
+            int count[3] = {0, 0, 0};
+            bool unanimous = true;
+            for (std::size_t a = 0; a < tables.size(); ++a) {
+                const voxel_detail::CrossingTable& t = tables[a];
+                const std::size_t u = ijk[(a + 1) % 3], v = ijk[(a + 2) % 3], row = u + t.nu * v;
+                count[a] = t.before(u, v, g.origin[static_cast<int>(a)] + (static_cast<double>(ijk[a]) + 0.5) * s, false);
+                unanimous = unanimous && ((t.offsets[row + 1] - t.offsets[row]) & 1) == 0 && (count[a] & 1) == (count[0] & 1);
             }
-            return decide(i, j, k, n);
+            if (!hybrid || unanimous) return (count[0] & 1) != 0;
+            return std::abs((*winding)(g.center(i, j, k))) > 0.5;
         };
-        // The same counts for a whole brick: per row of the brick one binary search, then a walk
-        // along the row (the count of crossings below each centre, as before() gives it).
-        auto brick_counts = [&](const voxel_detail::CrossingTable& t, int axis, const int o0[3], int* out) {
+        // The rows of a brick along `axis`: per row one binary search, then a walk along it (the
+        // count of crossings below each centre, as before() gives it); with signed counts, also
+        // c_a and whether the row's total is even.
+        auto brick_counts = [&](const voxel_detail::CrossingTable& t, int axis, const int o0[3], int* count, int* signed_c,
+                                std::uint8_t* even) {
             const int u = (axis + 1) % 3, v = (axis + 2) % 3;
             const double* xs = t.xs.data();
             for (int dv = 0; dv < kBrickDim && o0[v] + dv < g.dims[v]; ++dv)
@@ -222,48 +226,94 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
                     const std::size_t row = static_cast<std::size_t>(o0[u] + du) + t.nu * static_cast<std::size_t>(o0[v] + dv);
                     const double* b = xs + t.offsets[row];
                     const double* e = xs + t.offsets[row + 1];
-                    const bool skip = abstain && ((e - b) & 1);
                     const double* p = nullptr;
                     int d[3];
                     d[u] = du, d[v] = dv;
                     for (int da = 0; da < kBrickDim && o0[axis] + da < g.dims[axis]; ++da) {
                         d[axis] = da;
                         const int off = d[0] | (d[1] << 3) | (d[2] << 6);
-                        if (skip) {
-                            out[off] = -1;
-                            continue;
-                        }
                         const double c = g.origin[axis] + (static_cast<double>(o0[axis] + da) + 0.5) * s;
                         if (!p) p = std::lower_bound(b, e, c);
                         else
                             while (p < e && *p < c) ++p;
-                        out[off] = static_cast<int>(p - b);
+                        count[off] = static_cast<int>(p - b);
+                        if (!signed_c) continue;
+                        signed_c[off] = p == b ? 0 : t.winding_after[t.offsets[row] + static_cast<std::size_t>(p - b) - 1];
+                        even[off] = ((e - b) & 1) == 0;
                     }
                 }
         };
         const std::size_t blocks = w.cells.block_count();
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 64), [&](const tbb::blocked_range<std::size_t>& r) {
-            std::vector<int> counts(3 * kBrickVoxels, 0);
+            std::vector<int> counts(3 * kBrickVoxels, 0), signed_c(3 * kBrickVoxels, 0);
+            std::vector<std::uint8_t> even(3 * kBrickVoxels, 1);
+            std::vector<std::uint16_t> pending;  // hybrid: voxels for the fast winding number (offset, unanimous << 9)
+            std::array<Vec3d, FastWinding::kPacket> centres;
+            std::array<double, FastWinding::kPacket> values;
+            voxel_detail::HybridCounts n;
             for (std::size_t b = r.begin(); b != r.end(); ++b) {
                 const auto c = w.cells.block_coords(b);
                 const int x0 = c[0] * kBrickDim, y0 = c[1] * kBrickDim, z0 = c[2] * kBrickDim;
                 std::uint16_t* brick = w.cells.brick(b);
                 if (!brick) {
-                    w.cells.tile[b] = inside(x0, y0, z0) ? 1 : 0;
+                    w.cells.tile[b] = tile_inside(x0, y0, z0) ? 1 : 0;
                     continue;
                 }
                 const int o0[3] = {x0, y0, z0};
-                for (std::size_t a = 0; a < tables.size(); ++a) brick_counts(tables[a], static_cast<int>(a), o0, counts.data() + a * kBrickVoxels);
+                for (std::size_t a = 0; a < tables.size(); ++a)
+                    brick_counts(tables[a], static_cast<int>(a), o0, counts.data() + a * kBrickVoxels,
+                                 hybrid ? signed_c.data() + a * kBrickVoxels : nullptr, even.data() + a * kBrickVoxels);
+                const voxel_detail::HybridCell* cell = nullptr;
+                voxel_detail::HybridCorners corners;
+                if (hybrid) {
+                    const std::size_t slot = cells->slot(cell_of(x0, y0, z0));
+                    cell = &cells->cells[slot], corners = cells->corners(slot);
+                }
                 for (int dz = 0; dz < kBrickDim && z0 + dz < nz; ++dz)
                     for (int dy = 0; dy < kBrickDim && y0 + dy < ny; ++dy)
                         for (int dx = 0; dx < kBrickDim && x0 + dx < nx; ++dx) {
-                            const int o = dx | (dy << 3) | (dz << 6);
-                            std::uint16_t& cell = brick[o];
-                            if (cell == 0) continue;
-                            const int n[3] = {counts[static_cast<std::size_t>(o)], counts[static_cast<std::size_t>(kBrickVoxels + o)],
-                                              counts[static_cast<std::size_t>(2 * kBrickVoxels + o)]};
-                            if (decide(x0 + dx, y0 + dy, z0 + dz, n)) cell |= 1;
+                            const std::size_t o = static_cast<std::size_t>(dx | (dy << 3) | (dz << 6));
+                            std::uint16_t& cv = brick[o];
+                            if (cv == 0) continue;
+                            if (method == FillMethod::scanline) {
+                                if (counts[o] & 1) cv |= 1;
+                                continue;
+                            }
+                            if (method == FillMethod::winding) {
+                                if (inside_by_winding(*winding, *exact, g.center(x0 + dx, y0 + dy, z0 + dz))) cv |= 1;
+                                continue;
+                            }
+                            // hybrid: the dense fill's decision (voxel/hybrid.hpp), the z row from the brick's counts.
+                            voxel_detail::HybridRows rows;
+                            for (std::size_t a = 0; a < 2; ++a)
+                                rows.count[a] = counts[a * kBrickVoxels + o], rows.signed_c[a] = signed_c[a * kBrickVoxels + o],
+                                rows.even[a] = even[a * kBrickVoxels + o] != 0;
+                            const double t[3] = {lattice->axis[0].t[static_cast<std::size_t>(x0 + dx)], lattice->axis[1].t[static_cast<std::size_t>(y0 + dy)],
+                                                 lattice->axis[2].t[static_cast<std::size_t>(z0 + dz)]};
+                            bool unanimous = false;
+                            const voxel_detail::HybridStep step = voxel_detail::hybrid_voxel(*cell, corners, t, rows, [&](voxel_detail::HybridRows& rw) {
+                                rw.count[2] = counts[2 * kBrickVoxels + o], rw.signed_c[2] = signed_c[2 * kBrickVoxels + o],
+                                rw.even[2] = even[2 * kBrickVoxels + o] != 0;
+                            }, n, unanimous);
+                            if (step == voxel_detail::HybridStep::inside) cv |= 1;
+                            else if (step == voxel_detail::HybridStep::evaluate)
+                                pending.push_back(static_cast<std::uint16_t>(o | (unanimous ? 1u << 9 : 0u)));
                         }
+                // The fast winding number at the brick's pending centres, in packets (the same
+                // values as one walk per centre).
+                for (std::size_t p0 = 0; p0 < pending.size(); p0 += FastWinding::kPacket) {
+                    const std::size_t m = std::min(FastWinding::kPacket, pending.size() - p0);
+                    for (std::size_t q = 0; q < m; ++q) {
+                        const int o = pending[p0 + q] & 511;
+                        centres[q] = g.center(x0 + (o & 7), y0 + ((o >> 3) & 7), z0 + (o >> 6));
+                    }
+                    winding->fast().at_packet(std::span<const Vec3d>(centres.data(), m), std::span<double>(values.data(), m));
+                    for (std::size_t q = 0; q < m; ++q) {
+                        const std::size_t o = pending[p0 + q] & 511u;
+                        if (voxel_detail::hybrid_decide(n, values[q], (pending[p0 + q] >> 9) != 0, (counts[o] & 1) != 0)) brick[o] |= 1;
+                    }
+                }
+                pending.clear();
             }
         });
     }

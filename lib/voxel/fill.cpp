@@ -5,7 +5,8 @@
 //   generalized winding number at every centre (|w| > 0.5 inside); flood  not 26-connected to
 //   the border through non-surface voxels = inside; hybrid  the winding number where it is
 //   decisive or the vote is not unanimous, the unanimous vote elsewhere, with w interpolated from
-//   a lattice where it is smooth (docs/voxelize.md, "Hybrid").
+//   a lattice where it is smooth (docs/voxelize.md, "Hybrid"; the decision is hybrid.hpp's, shared
+//   with the narrow band).
 // Cost: scanline/vote O(voxels + crossings); winding O(voxels log triangles); flood O(voxels);
 // hybrid O(voxels + crossings) plus the fast winding number at the lattice and near the rims.
 // Threads: TBB over slices or cells (flood is sequential); progress from the calling thread only.
@@ -20,7 +21,7 @@
 #include <tbb/parallel_for.h>
 
 #include "geometry/winding.hpp"
-#include "voxel/work.hpp"
+#include "voxel/hybrid.hpp"
 
 namespace hp::voxel_detail {
 
@@ -84,39 +85,6 @@ std::size_t fill_vote(const TriMesh& mesh, Work& w, const Progress& progress, st
     return undecided.size();
 }
 
-namespace {
-
-// Hybrid fill constants (docs/voxelize.md, "Hybrid").
-constexpr int kLatticeStride = 8;        // voxels between lattice points along each axis
-constexpr double kInterpError = 0.03;    // a cell is smooth when f's estimated interpolation error is below this
-constexpr double kInterpMargin = 0.2;    // an interpolated w this far from 1/2 decides without evaluation
-constexpr double kAxesAgree = 0.1;       // interpolations along two or three axes agree within this
-constexpr double kDecisive = 0.1;        // |w - 1/2| > this: the winding number decides
-constexpr double kFastError = 0.04;      // worst measured |fast - exact| at beta 3 (geometry/winding.hpp)
-constexpr double kBoundSlack = 1e-9;     // covers the rounding of a trilinear interpolation of values of order 1
-
-// Lattice positions along one axis of n voxels: 0, stride, 2 stride, ... and n - 1; per voxel its
-// cell (between positions c and c + 1) and its weight within the cell.
-struct Axis {
-    std::vector<int> pos;
-    std::vector<std::uint32_t> cell;
-    std::vector<double> t;
-    explicit Axis(std::size_t n) {
-        for (std::size_t i = 0; i < n; i += kLatticeStride) pos.push_back(static_cast<int>(i));
-        if (pos.back() != static_cast<int>(n) - 1 || pos.size() == 1) pos.push_back(static_cast<int>(n) - 1);
-        cell.resize(n);
-        t.resize(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            const std::size_t c = std::min(i / kLatticeStride, pos.size() - 2);
-            cell[i] = static_cast<std::uint32_t>(c);
-            const int span = pos[c + 1] - pos[c];
-            t[i] = span > 0 ? static_cast<double>(static_cast<int>(i) - pos[c]) / span : 0.0;
-        }
-    }
-};
-
-}  // namespace
-
 HybridCounts fill_hybrid(const TriMesh& mesh, Work& w, const Progress& progress) {
     const GridSpec& g = w.grid;
     std::vector<CrossingTable> tables;
@@ -125,30 +93,17 @@ HybridCounts fill_hybrid(const TriMesh& mesh, Work& w, const Progress& progress)
         progress.report("fill", (axis + 1) / 8.0);
     }
     const WindingTree tree(mesh);
-    const Axis ax(w.nx), ay(w.ny), az(w.nz);
-    const Axis* axes[3] = {&ax, &ay, &az};
-    const std::size_t lx = ax.pos.size(), ly = ay.pos.size(), lz = az.pos.size();
-    const std::size_t lat[3] = {lx, ly, lz}, step[3] = {1, lx, lx * ly};
+    const HybridLattice lattice(g);
+    const HybridAxis &ax = lattice.axis[0], &ay = lattice.axis[1], &az = lattice.axis[2];
+    const std::size_t lx = lattice.n[0], ly = lattice.n[1], lz = lattice.n[2];
+    const std::size_t step[3] = {1, lx, lx * ly};
 
-    // Signed crossing count of the row along `axis` through voxel (i, j, k), before its centre;
-    // `count` gets the number of crossings before it, `even` whether the row's total is even.
-    auto signed_count = [&](int axis, std::size_t i, std::size_t j, std::size_t k, int& count, bool& even) {
-        const CrossingTable& t = tables[static_cast<std::size_t>(axis)];
-        const std::size_t ijk[3] = {i, j, k};
-        const std::size_t u = ijk[(axis + 1) % 3], v = ijk[(axis + 2) % 3];
-        const std::size_t row = u + t.nu * v;
-        even = ((t.offsets[row + 1] - t.offsets[row]) & 1) == 0;
-        return t.signed_before(u, v, g.origin[axis] + (static_cast<double>(ijk[axis]) + 0.5) * g.voxel_size, count);
-    };
-
-    // w = c_a + f_a for each axis a: c_a is the signed crossing count along the row in direction
-    // a from the grid's border (exact, from the table), f_a the rest, smooth except near the
-    // mesh's boundary curves and the sheets they sweep along a. f_a at the lattice points from
-    // one fast winding number evaluation each.
+    // w = c_a + f_a for each axis a (hybrid.hpp): f_a at every lattice point from one fast
+    // winding number evaluation each.
     std::vector<Vec3d> points(lx * ly * lz);
     for (std::size_t c = 0; c < lz; ++c)
         for (std::size_t b = 0; b < ly; ++b)
-            for (std::size_t a = 0; a < lx; ++a) points[(c * ly + b) * lx + a] = g.center(ax.pos[a], ay.pos[b], az.pos[c]);
+            for (std::size_t a = 0; a < lx; ++a) points[lattice.point(a, b, c)] = g.center(ax.pos[a], ay.pos[b], az.pos[c]);
     std::vector<double> wl(points.size());
     tree.fast().at(points, wl);
     std::vector<double> f[3];
@@ -156,94 +111,49 @@ HybridCounts fill_hybrid(const TriMesh& mesh, Work& w, const Progress& progress)
     for (std::size_t c = 0; c < lz; ++c)
         for (std::size_t b = 0; b < ly; ++b)
             for (std::size_t a = 0; a < lx; ++a) {
-                const std::size_t idx = (c * ly + b) * lx + a;
-                for (int d = 0; d < 3; ++d) {
-                    int count = 0;
-                    bool even = true;
-                    f[d][idx] = wl[idx] - signed_count(d, static_cast<std::size_t>(ax.pos[a]), static_cast<std::size_t>(ay.pos[b]),
-                                                       static_cast<std::size_t>(az.pos[c]), count, even);
-                }
+                const std::size_t idx = lattice.point(a, b, c);
+                double fv[3];
+                lattice_f(lattice, tables, g, a, b, c, wl[idx], fv);
+                for (int d = 0; d < 3; ++d) f[d][idx] = fv[d];
             }
     progress.report("fill", 0.5);
 
-    // Where f_a is smooth, trilinear interpolation errs by about H^2 / 8 times its second
-    // derivative along an axis (H the cell's width), estimated at every lattice point by divided
-    // differences with its lattice neighbours. A jump of f_a (the a-sheet of a hole's rim) or a
-    // rim itself shows up there as a large second difference on both sides. A feature of the
-    // surface thinner than a cell can hide a jump from the corners, so a voxel's interpolated w
-    // is only used where at least two axes are smooth in its cell and agree (bit a of the mask:
-    // axis a is smooth).
+    // The curvature of each f_a at every lattice point, then every cell's smooth axes and ranges.
     std::vector<double> curv[3];
     for (int fa = 0; fa < 3; ++fa) {
         curv[fa].assign(points.size(), 0.0);
+        const std::vector<double>& fv = f[fa];
         for (std::size_t c = 0; c < lz; ++c)
             for (std::size_t b = 0; b < ly; ++b)
                 for (std::size_t a = 0; a < lx; ++a) {
-                    const std::size_t idx = (c * ly + b) * lx + a, at[3] = {a, b, c};
-                    double k2 = 0;
-                    for (int d = 0; d < 3; ++d) {
-                        if (at[d] == 0 || at[d] + 1 >= lat[d]) continue;
-                        const auto& pos = axes[d]->pos;
-                        const double h1 = pos[at[d]] - pos[at[d] - 1], h2 = pos[at[d] + 1] - pos[at[d]];
-                        if (h1 <= 0 || h2 <= 0) continue;
-                        const std::vector<double>& fv = f[fa];
-                        const double d2 = 2 * ((fv[idx + step[d]] - fv[idx]) / h2 - (fv[idx] - fv[idx - step[d]]) / h1) / (h1 + h2);
-                        k2 = std::max(k2, std::abs(d2));
-                    }
-                    curv[fa][idx] = k2;
+                    const std::size_t idx = lattice.point(a, b, c), at[3] = {a, b, c};
+                    curv[fa][idx] = lattice_curvature(lattice, at, [&](int d, int sgn) {
+                        return fv[sgn == 0 ? idx : sgn > 0 ? idx + step[d] : idx - step[d]];
+                    });
                 }
     }
-    const std::size_t cx = lx - 1, cy = ly - 1, cz = lz - 1;
-    std::vector<std::uint8_t> smooth_axes(cx * cy * cz, 0);
+    const std::size_t cx = lattice.cells[0], cy = lattice.cells[1], cz = lattice.cells[2];
+    std::vector<HybridCell> cells(cx * cy * cz);
     for (std::size_t c = 0; c < cz; ++c)
         for (std::size_t b = 0; b < cy; ++b)
             for (std::size_t a = 0; a < cx; ++a) {
-                const double width = std::max({ax.pos[a + 1] - ax.pos[a], ay.pos[b + 1] - ay.pos[b], az.pos[c + 1] - az.pos[c]});
-                for (std::uint8_t fa = 0; fa < 3; ++fa) {
-                    double k2 = 0;
-                    for (int corner = 0; corner < 8; ++corner)
-                        k2 = std::max(k2, curv[fa][((c + (corner >> 2 & 1)) * ly + b + (corner >> 1 & 1)) * lx + a + (corner & 1)]);
-                    if (k2 * width * width / 8 <= kInterpError) smooth_axes[(c * cy + b) * cx + a] |= static_cast<std::uint8_t>(1u << fa);
-                }
+                const std::size_t p = lattice.point(a, b, c);
+                auto corner = [&](int q) { return p + static_cast<std::size_t>(q & 1) * step[0] + static_cast<std::size_t>(q >> 1 & 1) * step[1] + static_cast<std::size_t>(q >> 2 & 1) * step[2]; };
+                cells[lattice.cell(a, b, c)] = hybrid_cell(
+                    lattice.width(a, b, c), [&](int fa, int q) { return f[fa][corner(q)]; },
+                    [&](int fa, int q) { return curv[fa][corner(q)]; });
             }
     for (auto& cv : curv) std::vector<double>().swap(cv);
-    // Per cell and axis the range of f over its corners (min, max).
-    std::vector<double> range[3];
-    for (int fa = 0; fa < 3; ++fa) {
-        range[fa].resize(2 * cx * cy * cz);
-        for (std::size_t c = 0; c < cz; ++c)
-            for (std::size_t b = 0; b < cy; ++b)
-                for (std::size_t a = 0; a < cx; ++a) {
-                    double lo = 1e300, hi = -1e300;
-                    for (int corner = 0; corner < 8; ++corner) {
-                        const double v = f[fa][((c + (corner >> 2 & 1)) * ly + b + (corner >> 1 & 1)) * lx + a + (corner & 1)];
-                        lo = std::min(lo, v), hi = std::max(hi, v);
-                    }
-                    range[fa][2 * ((c * cy + b) * cx + a)] = lo, range[fa][2 * ((c * cy + b) * cx + a) + 1] = hi;
-                }
-    }
 
-    // Per voxel: the vote (unanimous when all three rows are even and agree) and w (interpolated
-    // along every smooth axis of its cell; used when two or three agree within kAxesAgree and lie
-    // clearly on one side of 1/2, else the fast tree at the centre).
-    // The inside bit from w: the unanimous vote where w is not decisive, else |w| > 1/2.
-    auto decide = [](HybridCounts& n, double wv, bool unanimous, bool odd) {
-        const double off = std::abs(std::abs(wv) - 0.5);
-        if (unanimous && off <= kDecisive - kFastError) {
-            ++n.by_vote;
-            return odd;  // the winding number is not decisive: the vote
-        }
-        ++n.by_winding;
-        return std::abs(wv) > 0.5;
-    };
+    // Per voxel (hybrid_voxel): the x and y rows' counts by walks (x along the voxel's row, y
+    // along the rows of the slice's columns, one cursor per column), the z rows' by search when
+    // needed; the voxels to evaluate, per slice in packets.
     std::vector<HybridCounts> per_slice(w.nz);
     const std::size_t block = std::max<std::size_t>(1, w.nz / 16);
     for (std::size_t k0 = 0; k0 < w.nz; k0 += block) {
         const std::size_t k1 = std::min(w.nz, k0 + block);
         tbb::parallel_for(tbb::blocked_range<std::size_t>(k0, k1), [&](const tbb::blocked_range<std::size_t>& r) {
-            // The x and y rows' counts by walks (x along the voxel's row, y along the rows of the
-            // slice's columns, one cursor per column), the z rows' by search: lower_bound's counts.
-            const CrossingTable &tx_table = tables[0], &ty_table = tables[1];
+            const CrossingTable &tx_table = tables[0], &ty_table = tables[1], &tz_table = tables[2];
             std::vector<std::uint64_t> ycur(w.nx);
             struct Pending {
                 std::uint32_t i, j;
@@ -252,14 +162,15 @@ HybridCounts fill_hybrid(const TriMesh& mesh, Work& w, const Progress& progress)
             std::vector<Pending> pending;
             std::array<Vec3d, FastWinding::kPacket> centres;
             std::array<double, FastWinding::kPacket> values;
+            HybridCorners corners;
+            for (int d = 0; d < 3; ++d) corners.step[d] = step[d];
             for (std::size_t k = r.begin(); k != r.end(); ++k) {
                 HybridCounts& n = per_slice[k];
                 const std::size_t c = az.cell[k];
-                const double tz = az.t[k];
+                const double zc = g.origin[2] + (static_cast<double>(k) + 0.5) * g.voxel_size;
                 for (std::size_t i = 0; i < w.nx; ++i) ycur[i] = ty_table.offsets[k + ty_table.nu * i];
                 for (std::size_t j = 0; j < w.ny; ++j) {
                     const std::size_t b = ay.cell[j];
-                    const double ty = ay.t[j];
                     std::uint16_t* row = &w.cells[k][j * w.nx];
                     const double yc = g.origin[1] + (static_cast<double>(j) + 0.5) * g.voxel_size;
                     const std::size_t xrow = j + tx_table.nu * k;
@@ -268,78 +179,33 @@ HybridCounts fill_hybrid(const TriMesh& mesh, Work& w, const Progress& progress)
                     std::uint64_t xcur = xbegin;
                     for (std::size_t i = 0; i < w.nx; ++i) {
                         if (row[i] == 0) continue;
-                        int count[3] = {0, 0, 0}, signed_c[3] = {0, 0, 0};
-                        bool even[3] = {true, true, true};
+                        HybridRows rows;
                         const double xc = g.origin[0] + (static_cast<double>(i) + 0.5) * g.voxel_size;
                         while (xcur < xend && tx_table.xs[xcur] < xc) ++xcur;
-                        count[0] = static_cast<int>(xcur - xbegin);
-                        signed_c[0] = xcur == xbegin ? 0 : tx_table.winding_after[xcur - 1];
-                        even[0] = xeven;
+                        rows.count[0] = static_cast<int>(xcur - xbegin);
+                        rows.signed_c[0] = xcur == xbegin ? 0 : tx_table.winding_after[xcur - 1];
+                        rows.even[0] = xeven;
                         {
                             const std::size_t yrow = k + ty_table.nu * i;
                             const std::uint64_t ybegin = ty_table.offsets[yrow], yend = ty_table.offsets[yrow + 1];
                             std::uint64_t& yp = ycur[i];
                             while (yp < yend && ty_table.xs[yp] < yc) ++yp;
-                            count[1] = static_cast<int>(yp - ybegin);
-                            signed_c[1] = yp == ybegin ? 0 : ty_table.winding_after[yp - 1];
-                            even[1] = ((yend - ybegin) & 1) == 0;
+                            rows.count[1] = static_cast<int>(yp - ybegin);
+                            rows.signed_c[1] = yp == ybegin ? 0 : ty_table.winding_after[yp - 1];
+                            rows.even[1] = ((yend - ybegin) & 1) == 0;
                         }
-                        const std::size_t a = ax.cell[i], cell = (c * cy + b) * cx + a;
-                        const std::uint8_t mask = smooth_axes[cell];
-                        const bool interpolate = mask == 3 || mask == 5 || mask == 6 || mask == 7;
-                        if (!interpolate || (mask & 4)) signed_c[2] = signed_count(2, i, j, k, count[2], even[2]);
-                        if (interpolate) {
-                            // Every axis's interpolated w lies within signed_c + the cell's corner
-                            // range (to rounding, which kBoundSlack covers): where those bounds
-                            // settle the test below, its outcome, without interpolating.
-                            double lo = 1e300, hi = -1e300;
-                            for (std::size_t fa = 0; fa < 3; ++fa) {
-                                if (!(mask >> fa & 1)) continue;
-                                lo = std::min(lo, signed_c[fa] + range[fa][2 * cell]);
-                                hi = std::max(hi, signed_c[fa] + range[fa][2 * cell + 1]);
-                            }
-                            lo -= kBoundSlack, hi += kBoundSlack;
-                            if (hi - lo < kAxesAgree - kBoundSlack) {
-                                const double far = 0.5 + kInterpMargin, near = 0.5 - kInterpMargin;
-                                const bool in = lo > far || hi < -far, out = lo > -near && hi < near;
-                                if (in || out) {
-                                    ++n.by_winding;  // as decide() with the interpolated w
-                                    if (in) row[i] |= 1;
-                                    continue;
-                                }
-                            }
-                            if (!(mask & 4)) signed_c[2] = signed_count(2, i, j, k, count[2], even[2]);
-                        }
-                        const bool unanimous = even[0] && even[1] && even[2] && (count[0] & 1) == (count[1] & 1) &&
-                                               (count[1] & 1) == (count[2] & 1);
-                        double wv = 0;
-                        bool have = false;
-                        if (interpolate) {
-                            const double tx = ax.t[i];
-                            double lo = 1e300, hi = -1e300;
-                            for (int fa = 0; fa < 3; ++fa) {
-                                if (!(mask >> fa & 1)) continue;
-                                const std::vector<double>& fv = f[fa];
-                                auto at = [&](std::size_t da, std::size_t db, std::size_t dc) {
-                                    return fv[((c + dc) * ly + b + db) * lx + a + da];
-                                };
-                                const double f00 = at(0, 0, 0) + tx * (at(1, 0, 0) - at(0, 0, 0));
-                                const double f10 = at(0, 1, 0) + tx * (at(1, 1, 0) - at(0, 1, 0));
-                                const double f01 = at(0, 0, 1) + tx * (at(1, 0, 1) - at(0, 0, 1));
-                                const double f11 = at(0, 1, 1) + tx * (at(1, 1, 1) - at(0, 1, 1));
-                                const double f0 = f00 + ty * (f10 - f00), f1 = f01 + ty * (f11 - f01);
-                                const double est = signed_c[fa] + f0 + tz * (f1 - f0);
-                                lo = std::min(lo, est), hi = std::max(hi, est);
-                            }
-                            wv = 0.5 * (lo + hi);
-                            have = hi - lo <= kAxesAgree && std::abs(std::abs(lo) - 0.5) > kInterpMargin &&
-                                   std::abs(std::abs(hi) - 0.5) > kInterpMargin && (std::abs(lo) > 0.5) == (std::abs(hi) > 0.5);
-                        }
-                        if (!have) {  // evaluated below, with the slice's other such voxels
-                            pending.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j), unanimous, (count[0] & 1) != 0});
-                            continue;
-                        }
-                        if (decide(n, wv, unanimous, (count[0] & 1) != 0)) row[i] |= 1;
+                        const std::size_t a = ax.cell[i], p = lattice.point(a, b, c);
+                        for (int d = 0; d < 3; ++d) corners.f[d] = f[d].data() + p;
+                        const double t[3] = {ax.t[i], ay.t[j], az.t[k]};
+                        bool unanimous = false;
+                        const HybridStep s = hybrid_voxel(cells[lattice.cell(a, b, c)], corners, t, rows, [&](HybridRows& rw) {
+                            const std::size_t zrow = i + tz_table.nu * j;
+                            rw.even[2] = ((tz_table.offsets[zrow + 1] - tz_table.offsets[zrow]) & 1) == 0;
+                            rw.signed_c[2] = tz_table.signed_before(i, j, zc, rw.count[2]);
+                        }, n, unanimous);
+                        if (s == HybridStep::inside) row[i] |= 1;
+                        else if (s == HybridStep::evaluate)  // evaluated below, with the slice's other such voxels
+                            pending.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j), unanimous, (rows.count[0] & 1) != 0});
                     }
                 }
                 // The fast winding number at the pending centres, in packets of neighbours in
@@ -352,7 +218,7 @@ HybridCounts fill_hybrid(const TriMesh& mesh, Work& w, const Progress& progress)
                     tree.fast().at_packet(std::span<const Vec3d>(centres.data(), m), std::span<double>(values.data(), m));
                     for (std::size_t q = 0; q < m; ++q) {
                         const Pending& v = pending[p0 + q];
-                        if (decide(n, values[q], v.unanimous, v.odd)) w.cells[k][v.j * w.nx + v.i] |= 1;
+                        if (hybrid_decide(n, values[q], v.unanimous, v.odd)) w.cells[k][v.j * w.nx + v.i] |= 1;
                     }
                 }
                 pending.clear();
