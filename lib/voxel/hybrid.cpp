@@ -2,6 +2,8 @@
 // and the part of the lattice that a set of cells needs (SparseHybridLattice).
 #include "voxel/hybrid.hpp"
 
+#include <array>
+#include <span>
 #include <utility>
 
 #include <tbb/blocked_range.h>
@@ -93,8 +95,31 @@ SparseHybridLattice::SparseHybridLattice(const HybridLattice& lattice, const std
             centres[e] = g.center(lattice.axis[0].pos[at[0]], lattice.axis[1].pos[at[1]], lattice.axis[2].pos[at[2]]);
         }
     });
+    // In packets of up to 64 points of a 4^3 block of the lattice (at_packet: at()'s values).
+    std::vector<std::uint32_t> order(points.size());
+    std::vector<std::uint64_t> key(points.size());
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, points.size(), 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t e = r.begin(); e != r.end(); ++e) {
+            std::size_t at[3];
+            coords(points[e], at);
+            key[e] = ((((at[2] >> 2) * lattice.n[1] + (at[1] >> 2)) * lattice.n[0] + (at[0] >> 2)) << 6 | (at[2] & 3) << 4 |
+                      (at[1] & 3) << 2 | (at[0] & 3));
+            order[e] = static_cast<std::uint32_t>(e);
+        }
+    });
+    tbb::parallel_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return key[x] < key[y]; });
     std::vector<double> wl(points.size());
-    fast.at(centres, wl);
+    const std::size_t packets = (points.size() + FastWinding::kPacket - 1) / FastWinding::kPacket;
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, packets, 4), [&](const tbb::blocked_range<std::size_t>& r) {
+        std::array<Vec3d, FastWinding::kPacket> q;
+        std::array<double, FastWinding::kPacket> v;
+        for (std::size_t k = r.begin(); k != r.end(); ++k) {
+            const std::size_t p0 = k * FastWinding::kPacket, m = std::min(FastWinding::kPacket, points.size() - p0);
+            for (std::size_t i = 0; i < m; ++i) q[i] = centres[order[p0 + i]];
+            fast.at_packet(std::span<const Vec3d>(q.data(), m), std::span<double>(v.data(), m));
+            for (std::size_t i = 0; i < m; ++i) wl[order[p0 + i]] = v[i];
+        }
+    });
     std::vector<Vec3d>().swap(centres);
     std::vector<double> f(3 * points.size());
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, points.size(), 1024), [&](const tbb::blocked_range<std::size_t>& r) {
