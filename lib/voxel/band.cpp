@@ -4,8 +4,9 @@
 //   2. band blocks: every block within B voxels (Chebyshev) of a surface voxel's block gets a
 //      brick of working cells (work.hpp's encoding: (distance << 1) | inside, surface 0);
 //   3. the inside bit of every brick voxel and of one voxel per tiled block: x-row crossing parity
-//      (crossings.cpp, the scanline rule; counts per brick row by one search and a walk) or the
-//      winding number (inside_by_winding with geometry/winding.hpp's BoundaryWinding);
+//      (crossings.cpp, the scanline rule; counts per brick row by one search and a walk), the
+//      winding number (inside_by_winding with geometry/winding.hpp's BoundaryWinding) or the
+//      dense hybrid's decision (hybrid.hpp; the lattice only at the bricks' cells);
 //   4. layers: breadth-first search of depth B from the surface voxels through the bricks, under
 //      the dense sweeps' side rule (a step may leave a surface voxel to either side, never cross
 //      inside/outside), which gives the same distances as the sweeps of layers.cpp up to B; run
@@ -203,15 +204,14 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
         auto tile_inside = [&](int i, int j, int k) {
             const std::size_t ijk[3] = {static_cast<std::size_t>(i), static_cast<std::size_t>(j), static_cast<std::size_t>(k)};
             if (method == FillMethod::winding) return inside_by_winding(*winding, *exact, g.center(i, j, k));
-            int count[3] = {0, 0, 0};
-            bool unanimous = true;
+            voxel_detail::HybridRows rows;
             for (std::size_t a = 0; a < tables.size(); ++a) {
                 const voxel_detail::CrossingTable& t = tables[a];
                 const std::size_t u = ijk[(a + 1) % 3], v = ijk[(a + 2) % 3], row = u + t.nu * v;
-                count[a] = t.before(u, v, g.origin[static_cast<int>(a)] + (static_cast<double>(ijk[a]) + 0.5) * s, false);
-                unanimous = unanimous && ((t.offsets[row + 1] - t.offsets[row]) & 1) == 0 && (count[a] & 1) == (count[0] & 1);
+                rows.count[a] = t.before(u, v, g.origin[static_cast<int>(a)] + (static_cast<double>(ijk[a]) + 0.5) * s, false);
+                rows.even[a] = ((t.offsets[row + 1] - t.offsets[row]) & 1) == 0;
             }
-            if (!hybrid || unanimous) return (count[0] & 1) != 0;
+            if (!hybrid || voxel_detail::hybrid_unanimous(rows)) return (rows.count[0] & 1) != 0;
             return std::abs((*winding)(g.center(i, j, k))) > 0.5;
         };
         // The rows of a brick along `axis`: per row one binary search, then a walk along it (the

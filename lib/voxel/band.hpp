@@ -8,11 +8,10 @@
 // triangles, a breadth-first search of depth B through the band's bricks, the inside bit of every
 // brick voxel and one per tiled block from the x-row crossings (scanline) or the winding number;
 // no pass over the dense grid, no per-voxel array of it. Fills: scanline (closed meshes),
-// winding, and hybrid (the band's own: the unanimous vote of the x, y and z rows that do not
-// abstain, when at least two vote, else the fast winding number where it is 0.06 from 1/2 or
-// more, else the majority of the valid rows, else the exact winding number; the dense hybrid's lattice needs the dense grid, so on open meshes the band's
-// signs may differ from the dense map's where the vote is unanimous and the winding number
-// disagrees); auto picks scanline for watertight meshes, hybrid otherwise. Method: docs/voxelize.md,
+// winding, and hybrid (the dense hybrid's decision on every brick voxel, bit for bit, with its
+// lattice evaluated only at the cells the bricks lie in); auto picks scanline for watertight
+// meshes, hybrid otherwise. A tiled block takes the side of its first voxel (hybrid: the
+// unanimous vote of its three rows, else the fast winding number). Method: docs/voxelize.md,
 // "Narrow band".
 #include <array>
 #include <cstddef>

@@ -117,6 +117,12 @@ struct HybridRows {
 
 enum class HybridStep : std::uint8_t { outside, inside, evaluate };
 
+// The vote is unanimous when all three rows are even and agree on the voxel's parity.
+inline bool hybrid_unanimous(const HybridRows& rows) {
+    const int* count = rows.count;
+    return rows.even[0] && rows.even[1] && rows.even[2] && (count[0] & 1) == (count[1] & 1) && (count[1] & 1) == (count[2] & 1);
+}
+
 // The inside bit from w: the unanimous vote where w is not decisive (the exact w is then within
 // kDecisive of 1/2 when the fast one is within kDecisive - kFastError), else |w| > 1/2.
 inline bool hybrid_decide(HybridCounts& n, double wv, bool unanimous, bool odd) {
@@ -163,8 +169,7 @@ HybridStep hybrid_voxel(const HybridCell& cell, const HybridCorners& corners, co
         }
         if (!have_z) z_row(rows);
     }
-    const int* count = rows.count;
-    unanimous = rows.even[0] && rows.even[1] && rows.even[2] && (count[0] & 1) == (count[1] & 1) && (count[1] & 1) == (count[2] & 1);
+    unanimous = hybrid_unanimous(rows);
     if (!interpolate) return HybridStep::evaluate;
     const double tx = t[0], ty = t[1], tz = t[2];
     double lo = 1e300, hi = -1e300;
@@ -184,7 +189,7 @@ HybridStep hybrid_voxel(const HybridCell& cell, const HybridCorners& corners, co
     const bool have = hi - lo <= kAxesAgree && std::abs(std::abs(lo) - 0.5) > kInterpMargin &&
                       std::abs(std::abs(hi) - 0.5) > kInterpMargin && (std::abs(lo) > 0.5) == (std::abs(hi) > 0.5);
     if (!have) return HybridStep::evaluate;
-    return hybrid_decide(n, 0.5 * (lo + hi), unanimous, (count[0] & 1) != 0) ? HybridStep::inside : HybridStep::outside;
+    return hybrid_decide(n, 0.5 * (lo + hi), unanimous, (rows.count[0] & 1) != 0) ? HybridStep::inside : HybridStep::outside;
 }
 
 // The cells of the lattice that some voxels need (the band's bricks), each with its HybridCell and
