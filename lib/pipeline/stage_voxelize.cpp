@@ -202,7 +202,7 @@ std::string format_text(const VoxelizeSummary& s, const ToolFacts& f) {
                     with_commas(s.undecided).c_str(), with_commas(s.undecided - s.by_winding).c_str(),
                     with_commas(s.by_winding).c_str());
     if (s.fill == "hybrid" && s.band > 0)
-        out += strf(" (the band's: unanimous vote of the valid rows, else the winding number)");
+        out += strf(" (on the band's voxels as the dense hybrid decides them)");
     else if (s.fill == "hybrid")
         out += strf(" (%s voxels by the winding number, %s by the unanimous vote; %s winding numbers evaluated)",
                     with_commas(s.by_winding).c_str(), with_commas(s.by_vote).c_str(), with_commas(s.winding_evaluated).c_str());
