@@ -17,20 +17,24 @@ namespace {
 std::filesystem::path sample_path(const char* name) { return std::filesystem::path(HP_SOURCE_DIR) / "sample_meshes" / name; }
 hp::TriMesh sample(const char* name) { return hp::load_mesh(sample_path(name)).mesh; }
 
+// nx: the grid's voxels along x, when the test needs a particular count (0: any).
 void expect_band_equals_dense(const std::filesystem::path& path, hp::FillMethod fill, int band, int connectivity, int resolution,
-                              bool sparse_expected = true, bool closed = true);
+                              bool sparse_expected = true, bool closed = true, int nx = 0);
 void expect_band_equals_dense(const char* name, hp::FillMethod fill, int band, int connectivity, int resolution,
-                              bool sparse_expected = true, bool closed = true) {
-    expect_band_equals_dense(sample_path(name), fill, band, connectivity, resolution, sparse_expected, closed);
+                              bool sparse_expected = true, bool closed = true, int nx = 0) {
+    expect_band_equals_dense(sample_path(name), fill, band, connectivity, resolution, sparse_expected, closed, nx);
 }
 
 void expect_band_equals_dense(const std::filesystem::path& path, hp::FillMethod fill, int band, int connectivity, int resolution,
-                              bool sparse_expected, bool closed) {
+                              bool sparse_expected, bool closed, int nx) {
     SCOPED_TRACE(path.filename().string() + " band " + std::to_string(band) + " connectivity " + std::to_string(connectivity));
     const hp::TriMesh mesh = hp::load_mesh(path).mesh;
     const hp::Aabb box = hp::diagnose(mesh).bbox;
     const double longest = std::max({box.size().x, box.size().y, box.size().z});
     const hp::GridSpec grid = hp::grid_around(box, longest / resolution, 2);
+    if (nx > 0) {
+        ASSERT_EQ(grid.dims[0], nx);
+    }
     hp::VoxelizeOptions opt;
     opt.fill = fill;
     opt.connectivity = connectivity;
@@ -96,6 +100,10 @@ TEST(BandVoxelize, HybridEqualsTheDenseHybridInTheBricksOnOpenMeshes) {
     for (const char* name : {"cup.obj", "corrugated-sheet.obj", "half-pipe.obj", "open-tube.obj", "open-box.obj"})
         expect_band_equals_dense(name, hp::FillMethod::hybrid, 3, 26, 48, false, false);
     expect_band_equals_dense("cup.obj", hp::FillMethod::automatic, 2, 6, 64, true, false);
+    // 48 and 49 voxels along x: the last lattice cell a whole brick wide, and one whose far corner
+    // is the first voxel of a brick (that brick lies in the cell before it).
+    expect_band_equals_dense("half-pipe.obj", hp::FillMethod::hybrid, 2, 26, 44, false, false, 48);
+    expect_band_equals_dense("half-pipe.obj", hp::FillMethod::hybrid, 2, 26, 45, false, false, 49);
 }
 
 // The same on the Stanford bunny (open at the bottom) at a coarse voxel, where the lattice's
