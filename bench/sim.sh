@@ -3,7 +3,8 @@
 # VPS files and HACD hulls are prepared on the first run into HP_SIM_CACHE (default build/sim-cache)
 # and reused. bench/sim_report.py prints every figure beside the paper's (Sagardia et al. 2014,
 # Tables 1 and 2, the 137x and 0.71 ms) and the targets with ratios from this one run, and adds rows
-# to the main table. BENCH_SIM_ROTATIONS overrides the scenes' 10 rotations (fewer: a quicker look).
+# to the main table. BENCH_SIM_ROTATIONS overrides the scenes' 10 rotations (fewer: a quicker look);
+# BENCH_SIM_HEIGHTS the ball's drop heights of bench/sim_heights.py (default 40, 0 skips it).
 if [ -x "$bin/haptic-sim" ] && [ -f "$meshes/stanford-bunny.obj" ]; then
     simdir=$(mktemp -d)
     simcache=${HP_SIM_CACHE:-build/sim-cache}
@@ -15,6 +16,13 @@ if [ -x "$bin/haptic-sim" ] && [ -f "$meshes/stanford-bunny.obj" ]; then
             echo "bench: haptic-sim scenes/$scene.json failed" >&2
     done
     python3 bench/sim_report.py "$simdir" "$results"
+    # The ball from BENCH_SIM_HEIGHTS drop heights (default 40; 0 skips): the distribution of the
+    # maximum penetration per method, the per-height difference VPS fine - native, the impacts' timing.
+    if [ "${BENCH_SIM_HEIGHTS:-40}" -gt 0 ]; then
+        echo "bench: sim ball heights" >&2
+        python3 bench/sim_heights.py --bin "$bin" --cache "$simcache" --count "${BENCH_SIM_HEIGHTS:-40}" \
+            --results "$results" 2>/dev/null || echo "bench: bench/sim_heights.py failed" >&2
+    fi
     rm -rf "$simdir"
 else
     echo "bench: haptic-sim not built (needs libbullet-dev) or no bunny: the Bullet scenes are skipped" >&2

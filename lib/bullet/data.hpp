@@ -2,6 +2,7 @@
 // lib/bullet/data — what a VPS shape holds (vps.hpp's VpsData), for lib/bullet's sources. No
 // Bullet header here.
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include "bullet/vps.hpp"
@@ -50,6 +51,7 @@ struct VpsData {
     Rigid local_from_mesh;    // local = R (p - centre of mass), R's rows the principal axes
     Aabb local_bounds;        // the points' box in the local frame, widened by one voxel
     std::vector<ClusterDisc> discs;  // per tree cluster (mesh frame): the plane algorithm's pruning
+    std::vector<std::uint32_t> visit_rank;  // per tree cluster: its place in a breadth-first walk from the root
 };
 
 }  // namespace hp::bullet

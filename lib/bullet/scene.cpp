@@ -113,6 +113,10 @@ struct Reader {
         if (j.contains("level")) m.traversal.level = integer(j["level"], w + "level", 1);
         if (j.contains("budget_us")) m.traversal.budget_us = number_at_least(j["budget_us"], w + "budget_us", 0, true);
         if (j.contains("budget_tests")) m.traversal.budget_tests = static_cast<std::size_t>(integer(j["budget_tests"], w + "budget_tests", 1));
+        if (j.contains("coherent")) {
+            if (!j["coherent"].is_boolean()) fail(w + "coherent", "must be true or false");
+            m.traversal.coherent = j["coherent"].get<bool>();
+        }
         if (j.contains("margin")) m.margin = number_at_least(j["margin"], w + "margin", 0, false);
         if (j.contains("clusters")) m.clusters = integer(j["clusters"], w + "clusters", 1);
         if (j.contains("max_vertices")) m.max_vertices = integer(j["max_vertices"], w + "max_vertices", 4);
@@ -211,7 +215,7 @@ Scene load_scene(const std::filesystem::path& file) {
         if (!o.is_object()) r.fail(key, "must be an object");
         r.only_keys(o, key, {"name", "plane", "box", "sphere", "mesh", "scale", "position", "quaternion", "origin", "mass",
                              "restitution", "friction", "method", "field", "tree", "prepare", "traversal", "level",
-                             "budget_us", "budget_tests", "margin", "clusters", "max_vertices", "concavity"});
+                             "budget_us", "budget_tests", "coherent", "margin", "clusters", "max_vertices", "concavity"});
         SceneObject obj;
         obj.name = o.contains("name") ? r.string(o["name"], key + ".name") : "object" + std::to_string(i + 1);
         if (!names.insert(obj.name).second) r.fail(key + ".name", "'" + obj.name + "' is used twice");
@@ -283,7 +287,7 @@ Scene load_scene(const std::filesystem::path& file) {
             const std::string key = "methods[" + std::to_string(i) + "]";
             if (!m.is_object()) r.fail(key, "must be an object");
             r.only_keys(m, key, {"name", "object", "method", "field", "tree", "prepare", "traversal", "level", "budget_us",
-                                 "budget_tests", "margin", "clusters", "max_vertices", "concavity"});
+                                 "budget_tests", "coherent", "margin", "clusters", "max_vertices", "concavity"});
             if (!m.contains("object")) r.fail(key + ".object", "missing (the name of the object it applies to)");
             if (!m.contains("method")) r.fail(key + ".method", "missing (vps, gimpact, hull, hacd, native)");
             MethodSpec spec;

@@ -142,6 +142,161 @@ bool analytic_contacts(const MovingObjectData& m, const Rigid& world_from_mesh, 
     return true;
 }
 
+// The plane in the pointshell's mesh frame: depth(q) = offset - normal . q (inside positive).
+struct MeshPlane {
+    Vec3d normal;
+    double offset = 0;
+    double depth(Vec3d q) const { return offset - dot(normal, q); }
+};
+
+// How far above the plane every point below cluster `id` lies at least: by its sphere, else by
+// its disc (ClusterDisc: tighter on flat patches, e.g. a face resting on the ground; the margin
+// covers the bound's rounding). Not positive: neither bound keeps the cluster off the plane.
+double disc_clearance(const VpsData& shell, std::uint32_t id, const MeshPlane& plane, double nc) {
+    const ClusterDisc& d = shell.discs[id];
+    const double k = dot(plane.normal, d.axis);
+    const double lowest = nc + std::min(d.lo * k, d.hi * k) - d.radial * std::sqrt(std::max(0.0, 1 - k * k));
+    return lowest - plane.offset - 1e-12 * (std::abs(plane.offset) + std::abs(nc) + shell.moving.tree.clusters[id].sphere.radius);
+}
+double plane_clearance(const VpsData& shell, std::uint32_t id, const MeshPlane& plane) {
+    const Ball& b = shell.moving.tree.clusters[id].sphere;
+    const double nc = dot(plane.normal, b.center);
+    const double sphere = nc - plane.offset - b.radius;
+    return sphere > 0 ? sphere : disc_clearance(shell, id, plane, nc);
+}
+
+// Breadth-first from cluster `start`: a cluster with a positive clearance is pruned
+// (pruned(id, clearance)), the leaves kept are appended to `leaves` in visit order.
+template <class Pruned>
+void plane_descent(const VpsData& shell, const MeshPlane& plane, std::uint32_t start, Pruned pruned,
+                   std::vector<std::uint32_t>& queue, std::vector<std::uint32_t>& leaves) {
+    const auto& clusters = shell.moving.tree.clusters;
+    queue.assign(1, start);
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+        const std::uint32_t id = queue[head];
+        const double clearance = plane_clearance(shell, id, plane);
+        if (clearance > 0) {
+            pruned(id, clearance);
+            continue;
+        }
+        const TreeCluster& c = clusters[id];
+        if (c.children.empty())
+            leaves.push_back(id);
+        else
+            queue.insert(queue.end(), c.children.begin(), c.children.end());
+    }
+}
+
+// Temporal coherence against a plane (the full traversal): the front of a descent from the root,
+// kept from step to step. The front is a cut of the tree: every point lies below exactly one of
+// its clusters, either a leaf whose points are tested or a pruned cluster whose points are known
+// to lie above the plane. A pruned cluster stores its clearance when it was last decided; since
+// then every point q below it has moved along the plane's normal by at most
+//   sum over the steps of |offset' - offset - (normal' - normal) . pivot| + |normal' - normal| |q - pivot|
+// (depth(q) = offset - normal . q in the shell's mesh frame), accumulated as `shift` and `turn`
+// with |q - pivot| bounded by the cluster's `reach`. While its clearance exceeds that, it stays
+// pruned; else it is descended again from it at the new pose and replaced by what that descent
+// prunes and keeps. A kept leaf whose sphere or disc rises off the plane becomes a pruned cluster.
+// The leaves are kept in the order a descent from the root visits them, so the contacts (every
+// point below the plane, leaf by leaf) are those of a descent from the root, in the same order.
+// The front is made anew from the root when it has grown to twice its size since, or when most of
+// it would be descended again.
+struct PlaneFront {
+    struct Pruned {
+        double budget;  // clearance when decided + shift + turn * reach at that time
+        double reach;   // how far the cluster's points lie from the pivot at most
+        std::uint32_t id;
+    };
+    const VpsData* shell = nullptr;  // null: no front yet
+    MeshPlane last;                  // the last step's plane
+    Vec3d pivot;                     // mesh frame: the kept leaves' mean centre when made
+    double shift = 0, turn = 0;
+    std::size_t made_size = 0;  // the front's size when made from the root
+    std::vector<Pruned> pruned;
+    std::vector<std::uint32_t> leaves;  // kept, in visit order
+    std::vector<std::uint32_t> redo, extra, merged;  // scratch
+
+    void add_pruned(const VpsData& s, std::uint32_t id, double clearance) {
+        const Ball& b = s.moving.tree.clusters[id].sphere;
+        const double reach = length(b.center - pivot) + b.radius * (1 + 1e-9) + 1e-12;  // tree_covers_points' tolerance
+        pruned.push_back({clearance + shift + turn * reach, reach, id});
+    }
+
+    void make(const VpsData& s, const MeshPlane& now, std::vector<std::uint32_t>& queue) {
+        shell = &s;
+        last = now;
+        shift = turn = 0;
+        pruned.clear();
+        leaves.clear();
+        redo.clear();
+        plane_descent(s, now, 0, [&](std::uint32_t id, double) { redo.push_back(id); }, queue, leaves);
+        const auto& clusters = s.moving.tree.clusters;
+        pivot = clusters[0].sphere.center;
+        if (!leaves.empty()) {
+            Vec3d sum;
+            for (std::uint32_t id : leaves) sum += clusters[id].sphere.center;
+            pivot = sum / static_cast<double>(leaves.size());
+        }
+        for (std::uint32_t id : redo) add_pruned(s, id, plane_clearance(s, id, now));
+        made_size = pruned.size() + leaves.size();
+    }
+
+    // The front's leaves at `now`, in visit order: a descent from the root at `now` keeps these
+    // leaves among others, and no point below the plane lies outside them.
+    const std::vector<std::uint32_t>& leaves_at(const VpsData& s, const MeshPlane& now, std::vector<std::uint32_t>& queue) {
+        if (s.moving.tree.clusters.empty()) {
+            shell = nullptr;
+            leaves.clear();
+            return leaves;
+        }
+        if (shell != &s || pruned.size() + leaves.size() > 2 * made_size + 16) {
+            make(s, now, queue);
+            return leaves;
+        }
+        const Ball& root = s.moving.tree.clusters[0].sphere;
+        const Vec3d dn = now.normal - last.normal;
+        shift += std::abs(now.offset - last.offset - dot(dn, pivot)) +
+                 1e-9 * (root.radius + std::abs(now.offset) + std::abs(last.offset) + length(pivot));
+        turn += length(dn);
+        last = now;
+        // The pruned clusters that may have reached the plane leave the front.
+        redo.clear();
+        std::size_t kept = 0;
+        for (const Pruned& p : pruned) {
+            if (p.budget > shift + turn * p.reach)
+                pruned[kept++] = p;
+            else
+                redo.push_back(p.id);
+        }
+        if (redo.size() > kept / 2 + 8) {
+            make(s, now, queue);
+            return leaves;
+        }
+        pruned.resize(kept);
+        // Leaves off the plane become pruned clusters.
+        std::size_t stay = 0;
+        for (std::uint32_t id : leaves) {
+            const double clearance = plane_clearance(s, id, now);
+            if (clearance > 0)
+                add_pruned(s, id, clearance);
+            else
+                leaves[stay++] = id;
+        }
+        leaves.resize(stay);
+        if (redo.empty()) return leaves;
+        extra.clear();
+        for (std::uint32_t id : redo)
+            plane_descent(s, now, id, [&](std::uint32_t c, double clearance) { add_pruned(s, c, clearance); }, queue, extra);
+        if (extra.empty()) return leaves;
+        const auto by_rank = [&](std::uint32_t a, std::uint32_t b) { return s.visit_rank[a] < s.visit_rank[b]; };
+        std::sort(extra.begin(), extra.end(), by_rank);
+        merged.clear();
+        std::merge(leaves.begin(), leaves.end(), extra.begin(), extra.end(), std::back_inserter(merged), by_rank);
+        leaves.swap(merged);
+        return leaves;
+    }
+};
+
 enum class PairKind { vps, plane, box };
 
 class VpsAlgorithm final : public btCollisionAlgorithm {
@@ -233,18 +388,23 @@ public:
             const double offset = double(plane->getPlaneConstant()) + dot(normal, plane_world.t);
             const Vec3d mesh_normal = shell_world.inverse().rotate(normal);
             const double mesh_offset = offset - dot(normal, shell_world.t);
-            // A cluster whose points all lie above the plane: its disc's lowest point along the
-            // plane normal is above it (tighter than the sphere on flat patches, e.g. a face
-            // resting on the ground). The margin covers the rounding of the bound.
-            auto clear = [&](std::uint32_t id) {
-                const ClusterDisc& d = shell.discs[id];
-                const Ball& b = shell.moving.tree.clusters[id].sphere;
-                const double k = dot(mesh_normal, d.axis), nc = dot(mesh_normal, b.center);
-                const double lowest = nc + std::min(d.lo * k, d.hi * k) - d.radial * std::sqrt(std::max(0.0, 1 - k * k));
-                return mesh_offset - lowest < -1e-12 * (std::abs(mesh_offset) + std::abs(nc) + b.radius);
-            };
-            traverse(shell.moving, shell_world, [&](Vec3d q) { return mesh_offset - dot(mesh_normal, q); },
-                     [&](Vec3d) { return normal; }, clear, limit);
+            const MeshPlane mesh_plane{mesh_normal, mesh_offset};
+            if (options.traversal == Traversal::full && options.coherent) {
+                for (std::uint32_t id : state_->front.leaves_at(shell, mesh_plane, state_->queue))
+                    for (std::uint32_t i : shell.moving.tree.clusters[id].points) {
+                        const double d = mesh_plane.depth(shell.moving.points[i]);
+                        if (d > 0) contacts.push_back({shell_world(shell.moving.points[i]), normal, d, -1});
+                    }
+            } else {
+                // A cluster whose points all lie above the plane by its sphere or its disc.
+                traverse(shell.moving, shell_world, [&](Vec3d q) { return mesh_plane.depth(q); },
+                         [&](Vec3d) { return normal; },
+                         [&](std::uint32_t id) {
+                             const double nc = dot(mesh_normal, shell.moving.tree.clusters[id].sphere.center);
+                             return disc_clearance(shell, id, mesh_plane, nc) > 0;
+                         },
+                         limit);
+            }
         } else {
             const auto* box = static_cast<const btBoxShape*>(other_wrap->getCollisionShape());
             const Rigid box_world = to_rigid(other_wrap->getWorldTransform());
@@ -348,6 +508,7 @@ private:
         std::unique_ptr<VpsQuery> query;  // VPS-VPS: the pointshell against the other's field
         std::vector<WorldContact> contacts;
         std::vector<std::uint32_t> queue;
+        PlaneFront front;  // full traversal against a plane, coherent
     };
     btPersistentManifold* manifold_ = nullptr;
     bool own_manifold_ = false;

@@ -233,6 +233,16 @@ std::shared_ptr<const VpsData> load_vps_data(const VpsFiles& files) {
     box.max += Vec3d{s, s, s};
     data->local_bounds = box;
     data->discs = cluster_discs(data->moving);
+    const auto& clusters = data->moving.tree.clusters;
+    data->visit_rank.assign(clusters.size(), 0);
+    if (!clusters.empty()) {
+        std::vector<std::uint32_t> order(1, 0);
+        for (std::size_t head = 0; head < order.size(); ++head) {
+            data->visit_rank[order[head]] = static_cast<std::uint32_t>(head);
+            const auto& children = clusters[order[head]].children;
+            order.insert(order.end(), children.begin(), children.end());
+        }
+    }
     return data;
 }
 

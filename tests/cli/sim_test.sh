@@ -159,6 +159,7 @@ bad nan-pose 's/\[0, 0, 0.7\]/[0, NaN, 0.7]/' 'line 4, column 57: not a JSON fil
 bad negative-mass 's/"mass": 1/"mass": -1/' 'objects\[1\]\.mass: must be >= 0'
 bad string-pose 's/\[0, 0, 0.7\]/[0, "NaN", 0.7]/' 'objects\[1\]\.position\[1\]: must be a number'
 bad not-json 's/{"name": "cube-drop"/{"name": "cube-drop" ]/' 'line 1, column 22: not a JSON file'
+bad coherent-not-bool 's/"object": "cube", "method": "vps",/"object": "cube", "method": "vps", "coherent": 1,/' 'methods\[0\]\.coherent: must be true or false'
 expect_exit 2 "$HP_BIN/haptic-sim" "$TMP/drop.json" --only nothing --cache "$cache"
 expect_exit 2 "$HP_BIN/haptic-sim"
 finish
