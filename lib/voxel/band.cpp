@@ -1,6 +1,6 @@
 // The narrow-band voxelizer (voxel/band.hpp): the layers of the dense voxelizer within B voxels
 // of the surface, in bricks of 8^3, with tiles of +-B beyond. Phases, each scaling with the band:
-//   1. surface voxels, per triangle (13-axis SAT, as surface.cpp), collected, sorted, unique;
+//   1. surface voxels, per triangle (13-axis SAT near its plane, surface.hpp), collected, sorted, unique;
 //   2. band blocks: every block within B voxels (Chebyshev) of a surface voxel's block gets a
 //      brick of working cells (work.hpp's encoding: (distance << 1) | inside, surface 0);
 //   3. the inside bit of every brick voxel and of one voxel per tiled block: x-row crossing parity
@@ -30,6 +30,7 @@
 #include "geometry/sat.hpp"
 #include "geometry/bvh.hpp"
 #include "geometry/winding.hpp"
+#include "voxel/surface.hpp"
 #include "voxel/work.hpp"
 
 namespace hp {
@@ -90,27 +91,13 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
     std::vector<std::uint64_t> surface;
     {
         tbb::combinable<std::vector<std::uint64_t>> found;
-        const Vec3d half{s / 2, s / 2, s / 2};
-        auto range = [&](double lo, double hi, int axis, int& a, int& b) {
-            a = std::max(0, static_cast<int>(std::ceil((lo - g.origin[axis]) / s)) - 1);
-            b = std::min(g.dims[axis] - 1, static_cast<int>(std::floor((hi - g.origin[axis]) / s)));
-        };
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, mesh.triangles.size(), 256), [&](const tbb::blocked_range<std::size_t>& r) {
             std::vector<std::uint64_t>& mine = found.local();
             for (std::size_t t = r.begin(); t != r.end(); ++t) {
                 const auto& tri = mesh.triangles[t];
-                const Vec3d& a = mesh.vertices[tri[0]];
-                const Vec3d& b = mesh.vertices[tri[1]];
-                const Vec3d& c = mesh.vertices[tri[2]];
-                const Vec3d lo = cwise_min(a, cwise_min(b, c)), hi = cwise_max(a, cwise_max(b, c));
-                int i0, i1, j0, j1, k0, k1;
-                range(lo.x, hi.x, 0, i0, i1);
-                range(lo.y, hi.y, 1, j0, j1);
-                range(lo.z, hi.z, 2, k0, k1);
-                for (int k = k0; k <= k1; ++k)
-                    for (int j = j0; j <= j1; ++j)
-                        for (int i = i0; i <= i1; ++i)
-                            if (triangle_box_overlap(g.center(i, j, k), half, a, b, c)) mine.push_back(linear(g, i, j, k));
+                voxel_detail::for_each_surface_voxel(
+                    g, mesh.vertices[tri[0]], mesh.vertices[tri[1]], mesh.vertices[tri[2]], [](int, int, int) { return false; },
+                    [&](int i, int j, int k) { mine.push_back(linear(g, i, j, k)); });
             }
         });
         found.combine_each([&](const std::vector<std::uint64_t>& v) { surface.insert(surface.end(), v.begin(), v.end()); });
