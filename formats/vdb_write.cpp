@@ -239,9 +239,9 @@ void write_buffers(std::ostream& os, const GridT& grid, std::uint32_t compressio
     for (auto it = tree.cbeginLeaf(); it; ++it) leaves.push_back(&*it);
     const auto background = tree.background();
     const bool half = grid.saveFloatAsHalf();
-    constexpr std::size_t kChunk = 1024;  // leaves per task: a few MB of buffered bytes in flight
+    constexpr std::size_t kChunk = 512;  // leaves per task
     const std::size_t chunks = (leaves.size() + kChunk - 1) / kChunk;
-    constexpr std::size_t kWindow = 16;   // chunks serialized ahead of the stream
+    constexpr std::size_t kWindow = 8;   // chunks serialized ahead of the stream: about 8 MB in flight
     std::vector<std::string> bytes(std::min(chunks, kWindow));
     for (std::size_t first = 0; first < chunks; first += kWindow) {
         const std::size_t last = std::min(chunks, first + kWindow);
