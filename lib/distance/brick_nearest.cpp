@@ -165,8 +165,9 @@ void BrickNearest::gather(const Vec3d& c, double reach) {
 // differs from the exact squared distance by a few float roundings of the magnitudes involved
 // (the point's and the vertices' offsets from c, at most L = reach_p + the farthest vertex); the
 // bound kept per candidate, 2^-16 L^2, is about 250 times the worst sum of those roundings, so
-// a lower bound stays below the true squared distance, and below the double result, which is
-// that of a point on the triangle.
+// a lower bound stays below the true squared distance, and (with a term for the double query's
+// own rounding of coordinates far from the origin) below the double result, which is that of a
+// point on the triangle.
 void BrickNearest::pack(const Vec3d& c, double reach_p) {
     const TriangleBvh& bvh = ix_.bvh;
     const std::size_t m = slot_.size();
@@ -186,10 +187,13 @@ void BrickNearest::pack(const Vec3d& c, double reach_p) {
             return i < 1e30 ? i : 0.0;  // a shorter edge is a point at float precision
         };
         const double far = reach_p + std::sqrt(std::max({length2(a), length2(b), length2(cc)}));
+        // The double query rounds coordinates of magnitude up to `coords`: its error on a squared
+        // distance below far^2 is some 2^-50 far coords, far below the second term.
+        const double coords = std::max({std::abs(c.x), std::abs(c.y), std::abs(c.z)}) + far;
         const double v[kFields] = {a.x,  a.y,  a.z,  ab.x, ab.y,    ab.z,    ac.x,    ac.y,  ac.z,  bc.x,
                                    bc.y, bc.z, n.x,  n.y,  n.z,     e0.x,    e0.y,    e0.z,  e1.x,  e1.y,
                                    e1.z, e2.x, e2.y, e2.z, inv(ab), inv(bc), inv(ac), plane ? 1.0 : 0.0,
-                                   std::ldexp(far * far, -16)};
+                                   std::ldexp(far * far, -16) + std::ldexp(far * coords, -40)};
         bool finite = std::isfinite(far) && far < 1e15;
         for (int k = 0; k < kFields; ++k) {
             cand_[e][static_cast<std::size_t>(k)] = static_cast<float>(v[k]);
