@@ -46,6 +46,9 @@ struct WriteOptions {
     // A plain OpenVDB file as other tools write it: no haptic: metadata, no checksum trailer.
     // For exports to other VDB tools; hapticprep's own readers treat it as a foreign file.
     bool plain = false;
+    // Saves through openvdb::io::File (one thread for the leaf buffers) instead of the parallel
+    // writer, which lays the file out byte for byte the same (for tests comparing the two).
+    bool openvdb_writer = false;
 };
 
 // Writes all grids over `grid` to `path` atomically (temp file + rename), with `metadata`

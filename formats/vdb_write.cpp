@@ -9,9 +9,16 @@
 
 #include <malloc.h>
 
+#include <fstream>
+#include <sstream>
+
+#include <openvdb/io/Compression.h>
+#include <openvdb/io/DelayedLoadMetadata.h>
 #include <openvdb/io/File.h>
+#include <openvdb/io/GridDescriptor.h>
 #include <openvdb/openvdb.h>
 #include <openvdb/tools/Prune.h>
+#include <openvdb/tree/LeafManager.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -181,6 +188,149 @@ typename GridT::Ptr build_grid_blocks(const GridSpec& g, const GridOut& out, con
     return grid;
 }
 
+// The file as openvdb::io::File::write (OpenVDB 10) lays it out, byte for byte (with a nil header
+// UUID, which finalize_file replaces by the content-derived one), but with the leaf buffers
+// serialized by all threads: OpenVDB compresses every leaf twice, once in parallel for the
+// delayed-load metadata (compressed sizes) and once one leaf after the other into the stream.
+// Here the second pass runs in parallel too, chunk by chunk, each leaf through the same OpenVDB
+// function (LeafNode::writeBuffers) into a buffer stream tagged with the same settings (data
+// compression, background), and the chunk's bytes are appended in leaf order.
+// tests/formats/vdb_parallel_write_test.cpp compares the files with OpenVDB's own writer.
+namespace archive {
+
+constexpr std::uint32_t kCompression = openvdb::io::COMPRESS_BLOSC | openvdb::io::COMPRESS_ACTIVE_MASK;
+
+// openvdb::io::File's default compression is BLOSC | ACTIVE_MASK when it was built with Blosc.
+std::uint32_t file_compression() {
+    static const std::uint32_t c = openvdb::io::File("").compression();
+    return c;
+}
+
+template <class GridT>
+void delayed_load_metadata(const GridT& grid, openvdb::io::DelayedLoadMetadata& meta, std::uint32_t compression) {
+    using TreeT = typename GridT::TreeType;
+    using LeafT = typename TreeT::LeafNodeType;
+    using MaskT = typename LeafT::NodeMaskType;
+    const TreeT& tree = grid.constTree();
+    const openvdb::Index32 count = tree.leafCount();
+    if (count == 0) return;
+    meta.resizeMask(count);
+    const bool sizes = compression & (openvdb::io::COMPRESS_BLOSC | openvdb::io::COMPRESS_ZIP);
+    if (sizes) meta.resizeCompressedSize(count);
+    const auto background = tree.background();
+    openvdb::tree::LeafManager<const TreeT> leaves(tree);
+    leaves.foreach([&](const LeafT& leaf, std::size_t n) {
+        openvdb::io::MaskCompress<typename TreeT::ValueType, MaskT> mask(leaf.valueMask(), MaskT(), leaf.buffer().data(), background);
+        meta.setMask(n, mask.metadata);
+        if (sizes)
+            meta.setCompressedSize(n, openvdb::io::writeCompressedValuesSize(leaf.buffer().data(), LeafT::SIZE, leaf.valueMask(),
+                                                                            mask.metadata, grid.saveFloatAsHalf(), compression) +
+                                          8);
+    });
+}
+
+template <class GridT>
+void write_buffers(std::ostream& os, const GridT& grid, std::uint32_t compression) {
+    using TreeT = typename GridT::TreeType;
+    using LeafT = typename TreeT::LeafNodeType;
+    const TreeT& tree = grid.constTree();
+    std::vector<const LeafT*> leaves;
+    leaves.reserve(tree.leafCount());
+    for (auto it = tree.cbeginLeaf(); it; ++it) leaves.push_back(&*it);
+    const auto background = tree.background();
+    const bool half = grid.saveFloatAsHalf();
+    constexpr std::size_t kChunk = 512;  // leaves per task
+    const std::size_t chunks = (leaves.size() + kChunk - 1) / kChunk;
+    constexpr std::size_t kWindow = 8;   // chunks serialized ahead of the stream: about 8 MB in flight
+    std::vector<std::string> bytes(std::min(chunks, kWindow));
+    for (std::size_t first = 0; first < chunks; first += kWindow) {
+        const std::size_t last = std::min(chunks, first + kWindow);
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(first, last, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+            for (std::size_t c = r.begin(); c != r.end(); ++c) {
+                std::ostringstream out(std::ios_base::binary);
+                openvdb::io::setDataCompression(out, compression);
+                openvdb::io::setGridBackgroundValuePtr(out, &background);
+                for (std::size_t n = c * kChunk; n < std::min(leaves.size(), (c + 1) * kChunk); ++n) leaves[n]->writeBuffers(out, half);
+                bytes[c - first] = std::move(out).str();
+            }
+        });
+        for (std::size_t c = first; c < last; ++c) {
+            os.write(bytes[c - first].data(), static_cast<std::streamsize>(bytes[c - first].size()));
+            std::string().swap(bytes[c - first]);
+        }
+    }
+}
+
+template <class GridT>
+void write_grid(std::ostream& os, const GridT& grid, const std::string& name, openvdb::io::StreamMetadata::Ptr& file_meta) {
+    const std::uint32_t archive_compression = file_compression();
+    auto stream_meta = std::make_shared<openvdb::io::StreamMetadata>(*file_meta);
+    stream_meta->setHalfFloat(grid.saveFloatAsHalf());
+    stream_meta->gridMetadata() = static_cast<const openvdb::MetaMap&>(grid);
+    openvdb::io::setStreamMetadataPtr(os, stream_meta, /*transfer=*/false);
+    openvdb::io::GridDescriptor gd(name, grid.type(), grid.saveFloatAsHalf());
+    gd.writeHeader(os);
+    const std::int64_t offsets = static_cast<std::int64_t>(os.tellp());
+    gd.writeStreamPos(os);
+    gd.setGridPos(os.tellp());
+    std::uint32_t c = archive_compression;
+    if (grid.getGridClass() == openvdb::GRID_LEVEL_SET || grid.getGridClass() == openvdb::GRID_FOG_VOLUME) c &= ~openvdb::io::COMPRESS_ZIP;
+    openvdb::io::setDataCompression(os, c);
+    os.write(reinterpret_cast<const char*>(&c), sizeof c);
+    const openvdb::GridBase::ConstPtr copy = grid.copyGrid();
+    const openvdb::GridBase::Ptr meta = openvdb::ConstPtrCast<openvdb::GridBase>(copy);
+    meta->insertMeta(openvdb::GridBase::META_FILE_DELAYED_LOAD, openvdb::io::DelayedLoadMetadata());
+    delayed_load_metadata(grid, *meta->getMetadata<openvdb::io::DelayedLoadMetadata>(openvdb::GridBase::META_FILE_DELAYED_LOAD),
+                          archive_compression);
+    meta->addStatsMetadata();
+    meta->insertMeta(openvdb::GridBase::META_FILE_COMPRESSION,
+                     openvdb::StringMetadata(openvdb::io::compressionToString(openvdb::io::getDataCompression(os))));
+    copy->writeMeta(os);
+    grid.writeTransform(os);
+    grid.writeTopology(os);
+    gd.setBlockPos(os.tellp());
+    write_buffers(os, grid, openvdb::io::getDataCompression(os));
+    gd.setEndPos(os.tellp());
+    os.seekp(offsets, std::ios_base::beg);
+    gd.writeStreamPos(os);
+    gd.seekToEnd(os);
+    openvdb::io::setStreamMetadataPtr(os, file_meta, /*transfer=*/false);
+}
+
+// Precondition: distinct, non-empty grid names; grids of the four value types written here.
+void write_file(const fs::path& path, const openvdb::GridPtrVec& grids, const openvdb::MetaMap& file_meta) {
+    std::ofstream os(path, std::ios_base::out | std::ios_base::binary | std::ios_base::trunc);
+    if (!os) throw std::runtime_error("cannot open the file for writing");
+    openvdb::io::StreamMetadata::Ptr stream_meta = std::make_shared<openvdb::io::StreamMetadata>();
+    openvdb::io::setStreamMetadataPtr(os, stream_meta, /*transfer=*/false);
+    openvdb::io::setDataCompression(os, file_compression());
+    openvdb::io::setWriteGridStatsMetadata(os, true);
+    // The header (Archive::writeHeader): magic, file format, library version, "has grid offsets",
+    // then the UUID as 36 characters.
+    const std::int64_t magic = openvdb::OPENVDB_MAGIC;
+    const std::uint32_t version[3] = {openvdb::OPENVDB_FILE_VERSION, openvdb::OPENVDB_LIBRARY_MAJOR_VERSION,
+                                      openvdb::OPENVDB_LIBRARY_MINOR_VERSION};
+    os.write(reinterpret_cast<const char*>(&magic), sizeof magic);
+    os.write(reinterpret_cast<const char*>(version), sizeof version);
+    os.put(1);
+    os << "00000000-0000-0000-0000-000000000000";
+    file_meta.writeMeta(os);
+    const std::int32_t count = static_cast<std::int32_t>(grids.size());
+    os.write(reinterpret_cast<const char*>(&count), sizeof count);
+    for (const auto& g : grids) {
+        if (auto t = openvdb::GridBase::grid<openvdb::Int32Grid>(g)) write_grid(os, *t, g->getName(), stream_meta);
+        else if (auto f = openvdb::GridBase::grid<openvdb::FloatGrid>(g)) write_grid(os, *f, g->getName(), stream_meta);
+        else if (auto d = openvdb::GridBase::grid<openvdb::DoubleGrid>(g)) write_grid(os, *d, g->getName(), stream_meta);
+        else if (auto v = openvdb::GridBase::grid<openvdb::Vec3SGrid>(g)) write_grid(os, *v, g->getName(), stream_meta);
+        else throw std::runtime_error("unsupported grid type " + g->type());
+        openvdb::io::setDataCompression(os, file_compression());
+    }
+    os.close();
+    if (!os) throw std::runtime_error("write failed (disk full?)");
+}
+
+}  // namespace archive
+
 void put_metadata(openvdb::GridBase& grid, const nlohmann::json& meta) {
     for (const auto& [key, value] : meta.items()) {
         const std::string name = "haptic:" + key;
@@ -244,10 +394,14 @@ void write(const fs::path& path, const GridSpec& grid, const std::vector<GridOut
     file_meta.insertMeta("creator", openvdb::StringMetadata(creator));
     write_atomically(path, [&](const fs::path& tmp) {
         try {
-            openvdb::io::File file(tmp.string());
             progress.report("save", 0.0);
-            file.write(out, file_meta);
-            file.close();
+            if (options.plain || options.openvdb_writer || archive::file_compression() != archive::kCompression) {
+                openvdb::io::File file(tmp.string());
+                file.write(out, file_meta);
+                file.close();
+            } else {
+                archive::write_file(tmp, out, file_meta);
+            }
             out.clear();  // the trees are on disk: free them before the file is hashed
             // Most leaves were allocated on TBB worker threads, in their own malloc arenas, which
             // the calling thread never reuses: hand the freed trees back to the system now.

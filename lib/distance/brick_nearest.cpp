@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 #include "core/error.hpp"
@@ -64,6 +65,75 @@ void BrickNearest::add(int dx, int dy, int dz) {
         for (int a = 0; a < 3; ++a) lo_[qq][a] = std::min(lo_[qq][a], d[a]), hi_[qq][a] = std::max(hi_[qq][a], d[a]);
 }
 
+namespace {
+
+using Lanes = BrickNearest::Lanes;
+using Group = BrickNearest::Group;
+typedef int Mask __attribute__((vector_size(16)));
+
+// Field numbers of a candidate's float data (relative to the brick's centre c).
+enum : int {
+    kA = 0,       // vertex a (3)
+    kAB = 3,      // b - a (3)
+    kAC = 6,      // c - a (3)
+    kBC = 9,      // c - b (3)
+    kN = 12,      // unit normal of ab x ac (3)
+    kE0 = 15,     // n x ab (3): the inside of edge ab is where (p - a) . e0 >= 0
+    kE1 = 18,     // n x bc (3), with p - b
+    kE2 = 21,     // n x ca (3), with p - a (e2 is orthogonal to ca)
+    kInvAB = 24,  // 1 / |ab|^2 (0 for a zero-length edge)
+    kInvBC = 25,
+    kInvAC = 26,
+    kPlane = 27,  // 1: the face region applies; 0: a degenerate triangle, edges only
+    kSlack = 28,  // bound on the float result's error (squared distance), for points within the reach
+};
+
+inline Lanes splat(float v) { return Lanes{v, v, v, v}; }
+inline Lanes clamp01(Lanes t) {
+    t = t < 0.0f ? splat(0.0f) : t;
+    return t > 1.0f ? splat(1.0f) : t;
+}
+
+// Lower bounds of the squared distances from p (relative to the brick's centre) to 4 candidates:
+// the point-triangle distance in float (face region by the three edge tests, else the nearest
+// of the three edges), less the candidate's error bound. Branch free over the 4 lanes.
+inline Lanes lower_bounds(const Group& g, Lanes px, Lanes py, Lanes pz) {
+    const Lanes* f = g.f;
+    const Lanes ax = px - f[kA], ay = py - f[kA + 1], az = pz - f[kA + 2];
+    const Lanes bx = ax - f[kAB], by = ay - f[kAB + 1], bz = az - f[kAB + 2];
+    auto segment = [](Lanes x, Lanes y, Lanes z, const Lanes* e, Lanes inv) {
+        const Lanes t = clamp01((x * e[0] + y * e[1] + z * e[2]) * inv);
+        const Lanes rx = x - e[0] * t, ry = y - e[1] * t, rz = z - e[2] * t;
+        return rx * rx + ry * ry + rz * rz;
+    };
+    const Lanes d0 = segment(ax, ay, az, f + kAB, f[kInvAB]);
+    const Lanes d1 = segment(bx, by, bz, f + kBC, f[kInvBC]);
+    const Lanes d2 = segment(ax, ay, az, f + kAC, f[kInvAC]);
+    Lanes edges = d0 < d1 ? d0 : d1;
+    edges = d2 < edges ? d2 : edges;
+    const Lanes s0 = ax * f[kE0] + ay * f[kE0 + 1] + az * f[kE0 + 2];
+    const Lanes s1 = bx * f[kE1] + by * f[kE1 + 1] + bz * f[kE1 + 2];
+    const Lanes s2 = ax * f[kE2] + ay * f[kE2 + 1] + az * f[kE2 + 2];
+    const Lanes h = ax * f[kN] + ay * f[kN + 1] + az * f[kN + 2];
+    const Mask inside = (s0 >= 0.0f) & (s1 >= 0.0f) & (s2 >= 0.0f) & (f[kPlane] > 0.5f);
+    const Lanes low = (inside ? h * h : edges) - f[kSlack];
+    return low == low ? low : splat(-std::numeric_limits<float>::infinity());  // NaN: no bound
+}
+
+// A group's lane n: field k of candidate 4 g + n.
+inline void set_lane(Group& g, int n, const std::array<float, BrickNearest::kFields>& v) {
+    for (int k = 0; k < BrickNearest::kFields; ++k) g.f[k][n] = v[static_cast<std::size_t>(k)];
+}
+
+// A lane that no point comes near (for the padding of the last group).
+std::array<float, BrickNearest::kFields> far_lane() {
+    std::array<float, BrickNearest::kFields> v{};
+    v[kA] = v[kA + 1] = v[kA + 2] = 1e15f;  // squared distances about 3e30, finite in float
+    return v;
+}
+
+}  // namespace
+
 void BrickNearest::gather(const Vec3d& c, double reach) {
     const TriangleBvh& bvh = ix_.bvh;
     sorted_.clear();
@@ -88,13 +158,56 @@ void BrickNearest::gather(const Vec3d& c, double reach) {
     }
     std::sort(sorted_.begin(), sorted_.end());
     slot_.resize(sorted_.size());
-    box_.resize(sorted_.size());
-    for (std::size_t n = 0; n < sorted_.size(); ++n) {
-        slot_[n] = sorted_[n].second;
-        Aabb b;
-        for (const auto& p : bvh.corners_at(sorted_[n].second)) b.extend(p);
-        box_[n] = b;
+    for (std::size_t n = 0; n < sorted_.size(); ++n) slot_[n] = sorted_[n].second;
+}
+
+// The candidates' float data relative to c, for points within reach_p of c. The float result
+// differs from the exact squared distance by a few float roundings of the magnitudes involved
+// (the point's and the vertices' offsets from c, at most L = reach_p + the farthest vertex); the
+// bound kept per candidate, 2^-16 L^2, is about 250 times the worst sum of those roundings, so
+// a lower bound stays below the true squared distance, and (with a term for the double query's
+// own rounding of coordinates far from the origin) below the double result, which is that of a
+// point on the triangle.
+void BrickNearest::pack(const Vec3d& c, double reach_p) {
+    const TriangleBvh& bvh = ix_.bvh;
+    const std::size_t m = slot_.size();
+    cand_.resize(m);
+    for (std::size_t e = 0; e < m; ++e) {
+        const auto& t = bvh.corners_at(slot_[e]);
+        const Vec3d a = t[0] - c, b = t[1] - c, cc = t[2] - c;
+        const Vec3d ab = t[1] - t[0], ac = t[2] - t[0], bc = t[2] - t[1];
+        const Vec3d nn = cross(ab, ac);
+        // The double query's degenerate case (closest_point_on_triangle): the edges only.
+        const bool plane = !(length2(nn) <= 1e-14 * length2(ab) * length2(ac));
+        const Vec3d n = plane ? normalized(nn) : Vec3d{};
+        const Vec3d e0 = cross(n, ab), e1 = cross(n, bc), e2 = cross(n, t[0] - t[2]);
+        auto inv = [](const Vec3d& v) {
+            const double l2 = length2(v);
+            const double i = l2 > 0 ? 1.0 / l2 : 0.0;
+            return i < 1e30 ? i : 0.0;  // a shorter edge is a point at float precision
+        };
+        const double far = reach_p + std::sqrt(std::max({length2(a), length2(b), length2(cc)}));
+        // The double query rounds coordinates of magnitude up to `coords`: its error on a squared
+        // distance below far^2 is some 2^-50 far coords, far below the second term.
+        const double coords = std::max({std::abs(c.x), std::abs(c.y), std::abs(c.z)}) + far;
+        const double v[kFields] = {a.x,  a.y,  a.z,  ab.x, ab.y,    ab.z,    ac.x,    ac.y,  ac.z,  bc.x,
+                                   bc.y, bc.z, n.x,  n.y,  n.z,     e0.x,    e0.y,    e0.z,  e1.x,  e1.y,
+                                   e1.z, e2.x, e2.y, e2.z, inv(ab), inv(bc), inv(ac), plane ? 1.0 : 0.0,
+                                   std::ldexp(far * far, -16) + std::ldexp(far * coords, -40)};
+        bool finite = std::isfinite(far) && far < 1e15;
+        for (int k = 0; k < kFields; ++k) {
+            cand_[e][static_cast<std::size_t>(k)] = static_cast<float>(v[k]);
+            finite = finite && std::isfinite(cand_[e][static_cast<std::size_t>(k)]);
+        }
+        if (!finite) {
+            // Beyond float's range: a bound of -infinity, never skipped, always computed exactly.
+            cand_[e].fill(0.0f);
+            cand_[e][kSlack] = std::numeric_limits<float>::infinity();
+        }
     }
+    brick_groups_.resize((m + 3) / 4);
+    for (std::size_t e = 0; e < brick_groups_.size() * 4; ++e)
+        set_lane(brick_groups_[e / 4], static_cast<int>(e % 4), e < m ? cand_[e] : far_lane());
 }
 
 const std::vector<BrickNearest::Hit>& BrickNearest::run() {
@@ -115,46 +228,104 @@ const std::vector<BrickNearest::Hit>& BrickNearest::run() {
     const double slack = 1e-9 * (grid.voxel_size + std::sqrt(hc.closest.distance2));
     gather(c, std::sqrt(hc.closest.distance2) + 2 * h + slack);
     const std::size_t m = slot_.size();
+    pack(c, h + grid.voxel_size);
+    low_.resize(brick_groups_.size() * 4);
+    exact_.resize(m);
+    auto exact2 = [&](const Vec3d& x, std::size_t e) {
+        const auto& t = bvh.corners_at(slot_[e]);
+        return closest_point_on_triangle(x, t[0], t[1], t[2]);
+    };
+    auto bounds = [&](const std::vector<Group>& groups, std::size_t count, const Vec3d& x) {
+        const Vec3d p = x - c;
+        const Lanes px = splat(static_cast<float>(p.x)), py = splat(static_cast<float>(p.y)), pz = splat(static_cast<float>(p.z));
+        for (std::size_t g = 0; g * 4 < count; ++g) {
+            const Lanes l = lower_bounds(groups[g], px, py, pz);
+            __builtin_memcpy(&low_[g * 4], &l, sizeof l);
+        }
+    };
+    // Above these, a candidate is provably farther than `d2` (lower bound vs exact double).
+    auto beyond = [](float low, double d2) { return static_cast<double>(low) > d2 * (1 + 1e-12); };
     for (int q = 0; q < 8; ++q) {
         if (voxels_[static_cast<std::size_t>(q)].empty()) continue;
         // The sub-block's candidates: the brick's within d' + 2 h' of its centre c', where d' is the
         // distance from c' to the nearest of them (the mesh's nearest lies among them: c' is within
-        // h of c), sorted by distance to c'.
+        // h of c), sorted by distance to c'. Exact distances only where the float bounds leave
+        // a candidate in question: the same d', the same list, the same order as computing all.
         Vec3d cq;
         const double hq = box_of(q, cq);
-        sub_.clear();
-        double dq = INFINITY;
+        bounds(brick_groups_, m, cq);
+        std::fill(exact_.begin(), exact_.end(), -1.0);
+        std::size_t first = 0;
+        for (std::size_t e = 1; e < m; ++e)
+            if (low_[e] < low_[first]) first = e;
+        double dq2 = exact_[first] = exact2(cq, first).distance2;
         for (std::size_t e = 0; e < m; ++e) {
-            const auto& t = bvh.corners_at(slot_[e]);
-            const double d = std::sqrt(closest_point_on_triangle(cq, t[0], t[1], t[2]).distance2);
-            sub_.emplace_back(d, static_cast<std::uint32_t>(e));
-            dq = std::min(dq, d);
+            if (exact_[e] >= 0 || beyond(low_[e], dq2)) continue;
+            exact_[e] = exact2(cq, e).distance2;
+            dq2 = std::min(dq2, exact_[e]);
         }
-        const double reach = dq + 2 * hq + slack;
-        sub_.erase(std::remove_if(sub_.begin(), sub_.end(), [&](const auto& e) { return e.first > reach; }), sub_.end());
+        const double reach = std::sqrt(dq2) + 2 * hq + slack;
+        const double reach2 = reach * reach;
+        sub_.clear();
+        for (std::size_t e = 0; e < m; ++e) {
+            if (exact_[e] < 0) {
+                if (beyond(low_[e], reach2)) continue;
+                exact_[e] = exact2(cq, e).distance2;
+            }
+            const double d = std::sqrt(exact_[e]);
+            if (d <= reach) sub_.emplace_back(d, static_cast<std::uint32_t>(e));
+        }
         std::sort(sub_.begin(), sub_.end());
         const std::size_t ms = sub_.size();
+        sub_groups_.resize((ms + 3) / 4);
+        for (std::size_t e = 0; e < sub_groups_.size() * 4; ++e)
+            set_lane(sub_groups_[e / 4], static_cast<int>(e % 4), e < ms ? cand_[sub_[e].second] : far_lane());
+        // Per voxel: the exact distance to the previous voxel's closest candidate (the seed), then
+        // the candidates not yet excluded by their distance to c' (sorted: a prefix of sub_);
+        // among those, exact distances only for the one with the smallest float bound and for the
+        // others whose bound does not exceed the best exact distance so far.
         std::size_t seed = 0;  // the previous voxel's closest candidate (index into sub_)
         for (std::uint16_t o : voxels_[static_cast<std::size_t>(q)]) {
             const Vec3d x = grid.center(x0_ + (o & 7), y0_ + ((o >> 3) & 7), z0_ + (o >> 6));
             const double rx = length(x - cq);
-            const auto& ts = bvh.corners_at(slot_[sub_[seed].second]);
-            ClosestPoint best_cp = closest_point_on_triangle(x, ts[0], ts[1], ts[2]);
+            ClosestPoint best_cp = exact2(x, sub_[seed].second);
             double best2 = best_cp.distance2;
             std::size_t best = seed;
-            double best_d = std::sqrt(best2);
-            for (std::size_t e = 0; e < ms; ++e) {
-                if (sub_[e].first - rx > best_d + slack) break;  // this and all later are farther
-                const std::uint32_t ce = sub_[e].second;
-                if (e == seed || box_distance2(box_[ce], x) > best2 * (1 + 1e-12)) continue;
-                const auto& t = bvh.corners_at(slot_[ce]);
-                const ClosestPoint cp = closest_point_on_triangle(x, t[0], t[1], t[2]);
+            const double cut = std::sqrt(best2) + slack;
+            // This and all later candidates are farther than the seed.
+            std::size_t w = 0;
+            while (w < ms && !(sub_[w].first - rx > cut)) ++w;
+            bounds(sub_groups_, w, x);
+            // Equal distances: the first in the scan order (the seed, then sub_'s order), or with
+            // bvh_ties the first in the BVH query's order.
+            auto consider = [&](std::size_t e) {
+                const ClosestPoint cp = exact2(x, sub_[e].second);
                 const double d2 = cp.distance2;
-                if (d2 < best2 || (d2 == best2 && ix_.bvh_ties && ix_.before(x, slot_[ce], slot_[sub_[best].second])))
-                    best2 = d2, best = e, best_d = std::sqrt(d2), best_cp = cp;
+                bool better = d2 < best2;
+                if (d2 == best2) {
+                    if (ix_.bvh_ties) better = ix_.before(x, slot_[sub_[e].second], slot_[sub_[best].second]);
+                    else better = best != seed && e < best;
+                }
+                if (better) best2 = d2, best = e, best_cp = cp;
+            };
+            // The candidate with the least bound first (usually the closest: few exact distances
+            // follow), then the others in order.
+            if (seed < w) low_[seed] = std::numeric_limits<float>::infinity();
+            std::size_t least = 0;
+            float least_low = std::numeric_limits<float>::infinity();
+            for (std::size_t e = 0; e < w; ++e) {
+                const float v = low_[e];
+                least = v < least_low ? e : least;
+                least_low = std::min(v, least_low);
+            }
+            if (!beyond(least_low, best2)) {
+                consider(least);
+                low_[least] = std::numeric_limits<float>::infinity();
+                for (std::size_t e = 0; e < w; ++e)
+                    if (!beyond(low_[e], best2)) consider(e);
             }
             seed = best;
-            hits_.push_back({o, slot_[sub_[best].second], best_d, best_cp});
+            hits_.push_back({o, slot_[sub_[best].second], std::sqrt(best2), best_cp});
         }
     }
     return hits_;

@@ -79,8 +79,16 @@ public:
     // The added voxels' nearest triangles and distances (by sub-block, in the order added).
     const std::vector<Hit>& run();
 
+    // Float data of one candidate triangle, relative to the brick's centre (brick_nearest.cpp).
+    static constexpr int kFields = 29;
+    typedef float Lanes __attribute__((vector_size(16)));  // 4 candidates, one field
+    struct Group {
+        Lanes f[kFields];
+    };
+
 private:
     void gather(const Vec3d& c, double reach);
+    void pack(const Vec3d& c, double reach_p);
     const NearestIndex& ix_;
     int x0_ = 0, y0_ = 0, z0_ = 0;
     std::array<std::vector<std::uint16_t>, 8> voxels_;  // per 4^3 sub-block
@@ -88,7 +96,11 @@ private:
     // The brick's candidates, sorted by distance to its centre (then by slot).
     std::vector<std::pair<double, std::uint32_t>> sorted_;
     std::vector<std::uint32_t> slot_;
-    std::vector<Aabb> box_;
+    std::vector<std::array<float, kFields>> cand_;  // per candidate, in sorted_ order
+    std::vector<Group> brick_groups_;               // the same, 4 candidates per group
+    std::vector<Group> sub_groups_;                 // a sub-block's candidates, in sub_ order
+    std::vector<float> low_;                        // lower bounds of squared distances, per candidate
+    std::vector<double> exact_;                     // a sub-block centre's exact distances (-1: not computed)
     std::vector<std::pair<double, std::uint32_t>> sub_;
     std::vector<Hit> hits_;
 };

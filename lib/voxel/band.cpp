@@ -1,6 +1,6 @@
 // The narrow-band voxelizer (voxel/band.hpp): the layers of the dense voxelizer within B voxels
 // of the surface, in bricks of 8^3, with tiles of +-B beyond. Phases, each scaling with the band:
-//   1. surface voxels, per triangle (13-axis SAT, as surface.cpp), collected, sorted, unique;
+//   1. surface voxels, per triangle (13-axis SAT near its plane, surface.hpp), collected, sorted, unique;
 //   2. band blocks: every block within B voxels (Chebyshev) of a surface voxel's block gets a
 //      brick of working cells (work.hpp's encoding: (distance << 1) | inside, surface 0);
 //   3. the inside bit of every brick voxel and of one voxel per tiled block: x-row crossing parity
@@ -34,6 +34,8 @@
 #include "geometry/bvh.hpp"
 #include "geometry/winding.hpp"
 #include "voxel/hybrid.hpp"
+#include "voxel/surface.hpp"
+#include "voxel/work.hpp"
 
 namespace hp {
 
@@ -93,27 +95,13 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
     std::vector<std::uint64_t> surface;
     {
         tbb::combinable<std::vector<std::uint64_t>> found;
-        const Vec3d half{s / 2, s / 2, s / 2};
-        auto range = [&](double lo, double hi, int axis, int& a, int& b) {
-            a = std::max(0, static_cast<int>(std::ceil((lo - g.origin[axis]) / s)) - 1);
-            b = std::min(g.dims[axis] - 1, static_cast<int>(std::floor((hi - g.origin[axis]) / s)));
-        };
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, mesh.triangles.size(), 256), [&](const tbb::blocked_range<std::size_t>& r) {
             std::vector<std::uint64_t>& mine = found.local();
             for (std::size_t t = r.begin(); t != r.end(); ++t) {
                 const auto& tri = mesh.triangles[t];
-                const Vec3d& a = mesh.vertices[tri[0]];
-                const Vec3d& b = mesh.vertices[tri[1]];
-                const Vec3d& c = mesh.vertices[tri[2]];
-                const Vec3d lo = cwise_min(a, cwise_min(b, c)), hi = cwise_max(a, cwise_max(b, c));
-                int i0, i1, j0, j1, k0, k1;
-                range(lo.x, hi.x, 0, i0, i1);
-                range(lo.y, hi.y, 1, j0, j1);
-                range(lo.z, hi.z, 2, k0, k1);
-                for (int k = k0; k <= k1; ++k)
-                    for (int j = j0; j <= j1; ++j)
-                        for (int i = i0; i <= i1; ++i)
-                            if (triangle_box_overlap(g.center(i, j, k), half, a, b, c)) mine.push_back(linear(g, i, j, k));
+                voxel_detail::for_each_surface_voxel(
+                    g, mesh.vertices[tri[0]], mesh.vertices[tri[1]], mesh.vertices[tri[2]], [](int, int, int) { return false; },
+                    [&](int i, int j, int k) { mine.push_back(linear(g, i, j, k)); });
             }
         });
         found.combine_each([&](const std::vector<std::uint64_t>& v) { surface.insert(surface.end(), v.begin(), v.end()); });
@@ -355,6 +343,20 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
                 const int x0 = c[0] * kBrickDim, y0 = c[1] * kBrickDim, z0 = c[2] * kBrickDim;
                 const std::uint16_t* cell = w.cells.bricks.data() + n * kBrickVoxels;
                 Mask un{}, in{}, surf{};
+                if (x0 + kBrickDim <= nx && y0 + kBrickDim <= ny && z0 + kBrickDim <= nz) {
+                    // A brick inside the grid: the masks word by word, without bounds tests.
+                    for (std::size_t z = 0; z < 8; ++z) {
+                        std::uint64_t sf = 0, ib = 0;
+                        for (std::size_t b = 0; b < 64; ++b) {
+                            const std::uint16_t v = cell[z * 64 + b];
+                            sf |= static_cast<std::uint64_t>(v == 0) << b;
+                            ib |= static_cast<std::uint64_t>(v & 1) << b;
+                        }
+                        surf[z] = sf, un[z] = ~sf, in[z] = ib;
+                    }
+                    unknown[n] = un, inside[n] = in, front_in[n] = surf, front_out[n] = surf;
+                    continue;
+                }
                 for (int o = 0; o < kBrickVoxels; ++o) {
                     const int dx = o & 7, dy = (o >> 3) & 7, dz = o >> 6;
                     const std::uint64_t bit = std::uint64_t{1} << (o & 63);
@@ -459,6 +461,22 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
                 continue;
             }
             std::int16_t* dst = out.layers.brick(b);
+            if (ex == kBrickDim && ey == kBrickDim && ez == kBrickDim) {
+                // A brick inside the grid: one pass the compiler vectorizes, counts per brick.
+                int inside = 0, outside = 0, surface = 0, in_band = 0, lo = n.lo, hi = n.hi;
+                for (int o = 0; o < kBrickVoxels; ++o) {
+                    const std::uint16_t cell = src[o];
+                    const int d = std::min<int>(dist(cell), band);
+                    const int v = cell & 1 ? d : -d;
+                    dst[o] = static_cast<std::int16_t>(v);
+                    inside += v > 0, outside += v < 0, surface += v == 0, in_band += d < band;
+                    lo = std::min(lo, v), hi = std::max(hi, v);
+                }
+                n.inside += static_cast<std::size_t>(inside), n.outside += static_cast<std::size_t>(outside);
+                n.surface += static_cast<std::size_t>(surface), n.band += static_cast<std::size_t>(in_band);
+                n.lo = lo, n.hi = hi;
+                continue;
+            }
             for (std::size_t dz = 0; dz < kBrickDim; ++dz)
                 for (std::size_t dy = 0; dy < kBrickDim; ++dy)
                     for (std::size_t dx = 0; dx < kBrickDim; ++dx) {
