@@ -138,44 +138,48 @@ bool propagate_row(Prop& s, int dir, int pass, int j, int k, ChangeMasks& cm, st
         c = e;
     }
     ranked = dirty;
-    const float cy = static_cast<float>(j) + 0.5f;
+    const float cy = static_cast<float>(j) + 0.5f, cz = static_cast<float>(k) + 0.5f;
     const TriMesh& mesh = *s.mesh;
     std::uint64_t changed = 0;
     bool carry = false;  // the voxel before in this row changed in this pass
-    for (int ii = 0; ii < nx; ++ii) {
-        const int i = dir > 0 ? ii : nx - 1 - ii;
-        const int c = i / w;
-        const bool visit = ((dirty >> c) & 1) || carry;
-        carry = false;
-        if (!visit) continue;
+    for (int cc = 0; cc < cm.chunks; ++cc) {  // chunks in pass order
+        const int c = dir > 0 ? cc : cm.chunks - 1 - cc;
+        const bool dirty_c = (dirty >> c) & 1;
+        if (!dirty_c && !carry) continue;
+        const int lo = c * w, hi = std::min(nx, lo + w);
         if (!((ranked >> c) & 1)) {
-            rank_neighbours(s, dir, j, k, c * w, std::min(nx, (c + 1) * w), best.data(), from.data());
+            rank_neighbours(s, dir, j, k, lo, hi, best.data(), from.data());
             ranked |= std::uint64_t{1} << c;
         }
-        const std::size_t v = row + static_cast<std::size_t>(i);
-        if (s.fixed(v)) continue;
-        float b = best[static_cast<std::size_t>(i)];
-        std::size_t f = from[static_cast<std::size_t>(i)];
-        if (ii > 0) {  // the neighbour before in this row, final already
-            const std::size_t u = v - static_cast<std::size_t>(dir);
-            const float dx = static_cast<float>(i) + 0.5f - s.px[u], dy = cy - s.py[u], dz = static_cast<float>(k) + 0.5f - s.pz[u];
-            const float e = dx * dx + dy * dy + dz * dz;
-            if (e < b) b = e, f = u;
-        }
-        // The point's distance only bounds the distance to its triangle from above (the point is
-        // the neighbour's closest, not this voxel's): the candidate is tested exactly.
-        if (f == UINT32_MAX || s.tri[f] == s.tri[v]) continue;
-        const auto& t = mesh.triangles[s.tri[f]];
-        const Vec3d x = s.grid->center(i, j, k);
-        const ClosestPoint cp = closest_point_on_triangle(x, mesh.vertices[t[0]], mesh.vertices[t[1]], mesh.vertices[t[2]]);
-        const double d = std::sqrt(cp.distance2);
-        if (d < s.dist[v]) {
-            s.dist[v] = d;
-            const Vec3d q = (cp.point - s.grid->origin) * s.inv_s;
-            s.px[v] = static_cast<float>(q.x), s.py[v] = static_cast<float>(q.y), s.pz[v] = static_cast<float>(q.z);
-            s.tri[v] = s.tri[f];
-            changed |= std::uint64_t{1} << c;
-            carry = true;
+        for (int n = 0; n < hi - lo; ++n) {
+            if (!dirty_c && !carry) break;  // a clean chunk: only while a change carries on
+            carry = false;
+            const int i = dir > 0 ? lo + n : hi - 1 - n;
+            const std::size_t v = row + static_cast<std::size_t>(i);
+            if (s.fixed(v)) continue;
+            float b = best[static_cast<std::size_t>(i)];
+            std::size_t f = from[static_cast<std::size_t>(i)];
+            if (i != (dir > 0 ? 0 : nx - 1)) {  // the neighbour before in this row, final already
+                const std::size_t u = v - static_cast<std::size_t>(dir);
+                const float dx = static_cast<float>(i) + 0.5f - s.px[u], dy = cy - s.py[u], dz = cz - s.pz[u];
+                const float e = dx * dx + dy * dy + dz * dz;
+                if (e < b) b = e, f = u;
+            }
+            // The point's distance only bounds the distance to its triangle from above (the point
+            // is the neighbour's closest, not this voxel's): the candidate is tested exactly.
+            if (f == UINT32_MAX || s.tri[f] == s.tri[v]) continue;
+            const auto& t = mesh.triangles[s.tri[f]];
+            const Vec3d x = s.grid->center(i, j, k);
+            const ClosestPoint cp = closest_point_on_triangle(x, mesh.vertices[t[0]], mesh.vertices[t[1]], mesh.vertices[t[2]]);
+            const double d = std::sqrt(cp.distance2);
+            if (d < s.dist[v]) {
+                s.dist[v] = d;
+                const Vec3d q = (cp.point - s.grid->origin) * s.inv_s;
+                s.px[v] = static_cast<float>(q.x), s.py[v] = static_cast<float>(q.y), s.pz[v] = static_cast<float>(q.z);
+                s.tri[v] = s.tri[f];
+                changed |= std::uint64_t{1} << c;
+                carry = true;
+            }
         }
     }
     cur[r] = changed;
