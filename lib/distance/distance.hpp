@@ -9,8 +9,8 @@
 // surface; beyond, the exact distance to a propagated triangle, an upper bound measured within 0.25
 // voxel of the truth on the reference meshes. Cost: one BVH query and a candidate scan per brick for
 // the band, a few raster passes beyond it (13 point distances per voxel, and an exact point-triangle
-// test where the nearest neighbour holds another triangle). Memory: 16 bytes per voxel while
-// working plus the output.
+// test where the nearest neighbour holds another triangle; from the third pass only at voxels a
+// neighbour of which changed). Memory: 16 bytes per voxel while working plus the output.
 // Threads: TBB, the same result for any thread count. Method and measurements:
 // docs/distance-method.md.
 #include <array>
