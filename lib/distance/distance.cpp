@@ -35,6 +35,7 @@ struct Prop {
     double* dist;
     std::vector<float> px, py, pz;
     std::vector<std::uint32_t> tri;
+    bool visit_every_voxel;
     bool fixed(std::size_t v) const { return std::abs(layers[v]) <= band; }
 };
 
@@ -100,14 +101,14 @@ __attribute__((target_clones("avx2", "default"))) void rank_neighbours(const Pro
 // tracked by chunks of the row (ChangeMasks), widened by one chunk for the x +-1 neighbours; within
 // the row a change carries on to the next voxel. The result is exactly that of visiting every voxel.
 bool propagate_row(Prop& s, int dir, int pass, int j, int k, ChangeMasks& cm, std::vector<float>& best,
-                   std::vector<std::uint32_t>& from) {
+                   std::vector<std::uint32_t>& from, std::size_t& visits) {
     const int nx = static_cast<int>(s.nx), ny = static_cast<int>(s.ny), nz = static_cast<int>(s.nz);
     const std::size_t r = static_cast<std::size_t>(k) * s.ny + static_cast<std::size_t>(j);
     const std::size_t row = r * s.nx;
     std::uint64_t* cur = cm.pass[pass & 1].data();
     const std::uint64_t* prev = cm.pass[(pass + 1) & 1].data();
     std::uint64_t dirty = cm.all;
-    if (pass >= 2) {
+    if (pass >= 2 && !s.visit_every_voxel) {
         dirty = 0;
         auto widen = [&dirty](std::uint64_t m) { dirty |= m | (m << 1) | (m >> 1); };
         for (const auto& rr : kRows) {
@@ -157,6 +158,7 @@ bool propagate_row(Prop& s, int dir, int pass, int j, int k, ChangeMasks& cm, st
             const int i = dir > 0 ? lo + n : hi - 1 - n;
             const std::size_t v = row + static_cast<std::size_t>(i);
             if (s.fixed(v)) continue;
+            ++visits;
             float b = best[static_cast<std::size_t>(i)];
             std::size_t f = from[static_cast<std::size_t>(i)];
             if (i != (dir > 0 ? 0 : nx - 1)) {  // the neighbour before in this row, final already
@@ -190,14 +192,16 @@ bool propagate_row(Prop& s, int dir, int pass, int j, int k, ChangeMasks& cm, st
 // order, and starts row r of its slice once the previous slice has finished rows up to r + 1
 // (the rows its voxels read). Every voxel therefore sees exactly the values the sequential pass
 // would give it: the result is the same for any number of threads.
-bool propagate_pass(Prop& s, int dir, int pass, ChangeMasks& cm, int threads) {
+bool propagate_pass(Prop& s, int dir, int pass, ChangeMasks& cm, int threads, std::size_t& visits) {
     const int ny = static_cast<int>(s.ny), nz = static_cast<int>(s.nz);
     threads = std::clamp(threads, 1, nz);
     std::vector<std::atomic<int>> rows_done(s.nz);
     for (auto& r : rows_done) r.store(0, std::memory_order_relaxed);
     std::atomic<bool> changed{false};
+    std::atomic<std::size_t> visited{0};
     auto work = [&](int t) {
         bool any = false;
+        std::size_t n = 0;
         std::vector<float> best;
         std::vector<std::uint32_t> from;
         for (int kk = t; kk < nz; kk += threads) {
@@ -209,17 +213,19 @@ bool propagate_pass(Prop& s, int dir, int pass, ChangeMasks& cm, int threads) {
                          seen = rows_done[kk - 1].load(std::memory_order_acquire))
                         rows_done[kk - 1].wait(seen, std::memory_order_acquire);
                 }
-                any |= propagate_row(s, dir, pass, dir > 0 ? jj : ny - 1 - jj, k, cm, best, from);
+                any |= propagate_row(s, dir, pass, dir > 0 ? jj : ny - 1 - jj, k, cm, best, from, n);
                 rows_done[kk].store(jj + 1, std::memory_order_release);
                 rows_done[kk].notify_all();
             }
         }
         if (any) changed = true;
+        visited.fetch_add(n, std::memory_order_relaxed);
     };
     std::vector<std::thread> pool;
     for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
     work(0);
     for (auto& th : pool) th.join();
+    visits += visited.load();
     return changed;
 }
 }  // namespace
@@ -239,7 +245,7 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
     out.values.assign(n, INFINITY);
     // Far from everything (voxels not reached yet): a point that loses to any real one.
     Prop ps{&mesh, &grid, 1 / vs, nx, ny, nz, layers.data(), band, out.values.data(), std::vector<float>(n, 1e30f),
-            std::vector<float>(n), std::vector<float>(n), std::vector<std::uint32_t>(n, UINT32_MAX)};
+            std::vector<float>(n), std::vector<float>(n), std::vector<std::uint32_t>(n, UINT32_MAX), options.visit_every_voxel};
 
     TriangleBvh bvh(mesh);
     const NearestSign signs(mesh);
@@ -298,7 +304,7 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
     cm.all = cm.chunks == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << cm.chunks) - 1;
     for (auto& m : cm.pass) m.assign(ny * nz, 0);
     for (int pass = 0; pass < kMaxPasses; ++pass) {
-        const bool changed = propagate_pass(ps, pass % 2 == 0 ? +1 : -1, pass, cm, threads);
+        const bool changed = propagate_pass(ps, pass % 2 == 0 ? +1 : -1, pass, cm, threads, out.propagation_visits);
         ++out.propagation_passes;
         progress.report("distance", 0.3 + 0.5 * (pass + 1) / kMaxPasses);
         if (!changed && pass >= 1) break;
