@@ -35,24 +35,34 @@ struct Prop {
     double* dist;
     std::vector<float> px, py, pz;
     std::vector<std::uint32_t> tri;
+    bool visit_every_voxel;
     bool fixed(std::size_t v) const { return std::abs(layers[v]) <= band; }
 };
 
-// One row (j, k) of a raster pass (dir +1: forward, -1: backward): every voxel outside the band
-// looks at the closest points held by its 13 neighbours that precede it in the pass order; the
-// nearest of them (ties: the first in a fixed order) names a candidate triangle, which the voxel
-// takes when its exact distance to that triangle is smaller than to its own. The 12 neighbours
-// in earlier rows are read first (their values are final for this pass), the one in this row
-// last. A voxel that takes a triangle stores its own closest point on it, so that the points its
-// neighbours compare are always their distances' witnesses, never a band voxel's point.
-bool propagate_row(Prop& s, int dir, int j, int k, std::vector<float>& best, std::vector<std::uint32_t>& from) {
+// Which parts of each row changed in a pass: per row a mask of up to 64 chunks of `width` voxels
+// (bit c: some voxel in [c * width, (c + 1) * width) took another triangle). Two passes are kept:
+// the one running and the one before.
+struct ChangeMasks {
+    int width = 1, chunks = 1;
+    std::uint64_t all = 1;
+    std::vector<std::uint64_t> pass[2];  // by pass parity, row (k * ny + j)
+};
+
+// Rows read before the direction (dy, dz): (-1, 0), (-1, -1), (0, -1), (1, -1).
+constexpr int kRows[4][2] = {{-1, 0}, {-1, -1}, {0, -1}, {1, -1}};
+
+// best[i], from[i] for i in [x0, x1): the nearest of the points held by voxel i's 12 neighbours in
+// the earlier rows (ties: the first in the order of kRows, then x - 1, x, x + 1). Each voxel's
+// result depends only on the other rows, never on the range it is computed in. An AVX2 clone,
+// chosen at run time, ranks 8 voxels at a time; AVX2 without FMA keeps every float operation as it
+// is, so the results are the same.
+__attribute__((target_clones("avx2", "default"))) void rank_neighbours(const Prop& s, int dir, int j, int k, int x0,
+                                                                        int x1, float* __restrict bp,
+                                                                        std::uint32_t* __restrict fp) {
     const int nx = static_cast<int>(s.nx), ny = static_cast<int>(s.ny), nz = static_cast<int>(s.nz);
-    const std::size_t row = (static_cast<std::size_t>(k) * s.ny + static_cast<std::size_t>(j)) * s.nx;
     const float cy = static_cast<float>(j) + 0.5f, cz = static_cast<float>(k) + 0.5f;
-    best.assign(s.nx, INFINITY);
-    from.assign(s.nx, UINT32_MAX);
-    // Earlier rows, as (dy, dz) before the direction: (-1, 0), (-1, -1), (0, -1), (1, -1).
-    constexpr int kRows[4][2] = {{-1, 0}, {-1, -1}, {0, -1}, {1, -1}};
+    std::fill(bp + x0, bp + x1, INFINITY);
+    std::fill(fp + x0, fp + x1, UINT32_MAX);
     for (const auto& rr : kRows) {
         const int jj = j + dir * rr[0], kk = k + dir * rr[1];
         if (jj < 0 || jj >= ny || kk < 0 || kk >= nz) continue;
@@ -61,10 +71,8 @@ bool propagate_row(Prop& s, int dir, int j, int k, std::vector<float>& best, std
         const float* py = s.py.data() + src;
         const float* pz = s.pz.data() + src;
         for (int a = -1; a <= 1; ++a) {
-            const int i0 = std::max(0, -a), i1 = std::min(nx, nx - a);
+            const int i0 = std::max(x0, -a), i1 = std::min(x1, nx - a);
             const std::uint32_t base = static_cast<std::uint32_t>(static_cast<std::ptrdiff_t>(src) + a);
-            float* __restrict bp = best.data();
-            std::uint32_t* __restrict fp = from.data();
             const float* __restrict qx = px + a;
             const float* __restrict qy = py + a;
             const float* __restrict qz = pz + a;
@@ -79,50 +87,125 @@ bool propagate_row(Prop& s, int dir, int j, int k, std::vector<float>& best, std
             }
         }
     }
-    const TriMesh& mesh = *s.mesh;
-    bool changed = false;
-    for (int ii = 0; ii < nx; ++ii) {
-        const int i = dir > 0 ? ii : nx - 1 - ii;
-        const std::size_t v = row + static_cast<std::size_t>(i);
-        if (s.fixed(v)) continue;
-        float b = best[static_cast<std::size_t>(i)];
-        std::size_t f = from[static_cast<std::size_t>(i)];
-        if (ii > 0) {  // the neighbour before in this row, final already
-            const std::size_t u = v - static_cast<std::size_t>(dir);
-            const float dx = static_cast<float>(i) + 0.5f - s.px[u], dy = cy - s.py[u], dz = cz - s.pz[u];
-            const float e = dx * dx + dy * dy + dz * dz;
-            if (e < b) b = e, f = u;
+}
+
+// One row (j, k) of raster pass `pass` (dir +1: forward, -1: backward): every voxel outside the
+// band looks at the closest points held by its 13 neighbours that precede it in the pass order; the
+// nearest of them (ties: the first in a fixed order) names a candidate triangle, which the voxel
+// takes when its exact distance to that triangle is smaller than to its own. The 12 neighbours
+// in earlier rows are read first (their values are final for this pass), the one in this row
+// last. A voxel that takes a triangle stores its own closest point on it, so that the points its
+// neighbours compare are always their distances' witnesses, never a band voxel's point.
+//
+// From the third pass on, a voxel is visited only when one of its 13 neighbours changed since its
+// visit in the pass before the last (the same direction, the same neighbours): in the last pass, or
+// in this one before it. Otherwise the visit cannot change it: the same neighbours name the same
+// candidate, whose distance did not beat the voxel's own then (or is the voxel's own triangle's, or
+// lost to the one the voxel took since), and the voxel's distance only decreased. Changes are
+// tracked by chunks of the row (ChangeMasks), widened by one chunk for the x +-1 neighbours; within
+// the row a change carries on to the next voxel. The result is exactly that of visiting every voxel.
+bool propagate_row(Prop& s, int dir, int pass, int j, int k, ChangeMasks& cm, std::vector<float>& best,
+                   std::vector<std::uint32_t>& from, std::size_t& visits) {
+    const int nx = static_cast<int>(s.nx), ny = static_cast<int>(s.ny), nz = static_cast<int>(s.nz);
+    const std::size_t r = static_cast<std::size_t>(k) * s.ny + static_cast<std::size_t>(j);
+    const std::size_t row = r * s.nx;
+    std::uint64_t* cur = cm.pass[pass & 1].data();
+    const std::uint64_t* prev = cm.pass[(pass + 1) & 1].data();
+    std::uint64_t dirty = cm.all;
+    if (pass >= 2 && !s.visit_every_voxel) {
+        dirty = 0;
+        auto widen = [&dirty](std::uint64_t m) { dirty |= m | (m << 1) | (m >> 1); };
+        for (const auto& rr : kRows) {
+            const int jj = j + dir * rr[0], kk = k + dir * rr[1];
+            if (jj < 0 || jj >= ny || kk < 0 || kk >= nz) continue;
+            const std::size_t q = static_cast<std::size_t>(kk) * s.ny + static_cast<std::size_t>(jj);
+            widen(prev[q] | cur[q]);
         }
-        // The point's distance only bounds the distance to its triangle from above (the point is
-        // the neighbour's closest, not this voxel's): the candidate is tested exactly.
-        if (f == UINT32_MAX || s.tri[f] == s.tri[v]) continue;
-        const auto& t = mesh.triangles[s.tri[f]];
-        const Vec3d x = s.grid->center(i, j, k);
-        const ClosestPoint cp = closest_point_on_triangle(x, mesh.vertices[t[0]], mesh.vertices[t[1]], mesh.vertices[t[2]]);
-        const double d = std::sqrt(cp.distance2);
-        if (d < s.dist[v]) {
-            s.dist[v] = d;
-            const Vec3d q = (cp.point - s.grid->origin) * s.inv_s;
-            s.px[v] = static_cast<float>(q.x), s.py[v] = static_cast<float>(q.y), s.pz[v] = static_cast<float>(q.z);
-            s.tri[v] = s.tri[f];
-            changed = true;
+        widen(prev[r]);
+        dirty &= cm.all;
+    }
+    if (!dirty) {
+        cur[r] = 0;
+        return false;
+    }
+    best.resize(s.nx);
+    from.resize(s.nx);
+    const int w = cm.width;
+    std::uint64_t ranked = 0;
+    for (int c = 0; c < cm.chunks;) {  // runs of dirty chunks, each ranked at once
+        if (!((dirty >> c) & 1)) {
+            ++c;
+            continue;
+        }
+        int e = c;
+        while (e < cm.chunks && ((dirty >> e) & 1)) ++e;
+        rank_neighbours(s, dir, j, k, c * w, std::min(nx, e * w), best.data(), from.data());
+        c = e;
+    }
+    ranked = dirty;
+    const float cy = static_cast<float>(j) + 0.5f, cz = static_cast<float>(k) + 0.5f;
+    const TriMesh& mesh = *s.mesh;
+    std::uint64_t changed = 0;
+    bool carry = false;  // the voxel before in this row changed in this pass
+    for (int cc = 0; cc < cm.chunks; ++cc) {  // chunks in pass order
+        const int c = dir > 0 ? cc : cm.chunks - 1 - cc;
+        const bool dirty_c = (dirty >> c) & 1;
+        if (!dirty_c && !carry) continue;
+        const int lo = c * w, hi = std::min(nx, lo + w);
+        if (!((ranked >> c) & 1)) {
+            rank_neighbours(s, dir, j, k, lo, hi, best.data(), from.data());
+            ranked |= std::uint64_t{1} << c;
+        }
+        for (int n = 0; n < hi - lo; ++n) {
+            if (!dirty_c && !carry) break;  // a clean chunk: only while a change carries on
+            carry = false;
+            const int i = dir > 0 ? lo + n : hi - 1 - n;
+            const std::size_t v = row + static_cast<std::size_t>(i);
+            if (s.fixed(v)) continue;
+            ++visits;
+            float b = best[static_cast<std::size_t>(i)];
+            std::size_t f = from[static_cast<std::size_t>(i)];
+            if (i != (dir > 0 ? 0 : nx - 1)) {  // the neighbour before in this row, final already
+                const std::size_t u = v - static_cast<std::size_t>(dir);
+                const float dx = static_cast<float>(i) + 0.5f - s.px[u], dy = cy - s.py[u], dz = cz - s.pz[u];
+                const float e = dx * dx + dy * dy + dz * dz;
+                if (e < b) b = e, f = u;
+            }
+            // The point's distance only bounds the distance to its triangle from above (the point
+            // is the neighbour's closest, not this voxel's): the candidate is tested exactly.
+            if (f == UINT32_MAX || s.tri[f] == s.tri[v]) continue;
+            const auto& t = mesh.triangles[s.tri[f]];
+            const Vec3d x = s.grid->center(i, j, k);
+            const ClosestPoint cp = closest_point_on_triangle(x, mesh.vertices[t[0]], mesh.vertices[t[1]], mesh.vertices[t[2]]);
+            const double d = std::sqrt(cp.distance2);
+            if (d < s.dist[v]) {
+                s.dist[v] = d;
+                const Vec3d q = (cp.point - s.grid->origin) * s.inv_s;
+                s.px[v] = static_cast<float>(q.x), s.py[v] = static_cast<float>(q.y), s.pz[v] = static_cast<float>(q.z);
+                s.tri[v] = s.tri[f];
+                changed |= std::uint64_t{1} << c;
+                carry = true;
+            }
         }
     }
-    return changed;
+    cur[r] = changed;
+    return changed != 0;
 }
 
 // One raster pass, pipelined over slices: thread t takes slices t, t + T, t + 2T, ... in pass
 // order, and starts row r of its slice once the previous slice has finished rows up to r + 1
 // (the rows its voxels read). Every voxel therefore sees exactly the values the sequential pass
 // would give it: the result is the same for any number of threads.
-bool propagate_pass(Prop& s, int dir, int threads) {
+bool propagate_pass(Prop& s, int dir, int pass, ChangeMasks& cm, int threads, std::size_t& visits) {
     const int ny = static_cast<int>(s.ny), nz = static_cast<int>(s.nz);
     threads = std::clamp(threads, 1, nz);
     std::vector<std::atomic<int>> rows_done(s.nz);
     for (auto& r : rows_done) r.store(0, std::memory_order_relaxed);
     std::atomic<bool> changed{false};
+    std::atomic<std::size_t> visited{0};
     auto work = [&](int t) {
         bool any = false;
+        std::size_t n = 0;
         std::vector<float> best;
         std::vector<std::uint32_t> from;
         for (int kk = t; kk < nz; kk += threads) {
@@ -134,17 +217,19 @@ bool propagate_pass(Prop& s, int dir, int threads) {
                          seen = rows_done[kk - 1].load(std::memory_order_acquire))
                         rows_done[kk - 1].wait(seen, std::memory_order_acquire);
                 }
-                any |= propagate_row(s, dir, dir > 0 ? jj : ny - 1 - jj, k, best, from);
+                any |= propagate_row(s, dir, pass, dir > 0 ? jj : ny - 1 - jj, k, cm, best, from, n);
                 rows_done[kk].store(jj + 1, std::memory_order_release);
                 rows_done[kk].notify_all();
             }
         }
         if (any) changed = true;
+        visited.fetch_add(n, std::memory_order_relaxed);
     };
     std::vector<std::thread> pool;
     for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
     work(0);
     for (auto& th : pool) th.join();
+    visits += visited.load();
     return changed;
 }
 }  // namespace
@@ -164,7 +249,7 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
     out.values.assign(n, INFINITY);
     // Far from everything (voxels not reached yet): a point that loses to any real one.
     Prop ps{&mesh, &grid, 1 / vs, nx, ny, nz, layers.data(), band, out.values.data(), std::vector<float>(n, 1e30f),
-            std::vector<float>(n), std::vector<float>(n), std::vector<std::uint32_t>(n, UINT32_MAX)};
+            std::vector<float>(n), std::vector<float>(n), std::vector<std::uint32_t>(n, UINT32_MAX), options.visit_every_voxel};
 
     TriangleBvh bvh(mesh);
     const NearestSign signs(mesh);
@@ -217,8 +302,13 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
     t0 = Clock::now();
     out.propagation_passes = 0;
     const int threads = tbb::this_task_arena::max_concurrency();
+    ChangeMasks cm;
+    cm.width = static_cast<int>((nx + 63) / 64);
+    cm.chunks = static_cast<int>((nx + static_cast<std::size_t>(cm.width) - 1) / static_cast<std::size_t>(cm.width));
+    cm.all = cm.chunks == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << cm.chunks) - 1;
+    for (auto& m : cm.pass) m.assign(ny * nz, 0);
     for (int pass = 0; pass < kMaxPasses; ++pass) {
-        const bool changed = propagate_pass(ps, pass % 2 == 0 ? +1 : -1, threads);
+        const bool changed = propagate_pass(ps, pass % 2 == 0 ? +1 : -1, pass, cm, threads, out.propagation_visits);
         ++out.propagation_passes;
         progress.report("distance", 0.3 + 0.5 * (pass + 1) / kMaxPasses);
         if (!changed && pass >= 1) break;

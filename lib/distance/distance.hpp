@@ -9,8 +9,8 @@
 // surface; beyond, the exact distance to a propagated triangle, an upper bound measured within 0.25
 // voxel of the truth on the reference meshes. Cost: one BVH query and a candidate scan per brick for
 // the band, a few raster passes beyond it (13 point distances per voxel, and an exact point-triangle
-// test where the nearest neighbour holds another triangle). Memory: 16 bytes per voxel while
-// working plus the output.
+// test where the nearest neighbour holds another triangle; from the third pass only at voxels a
+// neighbour of which changed). Memory: 16 bytes per voxel while working plus the output.
 // Threads: TBB, the same result for any thread count. Method and measurements:
 // docs/distance-method.md.
 #include <array>
@@ -27,6 +27,9 @@ namespace hp {
 struct DistanceOptions {
     int connectivity = 26;  // of the voxelmap's layers (decides the exact band in layers)
     bool gradient = false;
+    // The passes visit every voxel beyond the band, also where no neighbour changed (the same
+    // field, slower: the reference the skipping is tested against).
+    bool visit_every_voxel = false;
 };
 
 struct DistanceField {
@@ -35,6 +38,7 @@ struct DistanceField {
     std::vector<float> gradient;    // 3 per voxel when requested
     std::size_t exact_voxels = 0;   // computed by BVH queries
     int propagation_passes = 0;     // raster passes run (closest-triangle propagation)
+    std::size_t propagation_visits = 0;  // voxels visited by the passes (beyond the band)
     double seconds_exact = 0, seconds_propagate = 0;
 };
 

@@ -54,6 +54,47 @@ void check_layers_vs_distance(const GridSpec& g, const std::vector<std::int32_t>
     else r.pass("surface voxels lie within half a voxel diagonal of the surface");
 }
 
+// The gradient grid of a distance file against its layers: every value finite; of unit length
+// wherever the field defines it (dense: every voxel; band B: voxels with |layer| < B, what
+// compute_gradient_band computes), zero elsewhere (the band's voxels and tiles beyond it).
+void check_gradient(const vdb::Reader& reader, const GridSpec& g, const std::vector<std::int32_t>& layers, int band,
+                    CheckReport& r) {
+    constexpr double kUnitTolerance = 1e-4;  // float rounding of a unit vector is about 1e-7
+    std::size_t nonfinite = 0, nonunit = 0, nonzero = 0;
+    std::string first_nonfinite, first_nonunit, first_nonzero;
+    const std::size_t slice = static_cast<std::size_t>(g.dims[0]) * static_cast<std::size_t>(g.dims[1]);
+    reader.read_slices("gradient", vdb::ValueType::vec3f, [&](int k, const void* values) {
+        const float* v = static_cast<const float*>(values);
+        for (std::size_t o = 0; o < slice; ++o) {
+            const std::size_t n = static_cast<std::size_t>(k) * slice + o;
+            const double x = v[3 * o], y = v[3 * o + 1], z = v[3 * o + 2];
+            const int l = layers[n];
+            auto at = [&] {  // only built for the first problem of each kind
+                const int i = static_cast<int>(o % static_cast<std::size_t>(g.dims[0]));
+                const int j = static_cast<int>(o / static_cast<std::size_t>(g.dims[0]));
+                return "(" + std::to_string(i) + ", " + std::to_string(j) + ", " + std::to_string(k) + "): layer " +
+                       std::to_string(l) + ", gradient " + fmt("(%.6g, %.6g, %.6g)", x, y, z);
+            };
+            if (!(std::isfinite(x) && std::isfinite(y) && std::isfinite(z))) {
+                if (nonfinite++ == 0) first_nonfinite = at();
+            } else if (band == 0 || std::abs(l) < band) {
+                if (!(std::abs(std::sqrt(x * x + y * y + z * z) - 1) <= kUnitTolerance) && nonunit++ == 0) first_nonunit = at();
+            } else if ((x != 0 || y != 0 || z != 0) && nonzero++ == 0) {
+                first_nonzero = at();
+            }
+        }
+    });
+    if (nonfinite) r.problem(std::to_string(nonfinite) + " gradients are not finite, first at " + first_nonfinite);
+    else r.pass("every gradient is finite");
+    const std::string where = band == 0 ? "voxels" : "band voxels (|layer| < " + std::to_string(band) + ")";
+    if (nonunit) r.problem(std::to_string(nonunit) + " gradients on " + where + " are not of unit length, first at " + first_nonunit);
+    else r.pass("the gradient has unit length on every " + (band == 0 ? std::string("voxel") : "band voxel"));
+    if (band > 0) {
+        if (nonzero) r.problem(std::to_string(nonzero) + " gradients beyond the band are not zero, first at " + first_nonzero);
+        else r.pass("the gradient is zero beyond the band");
+    }
+}
+
 }  // namespace
 
 Summary CheckReport::summary(std::size_t max_problems) const {
@@ -140,11 +181,12 @@ void check_vdb(const fs::path& path, CheckReport& r) {
     if (kind != "voxelmap" && kind != "distance")
         r.problem("haptic:kind is '" + kind + "', expected voxelmap or distance");
     // Grids: each covers exactly the grid spec's voxels and carries the same spec.
-    std::string layers_type, distance_type;
+    std::string layers_type, distance_type, gradient_type;
     bool dims_ok = true;
     for (const auto& gi : info.grids) {
         if (gi.name == "layers") layers_type = gi.value_type;
         if (gi.name == "distance") distance_type = gi.value_type;
+        if (gi.name == "gradient") gradient_type = gi.value_type;
         if (gi.active_voxels != g.count()) {
             dims_ok = false;
             r.problem("grid '" + gi.name + "' has " + std::to_string(gi.active_voxels) + " active voxels, the grid spec " +
@@ -156,6 +198,8 @@ void check_vdb(const fs::path& path, CheckReport& r) {
                         std::to_string(g.dims[2]) + " voxels of the grid spec");
     if (layers_type != "int32") r.problem(layers_type.empty() ? "no 'layers' grid" : "grid 'layers' holds " + layers_type + ", expected int32");
     if (kind == "distance" && distance_type.empty()) r.problem("a distance file without a 'distance' grid");
+    if (!gradient_type.empty() && gradient_type != "vec3s")
+        r.problem("grid 'gradient' holds " + gradient_type + ", expected vec3s");
     if (!r.ok() || distance_type.empty()) return;
     // Layers against distances.
     double quantum = 0;
@@ -171,7 +215,9 @@ void check_vdb(const fs::path& path, CheckReport& r) {
         r.problem(distance_type + " distances but haptic:encoding is '" + encoding + "'");
     }
     if (!r.ok()) return;
-    check_layers_vs_distance(g, reader.read_int32("layers"), reader.read_distance(), quantum, r);
+    const std::vector<std::int32_t> layers = reader.read_int32("layers");
+    check_layers_vs_distance(g, layers, reader.read_distance(), quantum, r);
+    if (!gradient_type.empty()) check_gradient(reader, g, layers, static_cast<int>(m.value("band", std::int64_t{0})), r);
 }
 
 }  // namespace hp::inspect

@@ -53,6 +53,8 @@ void run_stages(const MeshRun& run, const MeshJob& job, MeshEntry& entry, std::s
         ctx.params = s.params;
         ctx.given = s.given;
         ctx.load_mesh = load;
+        for (const auto* t = &s + 1; t != run.pipeline.stages.data() + run.pipeline.stages.size(); ++t)
+            ctx.later.push_back({{"stage", t->spec->name}, {"params", t->params}});
         if (run.progress) {
             ctx.progress.callback = [&run, &s](std::string_view phase, double f) { run.progress(s.spec->name, phase, f); };
             run.progress(s.spec->name, "", 0.0);

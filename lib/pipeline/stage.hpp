@@ -128,6 +128,10 @@ struct StageContext {
     // True when the stage runs for its executable (apps/common/stage_call.hpp): messages then
     // name options as the executable spells them.
     bool executable = false;
+    // In a pipeline: the stages after this one, in order, as {"stage": name, "params": {every key}}
+    // (the voxelize stage's memory estimate counts a later distance stage's gradient). Empty for
+    // an executable.
+    nlohmann::json later = nlohmann::json::array();
     // A parameter as the user wrote it: "--min-stacks" for the executable, "min_stacks" in a pipeline.
     std::string option_name(const std::string& key) const;
 };

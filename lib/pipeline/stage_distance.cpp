@@ -12,6 +12,7 @@
 #include "core/version.hpp"
 #include "distance/distance.hpp"
 #include "formats/vdb.hpp"
+#include "pipeline/memory_model.hpp"
 #include "voxel/brick.hpp"
 #include "pipeline/stage_runs.hpp"
 
@@ -271,6 +272,14 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
     if (band > 0 && map_band == 0 && map_clamp > 0 && band > map_clamp)
         fail_usage(ctx.option_name("band") + " " + std::to_string(band) + " is wider than the voxelmap's layers (clamped to " +
                    std::to_string(map_clamp) + "); use at most " + std::to_string(map_clamp));
+    {  // Refused before any work when the field (with its gradient) would not fit in memory.
+        const GridSpec& g = info.grid;
+        const int pad = std::clamp(static_cast<int>(info.metadata.value("padding", std::int64_t{0})), 0,
+                                   std::min({g.dims[0], g.dims[1], g.dims[2]}) / 2);
+        const Aabb inner{g.corner(pad, pad, pad), g.corner(g.dims[0] - pad, g.dims[1] - pad, g.dims[2] - pad)};
+        check_distance_fits(inner, mesh_area(m.mesh), g.voxel_size, pad, band, gradient, physical_memory(),
+                            ctx.option_name("band"), ctx.option_name("gradient"));
+    }
     if (band > 0) return run_distance_band(ctx, p, reader, m, band, std::move(warnings));
     std::vector<std::int32_t> layers = reader.read_int32("layers");
     DistanceOptions dopt;

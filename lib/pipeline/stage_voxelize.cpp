@@ -6,12 +6,11 @@
 #include <cstdio>
 #include <optional>
 
-#include <unistd.h>
-
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/version.hpp"
 #include "formats/vdb.hpp"
+#include "pipeline/memory_model.hpp"
 #include "pipeline/stage_runs.hpp"
 #include "voxel/band.hpp"
 #include "voxel/voxelize.hpp"
@@ -26,113 +25,6 @@ double choose_voxel_size(const Aabb& box, double voxel_size, int resolution) {
     double s = voxel_size > 0 ? voxel_size : longest / resolution;
     if (!(s > 0) || !std::isfinite(s)) fail_usage("the voxel size must be a positive number");
     return s;
-}
-
-// Memory model of the dense and band pipelines (voxelize, then distance, the larger), bytes:
-// dense, the distance stage's 21 working bytes per voxel, its double values, the int32 layers
-// and the writer's float copy (docs/voxelize.md, "Dense or band"); band, about 16 bytes per
-// band voxel (the distance stage's peak: int16 layers, the values, the writer's two trees; 11.3
-// measured on the bunny with the float encoding, 15 with double) plus 16 per 8^3 block
-// (the block tables) and 12 per x row (the crossing table's offsets).
-constexpr double kDenseBytesPerVoxel = 40;
-constexpr double kBandBytesPerVoxel = 16;
-constexpr double kMaxDenseVoxels = 2147483648.0;  // 2^31: the dense arrays' index limit
-constexpr int kAutoBand = 8;
-
-double physical_memory() {
-    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 8e9;
-}
-
-double mesh_area(const TriMesh& mesh) {
-    double a = 0;
-    for (const auto& t : mesh.triangles)
-        a += 0.5 * length(cross(mesh.vertices[t[1]] - mesh.vertices[t[0]], mesh.vertices[t[2]] - mesh.vertices[t[0]]));
-    return a;
-}
-
-double dense_bytes(const Aabb& box, double s, int pad) { return voxel_count_for(box, s, pad) * kDenseBytesPerVoxel; }
-
-double band_bytes(const Aabb& box, double area, double s, int pad, int band) {
-    const Vec3d size = box.size();
-    double blocks = 1, rows = 1;
-    for (int a = 0; a < 3; ++a) {
-        const double n = std::max(1.0, std::ceil(size[a] / s - 1e-9)) + 2.0 * pad;
-        blocks *= std::ceil(n / 8);
-        if (a > 0) rows *= n;
-    }
-    return band_voxel_estimate(area, s, band) * kBandBytesPerVoxel + blocks * 16 + rows * 12;
-}
-
-std::string gb(double bytes) { return strf("%.1f GB", bytes / 1e9); }
-
-// The smallest voxel size (from s up, 1 % steps) for which `fits` holds.
-template <class F>
-double smallest_fitting(double s, F&& fits) {
-    double t = s;
-    for (int n = 0; n < 100000 && !fits(t); ++n) t *= 1.01;
-    return t;
-}
-
-struct Mode {
-    int band = 0;        // 0 = dense
-    std::string reason;  // one line for the summary
-};
-
-// Dense or band, and the refusal of a grid that would not fit, before anything is allocated.
-Mode choose_mode(const Aabb& box, double area, double s, int pad, std::optional<int> requested) {
-    const double memory = physical_memory();
-    const double longest = std::max({box.size().x, box.size().y, box.size().z});
-    if (longest / s + 2 * pad > kMaxGridDim) {
-        const double t = smallest_fitting(s, [&](double v) { return longest / v + 2 * pad <= kMaxGridDim; });
-        fail_usage(strf("voxel size %.6g gives more than %d voxels along the longest side (the limit of the exact "
-                        "crossing arithmetic); the smallest voxel size that fits is about %.6g",
-                        s, kMaxGridDim, t));
-    }
-    const double voxels = voxel_count_for(box, s, pad);
-    const double dense = dense_bytes(box, s, pad);
-    auto dense_fits = [&](double v, double share) {
-        return voxel_count_for(box, v, pad) <= kMaxDenseVoxels && dense_bytes(box, v, pad) <= share * memory;
-    };
-    Mode m;
-    if (!requested) {
-        if (dense_fits(s, 0.5)) {
-            m.reason = strf("dense: %.3g voxels need about %s, within half of the %s of memory (--band B for a narrow band)",
-                            voxels, gb(dense).c_str(), gb(memory).c_str());
-            return m;
-        }
-        requested = kAutoBand;
-        m.reason = strf("band %d: a dense grid of %.3g voxels would need about %s, more than half of the %s of memory "
-                        "(--band 0 forces dense)",
-                        kAutoBand, voxels, gb(dense).c_str(), gb(memory).c_str());
-    }
-    m.band = *requested;
-    if (m.band == 0) {
-        if (!dense_fits(s, 0.9)) {
-            const double t = smallest_fitting(s, [&](double v) { return dense_fits(v, 0.9); });
-            const double band_need = band_bytes(box, area, s, pad, kAutoBand);
-            const std::string band_hint =
-                band_need <= 0.9 * memory ? strf("--band %d (about %s) or ", kAutoBand, gb(band_need).c_str()) : std::string();
-            fail_usage(strf("voxel size %.6g gives a dense grid of %.3g voxels needing about %s (%s of memory here, at "
-                            "most 2^31 voxels); use %sa voxel size of at least %.6g",
-                            s, voxels, gb(dense).c_str(), gb(memory).c_str(), band_hint.c_str(), t));
-        }
-        if (m.reason.empty()) m.reason = strf("dense (--band 0): %.3g voxels, about %s", voxels, gb(dense).c_str());
-        return m;
-    }
-    const double need = band_bytes(box, area, s, pad, m.band);
-    if (need > 0.9 * memory) {
-        int fit = m.band;
-        while (fit > 1 && band_bytes(box, area, s, pad, fit) > 0.9 * memory) --fit;
-        const int b = m.band;
-        const double t = smallest_fitting(s, [&](double v) { return band_bytes(box, area, v, pad, b) <= 0.9 * memory; });
-        std::string hint = band_bytes(box, area, s, pad, fit) <= 0.9 * memory ? strf("--band %d or ", fit) : std::string();
-        fail_usage(strf("voxel size %.6g with --band %d needs about %s (%s of memory here); use %sa voxel size of at least %.6g",
-                        s, b, gb(need).c_str(), gb(memory).c_str(), hint.c_str(), t));
-    }
-    if (m.reason.empty())
-        m.reason = strf("band %d (--band): about %s instead of %s dense", m.band, gb(need).c_str(), gb(dense).c_str());
-    return m;
 }
 
 }  // namespace
@@ -254,7 +146,13 @@ VoxelizeSummary run_voxelize(const StageContext& ctx, const VoxelizeParams& p) {
                            " non-orientable and " + std::to_string(m.diagnostics.non_manifold_parts) +
                            " non-manifold parts keep their faces as wound; distance signs near them may be wrong");
     const double s = choose_voxel_size(m.diagnostics.bbox, voxel_size, resolution);
-    const Mode mode = choose_mode(m.diagnostics.bbox, mesh_area(m.mesh), s, pad, p.band);
+    // In a pipeline, a distance stage to come with a gradient counts in the estimate.
+    bool gradient = false;
+    for (const auto& later : ctx.later)
+        if (later.value("stage", "") == "distance" && later.contains("params") &&
+            later["params"].value("gradient", nlohmann::json(false)) == true)
+            gradient = true;
+    const FieldMode mode = choose_field_mode(m.diagnostics.bbox, mesh_area(m.mesh), s, pad, p.band, gradient, physical_memory());
     GridSpec grid = grid_around(m.diagnostics.bbox, s, pad);
     LayerMap map;
     BandLayerMap bmap;

@@ -77,6 +77,7 @@ print(len(a) == len(b) == 200 and sum(int(r["contacts"]) for r in a) > 0 and all
 # same query results); damaged, it exits 3.
 expect_exit 0 "$dist" "$M" "$TMP/b.vdb" --gradient -o "$TMP/bg.vdb" --quiet
 expect_exit 0 "$dump" "$TMP/bg.vdb" --check
+expect_grep "^ok +the gradient is zero beyond the band" "$TMP/out"
 expect_exit 0 "$dump" "$TMP/bg.vdb" --json
 cp "$TMP/out" "$TMP/bg.json"
 check "band gradient grid stored as Vec3f with tiles" \

@@ -21,6 +21,8 @@ expect_exit 0 "$dump" "$TMP/peg.s.vdb" --json
 cp "$TMP/out" "$TMP/ds.json"
 check "dump kind" "$(json_get "$TMP/df.json" 'j["kind"]')" "distance field"
 check "gradient grid present" "$(json_get "$TMP/df.json" 'sorted(g["name"] for g in j["grids"])')" "['distance', 'gradient', 'layers']"
+expect_exit 0 "$dump" "$TMP/peg.f.vdb" --check
+expect_grep "^ok +the gradient has unit length on every voxel" "$TMP/out"
 check "scaled encoding recorded" "$(json_get "$TMP/ds.json" 'j["distance"]["encoding"]')" scaled
 # Scaled round trip: the same range as the float field to 10^-6 (float rounding included).
 check "scaled range equals float range" \

@@ -185,6 +185,42 @@ TEST(Distance, SameFieldWhateverTheThreads) {
     }
 }
 
+// From the third pass on the passes visit only voxels a neighbour of which changed: the field is the
+// one visiting every voxel gives, bit for bit (grids wider than 64 voxels, so that a row's change
+// mask has chunks of several voxels; 1 and 3 threads).
+TEST(Distance, SkippingUnchangedVoxelsGivesTheSameField) {
+    struct Case {
+        const char* mesh;
+        double voxel;
+    };
+    for (const Case c : {Case{"gear.obj", 0.012}, Case{"torus.off", 0.025}, Case{"bracket.obj", 0.0}}) {
+        const hp::TriMesh mesh = sample(c.mesh);
+        const hp::Vec3d size = mesh.bounds().size();
+        const double s = c.voxel > 0 ? c.voxel : std::max({size.x, size.y, size.z}) / 150;
+        const hp::GridSpec g = hp::grid_around(mesh.bounds(), s, 4);
+        ASSERT_GT(g.dims[0], 64) << c.mesh;
+        const std::vector<std::int32_t> layers = dense(hp::voxelize(mesh, g, {}));
+        for (int threads : {1, 3}) {
+            tbb::task_arena arena(threads);
+            hp::DistanceField skip, every;
+            arena.execute([&] {
+                skip = hp::compute_distance(mesh, g, layers, {.gradient = true});
+                every = hp::compute_distance(mesh, g, layers, {.gradient = true, .visit_every_voxel = true});
+            });
+            EXPECT_GE(skip.propagation_passes, 3) << c.mesh;
+            EXPECT_EQ(skip.propagation_passes, every.propagation_passes) << c.mesh;
+            // Visiting every voxel: all passes alike; skipping: fewer from the third pass on.
+            EXPECT_EQ(every.propagation_visits % static_cast<std::size_t>(every.propagation_passes), 0u) << c.mesh;
+            EXPECT_LT(skip.propagation_visits, every.propagation_visits) << c.mesh;
+            EXPECT_GT(skip.propagation_visits, 2 * every.propagation_visits / static_cast<std::size_t>(every.propagation_passes)) << c.mesh;
+            std::printf("%s, %d threads: %zu of %zu visits in %d passes\n", c.mesh, threads, skip.propagation_visits,
+                        every.propagation_visits, skip.propagation_passes);
+            EXPECT_TRUE(skip.values == every.values) << c.mesh << ", " << threads << " threads";
+            EXPECT_TRUE(skip.gradient == every.gradient) << c.mesh << ", " << threads << " threads";
+        }
+    }
+}
+
 // Inconsistently wound closed meshes (CAD exports): signs near the surface come from the faces'
 // pseudo-normals, so they are only right once import has oriented the mesh. The reference is the
 // same sphere wound consistently; with the repair the fields are identical, without it a share of

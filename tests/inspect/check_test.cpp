@@ -142,3 +142,99 @@ TEST(Check, ForeignVdbFailsAndDamagedFilesAreBadInput) {
         }
     }
 }
+
+namespace {
+
+// The slab with a gradient grid: (-1, 0, 0) (the distance grows towards -x) where the field
+// defines one (every voxel, or |layer| < band when meta says band), zero elsewhere;
+// `tweak(i, j, k, gradient)` may change a voxel before it is written.
+template <class Tweak>
+fs::path write_slab_gradient(const fs::path& p, const nlohmann::json& meta, Tweak tweak,
+                             hp::vdb::ValueType type = hp::vdb::ValueType::vec3f) {
+    const hp::GridSpec g = grid();
+    const int band = static_cast<int>(meta.value("band", 0));
+    auto grids = std::vector<hp::vdb::GridOut>{
+        {"distance", hp::vdb::ValueType::float64,
+         [&](int, void* o) {
+             for (int j = 0; j < g.dims[1]; ++j)
+                 for (int i = 0; i < g.dims[0]; ++i) static_cast<double*>(o)[j * g.dims[0] + i] = dist_of(i);
+         }, -9},
+        {"layers", hp::vdb::ValueType::int32,
+         [&](int, void* o) {
+             for (int j = 0; j < g.dims[1]; ++j)
+                 for (int i = 0; i < g.dims[0]; ++i) static_cast<std::int32_t*>(o)[j * g.dims[0] + i] = layer_of(i);
+         }, -9},
+        {"gradient", type,
+         [&](int z, void* o) {
+             for (int j = 0; j < g.dims[1]; ++j)
+                 for (int i = 0; i < g.dims[0]; ++i) {
+                     const bool defined = band == 0 || std::abs(layer_of(i)) < band;
+                     std::array<float, 3> v{defined ? -1.0f : 0.0f, 0.0f, 0.0f};
+                     tweak(i, j, z, v);
+                     const int n = j * g.dims[0] + i;
+                     if (type == hp::vdb::ValueType::vec3f) std::copy_n(v.data(), 3, static_cast<float*>(o) + 3 * n);
+                     else static_cast<float*>(o)[n] = v[0];
+                 }
+         }, 0}};
+    hp::vdb::write(p, g, grids, meta, "hapticprep test");
+    return p;
+}
+
+}  // namespace
+
+TEST(Check, DenseGradientIsCheckedForFiniteUnitValues) {
+    const auto keep = [](int, int, int, std::array<float, 3>&) {};
+    const hp::inspect::CheckReport good = hp::inspect::check(write_slab_gradient(temp_dir() / "grad.vdb", full_meta(), keep));
+    EXPECT_TRUE(good.ok()) << (good.problems.empty() ? "" : good.problems[0]);
+    EXPECT_EQ(good.passed.size(), 7u);  // the 5 checks of a distance file, finite, unit length
+    EXPECT_NE(good.summary().text.find("the gradient has unit length on every voxel"), std::string::npos);
+
+    // Corrupted: a NaN at (2, 1, 0), a half-length vector at (5, 0, 1) and at (6, 2, 1).
+    const hp::inspect::CheckReport bad =
+        hp::inspect::check(write_slab_gradient(temp_dir() / "grad_bad.vdb", full_meta(), [](int i, int j, int k, std::array<float, 3>& v) {
+            if (i == 2 && j == 1 && k == 0) v[1] = std::nanf("");
+            if ((i == 5 && j == 0 && k == 1) || (i == 6 && j == 2 && k == 1)) v[0] = -0.5f;
+        }));
+    EXPECT_FALSE(bad.ok());
+    EXPECT_TRUE(has_problem(bad, "1 gradients are not finite, first at (2, 1, 0): layer 1")) << bad.summary().text;
+    EXPECT_TRUE(has_problem(bad, "2 gradients on voxels are not of unit length, first at (5, 0, 1): layer -2, gradient (-0.5, 0, 0)"))
+        << bad.summary().text;
+
+    // Barely off unit length (float rounding) passes; 1e-3 off does not.
+    EXPECT_TRUE(hp::inspect::check(write_slab_gradient(temp_dir() / "grad_round.vdb", full_meta(),
+                                                       [](int, int, int, std::array<float, 3>& v) { v[0] = -1.0000002f; }))
+                    .ok());
+    EXPECT_TRUE(has_problem(hp::inspect::check(write_slab_gradient(temp_dir() / "grad_long.vdb", full_meta(),
+                                                                   [](int i, int, int, std::array<float, 3>& v) {
+                                                                       if (i == 0) v[0] = -1.001f;
+                                                                   })),
+                            "6 gradients on voxels are not of unit length"));
+    // A gradient grid of another type.
+    EXPECT_TRUE(has_problem(hp::inspect::check(write_slab_gradient(temp_dir() / "grad_type.vdb", full_meta(), keep,
+                                                                   hp::vdb::ValueType::float32)),
+                            "grid 'gradient' holds float, expected vec3s"));
+}
+
+TEST(Check, BandGradientIsUnitInTheBandAndZeroBeyond) {
+    nlohmann::json meta = full_meta();
+    meta["band"] = 2;  // |layer| < 2: i = 2, 3, 4
+    const auto keep = [](int, int, int, std::array<float, 3>&) {};
+    const hp::inspect::CheckReport good = hp::inspect::check(write_slab_gradient(temp_dir() / "bgrad.vdb", meta, keep));
+    EXPECT_TRUE(good.ok()) << (good.problems.empty() ? "" : good.problems[0]);
+    EXPECT_EQ(good.passed.size(), 8u);  // + zero beyond the band
+    // A band voxel without its gradient, a voxel beyond the band with one.
+    const hp::inspect::CheckReport bad =
+        hp::inspect::check(write_slab_gradient(temp_dir() / "bgrad_bad.vdb", meta, [](int i, int j, int k, std::array<float, 3>& v) {
+            if (i == 4 && j == 2 && k == 1) v = {0, 0, 0};
+            if (i == 7 && j == 0 && k == 0) v = {0, 0, 1};
+        }));
+    EXPECT_TRUE(has_problem(bad, "1 gradients on band voxels (|layer| < 2) are not of unit length, first at (4, 2, 1)"))
+        << bad.summary().text;
+    EXPECT_TRUE(has_problem(bad, "1 gradients beyond the band are not zero, first at (7, 0, 0): layer -4, gradient (0, 0, 1)"))
+        << bad.summary().text;
+    // The same file read as dense (no band): the zeros beyond are not unit gradients.
+    EXPECT_TRUE(has_problem(hp::inspect::check(write_slab_gradient(temp_dir() / "bgrad_dense.vdb", full_meta(), [](int i, int, int, std::array<float, 3>& v) {
+                                if (std::abs(layer_of(i)) >= 2) v = {0, 0, 0};
+                            })),
+                            "30 gradients on voxels are not of unit length"));
+}
