@@ -143,6 +143,7 @@ struct AvxLanes {
         return _mm256_movemask_pd(
             _mm256_and_pd(_mm256_cmp_pd(rho2, accept2, _CMP_GE_OQ), _mm256_cmp_pd(rho2, _mm256_setzero_pd(), _CMP_GT_OQ)));
     }
+    [[gnu::always_inline]] static V load(const double* p) { return _mm256_loadu_pd(p); }
     [[gnu::always_inline]] static void store(double* out, V a) { _mm256_storeu_pd(out, a); }
     [[gnu::always_inline]] static V dot(V x0, V y0, V z0, V x1, V y1, V z1) {
         return add(add(mul(x0, x1), mul(y0, y1)), mul(z0, z1));
@@ -157,7 +158,7 @@ struct FastWindingPackets {
     static void walk(const FastWinding& fw, const double* px, const double* py, const double* pz,
                                                    std::size_t m, double* sum) {
         using V = typename L::V;
-        constexpr int W = L::kWidth;
+        constexpr int W = L::kWidth, kFull = (1 << W) - 1;
         const auto& nodes = fw.bvh_.nodes();
         // Depth first as evaluate(), each entry with the points that still need the node: every
         // point meets its clusters and triangles in evaluate()'s order, so its sum rounds alike.
@@ -186,11 +187,17 @@ struct FastWindingPackets {
             for (int h = 0; h < k; h += W) {
                 const std::uint8_t* i = idx + h;
                 const int valid = k - h >= W ? (1 << W) - 1 : (1 << (k - h)) - 1;
-                const V rx = L::sub(ccx, L::gather(px, i)), ry = L::sub(ccy, L::gather(py, i)), rz = L::sub(ccz, L::gather(pz, i));
+                // W consecutive points (the common case high in the tree): plain loads and stores.
+                const bool run = valid == kFull && i[W - 1] - i[0] == W - 1;
+                const V qx = run ? L::load(px + i[0]) : L::gather(px, i), qy = run ? L::load(py + i[0]) : L::gather(py, i),
+                        qz = run ? L::load(pz + i[0]) : L::gather(pz, i);
+                const V rx = L::sub(ccx, qx), ry = L::sub(ccy, qy), rz = L::sub(ccz, qz);
                 const V rho2 = L::add(L::add(L::mul(rx, rx), L::mul(ry, ry)), L::mul(rz, rz));
                 const int far = L::far(rho2, accept2) & valid;
-                for (int l = 0; l < W; ++l)
-                    if ((valid & ~far) >> l & 1) open |= std::uint64_t{1} << i[l];
+                if (run) open |= static_cast<std::uint64_t>(kFull & ~far) << i[0];
+                else
+                    for (int l = 0; l < W; ++l)
+                        if ((valid & ~far) >> l & 1) open |= std::uint64_t{1} << i[l];
                 if (far == 0) continue;
                 // far_term(c, r, rho2).
                 const V inv2 = L::div(L::set1(1.0), rho2), inv3 = L::div(inv2, L::sqrt(rho2));
@@ -201,6 +208,10 @@ struct FastWindingPackets {
                 const V rmr = L::add(diag, L::mul(L::set1(2.0), offd));
                 const V dr = L::add(L::add(L::mul(L::set1(c.dipole.x), rx), L::mul(L::set1(c.dipole.y), ry)), L::mul(L::set1(c.dipole.z), rz));
                 const V term = L::sub(L::mul(L::add(dr, L::set1(c.trace)), inv3), L::mul(L::mul(L::mul(L::set1(3.0), rmr), inv3), inv2));
+                if (run && far == kFull) {
+                    L::store(sum + i[0], L::add(L::load(sum + i[0]), term));  // each lane its own sum[i] += term
+                    continue;
+                }
                 double t[W];
                 L::store(t, term);
                 for (int l = 0; l < W; ++l)
