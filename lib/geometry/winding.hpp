@@ -49,6 +49,7 @@ public:
     double at(const Vec3d& q, Stats& stats) const;
 
 private:
+    friend struct FastWindingPackets;  // winding.cpp: at_packet's walks
     struct Cluster {
         Vec3d centre;      // area-weighted centroid p
         double accept2;    // squared expansion radius: |q - p|^2 >= accept2 -> use the expansion

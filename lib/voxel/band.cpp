@@ -203,31 +203,48 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
             return std::abs((*winding)(g.center(i, j, k))) > 0.5;
         };
         // The rows of a brick along `axis`: per row one binary search, then a walk along it (the
-        // count of crossings below each centre, as before() gives it); with signed counts, also
-        // c_a and whether the row's total is even.
+        // count of crossings below each centre, as before() gives it), or, where no crossing lies
+        // between the brick's first and last centres (most rows), that count for all of them;
+        // with signed counts, also c_a and whether the row's total is even.
         auto brick_counts = [&](const voxel_detail::CrossingTable& t, int axis, const int o0[3], int* count, int* signed_c,
                                 std::uint8_t* even) {
             const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+            const int stride[3] = {1, kBrickDim, kBrickDim * kBrickDim};
+            const int su = stride[u], sv = stride[v], sa = stride[axis];
+            const int na = std::min(kBrickDim, g.dims[axis] - o0[axis]);
+            double centre[kBrickDim];
+            for (int da = 0; da < na; ++da) centre[da] = g.origin[axis] + (static_cast<double>(o0[axis] + da) + 0.5) * s;
             const double* xs = t.xs.data();
             for (int dv = 0; dv < kBrickDim && o0[v] + dv < g.dims[v]; ++dv)
                 for (int du = 0; du < kBrickDim && o0[u] + du < g.dims[u]; ++du) {
                     const std::size_t row = static_cast<std::size_t>(o0[u] + du) + t.nu * static_cast<std::size_t>(o0[v] + dv);
                     const double* b = xs + t.offsets[row];
                     const double* e = xs + t.offsets[row + 1];
-                    const double* p = nullptr;
-                    int d[3];
-                    d[u] = du, d[v] = dv;
-                    for (int da = 0; da < kBrickDim && o0[axis] + da < g.dims[axis]; ++da) {
-                        d[axis] = da;
-                        const int off = d[0] | (d[1] << 3) | (d[2] << 6);
-                        const double c = g.origin[axis] + (static_cast<double>(o0[axis] + da) + 0.5) * s;
-                        if (!p) p = std::lower_bound(b, e, c);
-                        else
-                            while (p < e && *p < c) ++p;
+                    const double* p = std::lower_bound(b, e, centre[0]);
+                    const int base = du * su + dv * sv;
+                    const std::uint8_t ev = ((e - b) & 1) == 0;
+                    auto put = [&](int da) {
+                        const int off = base + da * sa;
                         count[off] = static_cast<int>(p - b);
-                        if (!signed_c) continue;
+                        if (!signed_c) return;
                         signed_c[off] = p == b ? 0 : t.winding_after[t.offsets[row] + static_cast<std::size_t>(p - b) - 1];
-                        even[off] = ((e - b) & 1) == 0;
+                        even[off] = ev;
+                    };
+                    if (p == e || *p >= centre[na - 1]) {
+                        // No crossing below a later centre that is not below the first.
+                        const int off0 = base;
+                        put(0);
+                        for (int da = 1; da < na; ++da) {
+                            const int off = base + da * sa;
+                            count[off] = count[off0];
+                            if (signed_c) signed_c[off] = signed_c[off0], even[off] = ev;
+                        }
+                        continue;
+                    }
+                    put(0);
+                    for (int da = 1; da < na; ++da) {
+                        while (p < e && *p < centre[da]) ++p;
+                        put(da);
                     }
                 }
         };

@@ -53,61 +53,54 @@ SparseHybridLattice::SparseHybridLattice(const HybridLattice& lattice, const std
     : ids(std::move(cell_ids)) {
     tbb::parallel_sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    const std::size_t lx = lattice.n[0], ly = lattice.n[1];
+    const std::size_t lx = lattice.n[0], ly = lattice.n[1], lz = lattice.n[2];
     const std::size_t cx = lattice.cells[0], cy = lattice.cells[1];
-    auto unique = [](std::vector<std::size_t>& v) {
-        tbb::parallel_sort(v.begin(), v.end());
-        v.erase(std::unique(v.begin(), v.end()), v.end());
-    };
     auto coords = [&](std::size_t p, std::size_t at[3]) { at[0] = p % lx, at[1] = (p / lx) % ly, at[2] = p / (lx * ly); };
-    // The cells' corners, then the corners with their lattice neighbours.
-    std::vector<std::size_t> corners;
-    corners.reserve(2 * ids.size());
+    const std::size_t step[3] = {1, lx, lx * ly};
+    // Per lattice point (a table as large as the grid's 8^3 blocks, like the band's brick index):
+    // first whether the cells' corners (kCorner) or the corners' lattice neighbours (kNeighbour)
+    // need it, then its number among the needed points in lattice order.
+    constexpr std::uint32_t kNone = UINT32_MAX, kCorner = UINT32_MAX - 1, kNeighbour = UINT32_MAX - 2;
+    std::vector<std::uint32_t> slot_of(lx * ly * lz, kNone);
     for (std::size_t id : ids) {
         const std::size_t a = id % cx, b = (id / cx) % cy, c = id / (cx * cy);
         for (int q = 0; q < 8; ++q)
-            corners.push_back(lattice.point(a + static_cast<std::size_t>(q & 1), b + static_cast<std::size_t>(q >> 1 & 1),
-                                            c + static_cast<std::size_t>(q >> 2 & 1)));
+            slot_of[lattice.point(a + static_cast<std::size_t>(q & 1), b + static_cast<std::size_t>(q >> 1 & 1),
+                                  c + static_cast<std::size_t>(q >> 2 & 1))] = kCorner;
     }
-    unique(corners);
-    const std::size_t step[3] = {1, lx, lx * ly};
-    std::vector<std::size_t> points;
-    points.reserve(3 * corners.size());
-    for (std::size_t p : corners) {
-        points.push_back(p);
+    std::vector<std::size_t> points;  // the needed points in lattice order
+    std::vector<std::uint8_t> corner;  // parallel to points
+    for (std::size_t p = 0; p < slot_of.size(); ++p) {
+        if (slot_of[p] != kCorner) continue;
         std::size_t at[3];
         coords(p, at);
         for (int d = 0; d < 3; ++d)
-            if (at[d] > 0 && at[d] + 1 < lattice.n[d]) points.push_back(p - step[d]), points.push_back(p + step[d]);
+            if (at[d] > 0 && at[d] + 1 < lattice.n[d])
+                for (std::size_t nb : {p - step[d], p + step[d]})
+                    if (slot_of[nb] == kNone) slot_of[nb] = kNeighbour;
     }
-    unique(points);
+    for (std::size_t p = 0; p < slot_of.size(); ++p) {
+        if (slot_of[p] == kNone) continue;
+        corner.push_back(slot_of[p] == kCorner ? 1 : 0);
+        slot_of[p] = static_cast<std::uint32_t>(points.size());
+        points.push_back(p);
+    }
     evaluated = points.size();
-    auto index = [&](const std::vector<std::size_t>& v, std::size_t p) {
-        return static_cast<std::size_t>(std::lower_bound(v.begin(), v.end(), p) - v.begin());
-    };
 
     // f_a at the points, as the dense fill: the fast winding number at the centre, minus c_a.
-    std::vector<Vec3d> centres(points.size());
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, points.size(), 1024), [&](const tbb::blocked_range<std::size_t>& r) {
-        for (std::size_t e = r.begin(); e != r.end(); ++e) {
-            std::size_t at[3];
-            coords(points[e], at);
-            centres[e] = g.center(lattice.axis[0].pos[at[0]], lattice.axis[1].pos[at[1]], lattice.axis[2].pos[at[2]]);
-        }
-    });
-    // In packets of up to 64 points of a 4^3 block of the lattice (at_packet: at()'s values).
-    std::vector<std::uint32_t> order(points.size());
-    std::vector<std::uint64_t> key(points.size());
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, points.size(), 1024), [&](const tbb::blocked_range<std::size_t>& r) {
-        for (std::size_t e = r.begin(); e != r.end(); ++e) {
-            std::size_t at[3];
-            coords(points[e], at);
-            key[e] = ((((at[2] >> 2) * lattice.n[1] + (at[1] >> 2)) * lattice.n[0] + (at[0] >> 2)) << 6 | (at[2] & 3) << 4 |
-                      (at[1] & 3) << 2 | (at[0] & 3));
-            order[e] = static_cast<std::uint32_t>(e);
-        }
-    });
-    tbb::parallel_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return key[x] < key[y]; });
+    // In packets of up to 64 points of a 4^3 block of the lattice (at_packet: at()'s values),
+    // taken block after block.
+    std::vector<std::uint32_t> order;
+    order.reserve(points.size());
+    for (std::size_t bz = 0; bz < lz; bz += 4)
+        for (std::size_t by = 0; by < ly; by += 4)
+            for (std::size_t bx = 0; bx < lx; bx += 4)
+                for (std::size_t z = bz; z < std::min(lz, bz + 4); ++z)
+                    for (std::size_t y = by; y < std::min(ly, by + 4); ++y)
+                        for (std::size_t x = bx; x < std::min(lx, bx + 4); ++x) {
+                            const std::uint32_t e = slot_of[lattice.point(x, y, z)];
+                            if (e != kNone) order.push_back(e);
+                        }
     std::vector<double> wl(points.size());
     const std::size_t packets = (points.size() + FastWinding::kPacket - 1) / FastWinding::kPacket;
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, packets, 4), [&](const tbb::blocked_range<std::size_t>& r) {
@@ -115,12 +108,16 @@ SparseHybridLattice::SparseHybridLattice(const HybridLattice& lattice, const std
         std::array<double, FastWinding::kPacket> v;
         for (std::size_t k = r.begin(); k != r.end(); ++k) {
             const std::size_t p0 = k * FastWinding::kPacket, m = std::min(FastWinding::kPacket, points.size() - p0);
-            for (std::size_t i = 0; i < m; ++i) q[i] = centres[order[p0 + i]];
+            for (std::size_t i = 0; i < m; ++i) {
+                std::size_t at[3];
+                coords(points[order[p0 + i]], at);
+                q[i] = g.center(lattice.axis[0].pos[at[0]], lattice.axis[1].pos[at[1]], lattice.axis[2].pos[at[2]]);
+            }
             fast.at_packet(std::span<const Vec3d>(q.data(), m), std::span<double>(v.data(), m));
             for (std::size_t i = 0; i < m; ++i) wl[order[p0 + i]] = v[i];
         }
     });
-    std::vector<Vec3d>().swap(centres);
+    std::vector<std::uint32_t>().swap(order);
     std::vector<double> f(3 * points.size());
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, points.size(), 1024), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t e = r.begin(); e != r.end(); ++e) {
@@ -130,16 +127,17 @@ SparseHybridLattice::SparseHybridLattice(const HybridLattice& lattice, const std
         }
     });
     // The curvature of each f_a at the corners.
-    std::vector<double> curv(3 * corners.size());
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, corners.size(), 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+    std::vector<double> curv(3 * points.size(), 0.0);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, points.size(), 1024), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t e = r.begin(); e != r.end(); ++e) {
-            const std::size_t p = corners[e];
+            if (!corner[e]) continue;
+            const std::size_t p = points[e];
             std::size_t at[3];
             coords(p, at);
             for (std::size_t fa = 0; fa < 3; ++fa)
                 curv[3 * e + fa] = lattice_curvature(lattice, at, [&](int d, int sgn) {
                     const std::size_t q = sgn == 0 ? p : sgn > 0 ? p + step[d] : p - step[d];
-                    return f[3 * index(points, q) + fa];
+                    return f[3 * slot_of[q] + fa];
                 });
         }
     });
@@ -149,16 +147,15 @@ SparseHybridLattice::SparseHybridLattice(const HybridLattice& lattice, const std
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ids.size(), 256), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t s = r.begin(); s != r.end(); ++s) {
             const std::size_t id = ids[s], a = id % cx, b = (id / cx) % cy, c = id / (cx * cy);
-            std::size_t in_points[8], in_corners[8];
+            std::size_t in_points[8];
             for (int q = 0; q < 8; ++q) {
-                const std::size_t p = lattice.point(a + static_cast<std::size_t>(q & 1), b + static_cast<std::size_t>(q >> 1 & 1),
-                                                    c + static_cast<std::size_t>(q >> 2 & 1));
-                in_points[q] = index(points, p), in_corners[q] = index(corners, p);
+                in_points[q] = slot_of[lattice.point(a + static_cast<std::size_t>(q & 1), b + static_cast<std::size_t>(q >> 1 & 1),
+                                                     c + static_cast<std::size_t>(q >> 2 & 1))];
                 for (std::size_t fa = 0; fa < 3; ++fa) corner_f[24 * s + 8 * fa + static_cast<std::size_t>(q)] = f[3 * in_points[q] + fa];
             }
             cells[s] = hybrid_cell(
                 lattice.width(a, b, c), [&](int fa, int q) { return f[3 * in_points[q] + static_cast<std::size_t>(fa)]; },
-                [&](int fa, int q) { return curv[3 * in_corners[q] + static_cast<std::size_t>(fa)]; });
+                [&](int fa, int q) { return curv[3 * in_points[q] + static_cast<std::size_t>(fa)]; });
         }
     });
 }

@@ -195,7 +195,8 @@ HybridStep hybrid_voxel(const HybridCell& cell, const HybridCorners& corners, co
 // The cells of the lattice that some voxels need (the band's bricks), each with its HybridCell and
 // its corners' f: evaluates the fast winding number only at those cells' corners and at the
 // corners' lattice neighbours (the curvature reads them), with the same values, curvature and
-// cells as the dense fill computes for them.
+// cells as the dense fill computes for them. The points are found and numbered through a table of
+// one 32-bit slot per lattice point (as many as the grid's 8^3 blocks), freed at the end.
 struct SparseHybridLattice {
     std::vector<std::size_t> ids;    // HybridLattice::cell numbers, sorted
     std::vector<HybridCell> cells;   // parallel to ids
