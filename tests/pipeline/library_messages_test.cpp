@@ -8,6 +8,7 @@
 
 #include "cfm/cfm.hpp"
 #include "core/error.hpp"
+#include "../core/usage_error.hpp"
 #include "mesh/mesh.hpp"
 #include "query/check_run.hpp"
 #include "spheretree/tree.hpp"
@@ -15,17 +16,7 @@
 namespace hp {
 namespace {
 
-// The usage error `call` throws; fails the test when it throws none.
-std::string usage_error(const std::function<void()>& call) {
-    try {
-        call();
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ExitCode::usage) << e.what();
-        return e.what();
-    }
-    ADD_FAILURE() << "no error";
-    return {};
-}
+using test::usage_error;
 
 void expect_words(const std::string& message, const std::string& words) {
     EXPECT_NE(message.find(words), std::string::npos) << message;

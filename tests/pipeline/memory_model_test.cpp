@@ -11,20 +11,12 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "../core/usage_error.hpp"
 
 namespace hp::pipeline {
 namespace {
 
-std::string usage_error(const std::function<void()>& call) {
-    try {
-        call();
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ExitCode::usage) << e.what();
-        return e.what();
-    }
-    ADD_FAILURE() << "no error";
-    return {};
-}
+using test::usage_error;
 
 // The voxel size the message suggests ("... a voxel size of at least T").
 double suggested_size(const std::string& message) {
