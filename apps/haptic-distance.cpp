@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
         "\nExamples:\n"
         "  haptic-distance bunny.obj bunny.layers.vdb -o bunny.dist.vdb\n"
         "  haptic-distance part.stl part.layers.vdb --encoding scaled --precision 6 -o part.dist.vdb\n"
-        "  haptic-distance part.stl part.layers.vdb --gradient --json -o part.dist.vdb\n");
+        "  haptic-distance part.stl part.layers.vdb --gradient --json -o part.dist.vdb\n"
+        "  haptic-distance part.stl part.layers.vdb --exact-layers 7 -o part.dist.vdb   (exact 7 voxels deep)\n");
     std::string mesh_path, map_path, output;
     tool.cli.add_option("MESH", mesh_path, "the mesh the voxelmap was made from")->required();
     tool.cli.add_option("VOXELMAP", map_path, "layered voxelmap from haptic-voxelize")->required();

@@ -42,6 +42,8 @@ if [ -f "$meshes/stanford-bunny.obj" ] && [ -x "$bin/bench_band" ]; then
         band_run "vox-${bm%:*}" "$bin/haptic-voxelize" "$bunny" --voxel-size 0.0005 --band "${bm#*:}" -o "$bd/v-${bm%:*}.vdb"
         band_run "dist-${bm%:*}" "$bin/haptic-distance" "$bunny" "$bd/v-${bm%:*}.vdb" -o "$bd/d-${bm%:*}.vdb"
     done
+    # The dense field exact to 7 layers, as the band is within its 8 (haptic-distance --exact-layers).
+    "$bin/haptic-distance" "$bunny" "$bd/v-dense.vdb" --exact-layers 7 -o "$bd/d-dense-x7.vdb" --quiet
     "$bin/haptic-voxelize" "$bunny" --voxel-size 0.0007 -o "$bd/v7.vdb" --quiet &&
         "$bin/haptic-distance" "$bunny" "$bd/v7.vdb" -o "$bd/d7.vdb" --quiet &&
         "$bin/haptic-pointshell" "$bunny" "$bd/d7.vdb" -o "$bd/s7.hps" --quiet &&
@@ -55,6 +57,7 @@ if [ -f "$meshes/stanford-bunny.obj" ] && [ -x "$bin/bench_band" ]; then
         band_run "q-band$br" /usr/bin/time -f %M -o "$bd/q-band$br.kb" "$bin/haptic-query" --static "$bd/d-band.vdb" "${bq[@]}" "$bd/q-band$br.rep" --poses "$bd/poses.json"
         band_run "q-dense$br" /usr/bin/time -f %M -o "$bd/q-dense$br.kb" "$bin/haptic-query" --static "$bd/d-dense.vdb" "${bq[@]}" "$bd/q-dense$br.rep" --poses "$bd/poses.json"
     done
+    band_run q-dense-x7 "$bin/haptic-query" --static "$bd/d-dense-x7.vdb" "${bq[@]}" "$bd/q-dense-x7.rep" --poses "$bd/poses.json"
     if [ "${BENCH_BAND_FINE:-0}" = 1 ]; then
         echo "bench: band and dense bunny at 0.00025, query memory (BENCH_BAND_FINE=1)" >&2
         for bm in band:8 dense:0; do
@@ -123,14 +126,20 @@ if qb and qd:
             shallow += 1
             same_shallow += equal
     n = len(qd["per_query"])
+    qx = load("q-dense-x7.rep")  # the dense field exact to 7 layers: the band's values wherever it is exact
+    within_x = same_x = 0
+    for a, b in zip(qx["per_query"] if qx else [], qb["per_query"]):
+        if max(a["max_penetration"], b["max_penetration"]) < 8 * s:
+            within_x += 1
+            same_x += a["contacts"] == b["contacts"] and a["force"] == b["force"]
     print(json.dumps({"stage": "band-query", "mesh": "stanford-bunny.obj @0.0005",
                       "seconds": lb["mean"] * n / 1e6, "peak_rss": kb("q-band2.kb"),
                       "notes": "band p50/p99 %.1f/%.1f us, dense %.1f/%.1f us (%d poses, 1 thread): p99 %.2fx, target <= 1.2x: %s; "
                                "spheres tested %.0f vs %.0f; same contacts and force on %d of the %d poses within the band (target: all, %s), "
-                               "on %d of the %d no deeper than 2.5 voxels; seconds: the band queries' sum; query peak band %s, dense %s"
+                               "on %d of the %d no deeper than 2.5 voxels; against the dense field exact to 7 layers (--exact-layers 7) on %d of %d; seconds: the band queries' sum; query peak band %s, dense %s"
                                % (lb["p50"], lb["p99"], ld["p50"], ld["p99"], n, lb["p99"] / ld["p99"], mark(lb["p99"] <= 1.2 * ld["p99"]),
                                   qb["mean_spheres_tested"], qd["mean_spheres_tested"], same, within, mark(same == within),
-                                  same_shallow, shallow, gb(kb("q-band2.kb")), gb(kb("q-dense2.kb")))}))
+                                  same_shallow, shallow, same_x, within_x, gb(kb("q-band2.kb")), gb(kb("q-dense2.kb")))}))
 fb, fdn = load("qf-band.rep"), load("qf-dense.rep")
 if fb and fdn:
     print(json.dumps({"stage": "band-query-fine", "mesh": "stanford-bunny.obj @0.00025", "seconds": fb["latency_us"]["mean"] * len(fb["per_query"]) / 1e6,

@@ -243,7 +243,7 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
                       nz = static_cast<std::size_t>(grid.dims[2]);
     DistanceField out;
     out.grid = grid;
-    const int band = options.connectivity == 6 ? 9 : 3;
+    const int band = std::max(default_exact_layers(options.connectivity), options.exact_layers);
     const double vs = grid.voxel_size;
     // Unsigned distances (infinity: no triangle yet), except surface voxels, signed at once.
     out.values.assign(n, INFINITY);

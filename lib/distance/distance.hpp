@@ -6,7 +6,7 @@
 // gradient (towards increasing distance, i.e. deeper inside). Sign from the layers; on surface
 // voxels from the angle-weighted pseudo-normal at the closest feature.
 // Accuracy: exact (the BVH query's closest point, found brick by brick) within 3 voxels of the
-// surface; beyond, the exact distance to a propagated triangle, an upper bound measured within 0.25
+// surface (DistanceOptions::exact_layers widens it); beyond, the exact distance to a propagated triangle, an upper bound measured within 0.25
 // voxel of the truth on the reference meshes. Cost: one BVH query and a candidate scan per brick for
 // the band, a few raster passes beyond it (13 point distances per voxel, and an exact point-triangle
 // test where the nearest neighbour holds another triangle; from the third pass only at voxels a
@@ -26,6 +26,9 @@ namespace hp {
 
 struct DistanceOptions {
     int connectivity = 26;  // of the voxelmap's layers (decides the exact band in layers)
+    // Exact wherever |layer| <= this: 0 (or less than the default) takes the default, 3 layers (9
+    // for 6-connected layers); wider makes more voxels exact and costs their closest-point queries.
+    int exact_layers = 0;
     bool gradient = false;
     // The passes visit every voxel beyond the band, also where no neighbour changed (the same
     // field, slower: the reference the skipping is tested against).
@@ -41,6 +44,9 @@ struct DistanceField {
     std::size_t propagation_visits = 0;  // voxels visited by the passes (beyond the band)
     double seconds_exact = 0, seconds_propagate = 0;
 };
+
+// The layers within which the dense field is exact by default: 3, or 9 for 6-connected layers.
+inline int default_exact_layers(int connectivity) { return connectivity == 6 ? 9 : 3; }
 
 // `layers`: the voxelmap's values over `grid` (x fastest).
 DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const std::vector<std::int32_t>& layers,

@@ -34,6 +34,9 @@ StageSpec distance_stage() {
     d(&DistanceParams::band, "band",
       "narrow band of B voxels (exact within B, +-B voxel sizes beyond, as tiles); 0 = dense; default: the voxelmap's")
         .in(0, 16383);
+    d(&DistanceParams::exact_layers, "exact_layers",
+      "dense field: exact distances wherever |layer| <= N, propagated beyond (default 3, 9 for 6-connected voxelmaps)")
+        .in(1, 16383);
     d(&DistanceParams::force, "force", "proceed even if the mesh is not the one the voxelmap was made from");
     declare_mesh_options(d, " (default: the voxelmap's)");
     s.run = typed_run("distance", &run_distance);
@@ -50,6 +53,7 @@ nlohmann::json to_json(const DistanceSummary& s) {
             {"seconds", {{"exact", s.seconds_exact}, {"propagate", s.seconds_propagate}, {"write", s.seconds_write}}},
             {"warnings", s.warnings}};
     if (s.band > 0) j["band"] = s.band;
+    else j["exact_layers"] = s.exact_layers;
     return j;
 }
 
@@ -72,7 +76,7 @@ std::string format_text(const DistanceSummary& s, const ToolFacts& f) {
         out += strf("exact        %s voxels within %d voxels of the surface (narrow band; +-%d voxel sizes beyond)\n",
                     with_commas(s.exact_voxels).c_str(), s.band, s.band);
     else
-        out += strf("exact        %s voxels within 3 voxels of the surface\n", with_commas(s.exact_voxels).c_str());
+        out += strf("exact        %s voxels, |layer| <= %d\n", with_commas(s.exact_voxels).c_str(), s.exact_layers);
     out += strf("time         exact %.3f s, propagate %.3f s, write %.3f s, total %.3f s\n", s.seconds_exact,
                 s.seconds_propagate, s.seconds_write, f.total_seconds);
     out += strf("memory       peak %s\n", human_bytes(static_cast<double>(f.peak_rss_bytes)).c_str());
@@ -272,6 +276,20 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
     if (band > 0 && map_band == 0 && map_clamp > 0 && band > map_clamp)
         fail_usage(ctx.option_name("band") + " " + std::to_string(band) + " is wider than the voxelmap's layers (clamped to " +
                    std::to_string(map_clamp) + "); use at most " + std::to_string(map_clamp));
+    const int connectivity = static_cast<int>(info.metadata.value("connectivity", std::int64_t{26}));
+    const int exact_layers = p.exact_layers ? *p.exact_layers : default_exact_layers(connectivity);
+    if (p.exact_layers && band > 0)
+        fail_usage(ctx.option_name("exact_layers") + " is for dense fields; a band field is exact within its band (" +
+                   ctx.option_name("band") + ")");
+    if (exact_layers < default_exact_layers(connectivity))
+        fail_usage(ctx.option_name("exact_layers") + " " + std::to_string(exact_layers) + " is below the " +
+                   std::to_string(default_exact_layers(connectivity)) + " layers the propagation beyond needs for a " +
+                   std::to_string(connectivity) + "-connected voxelmap; use at least " +
+                   std::to_string(default_exact_layers(connectivity)));
+    if (map_clamp > 0 && exact_layers >= map_clamp)
+        fail_usage(ctx.option_name("exact_layers") + " " + std::to_string(exact_layers) + " reaches the voxelmap's layers (clamped to " +
+                   std::to_string(map_clamp) + "); use at most " + std::to_string(map_clamp - 1) +
+                   " or voxelize with a larger --max-layers");
     {  // Refused before any work when the field (with its gradient) would not fit in memory.
         const GridSpec& g = info.grid;
         const int pad = std::clamp(static_cast<int>(info.metadata.value("padding", std::int64_t{0})), 0,
@@ -283,7 +301,8 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
     if (band > 0) return run_distance_band(ctx, p, reader, m, band, std::move(warnings));
     std::vector<std::int32_t> layers = reader.read_int32("layers");
     DistanceOptions dopt;
-    dopt.connectivity = static_cast<int>(info.metadata.value("connectivity", std::int64_t{26}));
+    dopt.connectivity = connectivity;
+    dopt.exact_layers = exact_layers;
     dopt.gradient = gradient;
     DistanceField field = compute_distance(m.mesh, info.grid, layers, dopt, ctx.progress);
 
@@ -291,10 +310,12 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
     for (double v : field.values) lo = std::min(lo, v), hi = std::max(hi, v);
     const double factor = std::pow(10.0, precision);
     check_scaled_fits(ctx, encoding, precision, lo, hi);
+    nlohmann::json parameters{{"encoding", encoding}, {"precision", precision}, {"gradient", gradient}};
+    if (p.exact_layers) parameters["exact_layers"] = exact_layers;  // (files made with the default stay as they were)
     const nlohmann::json meta = distance_metadata(
         info.metadata, map_path, encoding, precision,
-        "exact BVH closest points within 3 voxels of the surface; closest-feature propagation beyond",
-        {{"encoding", encoding}, {"precision", precision}, {"gradient", gradient}});
+        "exact BVH closest points within " + std::to_string(exact_layers) + " voxels of the surface; closest-feature propagation beyond",
+        parameters);
 
     const GridSpec& g = info.grid;
     const std::size_t slice = static_cast<std::size_t>(g.dims[0]) * static_cast<std::size_t>(g.dims[1]);
@@ -324,6 +345,7 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
                          }, 0.0});
     DistanceSummary r = write_field(ctx, g, grids, meta, encoding, precision, lo, hi);
     r.exact_voxels = field.exact_voxels;
+    r.exact_layers = exact_layers;
     r.propagation_passes = field.propagation_passes;
     r.seconds_exact = field.seconds_exact, r.seconds_propagate = field.seconds_propagate;
     r.warnings = std::move(warnings);

@@ -42,6 +42,7 @@ struct DistanceParams {
     std::optional<double> scale;
     std::optional<std::string> units;
     std::optional<int> band;  // narrow band in voxels; 0 = dense; unset = the voxelmap's
+    std::optional<int> exact_layers;  // dense: exact wherever |layer| <= N; unset = 3 (9 if 6-connected)
 };
 
 struct PointshellParams {
@@ -135,6 +136,7 @@ struct DistanceSummary {
     std::size_t exact_voxels = 0;
     int propagation_passes = 0;
     int band = 0;  // narrow band in voxels, 0 for a dense field
+    int exact_layers = 0;  // dense field: exact wherever |layer| <= this
     double seconds_exact = 0, seconds_propagate = 0, seconds_write = 0;
     std::vector<std::string> warnings;
 };

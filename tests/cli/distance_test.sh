@@ -44,6 +44,19 @@ expect_exit 3 "$dist" "$SAMPLES/peg.stl" "$TMP/text.vdb" -o "$TMP/x.vdb"
 [ ! -e "$TMP/x.vdb" ] && pass "no output after errors" || fail "an output file was left behind"
 expect_exit 2 "$dist" "$SAMPLES/peg.stl" "$TMP/peg.vdb" -o "$TMP/x.vdb" --encoding half
 expect_exit 2 "$dist" "$SAMPLES/peg.stl" "$TMP/peg.vdb" -o "$TMP/x.vdb" --encoding scaled --precision 12
+# --exact-layers: the default recorded (3 layers); wider gives more exact voxels and says so; below
+# the default, with a band, or at the voxelmap's clamp: exit 2 naming the option, no output.
+check "default exact layers" "$(json_get "$TMP/f.json" 'j["exact_layers"]')" 3
+expect_exit 0 "$dist" "$SAMPLES/peg.stl" "$TMP/peg.vdb" -o "$TMP/peg.w.vdb" --exact-layers 6 --json
+check "wider exact band" "$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); print(b["exact_layers"] == 6 and b["exact_voxels"] > a["exact_voxels"])' "$TMP/f.json" "$TMP/out")" True
+expect_exit 2 "$dist" "$SAMPLES/peg.stl" "$TMP/peg.vdb" -o "$TMP/x.vdb" --exact-layers 2
+expect_grep "exact-layers" "$TMP/err"
+expect_one_error_line
+expect_exit 0 "$vox" "$SAMPLES/peg.stl" --units mm --voxel-size 0.0005 --max-layers 5 -o "$TMP/peg5.vdb" --quiet
+expect_exit 2 "$dist" "$SAMPLES/peg.stl" "$TMP/peg5.vdb" -o "$TMP/x.vdb" --exact-layers 5
+expect_grep "use at most 4" "$TMP/err"
+expect_exit 2 "$dist" "$SAMPLES/peg.stl" "$TMP/peg.vdb" -o "$TMP/x.vdb" --exact-layers 4 --band 4
+[ ! -e "$TMP/x.vdb" ] && pass "no output after --exact-layers errors" || fail "an output file was left behind"
 expect_exit 0 "$dist" --help
 expect_grep "Examples" "$TMP/out"
 finish

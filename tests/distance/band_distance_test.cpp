@@ -1,7 +1,8 @@
 // Narrow-band distance fields: exact distances (brute force over every triangle, independent of
 // the BVH) on every voxel with |layer| < B, equal bit for bit to the dense field where the dense
 // field is exact too (|layer| <= 3), never above the dense field's upper bound elsewhere, and
-// +-B voxel sizes on every other voxel and tile.
+// +-B voxel sizes on every other voxel and tile; a dense field made exact to B - 1 layers equals the
+// band field bit for bit on every voxel the band holds exact.
 #include "distance/distance.hpp"
 
 #include <cmath>
@@ -39,9 +40,12 @@ void check(const char* name, int band, int resolution) {
     const hp::LayerMap dense_map = hp::voxelize(mesh, grid, {});
     const std::vector<std::int32_t> layers = dense_map.values();
     const hp::DistanceField dense = hp::compute_distance(mesh, grid, layers, {});
+    hp::DistanceOptions wide;
+    wide.exact_layers = band - 1;
+    const hp::DistanceField dense_wide = hp::compute_distance(mesh, grid, layers, wide);
     const hp::BandLayerMap band_map = hp::voxelize_band(mesh, grid, {}, band);
     const hp::BandDistanceField sparse = hp::compute_distance_band(mesh, widen(band_map.layers), band);
-    std::size_t exact = 0, same = 0;
+    std::size_t exact = 0, same = 0, exact_default = 0;
     for (int k = 0; k < grid.dims[2]; ++k)
         for (int j = 0; j < grid.dims[1]; ++j)
             for (int i = 0; i < grid.dims[0]; ++i) {
@@ -53,7 +57,9 @@ void check(const char* name, int band, int resolution) {
                     continue;
                 }
                 ++exact;
+                ASSERT_EQ(b, dense_wide.values[v]) << i << " " << j << " " << k;
                 if (std::abs(layer) <= 3) {
+                    ++exact_default;
                     ASSERT_EQ(b, dense.values[v]) << i << " " << j << " " << k;
                     ++same;
                 }
@@ -70,6 +76,8 @@ void check(const char* name, int band, int resolution) {
                 ASSERT_LE(std::abs(b), std::abs(dense.values[v]) + 1e-12 * s);  // dense beyond 3 voxels: an upper bound
             }
     EXPECT_EQ(sparse.exact_voxels, exact);
+    EXPECT_EQ(dense_wide.exact_voxels, exact);
+    EXPECT_EQ(dense.exact_voxels, exact_default);
     EXPECT_GT(same, 0u);
     for (std::size_t b = 0; b < sparse.values.block_count(); ++b)
         if (!sparse.values.brick(b)) {
