@@ -35,11 +35,11 @@ BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, const Brick
     f.reset(grid, 0);
     f.index = layers.index;
     f.bricks.assign(layers.bricks.size(), V(0));
-    const V vfar = static_cast<V>(far);
+    // +-B voxel sizes by the layer's side (0 on a zero layer), rounded once to V.
+    auto far_value = [far](int layer) { return layer > 0 ? far : (layer < 0 ? -far : 0.0); };
     for (std::size_t b = 0; b < f.block_count(); ++b) {
-        const int t = layers.tile[b];
-        f.tile[b] = t > 0 ? vfar : (t < 0 ? -vfar : V(0));
-        const double tv = t > 0 ? far : (t < 0 ? -far : 0.0);
+        const double tv = far_value(layers.tile[b]);
+        f.tile[b] = static_cast<V>(tv);
         out.min = std::min(out.min, tv), out.max = std::max(out.max, tv);
     }
     require_band_bricks(layers, band);
@@ -68,8 +68,8 @@ BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, const Brick
                         const std::size_t o = static_cast<std::size_t>(dx | (dy << 3) | (dz << 6));
                         const int layer = lay[o];
                         if (std::abs(layer) >= band || !grid.contains(x0 + dx, y0 + dy, z0 + dz)) {
-                            out_v[o] = layer > 0 ? vfar : (layer < 0 ? -vfar : V(0));
-                            const double v = layer > 0 ? far : (layer < 0 ? -far : 0.0);
+                            const double v = far_value(layer);
+                            out_v[o] = static_cast<V>(v);
                             vmin = std::min(vmin, v), vmax = std::max(vmax, v);
                             continue;
                         }

@@ -131,7 +131,6 @@ bool propagate_row(Prop& s, int dir, int pass, int j, int k, ChangeMasks& cm, st
     best.resize(s.nx);
     from.resize(s.nx);
     const int w = cm.width;
-    std::uint64_t ranked = 0;
     for (int c = 0; c < cm.chunks;) {  // runs of dirty chunks, each ranked at once
         if (!((dirty >> c) & 1)) {
             ++c;
@@ -142,7 +141,7 @@ bool propagate_row(Prop& s, int dir, int pass, int j, int k, ChangeMasks& cm, st
         rank_neighbours(s, dir, j, k, c * w, std::min(nx, e * w), best.data(), from.data());
         c = e;
     }
-    ranked = dirty;
+    std::uint64_t ranked = dirty;
     const float cy = static_cast<float>(j) + 0.5f, cz = static_cast<float>(k) + 0.5f;
     const TriMesh& mesh = *s.mesh;
     std::uint64_t changed = 0;

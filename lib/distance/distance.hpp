@@ -78,7 +78,7 @@ BandDistanceField compute_distance_band(const TriMesh& mesh, const BrickField<st
 // exact) the unit gradient compute_distance gives there (towards increasing distance), by the same
 // formula from the same closest point, so the same floats; every other voxel (beyond the band, where
 // the field is the constant +-band voxel sizes) reads zero, and blocks without band voxels are tiles
-// of zero. Work: one BVH query per band voxel, bounded as compute_distance bounds it; memory: 12
+// of zero. Work: one BVH query and a candidate scan per brick (distance/brick_nearest.hpp); memory: 12
 // bytes per voxel of `layers`' bricks (distance/band_gradient.cpp).
 using Vec3f = std::array<float, 3>;
 struct BandGradientField {

@@ -28,8 +28,6 @@ FastWinding::FastWinding(const TriangleBvh& bvh, double beta) : bvh_(bvh), beta_
     const auto& nodes = bvh.nodes();
     clusters_.resize(nodes.size());
     if (nodes.empty()) return;
-    // Slot range of every node (leaf order is a depth-first partition): children come after
-    // their parent in the node array, so a reverse sweep sees children first.
     const auto ranges = bvh.slot_ranges();
     const auto &begin = ranges.begin, &end = ranges.end;
     // Every node from its own triangles (O(n log n) in all, independent per node).

@@ -77,8 +77,9 @@ FieldMode choose_field_mode(const Aabb& box, double area, double s, int pad, std
                         "crossing arithmetic); the smallest voxel size that fits is about %.6g",
                         s, kMaxGridDim, t));
     }
-    const double voxels = count(dims_for(box, s, pad));
-    const double dense = dense_bytes(dims_for(box, s, pad), gradient);
+    const auto dims = dims_for(box, s, pad);
+    const double voxels = count(dims);
+    const double dense = dense_bytes(dims, gradient);
     auto dense_fits = [&](double v, double share) {
         return count(dims_for(box, v, pad)) <= kMaxDenseVoxels && dense_bytes(dims_for(box, v, pad), gradient) <= share * memory;
     };

@@ -27,8 +27,8 @@ namespace hp {
 // What mode ist makes of a query's contacts (part of the timed query): each contact's normal
 // -grad V / |grad V| at the moving centre (the direction between the centres where the gradient
 // vanishes), force = sum depth n, torque about `origin`. A moving voxel in contact with several
-// static voxels has its gradient read once per query (a small cache by voxel ordinal): the same
-// values, fewer reads of the field.
+// static voxels has its gradient read usually once per query (a 512-slot direct-mapped cache by
+// voxel ordinal; two voxels sharing a slot are read again): the same values, fewer reads.
 struct IstForce {
     std::size_t contacts = 0;
     double max_depth = 0;

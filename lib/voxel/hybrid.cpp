@@ -85,7 +85,6 @@ SparseHybridLattice::SparseHybridLattice(const HybridLattice& lattice, const std
         slot_of[p] = static_cast<std::uint32_t>(points.size());
         points.push_back(p);
     }
-    evaluated = points.size();
 
     // f_a at the points, as the dense fill: the fast winding number at the centre, minus c_a.
     // In packets of up to 64 points of a 4^3 block of the lattice (at_packet: at()'s values),

@@ -201,7 +201,6 @@ struct SparseHybridLattice {
     std::vector<std::size_t> ids;    // HybridLattice::cell numbers, sorted
     std::vector<HybridCell> cells;   // parallel to ids
     std::vector<double> corner_f;    // 24 per cell: f_a at corner q is [24 slot + 8 a + q]
-    std::size_t evaluated = 0;       // lattice points evaluated
 
     // cell_ids in any order, repeats allowed.
     SparseHybridLattice(const HybridLattice& lattice, const std::vector<CrossingTable>& tables, const GridSpec& g,
