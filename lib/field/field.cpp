@@ -213,11 +213,41 @@ float round_up(double v) {
     return f;
 }
 constexpr int kBlock = 4;  // cells per block edge at pyramid level 0, dense (a power of two: lookups shift by 2 + level)
-// The largest slope of the interpolant in a cell (corners c[a + 2 b + 4 c], voxel size s) and, in
-// `top`, its largest corner (dense_level0 explains why the largest corner gradient is exact).
-double cell_slope(const double (&c)[8], double s, double& top) {
-    double g2 = 0;
-    top = c[0];
+// Runs slab(q, inside) for each slab q in [0, n) of level-0 blocks (a z layer of blocks) and
+// returns the largest `inside` a slab left. Slabs write disjoint blocks, so they run in parallel;
+// maxima do not depend on the order.
+template <class Slab>
+double max_over_slabs(int n, const Slab& slab) {
+    std::vector<double> slab_max(static_cast<std::size_t>(n), 0.0);
+    tbb::parallel_for(0, n, [&](int q) {
+        double inside = 0;
+        slab(q, inside);
+        slab_max[static_cast<std::size_t>(q)] = inside;
+    });
+    return *std::max_element(slab_max.begin(), slab_max.end());
+}
+}
+
+std::array<int, 3> DistanceSampler::cell_counts() const {
+    const auto& d = grid_.dims;
+    return {std::max(1, d[0] - 1), std::max(1, d[1] - 1), std::max(1, d[2] - 1)};
+}
+
+inline double DistanceSampler::at_clamped(int i, int j, int k) const {
+    const auto& d = grid_.dims;
+    return at(std::min(i, d[0] - 1), std::min(j, d[1] - 1), std::min(k, d[2] - 1));
+}
+
+inline double DistanceSampler::add_cell(int i, int j, int k, BlockBound& m, double& inside) const {
+    // The interpolant's gradient at corner (a, b, c) of the cell is (1/s) times the differences
+    // along the three cell edges that meet there. Inside the cell dV/dx is bilinear in (y, z) and
+    // constant in x, and likewise for y and z, so along any axis line |grad V|^2 is a sum of
+    // squares of affine functions, convex: its maximum over the cell is at a corner. So the
+    // largest corner gradient is exactly the cell's largest slope (up to sqrt 3 tighter than
+    // bounding each component by its largest edge difference).
+    double c[8];  // corner (a, b, c) at c[a + 2 b + 4 c]
+    for (int n = 0; n < 8; ++n) c[n] = at_clamped(i + (n & 1), j + ((n >> 1) & 1), k + (n >> 2));
+    double g2 = 0, top = c[0];
     for (int n = 0; n < 8; ++n) {
         const double dx = c[n | 1] - c[n & ~1];
         const double dy = c[n | 2] - c[n & ~2];
@@ -225,60 +255,30 @@ double cell_slope(const double (&c)[8], double s, double& top) {
         g2 = std::max(g2, dx * dx + dy * dy + dz * dz);
         top = std::max(top, c[n]);
     }
-    return std::sqrt(g2) / s;
-}
+    const double lc = std::sqrt(g2) / grid_.voxel_size;
+    inside = std::max(inside, lc);
+    // Rounded up to float so the stored bound never falls below the double one.
+    m.lipschitz = std::max(m.lipschitz, round_up(lc * (1 + 1e-9)));
+    m.max_value = std::max(m.max_value, round_up(top));
+    return top;
 }
 
 double DistanceSampler::dense_level0(std::vector<BlockBound>& level, const std::array<int, 3>& bd) const {
-    const auto& d = grid_.dims;
-    const double s = grid_.voxel_size;
-    // Cells: between centres i..i+1 per axis; an axis with one centre has one degenerate cell.
-    const int cells[3] = {std::max(1, d[0] - 1), std::max(1, d[1] - 1), std::max(1, d[2] - 1)};
-    auto v = [&](int i, int j, int k) {
-        return at(std::min(i, d[0] - 1), std::min(j, d[1] - 1), std::min(k, d[2] - 1));
-    };
-    // Slabs of kBlock cell layers write disjoint block rows, so they run in parallel; maxima do
-    // not depend on the order.
-    std::vector<double> slab_max(static_cast<std::size_t>(bd[2]), 0.0);
-    tbb::parallel_for(0, bd[2], [&](int q) {
-        double inside = 0;
+    const std::array<int, 3> cells = cell_counts();
+    return max_over_slabs(bd[2], [&](int q, double& inside) {
         for (int k = q * kBlock; k < std::min(cells[2], (q + 1) * kBlock); ++k)
             for (int j = 0; j < cells[1]; ++j)
-                for (int i = 0; i < cells[0]; ++i) {
-                    // The interpolant's gradient at corner (a, b, c) of the cell is (1/s) times the
-                    // differences along the three cell edges that meet there. Inside the cell
-                    // dV/dx is bilinear in (y, z) and constant in x, and likewise for y and z, so
-                    // along any axis line |grad V|^2 is a sum of squares of affine functions,
-                    // convex: its maximum over the cell is at a corner. So the largest corner
-                    // gradient is exactly the cell's largest slope (up to sqrt 3 tighter than
-                    // bounding each component by its largest edge difference).
-                    double c[8];  // corner (a, b, c) at c[a + 2 b + 4 c]
-                    for (int n = 0; n < 8; ++n) c[n] = v(i + (n & 1), j + ((n >> 1) & 1), k + (n >> 2));
-                    double top = 0;
-                    const double lc = cell_slope(c, s, top);
-                    inside = std::max(inside, lc);
-                    BlockBound& m = level[(static_cast<std::size_t>(q) * bd[1] + j / kBlock) * bd[0] + i / kBlock];
-                    // Rounded up to float so the stored bound never falls below the double one.
-                    m.lipschitz = std::max(m.lipschitz, round_up(lc * (1 + 1e-9)));
-                    m.max_value = std::max(m.max_value, round_up(top));
-                }
-        slab_max[static_cast<std::size_t>(q)] = inside;
+                for (int i = 0; i < cells[0]; ++i)
+                    add_cell(i, j, k, level[(static_cast<std::size_t>(q) * bd[1] + j / kBlock) * bd[0] + i / kBlock], inside);
     });
-    return *std::max_element(slab_max.begin(), slab_max.end());
 }
 
 double DistanceSampler::sparse_level0(std::vector<BlockBound>& level, const std::array<int, 3>& bd,
                                       std::vector<RaisedBox>& raised) const {
     const auto& d = grid_.dims;
-    const double s = grid_.voxel_size;
-    const int cells[3] = {std::max(1, d[0] - 1), std::max(1, d[1] - 1), std::max(1, d[2] - 1)};
+    const std::array<int, 3> cells = cell_counts();
     const int vb[3] = {(d[0] + 7) / 8, (d[1] + 7) / 8, (d[2] + 7) / 8};  // blocks of voxels (block_brick_'s grid)
-    auto v = [&](int i, int j, int k) {
-        return at(std::min(i, d[0] - 1), std::min(j, d[1] - 1), std::min(k, d[2] - 1));
-    };
-    std::vector<double> slab_max(static_cast<std::size_t>(bd[2]), 0.0);
-    tbb::parallel_for(0, bd[2], [&](int q) {
-        double inside = 0;
+    return max_over_slabs(bd[2], [&](int q, double& inside) {
         for (int bj = 0; bj < bd[1]; ++bj)
             for (int bi = 0; bi < bd[0]; ++bi) {
                 const std::size_t out = (static_cast<std::size_t>(q) * bd[1] + bj) * bd[0] + bi;
@@ -294,7 +294,7 @@ double DistanceSampler::sparse_level0(std::vector<BlockBound>& level, const std:
                 }
                 RaisedBox& box = raised[out];
                 if (flat) {
-                    const double value = v(bi * 8, bj * 8, q * 8);
+                    const double value = at_clamped(bi * 8, bj * 8, q * 8);
                     m.lipschitz = 0;
                     m.max_value = round_up(value);
                     if (value > floor_sample_) {
@@ -305,23 +305,13 @@ double DistanceSampler::sparse_level0(std::vector<BlockBound>& level, const std:
                 }
                 for (int k = q * 8; k < std::min(cells[2], (q + 1) * 8); ++k)
                     for (int j = bj * 8; j < std::min(cells[1], (bj + 1) * 8); ++j)
-                        for (int i = bi * 8; i < std::min(cells[0], (bi + 1) * 8); ++i) {
-                            double c[8];
-                            for (int n = 0; n < 8; ++n) c[n] = v(i + (n & 1), j + ((n >> 1) & 1), k + (n >> 2));
-                            double top = 0;
-                            const double lc = cell_slope(c, s, top);
-                            inside = std::max(inside, lc);
-                            m.lipschitz = std::max(m.lipschitz, round_up(lc * (1 + 1e-9)));
-                            m.max_value = std::max(m.max_value, round_up(top));
-                            if (top > floor_sample_) {
+                        for (int i = bi * 8; i < std::min(cells[0], (bi + 1) * 8); ++i)
+                            if (add_cell(i, j, k, m, inside) > floor_sample_) {
                                 const int at[3] = {i, j, k};
                                 for (int a = 0; a < 3; ++a) box.lo[a] = std::min(box.lo[a], at[a]), box.hi[a] = std::max(box.hi[a], at[a] + 1);
                             }
-                        }
             }
-        slab_max[static_cast<std::size_t>(q)] = inside;
     });
-    return *std::max_element(slab_max.begin(), slab_max.end());
 }
 
 void DistanceSampler::build_gaps(const std::vector<RaisedBox>& raised, const std::array<int, 3>& bd) {
@@ -367,7 +357,7 @@ void DistanceSampler::build_gaps(const std::vector<RaisedBox>& raised, const std
     // bound over the raised boxes of the blocks at most kNear away (a raised cell farther along
     // an axis is at least 8 kNear + 2 cells from the centre: the cap), and the far bound of its
     // block. A centre inside a raised box gets 0: no bound.
-    const int cells[3] = {std::max(1, grid_.dims[0] - 1), std::max(1, grid_.dims[1] - 1), std::max(1, grid_.dims[2] - 1)};
+    const std::array<int, 3> cells = cell_counts();
     for (int a = 0; a < 3; ++a) gap_dims_[a] = (cells[a] + 3) / 4;
     gap_.assign(static_cast<std::size_t>(gap_dims_[0]) * gap_dims_[1] * gap_dims_[2], 0.0f);
     tbb::parallel_for(0, gap_dims_[2], [&](int qz) {
@@ -404,9 +394,8 @@ void DistanceSampler::build_gaps(const std::vector<RaisedBox>& raised, const std
 }
 
 void DistanceSampler::build_local_bounds() {
-    const auto& d = grid_.dims;
     const int block = 1 << base_shift_;
-    const int cells[3] = {std::max(1, d[0] - 1), std::max(1, d[1] - 1), std::max(1, d[2] - 1)};
+    const std::array<int, 3> cells = cell_counts();
     std::array<int, 3> bd{(cells[0] + block - 1) / block, (cells[1] + block - 1) / block, (cells[2] + block - 1) / block};
     const float lowest = -std::numeric_limits<float>::infinity();
     std::vector<BlockBound> level(static_cast<std::size_t>(bd[0]) * bd[1] * bd[2], BlockBound{0.0f, lowest});

@@ -204,6 +204,12 @@ private:
     double radius_in_cells(double radius) const { return radius * inv_s_ + 1e-7; }
 
     void build_local_bounds();
+    // Cells per axis: between centres i..i+1; an axis with one centre has one degenerate cell.
+    std::array<int, 3> cell_counts() const;
+    double at_clamped(int i, int j, int k) const;  // at() with each index clamped to the grid's top
+    // Cell (i, j, k)'s largest slope and largest corner merged into block bound `m`, the slope
+    // also into `inside`; returns the largest corner.
+    double add_cell(int i, int j, int k, BlockBound& m, double& inside) const;
     // Level 0 of the pyramid (blocks of 4^3 cells dense, 8^3 sparse, dims `bd`) and the largest
     // cell slope; sparse, also the blocks holding a cell above the floor (`raised`).
     double dense_level0(std::vector<BlockBound>& level, const std::array<int, 3>& bd) const;
