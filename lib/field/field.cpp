@@ -607,6 +607,12 @@ inline const DistanceSampler::BlockBound& DistanceSampler::locate(const detail::
         .by_mask[mask];
 }
 
+template <class F>
+inline decltype(auto) DistanceSampler::with_samples(F&& f) const {
+    if (sparse_) return float_samples() ? f(std::true_type{}, samples_f_.data()) : f(std::true_type{}, samples_d_.data());
+    return float_samples() ? f(std::false_type{}, samples_f_.data()) : f(std::false_type{}, samples_d_.data());
+}
+
 template <bool Sparse, class T>
 inline void DistanceSampler::prefetch_in(const T* base, const CellRef& c) const {
     // The eight samples lie on two z layers of a brick or of two bricks; per layer, one cache
@@ -758,11 +764,9 @@ double DistanceSampler::value(const Vec3d& p) const {
 
 void DistanceSampler::read_corners(const CellRef& ref, double (&corner)[8]) const {
     const auto& o = ref.offset;
-    for (int n = 0; n < 8; ++n) {
-        const std::size_t s = o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2];
-        const std::size_t at = sparse_ ? resolve<true>(s) : s;
-        corner[n] = float_samples() ? samples_f_[at] : samples_d_[at];
-    }
+    with_samples([&](auto sparse, const auto* samples) {
+        for (int n = 0; n < 8; ++n) corner[n] = samples[resolve<decltype(sparse)::value>(o[0][n & 1] + o[1][(n >> 1) & 1] + o[2][n >> 2])];
+    });
 }
 
 void DistanceSampler::read_cell(const Vec3d& p, Cell& cell) const {

@@ -221,6 +221,10 @@ private:
     double sparse_level0(std::vector<BlockBound>& level, const std::array<int, 3>& bd, std::vector<RaisedBox>& raised) const;
     // gap_ from the raised blocks (sparse).
     void build_gaps(const std::vector<RaisedBox>& raised, const std::array<int, 3>& bd);
+    // f(sparse, samples): `sparse` std::true_type or std::false_type (sparse_), `samples` the
+    // float or double array; the hot paths branch once per call, not once per read.
+    template <class F>
+    decltype(auto) with_samples(F&& f) const;
     template <bool Sparse, class T>
     void prefetch_in(const T* base, const CellRef& cell) const;
     template <bool Sparse, class T>
