@@ -149,8 +149,6 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
     const double abs_slack = 1e-12 * (1 + length(pa.translation) + length(a_.origin) + length(b_.origin) +
                                       a_.side(a_.levels) + b_.side(b_.levels));
     const double rv = kCubeRadius * (a_.voxel_size + b_.voxel_size);
-    const double* ra_tab = radii_a_.data();
-    const double* rb_tab = radii_b_.data();
     const bool side = options_.side, one_child = options_.one_child;
 
     auto coarse = [&](const Node& a, const Node& b) {
@@ -158,13 +156,29 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
         contacts_.push_back({a.index, b.index, std::max<int>(a.level, b.level), a.sphere, b.sphere, a.radius + b.radius,
                              std::max(0.0, a.radius + b.radius - d)});
     };
+    // Each object's tree, frame, placement, radius table and next round's nodes.
+    struct Object {
+        const Octree& tree;
+        const Frame& frame;
+        const Placement& placement;
+        const double* radii;
+        std::vector<Node>& next;
+    };
+    const Object oa{a_, fa, pa, radii_a_.data(), a_next_}, ob{b_, fb, pb, radii_b_.data(), b_next_};
+    // A new node (centre, level, coordinates and index set): collapsed (one-child optimization)
+    // and made ready for its tests.
+    auto enter = [&](Node& n, const Object& o) {
+        n.skips = one_child ? static_cast<std::uint8_t>(collapse(n, o.tree, o.frame)) : 0;
+        prepare(n, o.tree, o.frame, o.placement, side, o.radii, table);
+    };
     // The node's children into the next round (once per round, whichever pairs it is in).
-    auto split = [&](Node& n, const Octree& t, const Frame& f, const Placement& p, const double* radii, std::vector<Node>& out) {
+    auto split = [&](Node& n, const Object& o) {
         if (n.first != kNone) return;
+        std::vector<Node>& out = o.next;
         n.first = static_cast<std::uint32_t>(out.size());
         const unsigned m = n.mask;
-        std::uint32_t idx = t.first_child[n.index];
-        const Vec3d* off = f.child_offset[n.level].data();
+        std::uint32_t idx = o.tree.first_child[n.index];
+        const Vec3d* off = o.frame.child_offset[n.level].data();
         for (unsigned bits = m; bits != 0; bits &= bits - 1) {
             const int b = std::countr_zero(bits);
             Node& c = out.emplace_back();
@@ -174,8 +188,7 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
             c.z = 2 * n.z + ((b >> 2) & 1);
             c.index = idx++;
             c.level = static_cast<std::int8_t>(n.level - 1);
-            c.skips = one_child ? static_cast<std::uint8_t>(collapse(c, t, f)) : 0;
-            prepare(c, t, f, p, side, radii, table);
+            enter(c, o);
         }
         n.children = static_cast<std::uint8_t>(out.size() - n.first);
         int low = n.level, steps = 0;
@@ -183,11 +196,26 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
         n.child_level = static_cast<std::int8_t>(low);
         n.child_skips = static_cast<std::uint8_t>(steps);
     };
+    // The node itself into the next round (once per round).
     auto carry = [&](Node& n, std::vector<Node>& out) {
         if (n.carried != kNone) return;
         n.carried = static_cast<std::uint32_t>(out.size());
         Node& c = out.emplace_back(n);
         c.carried = kNone, c.first = kNone, c.children = 0, c.skips = 0;
+    };
+    // What a node of a pair puts into the next round, split or carried: the places [first, first +
+    // count) of the next round's nodes, their one-child steps and their lowest level.
+    struct Entered {
+        std::uint32_t first, count, skips;
+        int low;
+    };
+    auto advance = [&](Node& n, bool splits, const Object& o) -> Entered {
+        if (!splits) {
+            carry(n, o.next);
+            return {n.carried, 1, 0, n.level};
+        }
+        split(n, o);
+        return {n.first, n.children, n.child_skips, n.child_level};
     };
     // Counters kept in registers during the descent, stored in stats_ at the end.
     std::size_t sphere_tests = 0, voxel_tests = 0, skipped = 0;
@@ -225,13 +253,11 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
         Node& ra = a_next_.emplace_back();
         ra.center = fa.root_center;
         ra.level = static_cast<std::int8_t>(a_.levels);
-        ra.skips = one_child ? static_cast<std::uint8_t>(collapse(ra, a_, fa)) : 0;
-        prepare(ra, a_, fa, pa, side, ra_tab, table);
+        enter(ra, oa);
         Node& rb = b_next_.emplace_back();
         rb.center = fb.root_center;
         rb.level = static_cast<std::int8_t>(b_.levels);
-        rb.skips = one_child ? static_cast<std::uint8_t>(collapse(rb, b_, fb)) : 0;
-        prepare(rb, b_, fb, pb, side, rb_tab, table);
+        enter(rb, ob);
         skipped += ra.skips + rb.skips;
         level_reached = std::min<int>(level_reached, std::max(ra.level, rb.level));
         offer(0, 1, 0, 1);
@@ -260,26 +286,11 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
                 stats_.interrupted = true;
                 continue;
             }
-            std::uint32_t a0, na, b0, nb, skips_a = 0, skips_b = 0;
-            int min_a, min_b;  // the lowest level among the new nodes of each side
-            if (la >= lb) {
-                split(a, a_, fa, pa, ra_tab, a_next_);
-                a0 = a.first, na = a.children, min_a = a.child_level, skips_a = a.child_skips;
-            } else {
-                carry(a, a_next_);
-                a0 = a.carried, na = 1, min_a = la;
-            }
-            if (lb >= la) {
-                split(b, b_, fb, pb, rb_tab, b_next_);
-                b0 = b.first, nb = b.children, min_b = b.child_level, skips_b = b.child_skips;
-            } else {
-                carry(b, b_next_);
-                b0 = b.carried, nb = 1, min_b = lb;
-            }
+            const Entered ea = advance(a, la >= lb, oa), eb = advance(b, lb >= la, ob);
             // Each new node's one-child steps count once per pair it enters (the tests they saved).
-            skipped += skips_a * nb + skips_b * na;
-            level_reached = std::min(level_reached, std::max(min_a, min_b));
-            offer(a0, na, b0, nb);
+            skipped += ea.skips * eb.count + eb.skips * ea.count;
+            level_reached = std::min(level_reached, std::max(ea.low, eb.low));
+            offer(ea.first, ea.count, eb.first, eb.count);
         }
         next_.resize(kept);
     }
