@@ -17,13 +17,11 @@ namespace hp {
 
 namespace {
 
+// One query's figures: what its contacts make (IstResponse) and the descent's counts (ist-brute:
+// its voxel tests alone).
 struct IstRun {
-    std::size_t contacts = 0;
-    double max_depth = 0;
-    Vec3d force, torque;
-    std::size_t sphere_tests = 0, voxel_tests = 0, skipped = 0;
-    int level_reached = 0;
-    bool interrupted = false;
+    IstForce response;
+    octree::IstStats stats;
 };
 
 // A hash of the contact set (sorted voxel or node pairs, levels): equal sets, equal hashes.
@@ -107,23 +105,18 @@ QueryCheck run_ist_check(const QueryCheckSpec& spec, const Progress& progress) {
     std::optional<octree::BruteQuery> bq;
     if (brute) bq.emplace(mo.tree, so.tree);
     IstResponse respond(st.field);
-    auto apply = [&](const IstForce& f, IstRun& r) {
-        r.contacts = f.contacts, r.max_depth = f.max_depth, r.force = f.force, r.torque = f.torque;
-    };
     auto one = [&](const Pose& pose, IstRun& r) -> const std::vector<octree::IstContact>& {
         octree::Placement pl{rotation_rows(pose.quaternion), pose.position};
         r = {};
         if (brute) {
             const auto& c = (*bq)(pl);
-            r.voxel_tests = bq->voxel_tests();
-            apply(respond(c, pose.position), r);
+            r.stats.voxel_tests = bq->voxel_tests();
+            r.response = respond(c, pose.position);
             return c;
         }
         const auto& c = ist(pl);
-        const octree::IstStats& s = ist.stats();
-        r.sphere_tests = s.sphere_tests, r.voxel_tests = s.voxel_tests, r.skipped = s.skipped;
-        r.level_reached = s.level_reached, r.interrupted = s.interrupted;
-        apply(respond(c, pose.position), r);
+        r.stats = ist.stats();
+        r.response = respond(c, pose.position);
         return c;
     };
 
@@ -140,16 +133,16 @@ QueryCheck run_ist_check(const QueryCheckSpec& spec, const Progress& progress) {
         out.run.latency_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
         hashes.push_back(contact_set_hash(contacts));
         QuerySummary q;
-        q.contacts = r.contacts;
-        q.max_penetration = r.max_depth;
-        q.force = r.force, q.torque = r.torque;
-        q.spheres_tested = r.sphere_tests;
-        q.points_tested = r.voxel_tests;
-        q.level_reached = r.level_reached;
-        q.interrupted = r.interrupted;
+        q.contacts = r.response.contacts;
+        q.max_penetration = r.response.max_depth;
+        q.force = r.response.force, q.torque = r.response.torque;
+        q.spheres_tested = r.stats.sphere_tests;
+        q.points_tested = r.stats.voxel_tests;
+        q.level_reached = r.stats.level_reached;
+        q.interrupted = r.stats.interrupted;
         out.run.results.push_back(q);
-        skipped_sum += r.skipped;
-        voxel_sum += r.voxel_tests;
+        skipped_sum += r.stats.skipped;
+        voxel_sum += r.stats.voxel_tests;
         progress.report("ist", static_cast<double>(i + 1) / static_cast<double>(out.poses.size()));
     }
     out.latency = latency_stats(out.run.latency_us);
