@@ -222,7 +222,8 @@ private:
     // gap_ from the raised blocks (sparse).
     void build_gaps(const std::vector<RaisedBox>& raised, const std::array<int, 3>& bd);
     // f(sparse, samples): `sparse` std::true_type or std::false_type (sparse_), `samples` the
-    // float or double array; the hot paths branch once per call, not once per read.
+    // float or double array; one branch per call, not one per read (read_corners). trilinear and
+    // prefetch spell the same choice out: through this function they compile to other code.
     template <class F>
     decltype(auto) with_samples(F&& f) const;
     template <bool Sparse, class T>
