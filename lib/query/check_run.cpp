@@ -65,35 +65,12 @@ QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress)
     out.run = run_timed(query, out.poses, warmup);
     out.latency = latency_stats(out.run.latency_us);
 
-    std::size_t over = 0, interrupted = 0, with_contact = 0, cfm_contacts = 0, with_cfm = 0, queued = 0, untested = 0;
-    double total_us = 0, points_sum = 0, spheres_sum = 0;
-    int min_level = std::numeric_limits<int>::max();
-    for (std::size_t i = 0; i < out.poses.size(); ++i) {
-        over += out.run.latency_us[i] > spec.budget_us;
-        total_us += out.run.latency_us[i];
-        const QuerySummary& s = out.run.results[i];
-        interrupted += s.interrupted;
-        with_contact += s.contacts > 0;
-        cfm_contacts += s.cfm_contacts;
-        with_cfm += s.cfm_contacts > 0;
-        queued += s.queued;
-        untested += s.queued_untested;
-        points_sum += static_cast<double>(s.points_tested);
-        spheres_sum += static_cast<double>(s.spheres_tested);
-        min_level = std::min(min_level, s.level_reached);
-    }
-    const double n = static_cast<double>(out.poses.size());
-    const double max_over = spec.max_over_budget;
-    const bool timing_ok = max_over >= 0 ? static_cast<double>(over) / n <= max_over : out.latency.p99 <= spec.budget_us;
-    out.pass = timing_ok && out.covered;
-
     nlohmann::json poses_json =
         spec.poses_path.empty()
             ? nlohmann::json{{"scenario", spec.scenario}, {"seed", spec.seed}, {"count", spec.count}, {"depth", spec.depth},
                              {"generation_seconds", generation_s}}
             : nlohmann::json{{"file", spec.poses_path.string()}};
     out.report = {
-        {"queries", out.poses.size()}, {"budget_us", spec.budget_us},
         {"budget_tests", spec.budget_tests > 0 ? nlohmann::json(spec.budget_tests) : nlohmann::json(nullptr)}, {"mode", spec.mode},
         {"level", mode == QueryMode::segmented ? nlohmann::json(spec.level) : nlohmann::json(nullptr)},
         {"static", {{"file", name(spec.static_path)}, {"kind", st.kind}, {"encoding", st.encoding},
@@ -107,20 +84,53 @@ QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress)
                                            {"sampling", cfm::sampling_name(shell.cfm->sampling)}}
                           : nlohmann::json(nullptr)},
         {"poses", poses_json},
-        {"warmup", out.run.warmup},
-        {"latency_us", to_json(out.latency)}, {"over_budget", over},
-        {"over_budget_fraction", static_cast<double>(over) / n},
-        {"queries_per_second", total_us > 0 ? 1e6 * n / total_us : 0.0},
-        {"criterion", max_over >= 0 ? "over_budget_fraction <= " + std::to_string(max_over) : std::string("p99 <= budget")},
-        {"queries_with_contact", with_contact}, {"interrupted", interrupted},
-        {"min_level_reached", min_level},
-        {"cfm_contacts", cfm_contacts}, {"queries_with_cfm_contacts", with_cfm},
-        {"queued_at_interruption", queued}, {"queued_untested", untested},
-        {"mean_points_tested", points_sum / n}, {"mean_spheres_tested", spheres_sum / n},
-        {"validation", validation}, {"pass", out.pass}};
+        {"validation", validation}};
+    out.pass = add_run_figures(out.report, out, spec) && out.covered;
+    out.report["pass"] = out.pass;
     out.per_query = nlohmann::json::array();
     for (const QuerySummary& s : out.run.results) out.per_query.push_back(to_json(s));
     return out;
+}
+
+bool add_run_figures(nlohmann::json& report, const QueryCheck& check, const QueryCheckSpec& spec) {
+    const TimedRun& run = check.run;
+    std::size_t over = 0, interrupted = 0, with_contact = 0, cfm_contacts = 0, with_cfm = 0, queued = 0, untested = 0;
+    double total_us = 0, points_sum = 0, spheres_sum = 0;
+    int min_level = std::numeric_limits<int>::max();
+    for (std::size_t i = 0; i < run.results.size(); ++i) {
+        over += run.latency_us[i] > spec.budget_us;
+        total_us += run.latency_us[i];
+        const QuerySummary& s = run.results[i];
+        interrupted += s.interrupted;
+        with_contact += s.contacts > 0;
+        cfm_contacts += s.cfm_contacts;
+        with_cfm += s.cfm_contacts > 0;
+        queued += s.queued;
+        untested += s.queued_untested;
+        points_sum += static_cast<double>(s.points_tested);
+        spheres_sum += static_cast<double>(s.spheres_tested);
+        min_level = std::min(min_level, s.level_reached);
+    }
+    const double n = std::max<double>(1, static_cast<double>(run.results.size()));
+    const double max_over = spec.max_over_budget;
+    report["queries"] = run.results.size();
+    report["budget_us"] = spec.budget_us;
+    report["warmup"] = run.warmup;
+    report["latency_us"] = to_json(check.latency);
+    report["over_budget"] = over;
+    report["over_budget_fraction"] = static_cast<double>(over) / n;
+    report["queries_per_second"] = total_us > 0 ? 1e6 * n / total_us : 0.0;
+    report["criterion"] = max_over >= 0 ? "over_budget_fraction <= " + std::to_string(max_over) : std::string("p99 <= budget");
+    report["queries_with_contact"] = with_contact;
+    report["interrupted"] = interrupted;
+    report["min_level_reached"] = run.results.empty() ? 0 : min_level;
+    report["cfm_contacts"] = cfm_contacts;
+    report["queries_with_cfm_contacts"] = with_cfm;
+    report["queued_at_interruption"] = queued;
+    report["queued_untested"] = untested;
+    report["mean_points_tested"] = points_sum / n;
+    report["mean_spheres_tested"] = spheres_sum / n;
+    return max_over >= 0 ? static_cast<double>(over) / n <= max_over : check.latency.p99 <= spec.budget_us;
 }
 
 nlohmann::json full_report(const QueryCheck& check) {

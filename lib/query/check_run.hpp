@@ -58,6 +58,13 @@ struct QueryCheck {
 // their readers' checks or a CFM that is not the tree's (attach_cfm).
 QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress = {});
 
+// Adds to `report` the keys every mode's report shares, from check.run and check.latency: the
+// queries, budget, warmup, latencies, queries over budget and their fraction, rate, criterion and
+// the queries' counts (summed, or averaged over the queries). Returns whether the timing passes:
+// the fraction over budget at most spec.max_over_budget, or (when that is negative) p99 within
+// the budget.
+bool add_run_figures(nlohmann::json& report, const QueryCheck& check, const QueryCheckSpec& spec);
+
 // The whole report: the summary with per_query.
 nlohmann::json full_report(const QueryCheck& check);
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <limits>
 #include <optional>
 
 #include "core/error.hpp"
@@ -147,23 +146,7 @@ QueryCheck run_ist_check(const QueryCheckSpec& spec, const Progress& progress) {
     }
     out.latency = latency_stats(out.run.latency_us);
 
-    std::size_t over = 0, interrupted = 0, with_contact = 0;
-    double total_us = 0, spheres_sum = 0;
-    int min_level = std::numeric_limits<int>::max();
-    for (std::size_t i = 0; i < out.poses.size(); ++i) {
-        over += out.run.latency_us[i] > spec.budget_us;
-        total_us += out.run.latency_us[i];
-        const QuerySummary& s = out.run.results[i];
-        interrupted += s.interrupted;
-        with_contact += s.contacts > 0;
-        spheres_sum += static_cast<double>(s.spheres_tested);
-        min_level = std::min(min_level, s.level_reached);
-    }
     const double n = std::max<double>(1, static_cast<double>(out.poses.size()));
-    const double max_over = spec.max_over_budget;
-    const bool timing_ok = max_over >= 0 ? static_cast<double>(over) / n <= max_over : out.latency.p99 <= spec.budget_us;
-    out.pass = timing_ok;
-
     const nlohmann::json poses_json =
         spec.poses_path.empty()
             ? nlohmann::json{{"scenario", spec.scenario}, {"seed", spec.seed}, {"count", spec.count}, {"depth", spec.depth},
@@ -171,7 +154,7 @@ QueryCheck run_ist_check(const QueryCheckSpec& spec, const Progress& progress) {
             : nlohmann::json{{"file", spec.poses_path.string()}};
     const std::size_t field_bytes = st.field.grid().count() * sizeof(double);
     out.report = {
-        {"queries", out.poses.size()}, {"budget_us", spec.budget_us}, {"budget_tests", nullptr}, {"mode", spec.mode},
+        {"budget_tests", nullptr}, {"mode", spec.mode},
         {"level", nullptr},
         {"static", {{"file", name(spec.static_path)}, {"kind", st.kind}, {"encoding", st.encoding},
                     {"dims", st.field.grid().dims}, {"voxel_size", st.field.grid().voxel_size},
@@ -189,17 +172,9 @@ QueryCheck run_ist_check(const QueryCheckSpec& spec, const Progress& progress) {
                                    {"octrees_in_memory", (mo.tree.masks.size() + so.tree.masks.size()) * 5},
                                    {"static_field_in_memory", field_bytes}}}}},
         {"poses", poses_json},
-        {"warmup", out.run.warmup},
-        {"latency_us", to_json(out.latency)}, {"over_budget", over},
-        {"over_budget_fraction", static_cast<double>(over) / n},
-        {"queries_per_second", total_us > 0 ? 1e6 * n / total_us : 0.0},
-        {"criterion", max_over >= 0 ? "over_budget_fraction <= " + std::to_string(max_over) : std::string("p99 <= budget")},
-        {"queries_with_contact", with_contact}, {"interrupted", interrupted},
-        {"min_level_reached", out.poses.empty() ? 0 : min_level},
-        {"cfm_contacts", 0}, {"queries_with_cfm_contacts", 0},
-        {"queued_at_interruption", 0}, {"queued_untested", 0},
-        {"mean_points_tested", static_cast<double>(voxel_sum) / n}, {"mean_spheres_tested", spheres_sum / n},
-        {"validation", validation}, {"pass", out.pass}};
+        {"validation", validation}};
+    out.pass = add_run_figures(out.report, out, spec);
+    out.report["pass"] = out.pass;
     out.per_query = nlohmann::json::array();
     for (std::size_t i = 0; i < out.run.results.size(); ++i) {
         nlohmann::json q = to_json(out.run.results[i]);
