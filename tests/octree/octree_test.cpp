@@ -19,6 +19,7 @@
 #include "octree/ist.hpp"
 #include "octree/octree.hpp"
 #include "query/ist_check.hpp"
+#include "../core/sampled_field.hpp"
 
 namespace fs = std::filesystem;
 namespace oc = hp::octree;
@@ -355,15 +356,8 @@ TEST(OctreeIst, EarlyStopsGiveNodePairsThatCoverTheVoxelContacts) {
 // be those of reading the field at every contact, also when two voxels share a cache slot, when a
 // coarse contact carries a node index equal to a voxel's, and on the next query (new centres).
 TEST(OctreeIst, ResponseReadsEachVoxelOnceWithTheSameForce) {
-    hp::GridSpec g;
-    g.voxel_size = 0.05;
-    g.origin = {-1, -1, -1};
-    g.dims = {40, 40, 40};
-    std::vector<double> v(g.count());
-    for (int k = 0; k < 40; ++k)
-        for (int j = 0; j < 40; ++j)
-            for (int i = 0; i < 40; ++i) v[g.index(i, j, k)] = 0.5 - hp::length(g.center(i, j, k));  // a ball, inside positive
-    const hp::DistanceSampler field(g, v);
+    // A ball, inside positive, on 40^3 voxels.
+    const hp::DistanceSampler field = hp::test::sampled(hp::test::cube_grid(-1, 1, 0.05), [](Vec3d p) { return 0.5 - hp::length(p); });
     auto direct = [&](const std::vector<oc::IstContact>& cs, Vec3d origin) {
         hp::IstForce r;
         r.contacts = cs.size();

@@ -11,6 +11,7 @@
 #include "formats/shell.hpp"
 #include "formats/vdb.hpp"
 #include "contact/query.hpp"
+#include "../core/sampled_field.hpp"
 
 namespace hp_test {
 
@@ -25,14 +26,8 @@ struct BallScene {
     std::vector<hp::Pose> poses;  // centre 0.55 to 0.8 from the origin (touching below 0.7)
 
     BallScene() {
-        grid.voxel_size = 0.04;
-        grid.origin = {-1, -1, -1};
-        grid.dims = {50, 50, 50};
-        std::vector<double> v(grid.count());
-        for (int k = 0; k < grid.dims[2]; ++k)
-            for (int j = 0; j < grid.dims[1]; ++j)
-                for (int i = 0; i < grid.dims[0]; ++i) v[grid.index(i, j, k)] = ball(grid.center(i, j, k));
-        field = hp::DistanceSampler(grid, std::move(v));
+        grid = hp::test::cube_grid(-1, 1, 0.04);  // 50^3 voxels
+        field = hp::test::sampled(grid, ball);
         std::mt19937 rng(7);
         std::normal_distribution<double> gauss;
         for (int i = 0; i < 2000; ++i) {

@@ -19,6 +19,7 @@
 #include "formats/vdb.hpp"
 #include "contact/query.hpp"
 #include "query/session.hpp"
+#include "../core/sampled_field.hpp"
 
 using hp::Vec3d;
 namespace fs = std::filesystem;
@@ -29,15 +30,7 @@ namespace {
 
 // V(p) = -z: the static object is the half-space z < 0 (inside positive), grad V = (0, 0, -1).
 hp::DistanceSampler plane_field(Vec3d n = {0, 0, 1}, double offset = 0) {
-    hp::GridSpec g;
-    g.voxel_size = 0.1;
-    g.origin = {-1, -1, -1};
-    g.dims = {20, 20, 20};
-    std::vector<double> v(g.count());
-    for (int k = 0; k < g.dims[2]; ++k)
-        for (int j = 0; j < g.dims[1]; ++j)
-            for (int i = 0; i < g.dims[0]; ++i) v[g.index(i, j, k)] = offset - hp::dot(n, g.center(i, j, k));
-    return hp::DistanceSampler(g, std::move(v));
+    return hp::test::sampled(hp::test::cube_grid(-1, 1, 0.1), [&](Vec3d p) { return offset - hp::dot(n, p); });  // 20^3 voxels
 }
 
 // Four points; root (0, 0, 0) r 0.1 over two leaves {0, 1} and {2, 3}.

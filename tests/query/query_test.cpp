@@ -9,29 +9,13 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "../core/sampled_field.hpp"
 
 using hp::Vec3d;
+using hp::test::cube_grid;
+using hp::test::sampled;  // fields sampled from an analytic signed distance (inside positive)
 
 namespace {
-
-// A dense field sampled from an analytic signed distance (inside positive).
-template <class F>
-hp::DistanceSampler sampled(const hp::GridSpec& g, F f) {
-    std::vector<double> v(g.count());
-    for (int k = 0; k < g.dims[2]; ++k)
-        for (int j = 0; j < g.dims[1]; ++j)
-            for (int i = 0; i < g.dims[0]; ++i) v[g.index(i, j, k)] = f(g.center(i, j, k));
-    return hp::DistanceSampler(g, std::move(v));
-}
-
-hp::GridSpec cube_grid(double lo, double hi, double s) {
-    hp::GridSpec g;
-    g.voxel_size = s;
-    g.origin = {lo, lo, lo};
-    int n = static_cast<int>(std::lround((hi - lo) / s));
-    g.dims = {n, n, n};
-    return g;
-}
 
 struct Shell {
     std::vector<Vec3d> points, normals;

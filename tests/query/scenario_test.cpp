@@ -15,29 +15,14 @@
 #include "formats/vdb.hpp"
 #include "query/static_field.hpp"
 #include "query/timing.hpp"
+#include "../core/sampled_field.hpp"
 
 using hp::Vec3d;
+using hp::test::cube_grid;
+using hp::test::sampled;
 namespace fs = std::filesystem;
 
 namespace {
-
-hp::GridSpec cube_grid(double lo, double hi, double s) {
-    hp::GridSpec g;
-    g.voxel_size = s;
-    g.origin = {lo, lo, lo};
-    int n = static_cast<int>(std::lround((hi - lo) / s));
-    g.dims = {n, n, n};
-    return g;
-}
-
-template <class F>
-hp::DistanceSampler sampled(const hp::GridSpec& g, F f) {
-    std::vector<double> v(g.count());
-    for (int k = 0; k < g.dims[2]; ++k)
-        for (int j = 0; j < g.dims[1]; ++j)
-            for (int i = 0; i < g.dims[0]; ++i) v[g.index(i, j, k)] = f(g.center(i, j, k));
-    return hp::DistanceSampler(g, std::move(v));
-}
 
 // A box-shaped moving object: points on the faces of [-a, a] x [-b, b] x [-c, c] shifted by
 // `offset` (so the body origin is not its centre), inward normals.
