@@ -1,5 +1,4 @@
 // haptic-dump --check of tree files: spheres written by hand, then one shrunk.
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -8,6 +7,7 @@
 
 #include "formats/shell.hpp"
 #include "inspect/check.hpp"
+#include "../core/temp_dir.hpp"
 
 namespace {
 
@@ -41,8 +41,7 @@ void write_square_tree(const std::filesystem::path& path, double root_radius) {
 }  // namespace
 
 TEST(CheckShell, TreeSpheresMustContainThePointsBelowThem) {
-    const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("hp_check_shell_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
+    const std::filesystem::path dir = hp::test::temp_dir("hp_check_shell_");
     // The root's minimal sphere has radius sqrt(0.5): every corner is on it.
     write_square_tree(dir / "good.hps", std::sqrt(0.5));
     hp::inspect::CheckReport good = hp::inspect::check(dir / "good.hps");

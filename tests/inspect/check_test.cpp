@@ -10,16 +10,13 @@
 
 #include "core/error.hpp"
 #include "formats/vdb.hpp"
+#include "../core/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-fs::path temp_dir() {
-    fs::path d = fs::temp_directory_path() / ("hp_check_test_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-}
+fs::path temp_dir() { return hp::test::temp_dir("hp_check_test_"); }
 
 // A 1-D "slab" along x: surface voxels at i = 3 (distance 0.01), inside for i < 3, outside for i > 3.
 hp::GridSpec grid() {

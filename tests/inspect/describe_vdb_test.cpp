@@ -7,12 +7,12 @@
 
 #include "formats/vdb.hpp"
 #include "inspect/inspect.hpp"
+#include "../core/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
 TEST(DescribeVdb, VoxelmapSummaryHasProvenanceSizesAndHistogram) {
-    const fs::path dir = fs::temp_directory_path() / ("hp_describe_test_" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+    const fs::path dir = hp::test::temp_dir("hp_describe_test_");
     hp::GridSpec g;
     g.origin = {1, 2, 3};
     g.voxel_size = 0.5;

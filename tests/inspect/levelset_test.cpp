@@ -9,16 +9,13 @@
 #include "core/error.hpp"
 #include "formats/vdb.hpp"
 #include "inspect/export.hpp"
+#include "../core/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-fs::path temp_dir() {
-    fs::path d = fs::temp_directory_path() / ("hp_levelset_test_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-}
+fs::path temp_dir() { return hp::test::temp_dir("hp_levelset_test_"); }
 
 // A ball of radius 0.8 centred in a 24^3 grid of 0.1 voxels: d = 0.8 - |p - c|, inside positive.
 hp::GridSpec ball_grid() {

@@ -11,16 +11,13 @@
 
 #include "core/error.hpp"
 #include "formats/vdb.hpp"
+#include "../core/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-fs::path temp_dir() {
-    fs::path d = fs::temp_directory_path() / ("hp_slice_test_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-}
+fs::path temp_dir() { return hp::test::temp_dir("hp_slice_test_"); }
 
 hp::GridSpec tiny_grid() {
     hp::GridSpec g;

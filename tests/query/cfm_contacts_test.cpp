@@ -9,7 +9,6 @@
 #include <string>
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include "cfm/cfm.hpp"
 #include "core/error.hpp"
@@ -20,6 +19,7 @@
 #include "contact/query.hpp"
 #include "query/session.hpp"
 #include "../core/sampled_field.hpp"
+#include "../core/temp_dir.hpp"
 
 using hp::Vec3d;
 namespace fs = std::filesystem;
@@ -235,8 +235,7 @@ TEST(CfmContacts, AMapOfAnotherTreeIsRefused) {
 }
 
 TEST(CfmContacts, TheSessionLoadsAndChecksTheMapFile) {
-    const fs::path dir = fs::temp_directory_path() / ("hp_cfm_contacts_" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+    const fs::path dir = hp::test::temp_dir("hp_cfm_contacts_");
     const HandObject o;
     // The static object: the plane as a double distance field.
     const hp::DistanceSampler f = plane_field();

@@ -1,7 +1,5 @@
 #include "query/scenario.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -16,6 +14,7 @@
 #include "query/static_field.hpp"
 #include "query/timing.hpp"
 #include "../core/sampled_field.hpp"
+#include "../core/temp_dir.hpp"
 
 using hp::Vec3d;
 using hp::test::cube_grid;
@@ -77,11 +76,7 @@ struct Fixture {
     Shell shell = box_shell({0.15, 0.1, 0.05}, {0.3, -0.2, 0.1}, 12);
 };
 
-fs::path temp_dir() {
-    fs::path d = fs::temp_directory_path() / ("hp_scenario_test_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-}
+fs::path temp_dir() { return hp::test::temp_dir("hp_scenario_test_"); }
 
 }  // namespace
 
