@@ -1,6 +1,4 @@
 // haptic-distance: mesh + layered voxelmap -> signed distance field (OpenVDB). See lib/distance.
-#include <chrono>
-#include <cstdio>
 #include <string>
 
 #include "common/stage_call.hpp"
@@ -26,11 +24,6 @@ int main(int argc, char** argv) {
     tool.cli.add_option("-o,--output", output, "output distance field (.vdb)")->required();
     hp::app::StageCall call(tool, "distance");
     return tool.run(argc, argv, [&] {
-        const auto start = std::chrono::steady_clock::now();
-        const auto r = call.input("voxelmap", map_path).run(&hp::pipeline::run_distance, mesh_path, output);
-        const hp::pipeline::ToolFacts f = call.facts(start);
-        tool.print_json(to_json(r, f));
-        if (tool.text_output()) std::fputs(format_text(r, f).c_str(), stdout);
-        return 0;
+        return call.input("voxelmap", map_path).run_and_print(&hp::pipeline::run_distance, mesh_path, output);
     });
 }

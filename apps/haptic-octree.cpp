@@ -1,6 +1,4 @@
 // haptic-octree: voxelmap -> octree (.hoct) for implicit sphere tree queries. See lib/octree.
-#include <chrono>
-#include <cstdio>
 #include <string>
 
 #include "common/stage_call.hpp"
@@ -23,11 +21,6 @@ int main(int argc, char** argv) {
     tool.cli.add_option("-o,--output", output, "output octree (.hoct)")->required();
     hp::app::StageCall call(tool, "octree");
     return tool.run(argc, argv, [&] {
-        const auto start = std::chrono::steady_clock::now();
-        const auto r = call.input("voxelmap", voxelmap).run(&hp::pipeline::run_octree, "", output);
-        const hp::pipeline::ToolFacts f = call.facts(start);
-        tool.print_json(to_json(r, f, voxelmap));
-        if (tool.text_output()) std::fputs(format_text(r, f).c_str(), stdout);
-        return 0;
+        return call.input("voxelmap", voxelmap).run_and_print(&hp::pipeline::run_octree, "", output, voxelmap);
     });
 }

@@ -1,6 +1,4 @@
 // haptic-pointshell: mesh + voxelmap/distance field -> pointshell (.hps). See lib/pointshell.
-#include <chrono>
-#include <cstdio>
 #include <string>
 
 #include "common/stage_call.hpp"
@@ -24,11 +22,6 @@ int main(int argc, char** argv) {
     tool.cli.add_option("-o,--output", output, "output pointshell (.hps)")->required();
     hp::app::StageCall call(tool, "pointshell");
     return tool.run(argc, argv, [&] {
-        const auto start = std::chrono::steady_clock::now();
-        const auto r = call.input("distance", field_path).run(&hp::pipeline::run_pointshell, mesh_path, output);
-        const hp::pipeline::ToolFacts f = call.facts(start);
-        tool.print_json(to_json(r, f));
-        if (tool.text_output()) std::fputs(format_text(r, f).c_str(), stdout);
-        return 0;
+        return call.input("distance", field_path).run_and_print(&hp::pipeline::run_pointshell, mesh_path, output);
     });
 }

@@ -1,7 +1,5 @@
 // haptic-spheretree: pointshell (.hps) -> the same pointshell with its point-sphere tree (.hps).
 // See lib/spheretree/tree.hpp for the clustering and the threshold.
-#include <chrono>
-#include <cstdio>
 #include <string>
 
 #include "common/stage_call.hpp"
@@ -30,11 +28,6 @@ int main(int argc, char** argv) {
     tool.cli.add_option("-o,--output", output, "output tree file (.hps)")->required();
     hp::app::StageCall call(tool, "spheretree");
     return tool.run(argc, argv, [&] {
-        const auto start = std::chrono::steady_clock::now();
-        const auto r = call.input("pointshell", input).run(&hp::pipeline::run_spheretree, "", output);
-        const hp::pipeline::ToolFacts f = call.facts(start);
-        tool.print_json(to_json(r, f));
-        if (tool.text_output()) std::fputs(format_text(r, f).c_str(), stdout);
-        return 0;
+        return call.input("pointshell", input).run_and_print(&hp::pipeline::run_spheretree, "", output);
     });
 }

@@ -1,6 +1,4 @@
 // haptic-voxelize: mesh -> layered voxelmap (OpenVDB Int32 grid "layers"). See lib/voxel.
-#include <chrono>
-#include <cstdio>
 #include <string>
 
 #include "common/stage_call.hpp"
@@ -31,11 +29,6 @@ int main(int argc, char** argv) {
     tool.cli.add_option("-o,--output", output, "output voxelmap (.vdb)")->required();
     hp::app::StageCall call(tool, "voxelize");
     return tool.run(argc, argv, [&] {
-        const auto start = std::chrono::steady_clock::now();
-        const auto r = call.run(&hp::pipeline::run_voxelize, input, output);
-        const hp::pipeline::ToolFacts f = call.facts(start);
-        tool.print_json(to_json(r, f));
-        if (tool.text_output()) std::fputs(format_text(r, f).c_str(), stdout);
-        return 0;
+        return call.run_and_print(&hp::pipeline::run_voxelize, input, output);
     });
 }

@@ -4,6 +4,7 @@
 // executable and the pipeline share one declaration and one body. An executable adds by hand only
 // its files (StageSpec::executable_only).
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -50,6 +51,20 @@ public:
     // What the executable adds to the summary: its output file (and its size, when it exists),
     // the mesh, the peak memory and the seconds since `start`.
     pipeline::ToolFacts facts(std::chrono::steady_clock::time_point start) const;
+
+    // run(), timed from here, then its summary printed: with --json to_json(result, facts,
+    // json_extra...), as text format_text(result, facts) unless the output is JSON or quiet.
+    // Returns the exit code 0 (failures throw).
+    template <class P, class R, class... Extra>
+    int run_and_print(R (*stage_run)(const pipeline::StageContext&, const P&), std::filesystem::path mesh,
+                      std::filesystem::path output, const Extra&... json_extra) {
+        const auto start = std::chrono::steady_clock::now();
+        const R result = run(stage_run, std::move(mesh), std::move(output));
+        const pipeline::ToolFacts f = facts(start);
+        tool_.print_json(to_json(result, f, json_extra...));
+        if (tool_.text_output()) std::fputs(format_text(result, f).c_str(), stdout);
+        return 0;
+    }
 
     // The mesh as the stage loaded it (after run()); nullptr when the stage did not load one.
     const LoadedMesh* mesh() const { return mesh_ ? &*mesh_ : nullptr; }
