@@ -32,7 +32,7 @@ QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress)
         fail_usage("a budget in sphere tests applies only to the time-critical mode (the other modes never stop early), not mode '" +
                    spec.mode + "'");
     if (spec.poses_path.empty() && spec.scenario.empty()) fail_usage("give poses (a file) or a scenario (contact, approach or random)");
-    auto name = [&](const std::filesystem::path& p) { return spec.file_names_only ? p.filename().string() : p.string(); };
+    auto name = [&](const std::filesystem::path& p) { return report_file_name(spec, p); };
 
     // Load and validate (the readers check checksums, counts and the tree's structure).
     StaticField st = load_static_field(spec.static_path);
@@ -65,31 +65,38 @@ QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress)
     out.run = run_timed(query, out.poses, warmup);
     out.latency = latency_stats(out.run.latency_us);
 
-    nlohmann::json poses_json =
-        spec.poses_path.empty()
-            ? nlohmann::json{{"scenario", spec.scenario}, {"seed", spec.seed}, {"count", spec.count}, {"depth", spec.depth},
-                             {"generation_seconds", generation_s}}
-            : nlohmann::json{{"file", spec.poses_path.string()}};
     out.report = {
         {"budget_tests", spec.budget_tests > 0 ? nlohmann::json(spec.budget_tests) : nlohmann::json(nullptr)}, {"mode", spec.mode},
         {"level", mode == QueryMode::segmented ? nlohmann::json(spec.level) : nlohmann::json(nullptr)},
-        {"static", {{"file", name(spec.static_path)}, {"kind", st.kind}, {"encoding", st.encoding},
-                    {"dims", st.field.grid().dims}, {"voxel_size", st.field.grid().voxel_size},
-                    {"lipschitz", st.field.lipschitz()}}},
-        {"moving", {{"file", name(spec.moving_path)}, {"points", shell.points.size()},
-                    {"clusters", shell.tree.clusters.size()}, {"levels", shell.tree.levels}, {"k", shell.tree.k}}},
         {"cfm", shell.cfm ? nlohmann::json{{"file", name(spec.cfm_path)}, {"spheres", shell.cfm->spheres.size()},
                                            {"records", shell.cfm->records()},
                                            {"store", cfm::store_name(shell.cfm->store)},
                                            {"sampling", cfm::sampling_name(shell.cfm->sampling)}}
                           : nlohmann::json(nullptr)},
-        {"poses", poses_json},
         {"validation", validation}};
+    add_inputs(out.report, spec, st, shell, generation_s);
     out.pass = add_run_figures(out.report, out, spec) && out.covered;
     out.report["pass"] = out.pass;
     out.per_query = nlohmann::json::array();
     for (const QuerySummary& s : out.run.results) out.per_query.push_back(to_json(s));
     return out;
+}
+
+std::string report_file_name(const QueryCheckSpec& spec, const std::filesystem::path& file) {
+    return spec.file_names_only ? file.filename().string() : file.string();
+}
+
+void add_inputs(nlohmann::json& report, const QueryCheckSpec& spec, const StaticField& st, const MovingObjectData& shell,
+                double generation_s) {
+    report["poses"] = spec.poses_path.empty()
+                          ? nlohmann::json{{"scenario", spec.scenario}, {"seed", spec.seed}, {"count", spec.count},
+                                           {"depth", spec.depth}, {"generation_seconds", generation_s}}
+                          : nlohmann::json{{"file", spec.poses_path.string()}};
+    report["static"] = {{"file", report_file_name(spec, spec.static_path)}, {"kind", st.kind}, {"encoding", st.encoding},
+                        {"dims", st.field.grid().dims}, {"voxel_size", st.field.grid().voxel_size},
+                        {"lipschitz", st.field.lipschitz()}};
+    report["moving"] = {{"file", report_file_name(spec, spec.moving_path)}, {"points", shell.points.size()},
+                        {"clusters", shell.tree.clusters.size()}, {"levels", shell.tree.levels}, {"k", shell.tree.k}};
 }
 
 bool add_run_figures(nlohmann::json& report, const QueryCheck& check, const QueryCheckSpec& spec) {

@@ -19,6 +19,9 @@
 
 namespace hp {
 
+struct StaticField;       // query/static_field.hpp
+struct MovingObjectData;  // query/session.hpp
+
 struct QueryCheckSpec {
     std::filesystem::path static_path, moving_path;
     std::filesystem::path cfm_path;  // empty: none (time-critical only, see contact/query.hpp)
@@ -64,6 +67,14 @@ QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress 
 // the fraction over budget at most spec.max_over_budget, or (when that is negative) p99 within
 // the budget.
 bool add_run_figures(nlohmann::json& report, const QueryCheck& check, const QueryCheckSpec& spec);
+
+// The name a report gives a file: its path, or its name alone (spec.file_names_only).
+std::string report_file_name(const QueryCheckSpec& spec, const std::filesystem::path& file);
+
+// Adds to `report` the keys of the inputs every mode's report shares: "poses" (the file, or the
+// scenario with its options and `generation_s`, the seconds it took), "static" and "moving".
+void add_inputs(nlohmann::json& report, const QueryCheckSpec& spec, const StaticField& st, const MovingObjectData& shell,
+                double generation_s);
 
 // The whole report: the summary with per_query.
 nlohmann::json full_report(const QueryCheck& check);

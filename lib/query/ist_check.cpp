@@ -76,7 +76,7 @@ QueryCheck run_ist_check(const QueryCheckSpec& spec, const Progress& progress) {
     if (brute && (spec.ist_level > 0 || spec.ist_max_contacts > 0))
         fail_usage("mode ist-brute tests every voxel pair: a stop level or contact count applies only to mode ist");
     if (spec.poses_path.empty() && spec.scenario.empty()) fail_usage("give poses (a file) or a scenario (contact, approach or random)");
-    auto name = [&](const std::filesystem::path& p) { return spec.file_names_only ? p.filename().string() : p.string(); };
+    auto name = [&](const std::filesystem::path& p) { return report_file_name(spec, p); };
 
     StaticField st = load_static_field(spec.static_path);
     MovingObjectData shell = load_moving_object(spec.moving_path);
@@ -147,20 +147,10 @@ QueryCheck run_ist_check(const QueryCheckSpec& spec, const Progress& progress) {
     out.latency = latency_stats(out.run.latency_us);
 
     const double n = std::max<double>(1, static_cast<double>(out.poses.size()));
-    const nlohmann::json poses_json =
-        spec.poses_path.empty()
-            ? nlohmann::json{{"scenario", spec.scenario}, {"seed", spec.seed}, {"count", spec.count}, {"depth", spec.depth},
-                             {"generation_seconds", generation_s}}
-            : nlohmann::json{{"file", spec.poses_path.string()}};
     const std::size_t field_bytes = st.field.grid().count() * sizeof(double);
     out.report = {
         {"budget_tests", nullptr}, {"mode", spec.mode},
         {"level", nullptr},
-        {"static", {{"file", name(spec.static_path)}, {"kind", st.kind}, {"encoding", st.encoding},
-                    {"dims", st.field.grid().dims}, {"voxel_size", st.field.grid().voxel_size},
-                    {"lipschitz", st.field.lipschitz()}}},
-        {"moving", {{"file", name(spec.moving_path)}, {"points", shell.points.size()},
-                    {"clusters", shell.tree.clusters.size()}, {"levels", shell.tree.levels}, {"k", shell.tree.k}}},
         {"cfm", nullptr},
         {"ist", {{"moving_octree", octree_json(name(spec.moving_octree_path), mo.tree)},
                  {"static_octree", octree_json(name(spec.static_octree_path), so.tree)},
@@ -171,8 +161,8 @@ QueryCheck run_ist_check(const QueryCheckSpec& spec, const Progress& progress) {
                  {"memory_bytes", {{"octrees_stored", mo.tree.masks.size() + so.tree.masks.size()},
                                    {"octrees_in_memory", (mo.tree.masks.size() + so.tree.masks.size()) * 5},
                                    {"static_field_in_memory", field_bytes}}}}},
-        {"poses", poses_json},
         {"validation", validation}};
+    add_inputs(out.report, spec, st, shell, generation_s);
     out.pass = add_run_figures(out.report, out, spec);
     out.report["pass"] = out.pass;
     out.per_query = nlohmann::json::array();
