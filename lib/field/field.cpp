@@ -75,15 +75,9 @@ DistanceSampler::DistanceSampler(const GridSpec& grid, std::span<const double> v
     if (values.size() != grid_.count() || grid_.count() == 0)
         fail_input("", "distance field size does not match its grid");
     const auto& d = grid_.dims;
-    if (!(grid_.voxel_size > 0) || !std::isfinite(grid_.voxel_size)) fail_input("", "distance field has no valid voxel size");
-    inv_s_ = 1.0 / grid_.voxel_size;
+    set_axes();
     std::array<std::size_t, 3> bricks{};  // bricks of 4^3 samples per axis
-    for (int a = 0; a < 3; ++a) {
-        bricks[a] = static_cast<std::size_t>(d[a] + 3) / 4;
-        top_[a] = d[a] - 1;
-        last_cell_[a] = std::max(0, d[a] - 2);
-        origin_[a] = grid_.origin[a];
-    }
+    for (int a = 0; a < 3; ++a) bricks[a] = static_cast<std::size_t>(d[a] + 3) / 4;
     brick_stride_ = {64, 64 * bricks[0], 64 * bricks[0] * bricks[1]};
     for (int a = 0; a < 3; ++a) {
         axis_table_[a].resize(static_cast<std::size_t>(d[a]) + 1);
@@ -118,17 +112,11 @@ DistanceSampler::DistanceSampler(const BrickField<double>& band) : grid_(band.gr
     for (int a = 0; a < 3; ++a)
         if (band.blocks[static_cast<std::size_t>(a)] != (d[a] + kBrickDim - 1) / kBrickDim)
             fail_input("", "narrow-band distance field does not match its grid");
-    if (!(grid_.voxel_size > 0) || !std::isfinite(grid_.voxel_size)) fail_input("", "distance field has no valid voxel size");
-    inv_s_ = 1.0 / grid_.voxel_size;
+    set_axes();
     base_shift_ = 3;
     const std::size_t bricks = band.brick_count();
     for (std::uint32_t n : band.index)
         if (n != BrickField<double>::kTile && n >= bricks) fail_input("", "narrow-band distance field names a brick it does not hold");
-    for (int a = 0; a < 3; ++a) {
-        top_[a] = d[a] - 1;
-        last_cell_[a] = std::max(0, d[a] - 2);
-        origin_[a] = grid_.origin[a];
-    }
     // Axis terms: the block's number times 512 (block number, high bits) plus the place in the
     // block (low 9 bits); the three places sum to at most 511, so the parts never mix.
     const std::size_t block_stride[3] = {1, static_cast<std::size_t>(band.blocks[0]),
@@ -196,6 +184,16 @@ DistanceSampler::DistanceSampler(const BrickField<double>& band) : grid_(band.gr
     else
         fill(samples_d_);
     build_local_bounds();
+}
+
+void DistanceSampler::set_axes() {
+    if (!(grid_.voxel_size > 0) || !std::isfinite(grid_.voxel_size)) fail_input("", "distance field has no valid voxel size");
+    inv_s_ = 1.0 / grid_.voxel_size;
+    for (int a = 0; a < 3; ++a) {
+        top_[a] = grid_.dims[a] - 1;
+        last_cell_[a] = std::max(0, grid_.dims[a] - 2);
+        origin_[a] = grid_.origin[a];
+    }
 }
 
 std::size_t DistanceSampler::memory_bytes() const {

@@ -203,6 +203,9 @@ private:
     // transform still falls in a cell that is read.
     double radius_in_cells(double radius) const { return radius * inv_s_ + 1e-7; }
 
+    // Checks the voxel size and sets the hot paths' per-axis constants (inv_s_, top_, last_cell_,
+    // origin_) from grid_.
+    void set_axes();
     void build_local_bounds();
     // Cells per axis: between centres i..i+1; an axis with one centre has one degenerate cell.
     std::array<int, 3> cell_counts() const;
