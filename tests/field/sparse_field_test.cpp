@@ -14,6 +14,7 @@
 #include "field/field.hpp"
 #include "spheretree/tree.hpp"
 #include "voxel/brick.hpp"
+#include "../query/point_object.hpp"
 
 namespace {
 
@@ -142,14 +143,8 @@ TEST(SparseField, QueriesFindTheDenseContacts) {
     const hp::DistanceSampler sparse(f.sparse);
     std::mt19937 rng(11);
     std::normal_distribution<double> gauss;
-    std::vector<hp::Vec3d> points, normals;
-    for (int i = 0; i < 1500; ++i) {
-        const hp::Vec3d d = hp::normalized(hp::Vec3d{gauss(rng), gauss(rng), gauss(rng)});
-        points.push_back(d * 0.15);
-        normals.push_back(-d);
-    }
-    const hp::PointSphereTree tree = hp::build_point_sphere_tree(points, {});
-    const hp::MovingObject moving{points, normals, &tree};
+    const hp::test::PointObject shell = hp::test::sphere_shell(rng, gauss, 1500, 0.15);
+    const hp::MovingObject moving = shell.view();
     hp::VpsQuery qd(dense, moving, {}), qs(sparse, moving, {});
     std::uniform_real_distribution<double> dist(0.4, 0.6);
     std::size_t touching = 0, fewer_tests = 0;
@@ -201,14 +196,8 @@ TEST(SparseField, BandVoxelsBeyondTheTilesReadTheTilesValueAndKeepTheContacts) {
     // The same contact points on every pose (values differ only deeper than that).
     std::mt19937 g(13);
     std::normal_distribution<double> gauss;
-    std::vector<hp::Vec3d> points, normals;
-    for (int i = 0; i < 1000; ++i) {
-        const hp::Vec3d d = hp::normalized(hp::Vec3d{gauss(g), gauss(g), gauss(g)});
-        points.push_back(d * 0.15);
-        normals.push_back(-d);
-    }
-    const hp::PointSphereTree tree = hp::build_point_sphere_tree(points, {});
-    const hp::MovingObject moving{points, normals, &tree};
+    const hp::test::PointObject shell = hp::test::sphere_shell(g, gauss, 1000, 0.15);
+    const hp::MovingObject moving = shell.view();
     hp::VpsQuery qd(dense, moving, {}), qs(sparse, moving, {});
     std::uniform_real_distribution<double> dist(0.3, 0.5);
     for (int n = 0; n < 100; ++n) {

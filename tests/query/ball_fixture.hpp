@@ -12,6 +12,7 @@
 #include "formats/vdb.hpp"
 #include "contact/query.hpp"
 #include "../core/sampled_field.hpp"
+#include "point_object.hpp"
 
 namespace hp_test {
 
@@ -30,12 +31,8 @@ struct BallScene {
         field = hp::test::sampled(grid, ball);
         std::mt19937 rng(7);
         std::normal_distribution<double> gauss;
-        for (int i = 0; i < 2000; ++i) {
-            hp::Vec3d d = hp::normalized(hp::Vec3d{gauss(rng), gauss(rng), gauss(rng)});
-            points.push_back(d * 0.2);
-            normals.push_back(-d);
-        }
-        tree = hp::build_point_sphere_tree(points, {});
+        hp::test::PointObject shell = hp::test::sphere_shell(rng, gauss, 2000, 0.2);
+        points = std::move(shell.points), normals = std::move(shell.normals), tree = std::move(shell.tree);
         std::uniform_real_distribution<double> dist(0.55, 0.8);
         for (int i = 0; i < 64; ++i) {
             hp::Vec3d d = hp::normalized(hp::Vec3d{gauss(rng), gauss(rng), gauss(rng)});

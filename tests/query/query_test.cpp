@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "../core/sampled_field.hpp"
+#include "point_object.hpp"
 
 using hp::Vec3d;
 using hp::test::cube_grid;
@@ -17,24 +18,13 @@ using hp::test::sampled;  // fields sampled from an analytic signed distance (in
 
 namespace {
 
-struct Shell {
-    std::vector<Vec3d> points, normals;
-    hp::PointSphereTree tree;
-    hp::MovingObject view() const { return {points, normals, &tree}; }
-};
+using Shell = hp::test::PointObject;
 
 // Points on a sphere of radius r around the origin, inward normals.
 Shell sphere_shell(double r, std::size_t n) {
-    Shell s;
     std::mt19937 rng(1);
     std::normal_distribution<double> g;
-    for (std::size_t i = 0; i < n; ++i) {
-        Vec3d d = hp::normalized(Vec3d{g(rng), g(rng), g(rng)});
-        s.points.push_back(d * r);
-        s.normals.push_back(-d);
-    }
-    s.tree = hp::build_point_sphere_tree(s.points, {});
-    return s;
+    return hp::test::sphere_shell(rng, g, n, r);
 }
 
 }  // namespace

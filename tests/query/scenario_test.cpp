@@ -15,6 +15,7 @@
 #include "query/timing.hpp"
 #include "../core/sampled_field.hpp"
 #include "../core/temp_dir.hpp"
+#include "point_object.hpp"
 
 using hp::Vec3d;
 using hp::test::cube_grid;
@@ -25,11 +26,7 @@ namespace {
 
 // A box-shaped moving object: points on the faces of [-a, a] x [-b, b] x [-c, c] shifted by
 // `offset` (so the body origin is not its centre), inward normals.
-struct Shell {
-    std::vector<Vec3d> points, normals;
-    hp::PointSphereTree tree;
-    hp::MovingObject view() const { return {points, normals, &tree}; }
-};
+using Shell = hp::test::PointObject;
 
 Shell box_shell(Vec3d half, Vec3d offset, int n) {
     Shell s;
