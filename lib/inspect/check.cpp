@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
-#include <system_error>
 
 #include "core/error.hpp"
 #include "formats/container.hpp"
@@ -111,10 +110,7 @@ Summary CheckReport::summary(std::size_t max_problems) const {
 }
 
 CheckReport check(const fs::path& path, const MeshLoadOptions& mesh_options) {
-    std::error_code ec;
-    if (!fs::exists(path, ec)) fail_input(path.string(), "no such file");
-    if (fs::is_directory(path, ec)) fail_input(path.string(), "is a folder, not a file");
-    if (fs::file_size(path, ec) == 0) fail_input(path.string(), "the file is empty (0 bytes)");
+    require_file(path);
     CheckReport r;
     r.file = path.string();
     if (container::looks_like_container(path)) {

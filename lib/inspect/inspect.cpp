@@ -9,11 +9,15 @@
 namespace hp::inspect {
 namespace fs = std::filesystem;
 
-Summary describe(const fs::path& path, const MeshLoadOptions& mesh_options) {
+void require_file(const fs::path& path) {
     std::error_code ec;
     if (!fs::exists(path, ec)) fail_input(path.string(), "no such file");
     if (fs::is_directory(path, ec)) fail_input(path.string(), "is a folder, not a file");
     if (fs::file_size(path, ec) == 0) fail_input(path.string(), "the file is empty (0 bytes)");
+}
+
+Summary describe(const fs::path& path, const MeshLoadOptions& mesh_options) {
+    require_file(path);
     if (container::looks_like_container(path)) return describe_container(path);
     if (vdb::looks_like_vdb(path)) return describe_vdb(path);
     return describe_mesh(path, mesh_options);

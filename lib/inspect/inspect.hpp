@@ -21,6 +21,10 @@ struct Summary {
 
 Summary describe(const std::filesystem::path& path, const MeshLoadOptions& mesh_options = {});
 
+// Fails (bad input, naming the file) when `path` does not exist, is a folder or is empty: the
+// first check of describe() and check().
+void require_file(const std::filesystem::path& path);
+
 // Per-kind describers (dispatched by describe()).
 Summary describe_mesh(const std::filesystem::path& path, const MeshLoadOptions& options);
 Summary describe_vdb(const std::filesystem::path& path);
