@@ -184,26 +184,55 @@ double box_depth(Vec3d q, Vec3d h, Vec3d* normal) {
     return -dist;
 }
 
-// The static side of a descent, plane or box: clearance(shell, id) is how far outside it every
-// point below cluster `id` lies at least (not positive: the bound does not keep the cluster out),
-// and motion_since(before, pivot, scale) bounds how far any mesh-frame point q has come towards
-// it since the pose `before`: by at most shift + turn |q - pivot| (scale: the object's size, for
-// the rounding margin).
+// The static side of a descent, plane or box. clearance(shell, id): how far outside it every
+// point below cluster `id` lies at least (not positive: the bound does not keep the cluster out).
+// For the front below (Front), each side also says how a pruned cluster is kept (Entry), what is
+// computed once per step (Step, from the pose `reference` when the front was made and the last
+// step's pose), and whether an entry decided at an earlier pose still keeps its cluster out now
+// (stays): a bound of how far its points may have come towards the side since then, below the
+// clearance it had when decided.
+
+// A bound of how far any mesh-frame point q has come towards a side between two poses: at most
+// shift + turn |q - pivot|.
 struct Motion {
     double shift = 0, turn = 0;
 };
 
-// A plane in the pointshell's mesh frame.
+// A plane in the pointshell's mesh frame. Its depth is affine in q, so the change of height of a
+// point q between the poses D (decided) and N (now) is, exactly,
+//   h_N(q) - h_D(q) = (h_N(c) - h_D(c)) + (n_N - n_D) . (q - c),   h(q) = n . q - offset,
+// at least the change at the cluster's centre c less |n_N - n_D| r: every point of a pruned
+// cluster still lies above the plane while
+//   clearance_D - h_D(c) + h_N(c) - |n_N - n_D| r > 0,   |n_N - n_D| <= |n_N - n_R| + |n_D - n_R|
+// (R: the reference pose), or while its sphere alone says so (h_N(c) - r > 0). No motion is
+// accumulated: the bound is that of the pose now against the pose when decided.
 struct PlaneSide {
     MeshPlane plane;
     double clearance(const VpsData& s, std::uint32_t id) const { return plane_clearance(s, id, plane); }
-    // depth(q) = offset - normal . q changes by (offset' - offset) - (normal' - normal) . pivot
-    // - (normal' - normal) . (q - pivot).
-    Motion motion_since(const PlaneSide& before, Vec3d pivot, double scale) const {
-        const Vec3d dn = plane.normal - before.plane.normal;
-        return {std::abs(plane.offset - before.plane.offset - dot(dn, pivot)) +
-                    1e-9 * (scale + std::abs(plane.offset) + std::abs(before.plane.offset) + length(pivot)),
-                length(dn)};
+
+    struct Entry {
+        Vec3d centre;
+        double radius;  // with tree_covers_points' tolerance
+        double keep;    // clearance_D - h_D(c) - rounding margin
+        double turn;    // |n_D - n_R|
+        std::uint32_t id;
+    };
+    struct Step {
+        double turn = 0;    // |n_N - n_R|
+        double margin = 0;  // rounding of h_N(c)
+    };
+    Step step_from(const PlaneSide& reference, const Step&, const PlaneSide&, Vec3d, double scale) const {
+        return {length(plane.normal - reference.plane.normal), 1e-9 * (scale + std::abs(plane.offset))};
+    }
+    Entry entry(const VpsData& s, std::uint32_t id, double clearance, const Step& step, Vec3d, double scale) const {
+        const Ball& b = s.moving.tree.clusters[id].sphere;
+        const double h = dot(plane.normal, b.center) - plane.offset;
+        return {b.center, b.radius * (1 + 1e-9) + 1e-12,
+                clearance - h - 1e-9 * (scale + std::abs(plane.offset) + length(b.center)), step.turn, id};
+    }
+    bool stays(const Entry& e, const Step& step) const {
+        const double h = dot(plane.normal, e.centre) - plane.offset;
+        return h - e.radius > 0 || e.keep + h - (step.turn + e.turn) * e.radius - step.margin > 0;
     }
 };
 
@@ -245,6 +274,33 @@ struct BoxSide {
         return {length(move + now.t - then.t) + 1e-9 * (scale + length(now.t) + length(then.t) + length(pivot)),
                 std::sqrt(gram * (1 + 1e-12)) + 1e-15};
     }
+
+    // Every point q of a pruned cluster has come towards the box by at most shift + turn |q - pivot|
+    // since it was decided, with shift and turn summed over the steps since then (the path), and
+    // by at most the motion from the reference pose to the pose when decided plus that from the
+    // reference pose to now (`net`: far smaller than the path when the object rocks back and forth).
+    struct Entry {
+        double budget;  // clearance when decided + the path's shift + turn * reach at that time
+        double net;     // clearance when decided - the motion from the reference to that pose
+        double reach;   // how far the cluster's points lie from the pivot at most
+        std::uint32_t id;
+    };
+    struct Step {
+        double shift = 0, turn = 0;  // the path since the front was made
+        Motion net;                  // from the reference to now
+    };
+    Step step_from(const BoxSide& reference, const Step& before, const BoxSide& last, Vec3d pivot, double scale) const {
+        const Motion m = motion_since(last, pivot, scale);
+        return {before.shift + m.shift, before.turn + m.turn, motion_since(reference, pivot, scale)};
+    }
+    Entry entry(const VpsData& s, std::uint32_t id, double clearance, const Step& step, Vec3d pivot, double) const {
+        const Ball& b = s.moving.tree.clusters[id].sphere;
+        const double reach = length(b.center - pivot) + b.radius * (1 + 1e-9) + 1e-12;  // tree_covers_points' tolerance
+        return {clearance + step.shift + step.turn * reach, clearance - step.net.shift - step.net.turn * reach, reach, id};
+    }
+    bool stays(const Entry& e, const Step& step) const {
+        return e.budget > step.shift + step.turn * e.reach || e.net > step.net.shift + step.net.turn * e.reach;
+    }
 };
 
 // Breadth-first from cluster `start`: a cluster with a positive clearance is pruned
@@ -272,55 +328,45 @@ void side_descent(const VpsData& shell, const Side& side, std::uint32_t start, P
 // Temporal coherence against a plane or a box (the full traversal): the front of a descent from
 // the root, kept from step to step. The front is a cut of the tree: every point lies below exactly
 // one of its clusters, either a leaf whose points are tested or a pruned cluster whose points are
-// known to lie outside the static side. A pruned cluster stores its clearance when it was last
-// decided; since then every point q below it has come towards the side by at most
-//   the sum over the steps of shift + turn |q - pivot|   (Side::motion_since)
-// accumulated as `shift` and `turn` with |q - pivot| bounded by the cluster's `reach`. While its
-// clearance exceeds that, it stays pruned; else it is descended again from it at the new pose and
-// replaced by what that descent prunes and keeps. A kept leaf whose sphere or disc leaves the side
-// becomes a pruned cluster. The leaves are kept in the order a descent from the root visits them,
-// so the contacts (every point inside, leaf by leaf) are those of a descent from the root, in the
-// same order. The front is made anew from the root when it has grown to twice its size since, or
-// when most of it would be descended again.
+// known to lie outside the static side. A pruned cluster is kept with what its side needs to tell
+// whether it still lies outside at a later pose (Side::Entry, Side::stays); while it does, it stays
+// pruned; else it is descended again from it at the new pose and replaced by what that descent
+// prunes and keeps. A kept leaf whose sphere or disc leaves the side becomes a pruned cluster. The
+// leaves are kept in the order a descent from the root visits them, so the contacts (every point
+// inside, leaf by leaf) are those of a descent from the root, in the same order. The front is made
+// anew from the root when it has grown to 1.5 times its size since (descents again split pruned
+// clusters that the root's descent would prune whole), or when most of it would be descended again.
 template <class Side>
 struct Front {
-    struct Pruned {
-        double budget;  // clearance when decided + shift + turn * reach at that time
-        double reach;   // how far the cluster's points lie from the pivot at most
-        std::uint32_t id;
-    };
     const VpsData* shell = nullptr;  // null: no front yet
     Side last;                       // the last step's pose
+    Side reference;                  // the pose when the front was made
+    typename Side::Step step;        // this step's, from `reference` and `last`
     Vec3d pivot;                     // mesh frame: the kept leaves' mean centre when made
-    double shift = 0, turn = 0;
-    std::size_t made_size = 0;  // the front's size when made from the root
-    std::vector<Pruned> pruned;
+    double scale = 0;                // the root sphere's radius: rounding margins
+    std::size_t made_size = 0;       // the front's size when made from the root
+    std::vector<typename Side::Entry> pruned;
     std::vector<std::uint32_t> leaves;  // kept, in visit order
     std::vector<std::uint32_t> redo, extra, merged;  // scratch
     std::vector<std::pair<std::uint32_t, double>> decided;  // scratch: pruned clusters and their clearance
 
-    void add_pruned(const VpsData& s, std::uint32_t id, double clearance) {
-        const Ball& b = s.moving.tree.clusters[id].sphere;
-        const double reach = length(b.center - pivot) + b.radius * (1 + 1e-9) + 1e-12;  // tree_covers_points' tolerance
-        pruned.push_back({clearance + shift + turn * reach, reach, id});
-    }
-
     void make(const VpsData& s, const Side& now, std::vector<std::uint32_t>& queue) {
         shell = &s;
-        last = now;
-        shift = turn = 0;
+        last = reference = now;
+        step = {};
         pruned.clear();
         leaves.clear();
         decided.clear();
         side_descent(s, now, 0, [&](std::uint32_t id, double clearance) { decided.push_back({id, clearance}); }, queue, leaves);
         const auto& clusters = s.moving.tree.clusters;
+        scale = clusters[0].sphere.radius;
         pivot = clusters[0].sphere.center;
         if (!leaves.empty()) {
             Vec3d sum;
             for (std::uint32_t id : leaves) sum += clusters[id].sphere.center;
             pivot = sum / static_cast<double>(leaves.size());
         }
-        for (const auto& [id, clearance] : decided) add_pruned(s, id, clearance);
+        for (const auto& [id, clearance] : decided) pruned.push_back(now.entry(s, id, clearance, step, pivot, scale));
         made_size = pruned.size() + leaves.size();
     }
 
@@ -332,42 +378,40 @@ struct Front {
             leaves.clear();
             return leaves;
         }
-        if (shell != &s || pruned.size() + leaves.size() > 2 * made_size + 16) {
+        if (shell != &s || 2 * (pruned.size() + leaves.size()) > 3 * made_size + 32) {
             make(s, now, queue);
             return leaves;
         }
-        const Motion m = now.motion_since(last, pivot, s.moving.tree.clusters[0].sphere.radius);
-        shift += m.shift;
-        turn += m.turn;
+        step = now.step_from(reference, step, last, pivot, scale);
         last = now;
         // The pruned clusters that may have reached the side leave the front.
         redo.clear();
         std::size_t kept = 0;
-        for (const Pruned& p : pruned) {
-            if (p.budget > shift + turn * p.reach)
-                pruned[kept++] = p;
+        for (const auto& e : pruned) {
+            if (now.stays(e, step))
+                pruned[kept++] = e;
             else
-                redo.push_back(p.id);
+                redo.push_back(e.id);
         }
         if (redo.size() > kept / 2 + 8) {
             make(s, now, queue);
             return leaves;
         }
         pruned.resize(kept);
+        const auto add = [&](std::uint32_t id, double clearance) { pruned.push_back(now.entry(s, id, clearance, step, pivot, scale)); };
         // Leaves that left the side become pruned clusters.
         std::size_t stay = 0;
         for (std::uint32_t id : leaves) {
             const double clearance = now.clearance(s, id);
             if (clearance > 0)
-                add_pruned(s, id, clearance);
+                add(id, clearance);
             else
                 leaves[stay++] = id;
         }
         leaves.resize(stay);
         if (redo.empty()) return leaves;
         extra.clear();
-        for (std::uint32_t id : redo)
-            side_descent(s, now, id, [&](std::uint32_t c, double clearance) { add_pruned(s, c, clearance); }, queue, extra);
+        for (std::uint32_t id : redo) side_descent(s, now, id, add, queue, extra);
         if (extra.empty()) return leaves;
         const auto by_rank = [&](std::uint32_t a, std::uint32_t b) { return s.visit_rank[a] < s.visit_rank[b]; };
         std::sort(extra.begin(), extra.end(), by_rank);
