@@ -335,7 +335,9 @@ void side_descent(const VpsData& shell, const Side& side, std::uint32_t start, P
 // leaves are kept in the order a descent from the root visits them, so the contacts (every point
 // inside, leaf by leaf) are those of a descent from the root, in the same order. The front is made
 // anew from the root when it has grown to 1.5 times its size since (descents again split pruned
-// clusters that the root's descent would prune whole), or when most of it would be descended again.
+// clusters that the root's descent would prune whole), when most of it would be descended again,
+// and every 100 steps (a front made while the object fell onto the side holds more clusters than
+// one made at rest).
 template <class Side>
 struct Front {
     const VpsData* shell = nullptr;  // null: no front yet
@@ -345,6 +347,7 @@ struct Front {
     Vec3d pivot;                     // mesh frame: the kept leaves' mean centre when made
     double scale = 0;                // the root sphere's radius: rounding margins
     std::size_t made_size = 0;       // the front's size when made from the root
+    int age = 0;                     // steps since it was made
     std::vector<typename Side::Entry> pruned;
     std::vector<std::uint32_t> leaves;  // kept, in visit order
     std::vector<std::uint32_t> redo, extra, merged;  // scratch
@@ -352,6 +355,7 @@ struct Front {
 
     void make(const VpsData& s, const Side& now, std::vector<std::uint32_t>& queue) {
         shell = &s;
+        age = 0;
         last = reference = now;
         step = {};
         pruned.clear();
@@ -378,7 +382,7 @@ struct Front {
             leaves.clear();
             return leaves;
         }
-        if (shell != &s || 2 * (pruned.size() + leaves.size()) > 3 * made_size + 32) {
+        if (shell != &s || 2 * (pruned.size() + leaves.size()) > 3 * made_size + 32 || ++age >= 100) {
             make(s, now, queue);
             return leaves;
         }
