@@ -209,30 +209,46 @@ struct Motion {
 struct PlaneSide {
     MeshPlane plane;
     double clearance(const VpsData& s, std::uint32_t id) const { return plane_clearance(s, id, plane); }
+    // Since `before`, every mesh-frame point q has come towards the plane by at most
+    // shift + turn |q - pivot|: depth(q) = offset - normal . q changes by
+    // (offset' - offset) - (normal' - normal) . pivot - (normal' - normal) . (q - pivot).
+    Motion motion_since(const PlaneSide& before, Vec3d pivot, double scale) const {
+        const Vec3d dn = plane.normal - before.plane.normal;
+        return {std::abs(plane.offset - before.plane.offset - dot(dn, pivot)) +
+                    1e-9 * (scale + std::abs(plane.offset) + std::abs(before.plane.offset) + length(pivot)),
+                length(dn)};
+    }
 
     struct Entry {
         Vec3d centre;
         double radius;  // with tree_covers_points' tolerance
         double keep;    // clearance_D - h_D(c) - rounding margin
         double turn;    // |n_D - n_R|
+        double reach;   // how far the cluster's points lie from the pivot at most
         std::uint32_t id;
     };
     struct Step {
-        double turn = 0;    // |n_N - n_R|
-        double margin = 0;  // rounding of h_N(c)
+        double shift = 0, turn = 0;  // the path since the front was made (motion_since, summed)
+        double from_reference = 0;   // |n_N - n_R|
+        double margin = 0;           // rounding of h_N(c)
     };
-    Step step_from(const PlaneSide& reference, const Step&, const PlaneSide&, Vec3d, double scale) const {
-        return {length(plane.normal - reference.plane.normal), 1e-9 * (scale + std::abs(plane.offset))};
+    Step step_from(const PlaneSide& reference, const Step& before, const PlaneSide& last, Vec3d pivot, double scale) const {
+        const Motion m = motion_since(last, pivot, scale);
+        return {before.shift + m.shift, before.turn + m.turn, length(plane.normal - reference.plane.normal),
+                1e-9 * (scale + std::abs(plane.offset))};
     }
-    Entry entry(const VpsData& s, std::uint32_t id, double clearance, const Step& step, Vec3d, double scale) const {
+    Entry entry(const VpsData& s, std::uint32_t id, double clearance, const Step& step, Vec3d pivot, double scale) const {
         const Ball& b = s.moving.tree.clusters[id].sphere;
         const double h = dot(plane.normal, b.center) - plane.offset;
-        return {b.center, b.radius * (1 + 1e-9) + 1e-12,
-                clearance - h - 1e-9 * (scale + std::abs(plane.offset) + length(b.center)), step.turn, id};
+        const double radius = b.radius * (1 + 1e-9) + 1e-12;  // tree_covers_points' tolerance
+        return {b.center, radius, clearance - h - 1e-9 * (scale + std::abs(plane.offset) + length(b.center)),
+                step.from_reference, length(b.center - pivot) + radius, id};
     }
-    bool stays(const Entry& e, const Step& step) const {
+    // How far above the plane every point of the entry's cluster lies at least now (not positive:
+    // the bounds do not keep it out): by its sphere, or by the change since it was decided.
+    double slack(const Entry& e, const Step& step) const {
         const double h = dot(plane.normal, e.centre) - plane.offset;
-        return h - e.radius > 0 || e.keep + h - (step.turn + e.turn) * e.radius - step.margin > 0;
+        return std::max(h - e.radius, e.keep + h - (step.from_reference + e.turn) * e.radius - step.margin);
     }
 };
 
@@ -298,8 +314,8 @@ struct BoxSide {
         const double reach = length(b.center - pivot) + b.radius * (1 + 1e-9) + 1e-12;  // tree_covers_points' tolerance
         return {clearance + step.shift + step.turn * reach, clearance - step.net.shift - step.net.turn * reach, reach, id};
     }
-    bool stays(const Entry& e, const Step& step) const {
-        return e.budget > step.shift + step.turn * e.reach || e.net > step.net.shift + step.net.turn * e.reach;
+    double slack(const Entry& e, const Step& step) const {
+        return std::max(e.budget - (step.shift + step.turn * e.reach), e.net - (step.net.shift + step.net.turn * e.reach));
     }
 };
 
@@ -337,7 +353,10 @@ void side_descent(const VpsData& shell, const Side& side, std::uint32_t start, P
 // anew from the root when it has grown to 1.5 times its size since (descents again split pruned
 // clusters that the root's descent would prune whole), when most of it would be descended again,
 // and every 100 steps (a front made while the object fell onto the side holds more clusters than
-// one made at rest).
+// one made at rest). Pruned clusters at least far_slack (0.005 of the root sphere's radius) out
+// are kept apart and tested again only once the path since they were last tested, the pivot's
+// shift plus its turn times the largest of their reaches, has reached far_slack: most of the front
+// is not read at all in most steps.
 template <class Side>
 struct Front {
     const VpsData* shell = nullptr;  // null: no front yet
@@ -346,12 +365,27 @@ struct Front {
     typename Side::Step step;        // this step's, from `reference` and `last`
     Vec3d pivot;                     // mesh frame: the kept leaves' mean centre when made
     double scale = 0;                // the root sphere's radius: rounding margins
+    double far_slack = 0;            // entries at least this far out go to `far`
     std::size_t made_size = 0;       // the front's size when made from the root
     int age = 0;                     // steps since it was made
-    std::vector<typename Side::Entry> pruned;
+    std::vector<typename Side::Entry> pruned;  // tested every step
+    // Tested only once the path since they were last tested (shift + turn * the largest reach)
+    // reaches `far_slack`: until then none of them can have come that far.
+    std::vector<typename Side::Entry> far;
+    double far_shift = 0, far_turn = 0, far_reach = 0;  // the path when `far` was last tested; its largest reach
     std::vector<std::uint32_t> leaves;  // kept, in visit order
     std::vector<std::uint32_t> redo, extra, merged;  // scratch
     std::vector<std::pair<std::uint32_t, double>> decided;  // scratch: pruned clusters and their clearance
+
+    // A pruned cluster that lies at least `slack` out now.
+    void keep(const typename Side::Entry& e, double slack) {
+        if (slack >= far_slack) {
+            far.push_back(e);
+            far_reach = std::max(far_reach, e.reach);
+        } else {
+            pruned.push_back(e);
+        }
+    }
 
     void make(const VpsData& s, const Side& now, std::vector<std::uint32_t>& queue) {
         shell = &s;
@@ -359,19 +393,22 @@ struct Front {
         last = reference = now;
         step = {};
         pruned.clear();
+        far.clear();
+        far_shift = far_turn = far_reach = 0;
         leaves.clear();
         decided.clear();
         side_descent(s, now, 0, [&](std::uint32_t id, double clearance) { decided.push_back({id, clearance}); }, queue, leaves);
         const auto& clusters = s.moving.tree.clusters;
         scale = clusters[0].sphere.radius;
+        far_slack = 0.005 * scale;
         pivot = clusters[0].sphere.center;
         if (!leaves.empty()) {
             Vec3d sum;
             for (std::uint32_t id : leaves) sum += clusters[id].sphere.center;
             pivot = sum / static_cast<double>(leaves.size());
         }
-        for (const auto& [id, clearance] : decided) pruned.push_back(now.entry(s, id, clearance, step, pivot, scale));
-        made_size = pruned.size() + leaves.size();
+        for (const auto& [id, clearance] : decided) keep(now.entry(s, id, clearance, step, pivot, scale), clearance);
+        made_size = pruned.size() + far.size() + leaves.size();
     }
 
     // The front's leaves at `now`, in visit order: a descent from the root at `now` keeps these
@@ -382,27 +419,54 @@ struct Front {
             leaves.clear();
             return leaves;
         }
-        if (shell != &s || 2 * (pruned.size() + leaves.size()) > 3 * made_size + 32 || ++age >= 100) {
+        if (shell != &s || 2 * (pruned.size() + far.size() + leaves.size()) > 3 * made_size + 32 || ++age >= 100) {
             make(s, now, queue);
             return leaves;
         }
         step = now.step_from(reference, step, last, pivot, scale);
         last = now;
-        // The pruned clusters that may have reached the side leave the front.
+        // The pruned clusters that may have reached the side leave the front; those that lie far
+        // out move to `far`.
         redo.clear();
-        std::size_t kept = 0;
-        for (const auto& e : pruned) {
-            if (now.stays(e, step))
-                pruned[kept++] = e;
-            else
-                redo.push_back(e.id);
+        std::size_t kept = 0, moved = 0;
+        for (std::size_t i = 0; i < pruned.size(); ++i) {
+            const double slack = now.slack(pruned[i], step);
+            if (!(slack > 0)) {
+                redo.push_back(pruned[i].id);
+            } else if (slack >= far_slack) {
+                far.push_back(pruned[i]);
+                far_reach = std::max(far_reach, pruned[i].reach);
+                ++moved;
+            } else {
+                if (kept != i) pruned[kept] = pruned[i];
+                ++kept;
+            }
         }
-        if (redo.size() > kept / 2 + 8) {
+        pruned.resize(kept);
+        if ((step.shift - far_shift) + (step.turn - far_turn) * far_reach >= far_slack) {
+            far_shift = step.shift;
+            far_turn = step.turn;
+            far_reach = 0;
+            std::size_t stay = 0;
+            for (std::size_t i = 0; i < far.size(); ++i) {
+                const double slack = now.slack(far[i], step);
+                if (!(slack > 0)) {
+                    redo.push_back(far[i].id);
+                } else if (slack < far_slack) {
+                    pruned.push_back(far[i]);
+                } else {
+                    far_reach = std::max(far_reach, far[i].reach);
+                    if (stay != i) far[stay] = far[i];
+                    ++stay;
+                }
+            }
+            far.resize(stay);
+        }
+        if (redo.size() > (pruned.size() + far.size()) / 2 + 8) {
             make(s, now, queue);
             return leaves;
         }
-        pruned.resize(kept);
-        const auto add = [&](std::uint32_t id, double clearance) { pruned.push_back(now.entry(s, id, clearance, step, pivot, scale)); };
+        const auto add = [&](std::uint32_t id, double clearance) { keep(now.entry(s, id, clearance, step, pivot, scale), clearance); };
         // Leaves that left the side become pruned clusters.
         std::size_t stay = 0;
         for (std::uint32_t id : leaves) {
