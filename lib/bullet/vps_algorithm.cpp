@@ -188,9 +188,10 @@ double box_depth(Vec3d q, Vec3d h, Vec3d* normal) {
 // point below cluster `id` lies at least (not positive: the bound does not keep the cluster out).
 // For the front below (Front), each side also says how a pruned cluster is kept (Entry), what is
 // computed once per step (Step, from the pose `reference` when the front was made and the last
-// step's pose), and whether an entry decided at an earlier pose still keeps its cluster out now
-// (stays): a bound of how far its points may have come towards the side since then, below the
-// clearance it had when decided.
+// step's pose; with the path summed over the steps as `shift` and `turn`, Motion), and how far out
+// every point of an entry decided at an earlier pose lies at least now (slack, not positive: the
+// bound does not keep it out): its clearance when decided less how far its points may have come
+// towards the side since then.
 
 // A bound of how far any mesh-frame point q has come towards a side between two poses: at most
 // shift + turn |q - pivot|.
@@ -205,7 +206,8 @@ struct Motion {
 // cluster still lies above the plane while
 //   clearance_D - h_D(c) + h_N(c) - |n_N - n_D| r > 0,   |n_N - n_D| <= |n_N - n_R| + |n_D - n_R|
 // (R: the reference pose), or while its sphere alone says so (h_N(c) - r > 0). No motion is
-// accumulated: the bound is that of the pose now against the pose when decided.
+// accumulated in this bound: it is that of the pose now against the pose when decided (the path
+// in Step serves the front's second list only).
 struct PlaneSide {
     MeshPlane plane;
     double clearance(const VpsData& s, std::uint32_t id) const { return plane_clearance(s, id, plane); }
@@ -345,7 +347,7 @@ void side_descent(const VpsData& shell, const Side& side, std::uint32_t start, P
 // the root, kept from step to step. The front is a cut of the tree: every point lies below exactly
 // one of its clusters, either a leaf whose points are tested or a pruned cluster whose points are
 // known to lie outside the static side. A pruned cluster is kept with what its side needs to tell
-// whether it still lies outside at a later pose (Side::Entry, Side::stays); while it does, it stays
+// whether it still lies outside at a later pose (Side::Entry, Side::slack); while it does, it stays
 // pruned; else it is descended again from it at the new pose and replaced by what that descent
 // prunes and keeps. A kept leaf whose sphere or disc leaves the side becomes a pruned cluster. The
 // leaves are kept in the order a descent from the root visits them, so the contacts (every point
