@@ -3,8 +3,11 @@
 maximum exact penetration per method and restitution, the paired difference VPS fine - Bullet native
 per height, and where each impact's deepest step lies relative to the step grid.
 
-usage: sim_heights.py [--bin DIR] [--cache DIR] [--count N] [--low H] [--high H] [--json OUT] [--results FILE]
-(--results: the file of bench/run.sh's main table, to which one JSON row per restitution is appended)
+usage: sim_heights.py [--bin DIR] [--cache DIR] [--count N] [--low H] [--high H] [--scene FILE] [--mesh FILE]
+                      [--json OUT] [--results FILE]
+(--results: the file of bench/run.sh's main table, to which one JSON row per restitution is appended;
+--scene: another ball scene (default scenes/bouncing-ball.json); --mesh: another mesh for the ball's VPS
+variants, e.g. a finer icosphere of scenes/meshes/make_ball.py)
 
 The scene is copied once per height with the ball's centre at H_k = low + (high - low) k / N,
 k = 1..N (default 40 heights, centre from 0.525 to 1.5 m above the plane: the ball's lowest point
@@ -32,12 +35,14 @@ ap.add_argument("--cache", default=os.environ.get("HP_SIM_CACHE", "build/sim-cac
 ap.add_argument("--count", type=int, default=40)
 ap.add_argument("--low", type=float, default=0.5)
 ap.add_argument("--high", type=float, default=1.5)
+ap.add_argument("--scene", default=scene_path, help="the ball scene")
+ap.add_argument("--mesh", help="the ball's mesh (default: the scene's)")
 ap.add_argument("--json", help="write every run's figures here")
 ap.add_argument("--results", help="append one row per restitution to this bench table (JSON lines)")
 args = ap.parse_args()
 
-scene = json.load(open(scene_path))
-scene_dir = os.path.dirname(os.path.abspath(scene_path))
+scene = json.load(open(args.scene))
+scene_dir = os.path.dirname(os.path.abspath(args.scene))
 radius = None
 for o in scene["objects"]:
     if "mesh" in o:
@@ -48,6 +53,8 @@ for m in scene["methods"]:
     if "prepare" in m:
         m["prepare"]["pipeline"] = os.path.join(scene_dir, m["prepare"]["pipeline"])
 ball = next(o for o in scene["objects"] if "sphere" in o)
+if args.mesh:
+    ball["mesh"] = os.path.abspath(args.mesh)
 rate = scene["rate"]
 gravity = abs(scene["gravity"][2])
 

@@ -87,9 +87,9 @@ struct AlgorithmOptions {
     int level = 1;                 // segmented
     double budget_us = 1000;       // time_critical: per pair and step
     std::size_t budget_tests = 0;  // time_critical: sphere tests per pair and step (0: no such limit)
-    // full, against a plane: restart from the last descent's front while the pose has moved less
-    // than its clusters' clearance (the same contacts as a descent from the root); false: every
-    // step from the root.
+    // full, against a plane or a box: restart from the last descent's front while the pose has
+    // moved less than its clusters' clearance (the same contacts as a descent from the root);
+    // false: every step from the root.
     bool coherent = true;
 };
 
