@@ -125,10 +125,8 @@ enum : int {
     __builtin_memcpy(out, &low, sizeof low);
 }
 
-// The bounds of the first `count` candidates of `groups` at p, into low[0, whole groups). An AVX2
-// clone, chosen at run time, takes a group's 8 lanes at once; the default one in two halves.
-[[gnu::always_inline]] inline void group_bounds(const Group* groups, std::size_t count, float px, float py,
-                                                                     float pz, float* low) {
+// The bounds of the first `count` candidates of `groups` at p, into low[0, whole groups).
+[[gnu::always_inline]] inline void group_bounds(const Group* groups, std::size_t count, float px, float py, float pz, float* low) {
     for (std::size_t g = 0; g * kL < count; ++g) lower_bounds(groups[g], px, py, pz, low + g * kL);
 }
 
@@ -222,6 +220,8 @@ void BrickNearest::pack(const Vec3d& c, double reach_p) {
         set_lane(brick_groups_[e / kL], static_cast<int>(e % kL), e < m ? cand_[e] : far_lane());
 }
 
+// An AVX2 clone, chosen at run time, bounds a group's 8 lanes at once (the default one with generic
+// vectors); AVX2 without FMA keeps every double operation as it is, so both give the same hits.
 __attribute__((target_clones("avx2", "default"))) const std::vector<BrickNearest::Hit>& BrickNearest::run() {
     hits_.clear();
     if (hi_[8][0] < 0) return hits_;
