@@ -69,8 +69,7 @@ namespace {
 
 using Group = BrickNearest::Group;
 constexpr std::size_t kL = BrickNearest::kLanes;
-typedef float Lanes __attribute__((vector_size(4 * BrickNearest::kLanes)));
-typedef int Mask __attribute__((vector_size(4 * BrickNearest::kLanes)));
+static_assert(BrickNearest::kLanes == 8);
 
 // Field numbers of a candidate's float data (relative to the brick's centre c).
 enum : int {
@@ -89,45 +88,73 @@ enum : int {
     kSlack = 28,  // bound on the float result's error (squared distance), for points within the reach
 };
 
-// Lower bounds of the squared distances from p (relative to the brick's centre) to the kLanes
-// candidates of a group: the point-triangle distance in float (face region by the three edge
-// tests, else the nearest of the three edges), less the candidate's error bound. Branch free
+typedef float Lanes4 __attribute__((vector_size(16)));
+typedef float Lanes8 __attribute__((vector_size(32)));
+
+// A group's fields for the V-wide lanes from lane0 on (Group: 32-byte aligned rows of kLanes floats).
+template <class V>
+struct Fields {
+    const Group& g;
+    int lane0;
+    [[gnu::always_inline]] const V& operator[](int k) const { return *reinterpret_cast<const V*>(&g.f[k][lane0]); }
+};
+
+// Lower bounds of the squared distances from p (relative to the brick's centre) to the V-wide
+// lanes from lane0 of a group: the point-triangle distance in float (face region by the three
+// edge tests, else the nearest of the three edges), less the candidate's error bound. Branch free
 // over the lanes. Any valid lower bound gives the same results (bounds only skip candidates).
 // (Vectors pass by reference: no 32-byte vector crosses a call of the default target.)
-[[gnu::always_inline]] inline void segment2(const Lanes& x, const Lanes& y, const Lanes& z, const Lanes* f, int e, int inv, Lanes& out) {
-    const Lanes &ex = f[e], &ey = f[e + 1], &ez = f[e + 2], &iv = f[inv];
-    const Lanes zero{}, one = zero + 1.0f;
-    Lanes t = (x * ex + y * ey + z * ez) * iv;
+template <class V>
+[[gnu::always_inline]] inline void segment2(const V& x, const V& y, const V& z, const Fields<V>& f, int e, int inv, V& out) {
+    const V &ex = f[e], &ey = f[e + 1], &ez = f[e + 2], &iv = f[inv];
+    const V zero{}, one = zero + 1.0f;
+    V t = (x * ex + y * ey + z * ez) * iv;
     t = t < 0.0f ? zero : t;
     t = t > 1.0f ? one : t;
-    const Lanes rx = x - ex * t, ry = y - ey * t, rz = z - ez * t;
+    const V rx = x - ex * t, ry = y - ey * t, rz = z - ez * t;
     out = rx * rx + ry * ry + rz * rz;
 }
-[[gnu::always_inline]] inline void lower_bounds(const Group& g, float pxs, float pys, float pzs, float* out) {
-    const Lanes* f = reinterpret_cast<const Lanes*>(g.f);  // Group: aligned, kLanes floats per field
-    const Lanes zero{};
-    const Lanes px = zero + pxs, py = zero + pys, pz = zero + pzs;
-    const Lanes ax = px - f[kA], ay = py - f[kA + 1], az = pz - f[kA + 2];
-    const Lanes bx = ax - f[kAB], by = ay - f[kAB + 1], bz = az - f[kAB + 2];
-    Lanes d0, d1, d2;
+template <class V>
+[[gnu::always_inline]] inline void lower_bounds(const Group& g, int lane0, float pxs, float pys, float pzs, float* out) {
+    const Fields<V> f{g, lane0};
+    const V zero{};
+    const V px = zero + pxs, py = zero + pys, pz = zero + pzs;
+    const V ax = px - f[kA], ay = py - f[kA + 1], az = pz - f[kA + 2];
+    const V bx = ax - f[kAB], by = ay - f[kAB + 1], bz = az - f[kAB + 2];
+    V d0, d1, d2;
     segment2(ax, ay, az, f, kAB, kInvAB, d0);
     segment2(bx, by, bz, f, kBC, kInvBC, d1);
     segment2(ax, ay, az, f, kAC, kInvAC, d2);
-    Lanes edges = d0 < d1 ? d0 : d1;
+    V edges = d0 < d1 ? d0 : d1;
     edges = d2 < edges ? d2 : edges;
-    const Lanes s0 = ax * f[kE0] + ay * f[kE0 + 1] + az * f[kE0 + 2];
-    const Lanes s1 = bx * f[kE1] + by * f[kE1 + 1] + bz * f[kE1 + 2];
-    const Lanes s2 = ax * f[kE2] + ay * f[kE2 + 1] + az * f[kE2 + 2];
-    const Lanes h = ax * f[kN] + ay * f[kN + 1] + az * f[kN + 2];
-    const Mask inside = (s0 >= 0.0f) & (s1 >= 0.0f) & (s2 >= 0.0f) & (f[kPlane] > 0.5f);
-    Lanes low = (inside ? h * h : edges) - f[kSlack];
+    const V s0 = ax * f[kE0] + ay * f[kE0 + 1] + az * f[kE0 + 2];
+    const V s1 = bx * f[kE1] + by * f[kE1 + 1] + bz * f[kE1 + 2];
+    const V s2 = ax * f[kE2] + ay * f[kE2 + 1] + az * f[kE2 + 2];
+    const V h = ax * f[kN] + ay * f[kN + 1] + az * f[kN + 2];
+    const auto inside = (s0 >= 0.0f) & (s1 >= 0.0f) & (s2 >= 0.0f) & (f[kPlane] > 0.5f);
+    V low = (inside ? h * h : edges) - f[kSlack];
     low = low == low ? low : zero - std::numeric_limits<float>::infinity();  // NaN: no bound
     __builtin_memcpy(out, &low, sizeof low);
 }
 
-// The bounds of the first `count` candidates of `groups` at p, into low[0, whole groups).
-[[gnu::always_inline]] inline void group_bounds(const Group* groups, std::size_t count, float px, float py, float pz, float* low) {
-    for (std::size_t g = 0; g * kL < count; ++g) lower_bounds(groups[g], px, py, pz, low + g * kL);
+// The CPU and the system support AVX2 (libgcc checks both): the same test as the clones' resolver.
+bool has_avx2() {
+    static const bool yes = (__builtin_cpu_init(), __builtin_cpu_supports("avx2") != 0);
+    return yes;
+}
+
+// The bounds of the first `count` candidates of `groups` at p, into low[0, whole groups): 8 lanes
+// at once in run()'s AVX2 clone, two halves of 4 in its default one.
+[[gnu::always_inline]] inline void group_bounds(bool wide, const Group* groups, std::size_t count, float px, float py, float pz,
+                                                float* low) {
+    for (std::size_t g = 0; g * kL < count; ++g) {
+        if (wide) {
+            lower_bounds<Lanes8>(groups[g], 0, px, py, pz, low + g * kL);
+        } else {
+            lower_bounds<Lanes4>(groups[g], 0, px, py, pz, low + g * kL);
+            if (g * kL + 4 < count) lower_bounds<Lanes4>(groups[g], 4, px, py, pz, low + g * kL + 4);
+        }
+    }
 }
 
 // A group's lane n: field k of candidate kLanes g + n.
@@ -220,8 +247,8 @@ void BrickNearest::pack(const Vec3d& c, double reach_p) {
         set_lane(brick_groups_[e / kL], static_cast<int>(e % kL), e < m ? cand_[e] : far_lane());
 }
 
-// An AVX2 clone, chosen at run time, bounds a group's 8 lanes at once (the default one with generic
-// vectors); AVX2 without FMA keeps every double operation as it is, so both give the same hits.
+// An AVX2 clone, chosen at run time, bounds a group's 8 lanes at once (the default one in two
+// halves of 4); AVX2 without FMA keeps every double operation as it is, so both give the same hits.
 __attribute__((target_clones("avx2", "default"))) const std::vector<BrickNearest::Hit>& BrickNearest::run() {
     hits_.clear();
     if (hi_[8][0] < 0) return hits_;
@@ -247,9 +274,10 @@ __attribute__((target_clones("avx2", "default"))) const std::vector<BrickNearest
         const auto& t = bvh.corners_at(slot_[e]);
         return closest_point_on_triangle(x, t[0], t[1], t[2]);
     };
-    auto bounds = [&](const std::vector<Group>& groups, std::size_t count, const Vec3d& x) {
+    const bool wide = has_avx2();
+    auto bounds = [&](const std::vector<Group>& groups, std::size_t count, const Vec3d& x) __attribute__((always_inline)) {
         const Vec3d p = x - c;
-        group_bounds(groups.data(), count, static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(p.z), low_.data());
+        group_bounds(wide, groups.data(), count, static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(p.z), low_.data());
     };
     // Above these, a candidate is provably farther than `d2` (lower bound vs exact double).
     auto beyond = [](float low, double d2) { return static_cast<double>(low) > d2 * (1 + 1e-12); };
