@@ -53,16 +53,28 @@ bool NearestIndex::before(const Vec3d& x, std::uint32_t a, std::uint32_t b) cons
 void BrickNearest::begin(int x0, int y0, int z0) {
     x0_ = x0, y0_ = y0, z0_ = z0;
     for (auto& v : voxels_) v.clear();
-    for (int q = 0; q < 9; ++q)
-        for (int a = 0; a < 3; ++a) lo_[q][a] = kBrickDim, hi_[q][a] = -1;
 }
 
 void BrickNearest::add(int dx, int dy, int dz) {
     const int q = (dx >> 2) | ((dy >> 2) << 1) | ((dz >> 2) << 2);
     voxels_[static_cast<std::size_t>(q)].push_back(static_cast<std::uint16_t>(dx | (dy << 3) | (dz << 6)));
-    const int d[3] = {dx, dy, dz};
-    for (int qq : {q, 8})
-        for (int a = 0; a < 3; ++a) lo_[qq][a] = std::min(lo_[qq][a], d[a]), hi_[qq][a] = std::max(hi_[qq][a], d[a]);
+}
+
+void BrickNearest::boxes() {
+    for (int a = 0; a < 3; ++a) lo_[8][a] = kBrickDim, hi_[8][a] = -1;
+    for (int q = 0; q < 8; ++q) {
+        int lx = kBrickDim, ly = kBrickDim, lz = kBrickDim, hx = -1, hy = -1, hz = -1;
+        for (const std::uint16_t o : voxels_[static_cast<std::size_t>(q)]) {
+            const int dx = o & 7, dy = (o >> 3) & 7, dz = o >> 6;
+            lx = std::min(lx, dx), ly = std::min(ly, dy), lz = std::min(lz, dz);
+            hx = std::max(hx, dx), hy = std::max(hy, dy), hz = std::max(hz, dz);
+        }
+        const int lo[3] = {lx, ly, lz}, hi[3] = {hx, hy, hz};
+        for (int a = 0; a < 3; ++a) {
+            lo_[q][a] = lo[a], hi_[q][a] = hi[a];
+            lo_[8][a] = std::min(lo_[8][a], lo[a]), hi_[8][a] = std::max(hi_[8][a], hi[a]);
+        }
+    }
 }
 
 namespace {
@@ -251,6 +263,7 @@ void BrickNearest::pack(const Vec3d& c, double reach_p) {
 // halves of 4); AVX2 without FMA keeps every double operation as it is, so both give the same hits.
 __attribute__((target_clones("avx2", "default"))) const std::vector<BrickNearest::Hit>& BrickNearest::run() {
     hits_.clear();
+    boxes();
     if (hi_[8][0] < 0) return hits_;
     const TriangleBvh& bvh = ix_.bvh;
     const GridSpec& grid = ix_.grid;

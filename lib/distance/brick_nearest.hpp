@@ -92,6 +92,7 @@ public:
     };
 
 private:
+    void boxes();  // lo_, hi_ from voxels_
     void gather(const Vec3d& c, double reach);
     void pack(const Vec3d& c, double reach_p);
     const NearestIndex& ix_;
