@@ -53,23 +53,35 @@ bool NearestIndex::before(const Vec3d& x, std::uint32_t a, std::uint32_t b) cons
 void BrickNearest::begin(int x0, int y0, int z0) {
     x0_ = x0, y0_ = y0, z0_ = z0;
     for (auto& v : voxels_) v.clear();
-    for (int q = 0; q < 9; ++q)
-        for (int a = 0; a < 3; ++a) lo_[q][a] = kBrickDim, hi_[q][a] = -1;
 }
 
 void BrickNearest::add(int dx, int dy, int dz) {
     const int q = (dx >> 2) | ((dy >> 2) << 1) | ((dz >> 2) << 2);
     voxels_[static_cast<std::size_t>(q)].push_back(static_cast<std::uint16_t>(dx | (dy << 3) | (dz << 6)));
-    const int d[3] = {dx, dy, dz};
-    for (int qq : {q, 8})
-        for (int a = 0; a < 3; ++a) lo_[qq][a] = std::min(lo_[qq][a], d[a]), hi_[qq][a] = std::max(hi_[qq][a], d[a]);
+}
+
+void BrickNearest::boxes() {
+    for (int a = 0; a < 3; ++a) lo_[8][a] = kBrickDim, hi_[8][a] = -1;
+    for (int q = 0; q < 8; ++q) {
+        int lx = kBrickDim, ly = kBrickDim, lz = kBrickDim, hx = -1, hy = -1, hz = -1;
+        for (const std::uint16_t o : voxels_[static_cast<std::size_t>(q)]) {
+            const int dx = o & 7, dy = (o >> 3) & 7, dz = o >> 6;
+            lx = std::min(lx, dx), ly = std::min(ly, dy), lz = std::min(lz, dz);
+            hx = std::max(hx, dx), hy = std::max(hy, dy), hz = std::max(hz, dz);
+        }
+        const int lo[3] = {lx, ly, lz}, hi[3] = {hx, hy, hz};
+        for (int a = 0; a < 3; ++a) {
+            lo_[q][a] = lo[a], hi_[q][a] = hi[a];
+            lo_[8][a] = std::min(lo_[8][a], lo[a]), hi_[8][a] = std::max(hi_[8][a], hi[a]);
+        }
+    }
 }
 
 namespace {
 
-using Lanes = BrickNearest::Lanes;
 using Group = BrickNearest::Group;
-typedef int Mask __attribute__((vector_size(16)));
+constexpr std::size_t kL = BrickNearest::kLanes;
+static_assert(BrickNearest::kLanes == 8);
 
 // Field numbers of a candidate's float data (relative to the brick's centre c).
 enum : int {
@@ -88,39 +100,76 @@ enum : int {
     kSlack = 28,  // bound on the float result's error (squared distance), for points within the reach
 };
 
-inline Lanes splat(float v) { return Lanes{v, v, v, v}; }
-inline Lanes clamp01(Lanes t) {
-    t = t < 0.0f ? splat(0.0f) : t;
-    return t > 1.0f ? splat(1.0f) : t;
-}
+typedef float Lanes4 __attribute__((vector_size(16)));
+typedef float Lanes8 __attribute__((vector_size(32)));
 
-// Lower bounds of the squared distances from p (relative to the brick's centre) to 4 candidates:
-// the point-triangle distance in float (face region by the three edge tests, else the nearest
-// of the three edges), less the candidate's error bound. Branch free over the 4 lanes.
-inline Lanes lower_bounds(const Group& g, Lanes px, Lanes py, Lanes pz) {
-    const Lanes* f = g.f;
-    const Lanes ax = px - f[kA], ay = py - f[kA + 1], az = pz - f[kA + 2];
-    const Lanes bx = ax - f[kAB], by = ay - f[kAB + 1], bz = az - f[kAB + 2];
-    auto segment = [](Lanes x, Lanes y, Lanes z, const Lanes* e, Lanes inv) {
-        const Lanes t = clamp01((x * e[0] + y * e[1] + z * e[2]) * inv);
-        const Lanes rx = x - e[0] * t, ry = y - e[1] * t, rz = z - e[2] * t;
-        return rx * rx + ry * ry + rz * rz;
-    };
-    const Lanes d0 = segment(ax, ay, az, f + kAB, f[kInvAB]);
-    const Lanes d1 = segment(bx, by, bz, f + kBC, f[kInvBC]);
-    const Lanes d2 = segment(ax, ay, az, f + kAC, f[kInvAC]);
-    Lanes edges = d0 < d1 ? d0 : d1;
+// A group's fields for the V-wide lanes from lane0 on (Group: 32-byte aligned rows of kLanes floats).
+template <class V>
+struct Fields {
+    const Group& g;
+    int lane0;
+    [[gnu::always_inline]] const V& operator[](int k) const { return *reinterpret_cast<const V*>(&g.f[k][lane0]); }
+};
+
+// Lower bounds of the squared distances from p (relative to the brick's centre) to the V-wide
+// lanes from lane0 of a group: the point-triangle distance in float (face region by the three
+// edge tests, else the nearest of the three edges), less the candidate's error bound. Branch free
+// over the lanes. Any valid lower bound gives the same results (bounds only skip candidates).
+// (Vectors pass by reference: no 32-byte vector crosses a call of the default target.)
+template <class V>
+[[gnu::always_inline]] inline void segment2(const V& x, const V& y, const V& z, const Fields<V>& f, int e, int inv, V& out) {
+    const V &ex = f[e], &ey = f[e + 1], &ez = f[e + 2], &iv = f[inv];
+    const V zero{}, one = zero + 1.0f;
+    V t = (x * ex + y * ey + z * ez) * iv;
+    t = t < 0.0f ? zero : t;
+    t = t > 1.0f ? one : t;
+    const V rx = x - ex * t, ry = y - ey * t, rz = z - ez * t;
+    out = rx * rx + ry * ry + rz * rz;
+}
+template <class V>
+[[gnu::always_inline]] inline void lower_bounds(const Group& g, int lane0, float pxs, float pys, float pzs, float* out) {
+    const Fields<V> f{g, lane0};
+    const V zero{};
+    const V px = zero + pxs, py = zero + pys, pz = zero + pzs;
+    const V ax = px - f[kA], ay = py - f[kA + 1], az = pz - f[kA + 2];
+    const V bx = ax - f[kAB], by = ay - f[kAB + 1], bz = az - f[kAB + 2];
+    V d0, d1, d2;
+    segment2(ax, ay, az, f, kAB, kInvAB, d0);
+    segment2(bx, by, bz, f, kBC, kInvBC, d1);
+    segment2(ax, ay, az, f, kAC, kInvAC, d2);
+    V edges = d0 < d1 ? d0 : d1;
     edges = d2 < edges ? d2 : edges;
-    const Lanes s0 = ax * f[kE0] + ay * f[kE0 + 1] + az * f[kE0 + 2];
-    const Lanes s1 = bx * f[kE1] + by * f[kE1 + 1] + bz * f[kE1 + 2];
-    const Lanes s2 = ax * f[kE2] + ay * f[kE2 + 1] + az * f[kE2 + 2];
-    const Lanes h = ax * f[kN] + ay * f[kN + 1] + az * f[kN + 2];
-    const Mask inside = (s0 >= 0.0f) & (s1 >= 0.0f) & (s2 >= 0.0f) & (f[kPlane] > 0.5f);
-    const Lanes low = (inside ? h * h : edges) - f[kSlack];
-    return low == low ? low : splat(-std::numeric_limits<float>::infinity());  // NaN: no bound
+    const V s0 = ax * f[kE0] + ay * f[kE0 + 1] + az * f[kE0 + 2];
+    const V s1 = bx * f[kE1] + by * f[kE1 + 1] + bz * f[kE1 + 2];
+    const V s2 = ax * f[kE2] + ay * f[kE2 + 1] + az * f[kE2 + 2];
+    const V h = ax * f[kN] + ay * f[kN + 1] + az * f[kN + 2];
+    const auto inside = (s0 >= 0.0f) & (s1 >= 0.0f) & (s2 >= 0.0f) & (f[kPlane] > 0.5f);
+    V low = (inside ? h * h : edges) - f[kSlack];
+    low = low == low ? low : zero - std::numeric_limits<float>::infinity();  // NaN: no bound
+    __builtin_memcpy(out, &low, sizeof low);
 }
 
-// A group's lane n: field k of candidate 4 g + n.
+// The CPU and the system support AVX2 (libgcc checks both): the same test as the clones' resolver.
+bool has_avx2() {
+    static const bool yes = (__builtin_cpu_init(), __builtin_cpu_supports("avx2") != 0);
+    return yes;
+}
+
+// The bounds of the first `count` candidates of `groups` at p, into low[0, whole groups): 8 lanes
+// at once in run()'s AVX2 clone, two halves of 4 in its default one.
+[[gnu::always_inline]] inline void group_bounds(bool wide, const Group* groups, std::size_t count, float px, float py, float pz,
+                                                float* low) {
+    for (std::size_t g = 0; g * kL < count; ++g) {
+        if (wide) {
+            lower_bounds<Lanes8>(groups[g], 0, px, py, pz, low + g * kL);
+        } else {
+            lower_bounds<Lanes4>(groups[g], 0, px, py, pz, low + g * kL);
+            if (g * kL + 4 < count) lower_bounds<Lanes4>(groups[g], 4, px, py, pz, low + g * kL + 4);
+        }
+    }
+}
+
+// A group's lane n: field k of candidate kLanes g + n.
 inline void set_lane(Group& g, int n, const std::array<float, BrickNearest::kFields>& v) {
     for (int k = 0; k < BrickNearest::kFields; ++k) g.f[k][n] = v[static_cast<std::size_t>(k)];
 }
@@ -205,13 +254,16 @@ void BrickNearest::pack(const Vec3d& c, double reach_p) {
             cand_[e][kSlack] = std::numeric_limits<float>::infinity();
         }
     }
-    brick_groups_.resize((m + 3) / 4);
-    for (std::size_t e = 0; e < brick_groups_.size() * 4; ++e)
-        set_lane(brick_groups_[e / 4], static_cast<int>(e % 4), e < m ? cand_[e] : far_lane());
+    brick_groups_.resize((m + kL - 1) / kL);
+    for (std::size_t e = 0; e < brick_groups_.size() * kL; ++e)
+        set_lane(brick_groups_[e / kL], static_cast<int>(e % kL), e < m ? cand_[e] : far_lane());
 }
 
-const std::vector<BrickNearest::Hit>& BrickNearest::run() {
+// An AVX2 clone, chosen at run time, bounds a group's 8 lanes at once (the default one in two
+// halves of 4); AVX2 without FMA keeps every double operation as it is, so both give the same hits.
+__attribute__((target_clones("avx2", "default"))) const std::vector<BrickNearest::Hit>& BrickNearest::run() {
     hits_.clear();
+    boxes();
     if (hi_[8][0] < 0) return hits_;
     const TriangleBvh& bvh = ix_.bvh;
     const GridSpec& grid = ix_.grid;
@@ -229,19 +281,16 @@ const std::vector<BrickNearest::Hit>& BrickNearest::run() {
     gather(c, std::sqrt(hc.closest.distance2) + 2 * h + slack);
     const std::size_t m = slot_.size();
     pack(c, h + grid.voxel_size);
-    low_.resize(brick_groups_.size() * 4);
+    low_.resize(brick_groups_.size() * kL);
     exact_.resize(m);
     auto exact2 = [&](const Vec3d& x, std::size_t e) {
         const auto& t = bvh.corners_at(slot_[e]);
         return closest_point_on_triangle(x, t[0], t[1], t[2]);
     };
-    auto bounds = [&](const std::vector<Group>& groups, std::size_t count, const Vec3d& x) {
+    const bool wide = has_avx2();
+    auto bounds = [&](const std::vector<Group>& groups, std::size_t count, const Vec3d& x) __attribute__((always_inline)) {
         const Vec3d p = x - c;
-        const Lanes px = splat(static_cast<float>(p.x)), py = splat(static_cast<float>(p.y)), pz = splat(static_cast<float>(p.z));
-        for (std::size_t g = 0; g * 4 < count; ++g) {
-            const Lanes l = lower_bounds(groups[g], px, py, pz);
-            __builtin_memcpy(&low_[g * 4], &l, sizeof l);
-        }
+        group_bounds(wide, groups.data(), count, static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(p.z), low_.data());
     };
     // Above these, a candidate is provably farther than `d2` (lower bound vs exact double).
     auto beyond = [](float low, double d2) { return static_cast<double>(low) > d2 * (1 + 1e-12); };
@@ -277,53 +326,51 @@ const std::vector<BrickNearest::Hit>& BrickNearest::run() {
         }
         std::sort(sub_.begin(), sub_.end());
         const std::size_t ms = sub_.size();
-        sub_groups_.resize((ms + 3) / 4);
-        for (std::size_t e = 0; e < sub_groups_.size() * 4; ++e)
-            set_lane(sub_groups_[e / 4], static_cast<int>(e % 4), e < ms ? cand_[sub_[e].second] : far_lane());
-        // Per voxel: the exact distance to the previous voxel's closest candidate (the seed), then
-        // the candidates not yet excluded by their distance to c' (sorted: a prefix of sub_);
-        // among those, exact distances only for the one with the smallest float bound and for the
-        // others whose bound does not exceed the best exact distance so far.
+        sub_d_.resize(ms);
+        for (std::size_t e = 0; e < ms; ++e) sub_d_[e] = sub_[e].first;
+        sub_groups_.resize((ms + kL - 1) / kL);
+        for (std::size_t e = 0; e < sub_groups_.size() * kL; ++e)
+            set_lane(sub_groups_[e / kL], static_cast<int>(e % kL), e < ms ? cand_[sub_[e].second] : far_lane());
+        // Per voxel: the float bounds of the candidates that can be nearest (sub_ is sorted by
+        // distance to c': a prefix), the exact distance to the one with the least bound (usually
+        // the nearest), then to each other whose bound does not exceed the best exact distance so
+        // far. Every candidate at the minimal distance is computed (its bound is below it), so the
+        // tie rule below decides among all of them whatever the order of the computations.
         std::size_t seed = 0;  // the previous voxel's closest candidate (index into sub_)
         for (std::uint16_t o : voxels_[static_cast<std::size_t>(q)]) {
             const Vec3d x = grid.center(x0_ + (o & 7), y0_ + ((o >> 3) & 7), z0_ + (o >> 6));
             const double rx = length(x - cq);
-            ClosestPoint best_cp = exact2(x, sub_[seed].second);
-            double best2 = best_cp.distance2;
-            std::size_t best = seed;
-            const double cut = std::sqrt(best2) + slack;
-            // This and all later candidates are farther than the seed.
+            // sub_'s first candidate is within sub_[0].first + rx of x; a candidate farther than
+            // that from x by more than the rounding (its distance to c' less rx) is not nearest.
+            const double cut = sub_[0].first + rx + slack;
             std::size_t w = 0;
-            while (w < ms && !(sub_[w].first - rx > cut)) ++w;
+            for (std::size_t e = 0; e < ms; ++e) w += !(sub_d_[e] - rx > cut);
             bounds(sub_groups_, w, x);
-            // Equal distances: the first in the scan order (the seed, then sub_'s order), or with
-            // bvh_ties the first in the BVH query's order.
+            std::size_t least = 0;
+            float least_low = low_[0];
+            for (std::size_t e = 1; e < w; ++e) {
+                const float v = low_[e];
+                least = v < least_low ? e : least;
+                least_low = std::min(v, least_low);
+            }
+            ClosestPoint best_cp = exact2(x, sub_[least].second);
+            double best2 = best_cp.distance2;
+            std::size_t best = least;
+            // Equal distances: the previous voxel's closest (the seed) if it is among them, else the
+            // first in sub_'s order; with bvh_ties the first in the BVH query's order.
             auto consider = [&](std::size_t e) {
                 const ClosestPoint cp = exact2(x, sub_[e].second);
                 const double d2 = cp.distance2;
                 bool better = d2 < best2;
                 if (d2 == best2) {
                     if (ix_.bvh_ties) better = ix_.before(x, slot_[sub_[e].second], slot_[sub_[best].second]);
-                    else better = best != seed && e < best;
+                    else better = e == seed || (best != seed && e < best);
                 }
                 if (better) best2 = d2, best = e, best_cp = cp;
             };
-            // The candidate with the least bound first (usually the closest: few exact distances
-            // follow), then the others in order.
-            if (seed < w) low_[seed] = std::numeric_limits<float>::infinity();
-            std::size_t least = 0;
-            float least_low = std::numeric_limits<float>::infinity();
-            for (std::size_t e = 0; e < w; ++e) {
-                const float v = low_[e];
-                least = v < least_low ? e : least;
-                least_low = std::min(v, least_low);
-            }
-            if (!beyond(least_low, best2)) {
-                consider(least);
-                low_[least] = std::numeric_limits<float>::infinity();
-                for (std::size_t e = 0; e < w; ++e)
-                    if (!beyond(low_[e], best2)) consider(e);
-            }
+            low_[least] = std::numeric_limits<float>::infinity();
+            for (std::size_t e = 0; e < w; ++e)
+                if (!beyond(low_[e], best2)) consider(e);
             seed = best;
             hits_.push_back({o, slot_[sub_[best].second], std::sqrt(best2), best_cp});
         }

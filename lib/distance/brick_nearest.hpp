@@ -5,14 +5,18 @@
 // d_c + |v - c| <= d_c + h of the mesh (h: the half diagonal of the voxels' box), so its closest
 // triangle lies within R = d_c + 2h of c. The triangles within R of c (found through the BVH, exact
 // point-triangle distances) are the brick's candidates, sorted by their distance to c; each 4^3
-// sub-block keeps those within d' + 2h' of its own centre, sorted likewise; a voxel scans them in
-// that order, starting from its predecessor's closest triangle, skips a candidate whose box is
-// farther than the best distance so far, and stops at the first whose distance to the centre, less
-// |v - centre|, exceeds it. The result is the minimum of the same point-triangle distances the BVH
-// query takes its minimum over, so the same value, bit for bit.
-// Ties (several triangles at the same minimal squared distance): with `bvh_ties`, the triangle the
-// BVH query (TriangleBvh::closest, any bound) returns, i.e. the first of them in its depth-first
-// nearer-child-first order for that voxel; without, the first met in the scan.
+// sub-block keeps those within d' + 2h' of its own centre, sorted likewise. A voxel v takes the
+// prefix of that list that can hold its nearest triangle (distance to the centre, less |v - centre|,
+// at most the first one's plus |v - centre|), float lower bounds of their distances to v (8 at a
+// time; an AVX2 clone of run() is chosen at run time), the exact distance to the one with the
+// least bound, then to every other whose bound does not exceed the best exact distance so far.
+// The result is the minimum of the same point-triangle distances the BVH query takes its minimum
+// over, so the same value, bit for bit.
+// Ties (several triangles at the same minimal squared distance; all of them are computed exactly):
+// with `bvh_ties`, the triangle the BVH query (TriangleBvh::closest, any bound) returns, i.e. the
+// first of them in its depth-first nearer-child-first order for that voxel; without, the previous
+// voxel's nearest (in the order added, within the sub-block) if it is among them, else the first in
+// the sub-block's sorted list.
 // Thread use: one BrickNearest per thread over a shared NearestIndex.
 #include <array>
 #include <cstdint>
@@ -79,14 +83,16 @@ public:
     // The added voxels' nearest triangles and distances (by sub-block, in the order added).
     const std::vector<Hit>& run();
 
-    // Float data of one candidate triangle, relative to the brick's centre (brick_nearest.cpp).
+    // Float data of one candidate triangle, relative to the brick's centre (brick_nearest.cpp),
+    // stored for kLanes candidates at a time: field k of candidate kLanes g + n is f[k][n] of group g.
     static constexpr int kFields = 29;
-    typedef float Lanes __attribute__((vector_size(16)));  // 4 candidates, one field
+    static constexpr int kLanes = 8;
     struct Group {
-        Lanes f[kFields];
+        alignas(32) float f[kFields][kLanes];
     };
 
 private:
+    void boxes();  // lo_, hi_ from voxels_
     void gather(const Vec3d& c, double reach);
     void pack(const Vec3d& c, double reach_p);
     const NearestIndex& ix_;
@@ -97,11 +103,12 @@ private:
     std::vector<std::pair<double, std::uint32_t>> sorted_;
     std::vector<std::uint32_t> slot_;
     std::vector<std::array<float, kFields>> cand_;  // per candidate, in sorted_ order
-    std::vector<Group> brick_groups_;               // the same, 4 candidates per group
+    std::vector<Group> brick_groups_;               // the same, kLanes candidates per group
     std::vector<Group> sub_groups_;                 // a sub-block's candidates, in sub_ order
     std::vector<float> low_;                        // lower bounds of squared distances, per candidate
     std::vector<double> exact_;                     // a sub-block centre's exact distances (-1: not computed)
     std::vector<std::pair<double, std::uint32_t>> sub_;
+    std::vector<double> sub_d_;  // sub_'s distances, contiguous
     std::vector<Hit> hits_;
 };
 

@@ -1,6 +1,6 @@
 // The narrow-band voxelizer (voxel/band.hpp): the layers of the dense voxelizer within B voxels
 // of the surface, in bricks of 8^3, with tiles of +-B beyond. Phases, each scaling with the band:
-//   1. surface voxels, per triangle (13-axis SAT near its plane, surface.hpp), collected, sorted, unique;
+//   1. surface voxels, per triangle (13-axis SAT near its plane, surface.hpp), collected per thread;
 //   2. band blocks: every block within B voxels (Chebyshev) of a surface voxel's block gets a
 //      brick of working cells (work.hpp's encoding: (distance << 1) | inside, surface 0);
 //   3. the inside bit of every brick voxel and of one voxel per tiled block: x-row crossing parity
@@ -12,7 +12,7 @@
 //      inside/outside), which gives the same distances as the sweeps of layers.cpp up to B; run
 //      level by level on bit masks (8 words of 64 bits per brick);
 //   5. bricks whose every voxel reads +B (or -B) become tiles.
-// Threads: TBB; the result does not depend on the schedule (sorted surface list, BFS levels
+// Threads: TBB; the result does not depend on the schedule (the surface marks are idempotent, BFS levels
 // computed brick by brick from the previous level only). Method: docs/voxelize.md, "Narrow band".
 #include "voxel/band.hpp"
 
@@ -26,7 +26,6 @@
 #include <tbb/blocked_range.h>
 #include <tbb/combinable.h>
 #include <tbb/parallel_for.h>
-#include <tbb/parallel_sort.h>
 
 #include "core/clock.hpp"
 #include "core/error.hpp"
@@ -64,7 +63,11 @@ struct Band {
     }
 };
 
-std::uint64_t linear(const GridSpec& g, int i, int j, int k) { return g.index(i, j, k); }
+static_assert(kMaxGridDim < (1 << 21));
+std::uint64_t pack_ijk(int i, int j, int k) {
+    return static_cast<std::uint64_t>(i) | static_cast<std::uint64_t>(j) << 21 | static_cast<std::uint64_t>(k) << 42;
+}
+int unpack(std::uint64_t v, int axis) { return static_cast<int>((v >> (21 * axis)) & ((1u << 21) - 1)); }
 
 }  // namespace
 
@@ -92,22 +95,20 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
 
     // 1. Surface voxels.
     auto t0 = Clock::now();
-    std::vector<std::uint64_t> surface;
-    {
-        tbb::combinable<std::vector<std::uint64_t>> found;
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, mesh.triangles.size(), 256), [&](const tbb::blocked_range<std::size_t>& r) {
-            std::vector<std::uint64_t>& mine = found.local();
-            for (std::size_t t = r.begin(); t != r.end(); ++t) {
-                const auto& tri = mesh.triangles[t];
-                voxel_detail::for_each_surface_voxel(
-                    g, mesh.vertices[tri[0]], mesh.vertices[tri[1]], mesh.vertices[tri[2]], [](int, int, int) { return false; },
-                    [&](int i, int j, int k) { mine.push_back(linear(g, i, j, k)); });
-            }
-        });
-        found.combine_each([&](const std::vector<std::uint64_t>& v) { surface.insert(surface.end(), v.begin(), v.end()); });
-        tbb::parallel_sort(surface.begin(), surface.end());
-        surface.erase(std::unique(surface.begin(), surface.end()), surface.end());
-    }
+    // Per thread, the surface voxels its triangles overlap (repeats allowed: marking is idempotent),
+    // as i | j << 21 | k << 42 (kMaxGridDim < 2^21).
+    tbb::combinable<std::vector<std::uint64_t>> found;
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, mesh.triangles.size(), 256), [&](const tbb::blocked_range<std::size_t>& r) {
+        std::vector<std::uint64_t>& mine = found.local();
+        for (std::size_t t = r.begin(); t != r.end(); ++t) {
+            const auto& tri = mesh.triangles[t];
+            voxel_detail::for_each_surface_voxel(
+                g, mesh.vertices[tri[0]], mesh.vertices[tri[1]], mesh.vertices[tri[2]], [](int, int, int) { return false; },
+                [&](int i, int j, int k) { mine.push_back(pack_ijk(i, j, k)); });
+        }
+    });
+    std::vector<std::vector<std::uint64_t>> surface;
+    found.combine_each([&](std::vector<std::uint64_t>& v) { surface.push_back(std::move(v)); });
     out.seconds_surface = seconds_since(t0);
     progress.report("surface", 1.0);
 
@@ -117,19 +118,11 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
     w.cells.reset(g, 0);
     {
         const auto& bl = w.cells.blocks;
-        std::vector<std::uint8_t> in_band(w.cells.block_count(), 0);
-        std::vector<std::size_t> surface_blocks;
-        surface_blocks.reserve(surface.size() / 8 + 1);
-        for (std::uint64_t v : surface) {
-            const int i = static_cast<int>(v % static_cast<std::uint64_t>(nx));
-            const int j = static_cast<int>((v / static_cast<std::uint64_t>(nx)) % static_cast<std::uint64_t>(ny));
-            const int k = static_cast<int>(v / (static_cast<std::uint64_t>(nx) * static_cast<std::uint64_t>(ny)));
-            const std::size_t b = w.cells.block_of(i, j, k);
-            if (surface_blocks.empty() || surface_blocks.back() != b) surface_blocks.push_back(b);
-        }
-        std::sort(surface_blocks.begin(), surface_blocks.end());
-        surface_blocks.erase(std::unique(surface_blocks.begin(), surface_blocks.end()), surface_blocks.end());
-        for (std::size_t b : surface_blocks) {
+        std::vector<std::uint8_t> surface_block(w.cells.block_count(), 0), in_band(w.cells.block_count(), 0);
+        for (const auto& list : surface)
+            for (std::uint64_t v : list) surface_block[w.cells.block_of(unpack(v, 0), unpack(v, 1), unpack(v, 2))] = 1;
+        for (std::size_t b = 0; b < surface_block.size(); ++b) {
+            if (!surface_block[b]) continue;
             const auto c = w.cells.block_coords(b);
             int lo[3], hi[3];
             for (int a = 0; a < 3; ++a) {
@@ -148,16 +141,15 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
             if (in_band[b]) w.cells.index[b] = n++;
         w.cells.bricks.assign(static_cast<std::size_t>(n) * kBrickVoxels, kUnknown);
     }
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, surface.size(), 4096), [&](const tbb::blocked_range<std::size_t>& r) {
-        for (std::size_t e = r.begin(); e != r.end(); ++e) {
-            const std::uint64_t v = surface[e];
-            const int i = static_cast<int>(v % static_cast<std::uint64_t>(nx));
-            const int j = static_cast<int>((v / static_cast<std::uint64_t>(nx)) % static_cast<std::uint64_t>(ny));
-            const int k = static_cast<int>(v / (static_cast<std::uint64_t>(nx) * static_cast<std::uint64_t>(ny)));
-            *w.cell(i, j, k) = 0;
-        }
-    });
-    std::vector<std::uint64_t>().swap(surface);
+    // Surface cells to 0 (a voxel listed by several threads gets the same store from each).
+    for (const auto& list : surface)
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, list.size(), 4096), [&](const tbb::blocked_range<std::size_t>& r) {
+            for (std::size_t e = r.begin(); e != r.end(); ++e) {
+                const std::uint64_t v = list[e];
+                std::atomic_ref<std::uint16_t>(*w.cell(unpack(v, 0), unpack(v, 1), unpack(v, 2))).store(0, std::memory_order_relaxed);
+            }
+        });
+    std::vector<std::vector<std::uint64_t>>().swap(surface);
 
     // 3. Inside bits: every non-surface voxel of the bricks, one voxel per tiled block.
     {
