@@ -100,8 +100,9 @@ enum : int {
     kSlack = 28,  // bound on the float result's error (squared distance), for points within the reach
 };
 
-typedef float Lanes4 __attribute__((vector_size(16)));
-typedef float Lanes8 __attribute__((vector_size(32)));
+// may_alias: a group's rows, written as floats, are read through these vector types.
+typedef float Lanes4 __attribute__((vector_size(16), may_alias));
+typedef float Lanes8 __attribute__((vector_size(32), may_alias));
 
 // A group's fields for the V-wide lanes from lane0 on (Group: 32-byte aligned rows of kLanes floats).
 template <class V>
@@ -111,10 +112,8 @@ struct Fields {
     [[gnu::always_inline]] const V& operator[](int k) const { return *reinterpret_cast<const V*>(&g.f[k][lane0]); }
 };
 
-// Lower bounds of the squared distances from p (relative to the brick's centre) to the V-wide
-// lanes from lane0 of a group: the point-triangle distance in float (face region by the three
-// edge tests, else the nearest of the three edges), less the candidate's error bound. Branch free
-// over the lanes. Any valid lower bound gives the same results (bounds only skip candidates).
+// The squared distance from (x, y, z) (relative to the edge's start) to edge e of the lanes, the
+// parameter clamped to the edge (inv: its 1 / length^2 field).
 // (Vectors pass by reference: no 32-byte vector crosses a call of the default target.)
 template <class V>
 [[gnu::always_inline]] inline void segment2(const V& x, const V& y, const V& z, const Fields<V>& f, int e, int inv, V& out) {
@@ -126,6 +125,10 @@ template <class V>
     const V rx = x - ex * t, ry = y - ey * t, rz = z - ez * t;
     out = rx * rx + ry * ry + rz * rz;
 }
+// Lower bounds of the squared distances from p (relative to the brick's centre) to the V-wide
+// lanes from lane0 of a group: the point-triangle distance in float (face region by the three
+// edge tests, else the nearest of the three edges), less the candidate's error bound. Branch free
+// over the lanes. Any valid lower bound gives the same results (bounds only skip candidates).
 template <class V>
 [[gnu::always_inline]] inline void lower_bounds(const Group& g, int lane0, float pxs, float pys, float pzs, float* out) {
     const Fields<V> f{g, lane0};
@@ -149,14 +152,9 @@ template <class V>
     __builtin_memcpy(out, &low, sizeof low);
 }
 
-// The CPU and the system support AVX2 (libgcc checks both): the same test as the clones' resolver.
-bool has_avx2() {
-    static const bool yes = (__builtin_cpu_init(), __builtin_cpu_supports("avx2") != 0);
-    return yes;
-}
-
-// The bounds of the first `count` candidates of `groups` at p, into low[0, whole groups): 8 lanes
-// at once in run()'s AVX2 clone, two halves of 4 in its default one.
+// The bounds of the first `count` candidates of `groups` at p, into low[0, count): whole groups
+// of 8 lanes when `wide` (run()'s AVX2 clone), else halves of 4 (the default clone's; a group's
+// second half is left as it was when no candidate lies in it).
 [[gnu::always_inline]] inline void group_bounds(bool wide, const Group* groups, std::size_t count, float px, float py, float pz,
                                                 float* low) {
     for (std::size_t g = 0; g * kL < count; ++g) {
@@ -287,7 +285,7 @@ __attribute__((target_clones("avx2", "default"))) const std::vector<BrickNearest
         const auto& t = bvh.corners_at(slot_[e]);
         return closest_point_on_triangle(x, t[0], t[1], t[2]);
     };
-    const bool wide = has_avx2();
+    const bool wide = wide_;
     auto bounds = [&](const std::vector<Group>& groups, std::size_t count, const Vec3d& x) __attribute__((always_inline)) {
         const Vec3d p = x - c;
         group_bounds(wide, groups.data(), count, static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(p.z), low_.data());

@@ -9,6 +9,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "core/cpu.hpp"
 #include "math/solid_angle.hpp"
 
 #if defined(__x86_64__)
@@ -253,17 +254,6 @@ struct FastWindingPackets {
     }
 };
 #pragma GCC pop_options
-namespace {
-// The CPU and the system support AVX (libgcc checks both).
-bool has_avx() {
-    static const bool yes = (__builtin_cpu_init(), __builtin_cpu_supports("avx") != 0);
-    return yes;
-}
-}  // namespace
-#else
-namespace {
-bool has_avx() { return false; }
-}  // namespace
 #endif
 
 void FastWinding::at_packet(std::span<const Vec3d> points, std::span<double> out) const {
@@ -273,8 +263,8 @@ void FastWinding::at_packet(std::span<const Vec3d> points, std::span<double> out
     std::fill(sum, sum + m, 0.0);
     const auto& nodes = bvh_.nodes();
     if (nodes.empty() || m == 0) {
-    } else if (has_avx()) {
 #if defined(HP_WINDING_AVX)
+    } else if (cpu_has_avx()) {
         double px[kPacket], py[kPacket], pz[kPacket];
         for (std::size_t i = 0; i < m; ++i) px[i] = points[i].x, py[i] = points[i].y, pz[i] = points[i].z;
         FastWindingPackets::walk<AvxLanes>(*this, px, py, pz, m, sum);

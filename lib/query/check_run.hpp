@@ -65,7 +65,8 @@ QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress 
 // queries, budget, warmup, latencies, queries over budget and their fraction, rate, criterion and
 // the queries' counts (summed, or averaged over the queries). Returns whether the timing passes:
 // the fraction over budget at most spec.max_over_budget, or (when that is negative) p99 within
-// the budget.
+// the budget. An empty run reports zero latencies and averages (the readers refuse an empty pose
+// list, so no report has one).
 bool add_run_figures(nlohmann::json& report, const QueryCheck& check, const QueryCheckSpec& spec);
 
 // The name a report gives a file: its path, or its name alone (spec.file_names_only).

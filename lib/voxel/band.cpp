@@ -141,7 +141,8 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
             if (in_band[b]) w.cells.index[b] = n++;
         w.cells.bricks.assign(static_cast<std::size_t>(n) * kBrickVoxels, kUnknown);
     }
-    // Surface cells to 0 (a voxel listed by several threads gets the same store from each).
+    // Surface cells to 0. A thread's list may hold a voxel twice (two of its triangles touch it), and the
+    // halves of a list run on different workers: relaxed atomic stores of the same 0.
     for (const auto& list : surface)
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, list.size(), 4096), [&](const tbb::blocked_range<std::size_t>& r) {
             for (std::size_t e = r.begin(); e != r.end(); ++e) {

@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <limits>
 #include <random>
+#include <tuple>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -64,49 +66,124 @@ hp::TriMesh soup(std::mt19937_64& rng, int count, double size, const hp::Vec3d& 
     return m;
 }
 
+// Without BVH ties, the triangle the rule picks among the voxels of one sub-block (in the order
+// added): the previous voxel's if it is at the least squared distance, else, of those at it, the
+// first by distance to the centre of the sub-block's voxels, then by distance to the centre of the
+// brick's voxels, then by slot (the order of the sub-block's candidate list). Every slot is scanned.
+class TieReference {
+public:
+    TieReference(const hp::TriangleBvh& bvh, std::size_t slots) : bvh_(bvh), slots_(slots) {}
+    // The centres of the sub-block's and the brick's voxel boxes; forgets the previous voxel.
+    void sub_block(const hp::Vec3d& sub_centre, const hp::Vec3d& brick_centre) {
+        cq_ = sub_centre, c_ = brick_centre, previous_ = kNone;
+    }
+    // The slot for voxel centre x; `ties` counts the voxels with more than one triangle at the least distance.
+    std::uint32_t pick(const hp::Vec3d& x, std::size_t& ties) {
+        double least = std::numeric_limits<double>::infinity();
+        std::vector<std::uint32_t> at;
+        for (std::uint32_t s = 0; s < slots_; ++s) {
+            const double d2 = distance2(x, s);
+            if (d2 < least) least = d2, at.clear();
+            if (d2 == least) at.push_back(s);
+        }
+        ties += at.size() > 1;
+        std::uint32_t best = at[0];
+        for (std::uint32_t s : at) {
+            if (s == previous_) {
+                best = s;
+                break;
+            }
+            const auto key = [&](std::uint32_t t) { return std::tuple(std::sqrt(distance2(cq_, t)), std::sqrt(distance2(c_, t)), t); };
+            if (key(s) < key(best)) best = s;
+        }
+        return previous_ = best;
+    }
+
+private:
+    static constexpr std::uint32_t kNone = ~0u;
+    double distance2(const hp::Vec3d& x, std::uint32_t s) const {
+        const auto& t = bvh_.corners_at(s);
+        return hp::closest_point_on_triangle(x, t[0], t[1], t[2]).distance2;
+    }
+    const hp::TriangleBvh& bvh_;
+    std::size_t slots_;
+    hp::Vec3d cq_, c_;
+    std::uint32_t previous_ = kNone;
+};
+
+// The centre of the box of the voxels `offsets` (of the brick at x0, y0, z0) that satisfy `keep`.
+template <class Keep>
+hp::Vec3d box_centre(const hp::GridSpec& grid, int x0, int y0, int z0, const std::vector<int>& offsets, Keep keep) {
+    int lo[3] = {8, 8, 8}, hi[3] = {-1, -1, -1};
+    for (int o : offsets) {
+        if (!keep(o)) continue;
+        const int v[3] = {o & 7, (o >> 3) & 7, o >> 6};
+        for (int k = 0; k < 3; ++k) lo[k] = std::min(lo[k], v[k]), hi[k] = std::max(hi[k], v[k]);
+    }
+    return (grid.center(x0 + lo[0], y0 + lo[1], z0 + lo[2]) + grid.center(x0 + hi[0], y0 + hi[1], z0 + hi[2])) * 0.5;
+}
+
 // Every voxel of `bricks` random blocks near the mesh (and a few voxels of a partial brick),
-// against the BVH query and a brute-force scan.
-void check(const hp::TriMesh& mesh, const hp::GridSpec& grid, int bricks, std::uint64_t seed) {
+// against the BVH query and a brute-force scan, with both ways of bounding (8 lanes, halves of 4);
+// without BVH ties, the chosen triangle and closest point against TieReference. `tied` (if given)
+// receives the number of voxels with several triangles at the least distance.
+void check(const hp::TriMesh& mesh, const hp::GridSpec& grid, int bricks, std::uint64_t seed, std::size_t* tied_out = nullptr) {
     const hp::TriangleBvh bvh(mesh);
     const hp::NearestIndex ties(bvh, grid, true), first(bvh, grid, false);
-    hp::BrickNearest with_ties(ties), without(first);
-    std::mt19937_64 rng(seed);
-    std::size_t checked = 0;
-    for (int n = 0; n < bricks; ++n) {
-        const int x0 = static_cast<int>(rng() % static_cast<std::uint64_t>(grid.dims[0] / 8)) * 8;
-        const int y0 = static_cast<int>(rng() % static_cast<std::uint64_t>(grid.dims[1] / 8)) * 8;
-        const int z0 = static_cast<int>(rng() % static_cast<std::uint64_t>(grid.dims[2] / 8)) * 8;
-        const bool partial = n % 4 == 3;  // some voxels only, in a scattered order
-        for (hp::BrickNearest* b : {&with_ties, &without}) {
-            b->begin(x0, y0, z0);
+    TieReference reference(bvh, mesh.triangles.size());
+    std::size_t checked = 0, tied = 0;
+    for (const bool wide : {true, false}) {
+        hp::BrickNearest with_ties(ties, wide), without(first, wide);
+        std::mt19937_64 rng(seed);
+        for (int n = 0; n < bricks; ++n) {
+            const int x0 = static_cast<int>(rng() % static_cast<std::uint64_t>(grid.dims[0] / 8)) * 8;
+            const int y0 = static_cast<int>(rng() % static_cast<std::uint64_t>(grid.dims[1] / 8)) * 8;
+            const int z0 = static_cast<int>(rng() % static_cast<std::uint64_t>(grid.dims[2] / 8)) * 8;
+            const bool partial = n % 4 == 3;  // some voxels only, in a scattered order
+            std::vector<int> added;
             for (int o = 0; o < 512; ++o) {
                 const int v = partial ? (o * 37) % 512 : o;
                 if (partial && (o % 3) != 0) continue;
-                b->add(v & 7, (v >> 3) & 7, v >> 6);
+                added.push_back(v);
+            }
+            for (hp::BrickNearest* b : {&with_ties, &without}) {
+                b->begin(x0, y0, z0);
+                for (int v : added) b->add(v & 7, (v >> 3) & 7, v >> 6);
+            }
+            const auto& a = with_ties.run();
+            const auto& b = without.run();
+            ASSERT_EQ(a.size(), b.size());
+            const hp::Vec3d brick_centre = box_centre(grid, x0, y0, z0, added, [](int) { return true; });
+            auto sub_of = [](int o) { return (o & 4) >> 2 | ((o >> 3) & 4) >> 1 | (o >> 6 & 4); };
+            for (std::size_t i = 0; i < a.size(); ++i) {
+                const int o = a[i].offset;
+                const hp::Vec3d x = grid.center(x0 + (o & 7), y0 + ((o >> 3) & 7), z0 + (o >> 6));
+                const hp::MeshHit q = bvh.closest(x);
+                double brute = std::numeric_limits<double>::infinity();
+                for (const auto& t : mesh.triangles)
+                    brute = std::min(brute, hp::closest_point_on_triangle(x, mesh.vertices[t[0]], mesh.vertices[t[1]],
+                                                                          mesh.vertices[t[2]]).distance2);
+                ASSERT_EQ(bvh.triangle_at(a[i].slot), q.triangle) << x0 << " " << y0 << " " << z0 << " offset " << o;
+                ASSERT_EQ(std::memcmp(&a[i].closest.distance2, &q.closest.distance2, sizeof(double)), 0);
+                ASSERT_EQ(a[i].closest.point, q.closest.point);
+                ASSERT_EQ(a[i].distance, std::sqrt(q.closest.distance2));
+                ASSERT_EQ(b[i].offset, a[i].offset);
+                ASSERT_EQ(b[i].closest.distance2, brute);
+                ASSERT_EQ(b[i].distance, std::sqrt(brute));
+                // Hits come by sub-block, each sub-block's together: a new one restarts the rule.
+                if (i == 0 || sub_of(b[i - 1].offset) != sub_of(o))
+                    reference.sub_block(box_centre(grid, x0, y0, z0, added, [&](int v) { return sub_of(v) == sub_of(o); }),
+                                        brick_centre);
+                const std::uint32_t slot = reference.pick(x, tied);
+                ASSERT_EQ(b[i].slot, slot) << x0 << " " << y0 << " " << z0 << " offset " << o << (wide ? " wide" : " halves");
+                const auto& t = bvh.corners_at(slot);
+                ASSERT_EQ(b[i].closest.point, hp::closest_point_on_triangle(x, t[0], t[1], t[2]).point);
+                ++checked;
             }
         }
-        const auto& a = with_ties.run();
-        const auto& b = without.run();
-        ASSERT_EQ(a.size(), b.size());
-        for (std::size_t i = 0; i < a.size(); ++i) {
-            const int o = a[i].offset;
-            const hp::Vec3d x = grid.center(x0 + (o & 7), y0 + ((o >> 3) & 7), z0 + (o >> 6));
-            const hp::MeshHit q = bvh.closest(x);
-            double brute = std::numeric_limits<double>::infinity();
-            for (const auto& t : mesh.triangles)
-                brute = std::min(brute, hp::closest_point_on_triangle(x, mesh.vertices[t[0]], mesh.vertices[t[1]],
-                                                                      mesh.vertices[t[2]]).distance2);
-            ASSERT_EQ(bvh.triangle_at(a[i].slot), q.triangle) << x0 << " " << y0 << " " << z0 << " offset " << o;
-            ASSERT_EQ(std::memcmp(&a[i].closest.distance2, &q.closest.distance2, sizeof(double)), 0);
-            ASSERT_EQ(a[i].closest.point, q.closest.point);
-            ASSERT_EQ(a[i].distance, std::sqrt(q.closest.distance2));
-            ASSERT_EQ(b[i].offset, a[i].offset);
-            ASSERT_EQ(b[i].closest.distance2, brute);
-            ASSERT_EQ(b[i].distance, std::sqrt(brute));
-            ++checked;
-        }
     }
-    EXPECT_GT(checked, static_cast<std::size_t>(bricks) * 100);
+    EXPECT_GT(checked, static_cast<std::size_t>(bricks) * 200);
+    if (tied_out) *tied_out = tied;
 }
 
 hp::GridSpec grid_over(const hp::Aabb& box, double s) { return hp::grid_around(box, s, 2); }
@@ -118,7 +195,9 @@ TEST(BrickNearest, TiesOnATessellatedPlaneAsTheBvhQuery) {
     hp::GridSpec grid = grid_over(plane.bounds(), s);
     grid.origin = {-2.0, -2.0, -2.0};
     grid.dims = {64, 64, 24};
-    check(plane, grid, 24, 1);
+    std::size_t tied = 0;
+    check(plane, grid, 24, 1, &tied);
+    EXPECT_GT(tied, 100u);  // the tie rule is exercised
 }
 
 TEST(BrickNearest, SliversAndDegenerateTrianglesAsTheBvhQuery) {

@@ -14,7 +14,7 @@
 #include "field/field.hpp"
 #include "spheretree/tree.hpp"
 #include "voxel/brick.hpp"
-#include "../query/point_object.hpp"
+#include "../core/point_object.hpp"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include "formats/vdb.hpp"
 #include "contact/query.hpp"
 #include "../core/sampled_field.hpp"
-#include "point_object.hpp"
+#include "../core/point_object.hpp"
 
 namespace hp_test {
 

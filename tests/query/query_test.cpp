@@ -10,7 +10,7 @@
 
 #include "core/error.hpp"
 #include "../core/sampled_field.hpp"
-#include "point_object.hpp"
+#include "../core/point_object.hpp"
 
 using hp::Vec3d;
 using hp::test::cube_grid;

@@ -15,7 +15,7 @@
 #include "query/timing.hpp"
 #include "../core/sampled_field.hpp"
 #include "../core/temp_dir.hpp"
-#include "point_object.hpp"
+#include "../core/point_object.hpp"
 
 using hp::Vec3d;
 using hp::test::cube_grid;
