@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <type_traits>
 
@@ -18,7 +19,6 @@
 #include <openvdb/io/GridDescriptor.h>
 #include <openvdb/openvdb.h>
 #include <openvdb/tools/Prune.h>
-#include <openvdb/tree/LeafManager.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -206,63 +206,109 @@ std::uint32_t file_compression() {
     return c;
 }
 
+// Every leaf's bytes as LeafNode::writeBuffers writes them into the stream (value mask, then
+// io::writeCompressedValues: mask metadata byte, inactive values, selection mask, Blosc block),
+// serialized once, on all threads, in chunks of leaves. OpenVDB's own writer compresses every leaf
+// twice: once for the delayed-load metadata (each leaf's mask metadata and compressed size), once
+// into the stream. Here that metadata is read off the serialized bytes, and the bytes after the
+// value mask are kept until the stream reaches the leaf buffers, in the leaf's own value buffer:
+// the trees are the writer's own and are not read again (their topology lives in the nodes'
+// masks), and the compressed bytes nearly always fit in the 512 values they encode. So a grid is
+// compressed once and the save needs no memory beyond the trees; the rare leaf whose bytes do not
+// fit (incompressible values plus a selection mask) keeps them in a string of its own.
 template <class GridT>
-void delayed_load_metadata(const GridT& grid, openvdb::io::DelayedLoadMetadata& meta, std::uint32_t compression) {
+class SerializedLeaves {
+public:
     using TreeT = typename GridT::TreeType;
+    using ValueT = typename TreeT::ValueType;
     using LeafT = typename TreeT::LeafNodeType;
     using MaskT = typename LeafT::NodeMaskType;
-    const TreeT& tree = grid.constTree();
-    const openvdb::Index32 count = tree.leafCount();
-    if (count == 0) return;
-    meta.resizeMask(count);
-    const bool sizes = compression & (openvdb::io::COMPRESS_BLOSC | openvdb::io::COMPRESS_ZIP);
-    if (sizes) meta.resizeCompressedSize(count);
-    const auto background = tree.background();
-    openvdb::tree::LeafManager<const TreeT> leaves(tree);
-    leaves.foreach([&](const LeafT& leaf, std::size_t n) {
-        openvdb::io::MaskCompress<typename TreeT::ValueType, MaskT> mask(leaf.valueMask(), MaskT(), leaf.buffer().data(), background);
-        meta.setMask(n, mask.metadata);
-        if (sizes)
-            meta.setCompressedSize(n, openvdb::io::writeCompressedValuesSize(leaf.buffer().data(), LeafT::SIZE, leaf.valueMask(),
-                                                                            mask.metadata, grid.saveFloatAsHalf(), compression) +
-                                          8);
-    });
-}
 
-template <class GridT>
-void write_buffers(std::ostream& os, const GridT& grid, std::uint32_t compression) {
-    using TreeT = typename GridT::TreeType;
-    using LeafT = typename TreeT::LeafNodeType;
-    const TreeT& tree = grid.constTree();
-    std::vector<const LeafT*> leaves;
-    leaves.reserve(tree.leafCount());
-    for (auto it = tree.cbeginLeaf(); it; ++it) leaves.push_back(&*it);
-    const auto background = tree.background();
-    const bool half = grid.saveFloatAsHalf();
-    constexpr std::size_t kChunk = 512;  // leaves per task
-    const std::size_t chunks = (leaves.size() + kChunk - 1) / kChunk;
-    constexpr std::size_t kWindow = 8;   // chunks serialized ahead of the stream: 8 x 512 leaves, 8 MB of float leaves (24 MB of Vec3s) before compression
-    std::vector<std::string> bytes(std::min(chunks, kWindow));
-    for (std::size_t first = 0; first < chunks; first += kWindow) {
-        const std::size_t last = std::min(chunks, first + kWindow);
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(first, last, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+    // Serializes the leaves of `grid` (whose values it overwrites) and fills `meta`.
+    SerializedLeaves(GridT& grid, openvdb::io::DelayedLoadMetadata& meta, std::uint32_t compression) {
+        namespace io = openvdb::io;
+        TreeT& tree = grid.tree();
+        leaves_.reserve(tree.leafCount());
+        for (auto it = tree.beginLeaf(); it; ++it) leaves_.push_back(&*it);
+        if (leaves_.empty()) return;
+        length_.resize(leaves_.size());
+        spill_.resize(leaves_.size());
+        meta.resizeMask(leaves_.size());
+        const bool sizes = compression & (io::COMPRESS_BLOSC | io::COMPRESS_ZIP);
+        if (sizes) meta.resizeCompressedSize(leaves_.size());
+        const bool masked = compression & io::COMPRESS_ACTIVE_MASK;
+        const ValueT background = tree.background();
+        const bool half = grid.saveFloatAsHalf();
+        constexpr std::size_t kChunk = 256;  // leaves per task
+        const std::size_t chunks = (leaves_.size() + kChunk - 1) / kChunk;
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+            std::ostringstream out(std::ios_base::binary);
+            std::vector<std::size_t> ends;
             for (std::size_t c = r.begin(); c != r.end(); ++c) {
-                std::ostringstream out(std::ios_base::binary);
-                openvdb::io::setDataCompression(out, compression);
-                openvdb::io::setGridBackgroundValuePtr(out, &background);
-                for (std::size_t n = c * kChunk; n < std::min(leaves.size(), (c + 1) * kChunk); ++n) leaves[n]->writeBuffers(out, half);
-                bytes[c - first] = std::move(out).str();
+                out.str(std::string());
+                io::setDataCompression(out, compression);
+                io::setGridBackgroundValuePtr(out, &background);
+                const std::size_t first = c * kChunk, last = std::min(leaves_.size(), first + kChunk);
+                ends.clear();
+                for (std::size_t n = first; n < last; ++n) {
+                    leaves_[n]->writeBuffers(out, half);
+                    ends.push_back(static_cast<std::size_t>(out.tellp()));
+                }
+                const std::string_view b = out.view();
+                std::size_t begin = 0;
+                for (std::size_t n = first; n < last; ++n) {
+                    const std::size_t end = ends[n - first];
+                    if (end - begin < kMaskBytes + 1 + 8) throw std::runtime_error("unexpected leaf buffer layout");
+                    std::uint8_t mask = 0;
+                    if (masked) {
+                        mask = static_cast<std::uint8_t>(b[begin + kMaskBytes]);
+                    } else {
+                        io::MaskCompress<ValueT, MaskT> m(leaves_[n]->valueMask(), MaskT(), leaves_[n]->buffer().data(), background);
+                        mask = static_cast<std::uint8_t>(m.metadata);
+                    }
+                    meta.setMask(n, static_cast<io::DelayedLoadMetadata::MaskType>(mask));
+                    if (sizes) {
+                        // What precedes the compressed block, whose size counts its 8-byte length.
+                        std::size_t head = kMaskBytes + 1;
+                        if (masked) {
+                            if (mask == io::NO_MASK_AND_ONE_INACTIVE_VAL || mask == io::MASK_AND_ONE_INACTIVE_VAL) head += sizeof(ValueT);
+                            if (mask == io::MASK_AND_TWO_INACTIVE_VALS) head += 2 * sizeof(ValueT);
+                            if (mask == io::MASK_AND_NO_INACTIVE_VALS || mask == io::MASK_AND_ONE_INACTIVE_VAL ||
+                                mask == io::MASK_AND_TWO_INACTIVE_VALS)
+                                head += kMaskBytes;
+                        }
+                        if (end - begin < head + 8) throw std::runtime_error("unexpected leaf buffer layout");
+                        meta.setCompressedSize(n, static_cast<io::DelayedLoadMetadata::CompressedSizeType>(end - begin - head));
+                    }
+                    // Keep the bytes after the value mask (written again from the leaf's mask).
+                    const std::string_view kept = b.substr(begin + kMaskBytes, end - begin - kMaskBytes);
+                    length_[n] = kept.size();
+                    if (kept.size() <= sizeof(ValueT) * LeafT::SIZE) std::memcpy(leaves_[n]->buffer().data(), kept.data(), kept.size());
+                    else spill_[n] = std::make_unique<std::string>(kept);
+                    begin = end;
+                }
             }
         });
-        for (std::size_t c = first; c < last; ++c) {
-            os.write(bytes[c - first].data(), static_cast<std::streamsize>(bytes[c - first].size()));
-            std::string().swap(bytes[c - first]);
+    }
+
+    // The leaf buffers, as LeafNode::writeBuffers would write them, in leaf order.
+    void write(std::ostream& os) const {
+        for (std::size_t n = 0; n < leaves_.size(); ++n) {
+            leaves_[n]->valueMask().save(os);
+            const char* bytes = spill_[n] ? spill_[n]->data() : reinterpret_cast<const char*>(leaves_[n]->buffer().data());
+            os.write(bytes, static_cast<std::streamsize>(length_[n]));
         }
     }
-}
+
+private:
+    static constexpr std::size_t kMaskBytes = MaskT::WORD_COUNT * sizeof(typename MaskT::Word);
+    std::vector<LeafT*> leaves_;
+    std::vector<std::size_t> length_;                   // bytes kept per leaf
+    std::vector<std::unique_ptr<std::string>> spill_;   // the kept bytes when they outgrow the leaf's buffer
+};
 
 template <class GridT>
-void write_grid(std::ostream& os, const GridT& grid, const std::string& name, openvdb::io::StreamMetadata::Ptr& file_meta) {
+void write_grid(std::ostream& os, GridT& grid, const std::string& name, openvdb::io::StreamMetadata::Ptr& file_meta) {
     const std::uint32_t archive_compression = file_compression();
     auto stream_meta = std::make_shared<openvdb::io::StreamMetadata>(*file_meta);
     stream_meta->setHalfFloat(grid.saveFloatAsHalf());
@@ -279,17 +325,20 @@ void write_grid(std::ostream& os, const GridT& grid, const std::string& name, op
     os.write(reinterpret_cast<const char*>(&c), sizeof c);
     const openvdb::GridBase::ConstPtr copy = grid.copyGrid();
     const openvdb::GridBase::Ptr meta = openvdb::ConstPtrCast<openvdb::GridBase>(copy);
-    meta->insertMeta(openvdb::GridBase::META_FILE_DELAYED_LOAD, openvdb::io::DelayedLoadMetadata());
-    delayed_load_metadata(grid, *meta->getMetadata<openvdb::io::DelayedLoadMetadata>(openvdb::GridBase::META_FILE_DELAYED_LOAD),
-                          archive_compression);
     meta->addStatsMetadata();
+    meta->insertMeta(openvdb::GridBase::META_FILE_DELAYED_LOAD, openvdb::io::DelayedLoadMetadata());
+    // OpenVDB's writer takes the delayed-load metadata with the archive's compression and writes
+    // the leaves with the grid's (the same here: BLOSC | ACTIVE_MASK has no ZIP to drop).
+    if (openvdb::io::getDataCompression(os) != archive_compression) throw std::runtime_error("unexpected grid compression");
+    const SerializedLeaves<GridT> leaves(
+        grid, *meta->getMetadata<openvdb::io::DelayedLoadMetadata>(openvdb::GridBase::META_FILE_DELAYED_LOAD), archive_compression);
     meta->insertMeta(openvdb::GridBase::META_FILE_COMPRESSION,
                      openvdb::StringMetadata(openvdb::io::compressionToString(openvdb::io::getDataCompression(os))));
     copy->writeMeta(os);
     grid.writeTransform(os);
     grid.writeTopology(os);
     gd.setBlockPos(os.tellp());
-    write_buffers(os, grid, openvdb::io::getDataCompression(os));
+    leaves.write(os);
     gd.setEndPos(os.tellp());
     os.seekp(offsets, std::ios_base::beg);
     gd.writeStreamPos(os);
@@ -298,6 +347,7 @@ void write_grid(std::ostream& os, const GridT& grid, const std::string& name, op
 }
 
 // Precondition: distinct, non-empty grid names; grids of the four value types written here.
+// Consumes the grids: their leaf values are overwritten by their compressed bytes.
 void write_file(const fs::path& path, const openvdb::GridPtrVec& grids, const openvdb::MetaMap& file_meta) {
     std::ofstream os(path, std::ios_base::out | std::ios_base::binary | std::ios_base::trunc);
     if (!os) throw std::runtime_error("cannot open the file for writing");
