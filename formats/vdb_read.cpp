@@ -200,6 +200,12 @@ class WindowedFileBuf : public std::streambuf {
 public:
     explicit WindowedFileBuf(const fs::path& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
         if (fd_ < 0) throw std::runtime_error("cannot open the file for reading");
+        struct stat st {};
+        if (::fstat(fd_, &st) != 0) {
+            ::close(fd_);
+            throw std::runtime_error("cannot read the file's size");
+        }
+        size_ = static_cast<std::uint64_t>(st.st_size);
         window_.resize(kWindow);
         setg(window_.data(), window_.data(), window_.data());
     }
@@ -212,7 +218,13 @@ protected:
         if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
         return fill(start_ + static_cast<std::uint64_t>(egptr() - eback())) ? traits_type::to_int_type(*gptr()) : traits_type::eof();
     }
+    // A read that asks for more bytes than remain in the file reads none. OpenVDB 10 reads a
+    // damaged chunk length's worth of bytes before it checks the length against its buffer; an
+    // std::ifstream hands such a read to the kernel, which refuses a count beyond the address
+    // space, where copying window by window would overrun the buffer up to the end of the file.
+    // A well-formed file never asks for bytes past its end.
     std::streamsize xsgetn(char* s, std::streamsize n) override {
+        if (n > 0 && static_cast<std::uint64_t>(n) > remaining()) return 0;
         std::streamsize done = 0;
         while (done < n) {
             if (gptr() == egptr() && underflow() == traits_type::eof()) break;
@@ -226,11 +238,7 @@ protected:
     pos_type seekoff(off_type off, std::ios_base::seekdir dir, std::ios_base::openmode which) override {
         off_type base = 0;
         if (dir == std::ios_base::cur) base = static_cast<off_type>(start_ + static_cast<std::uint64_t>(gptr() - eback()));
-        else if (dir == std::ios_base::end) {
-            struct stat st {};
-            if (::fstat(fd_, &st) != 0) return pos_type(off_type(-1));
-            base = static_cast<off_type>(st.st_size);
-        }
+        else if (dir == std::ios_base::end) base = static_cast<off_type>(size_);
         return seekpos(pos_type(base + off), which);
     }
     pos_type seekpos(pos_type pos, std::ios_base::openmode which) override {
@@ -250,6 +258,11 @@ protected:
 private:
     static constexpr std::size_t kWindow = std::size_t{1} << 20;
 
+    std::uint64_t remaining() const {
+        const std::uint64_t at = start_ + static_cast<std::uint64_t>(gptr() - eback());
+        return at < size_ ? size_ - at : 0;
+    }
+
     // Reads the window starting at byte `at`; false at the end of the file or on an error.
     bool fill(std::uint64_t at) {
         start_ = at;
@@ -265,6 +278,7 @@ private:
     }
 
     int fd_;
+    std::uint64_t size_ = 0;  // the file's size when opened
     std::vector<char> window_;
     std::uint64_t start_ = 0;  // file offset of the window's first byte
 };

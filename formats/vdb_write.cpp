@@ -144,13 +144,14 @@ typename GridT::Ptr build_grid_blocks(const GridSpec& g, const GridOut& out, con
     for (int z = 0; z < bz; ++z) {
         for (int y = 0; y < by; ++y) {
             const std::size_t first = (static_cast<std::size_t>(z) * static_cast<std::size_t>(by) + static_cast<std::size_t>(y)) * row;
-            // The producer's pointer is valid until its next call: copy each brick at once.
+            // The producer's pointer is valid until its next call: copy each brick at once, in
+            // the leaf's order (offset x * 64 + y * 8 + z), so that filling the leaf is a memcpy.
             for (std::size_t x = 0; x < row; ++x) {
                 const ValueT* v = static_cast<const ValueT*>(out.blocks(first + x, &tiles[x]));
                 bricks[x] = nullptr;
                 if (!v) continue;
                 ValueT* dst = copies.data() + x * static_cast<std::size_t>(kBrickVoxels);
-                std::copy(v, v + kBrickVoxels, dst);
+                for (int o = 0; o < kBrickVoxels; ++o) dst[(o & 7) << 6 | ((o >> 3) & 7) << 3 | o >> 6] = v[o];
                 bricks[x] = dst;
             }
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, row, 8), [&](const tbb::blocked_range<std::size_t>& r) {
@@ -162,10 +163,16 @@ typename GridT::Ptr build_grid_blocks(const GridSpec& g, const GridOut& out, con
                     if (!bricks[x] && full) continue;
                     auto leaf = std::make_unique<LeafT>(openvdb::Coord(x0, y0, z0), background, false);
                     ValueT* data = leaf->buffer().data();
-                    for (int dz = 0; dz < ez; ++dz)
-                        for (int dy = 0; dy < ey; ++dy)
-                            for (int dx = 0; dx < ex; ++dx)
-                                data[(dx << 6) | (dy << 3) | dz] = bricks[x] ? bricks[x][dx | (dy << 3) | (dz << 6)] : tiles[x];
+                    if (bricks[x] && full) {
+                        std::copy(bricks[x], bricks[x] + kBrickVoxels, data);
+                    } else {
+                        for (int dz = 0; dz < ez; ++dz)
+                            for (int dy = 0; dy < ey; ++dy)
+                                for (int dx = 0; dx < ex; ++dx) {
+                                    const int o = (dx << 6) | (dy << 3) | dz;
+                                    data[o] = bricks[x] ? bricks[x][o] : tiles[x];
+                                }
+                    }
                     if (full) {
                         leaf->setValuesOn();
                     } else {
@@ -189,12 +196,12 @@ typename GridT::Ptr build_grid_blocks(const GridSpec& g, const GridOut& out, con
 }
 
 // The file as openvdb::io::File::write (OpenVDB 10) lays it out, byte for byte (with a nil header
-// UUID, which finalize_file replaces by the content-derived one), but with the leaf buffers
-// serialized by all threads: OpenVDB compresses every leaf twice, once in parallel for the
-// delayed-load metadata (compressed sizes) and once one leaf after the other into the stream.
-// Here the second pass runs in parallel too, chunk by chunk, each leaf through the same OpenVDB
-// function (LeafNode::writeBuffers) into a buffer stream tagged with the same settings (data
-// compression, background), and the chunk's bytes are appended in leaf order.
+// UUID, which finalize_file replaces by the content-derived one), but with every leaf compressed
+// once, on all threads: OpenVDB compresses every leaf twice, once in parallel for the delayed-load
+// metadata (mask kinds and compressed sizes) and once one leaf after the other into the stream.
+// Here each leaf goes once through the same OpenVDB function (LeafNode::writeBuffers) into a
+// buffer stream tagged with the same settings (data compression, background); the metadata is
+// read off those bytes and the bytes are appended in leaf order (SerializedLeaves).
 // tests/formats/vdb_parallel_write_test.cpp compares the files with OpenVDB's own writer.
 namespace archive {
 
@@ -349,7 +356,12 @@ void write_grid(std::ostream& os, GridT& grid, const std::string& name, openvdb:
 // Precondition: distinct, non-empty grid names; grids of the four value types written here.
 // Consumes the grids: their leaf values are overwritten by their compressed bytes.
 void write_file(const fs::path& path, const openvdb::GridPtrVec& grids, const openvdb::MetaMap& file_meta) {
-    std::ofstream os(path, std::ios_base::out | std::ios_base::binary | std::ios_base::trunc);
+    // The leaf buffers reach the stream a few hundred bytes at a time: a 1 MiB buffer turns them
+    // into large writes (the default 8 KiB one made one system call per few leaves).
+    std::vector<char> buffer(std::size_t{1} << 20);
+    std::ofstream os;
+    os.rdbuf()->pubsetbuf(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    os.open(path, std::ios_base::out | std::ios_base::binary | std::ios_base::trunc);
     if (!os) throw std::runtime_error("cannot open the file for writing");
     openvdb::io::StreamMetadata::Ptr stream_meta = std::make_shared<openvdb::io::StreamMetadata>();
     openvdb::io::setStreamMetadataPtr(os, stream_meta, /*transfer=*/false);
