@@ -222,7 +222,8 @@ std::uint32_t file_compression() {
 // the trees are the writer's own and are not read again (their topology lives in the nodes'
 // masks), and the compressed bytes nearly always fit in the 512 values they encode. So a grid is
 // compressed once and the save needs no memory beyond the trees; the rare leaf whose bytes do not
-// fit (incompressible values plus a selection mask) keeps them in a string of its own.
+// fit (incompressible values, which Blosc stores raw behind its 16-byte header) keeps them in a
+// string of its own.
 template <class GridT>
 class SerializedLeaves {
 public:
