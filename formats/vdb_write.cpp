@@ -19,6 +19,7 @@
 #include <openvdb/io/GridDescriptor.h>
 #include <openvdb/openvdb.h>
 #include <openvdb/tools/Prune.h>
+#include <openvdb/tree/ValueAccessor.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -122,8 +123,8 @@ typename GridT::Ptr build_grid(const GridSpec& g, const GridOut& out, const std:
 // The sparse form of build_grid: the producer hands over blocks (GridOut::blocks) instead of
 // slices. A constant block becomes an active tile; a block with voxels becomes a leaf (its values
 // transposed into the leaf's z-fastest order). Blocks that reach past the grid's far faces are
-// always leaves, active only inside the grid, as in build_grid. Blocks of one row of blocks are
-// built in parallel and added in a fixed order.
+// always leaves, active only inside the grid, as in build_grid. Blocks of whole rows of blocks,
+// about 1024 at a time, are built in parallel and added in a fixed order.
 template <class GridT>
 typename GridT::Ptr build_grid_blocks(const GridSpec& g, const GridOut& out, const std::function<void(double)>& done) {
     using ValueT = typename GridT::ValueType;
@@ -137,60 +138,68 @@ typename GridT::Ptr build_grid_blocks(const GridSpec& g, const GridOut& out, con
     auto grid = GridT::create(background);
     TreeT& tree = grid->tree();
     const int bx = (g.dims[0] + kDim - 1) / kDim, by = (g.dims[1] + kDim - 1) / kDim, bz = (g.dims[2] + kDim - 1) / kDim;
-    const std::size_t row = static_cast<std::size_t>(bx);
-    std::vector<const ValueT*> bricks(row);
-    std::vector<ValueT> tiles(row), copies(row * static_cast<std::size_t>(kBrickVoxels));
-    std::vector<std::unique_ptr<LeafT>> leaves(row);
-    for (int z = 0; z < bz; ++z) {
-        for (int y = 0; y < by; ++y) {
-            const std::size_t first = (static_cast<std::size_t>(z) * static_cast<std::size_t>(by) + static_cast<std::size_t>(y)) * row;
-            // The producer's pointer is valid until its next call: copy each brick at once, in
-            // the leaf's order (offset x * 64 + y * 8 + z), so that filling the leaf is a memcpy.
-            for (std::size_t x = 0; x < row; ++x) {
-                const ValueT* v = static_cast<const ValueT*>(out.blocks(first + x, &tiles[x]));
-                bricks[x] = nullptr;
-                if (!v) continue;
-                ValueT* dst = copies.data() + x * static_cast<std::size_t>(kBrickVoxels);
-                for (int o = 0; o < kBrickVoxels; ++o) dst[(o & 7) << 6 | ((o >> 3) & 7) << 3 | o >> 6] = v[o];
-                bricks[x] = dst;
-            }
-            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, row, 8), [&](const tbb::blocked_range<std::size_t>& r) {
-                for (std::size_t x = r.begin(); x != r.end(); ++x) {
-                    const int x0 = static_cast<int>(x) * kDim, y0 = y * kDim, z0 = z * kDim;
-                    const int ex = std::min(kDim, g.dims[0] - x0), ey = std::min(kDim, g.dims[1] - y0), ez = std::min(kDim, g.dims[2] - z0);
-                    const bool full = ex == kDim && ey == kDim && ez == kDim;
-                    leaves[x].reset();
-                    if (!bricks[x] && full) continue;
-                    auto leaf = std::make_unique<LeafT>(openvdb::Coord(x0, y0, z0), background, false);
-                    ValueT* data = leaf->buffer().data();
-                    if (bricks[x] && full) {
-                        std::copy(bricks[x], bricks[x] + kBrickVoxels, data);
-                    } else {
-                        for (int dz = 0; dz < ez; ++dz)
-                            for (int dy = 0; dy < ey; ++dy)
-                                for (int dx = 0; dx < ex; ++dx) {
-                                    const int o = (dx << 6) | (dy << 3) | dz;
-                                    data[o] = bricks[x] ? bricks[x][o] : tiles[x];
-                                }
-                    }
-                    if (full) {
-                        leaf->setValuesOn();
-                    } else {
-                        for (int dz = 0; dz < ez; ++dz)
-                            for (int dy = 0; dy < ey; ++dy)
-                                for (int dx = 0; dx < ex; ++dx)
-                                    leaf->setActiveState(static_cast<openvdb::Index>((dx << 6) | (dy << 3) | dz), true);
-                    }
-                    leaves[x] = std::move(leaf);
-                }
-            });
-            for (std::size_t x = 0; x < row; ++x) {
-                if (leaves[x]) tree.addLeaf(leaves[x].release());
-                else tree.addTile(1, openvdb::Coord(static_cast<int>(x) * kDim, y * kDim, z * kDim), tiles[x], true);
-            }
+    const std::size_t row = static_cast<std::size_t>(bx), rows = static_cast<std::size_t>(by) * static_cast<std::size_t>(bz);
+    // Whole rows of blocks, about 1024 blocks at a time (2 MB of float bricks, 6 MB of vectors).
+    const std::size_t batch = std::max<std::size_t>(1, 1024 / row) * row;
+    std::vector<const ValueT*> bricks(batch);
+    std::vector<ValueT> tiles(batch), copies(batch * static_cast<std::size_t>(kBrickVoxels));
+    std::vector<std::unique_ptr<LeafT>> leaves(batch);
+    openvdb::tree::ValueAccessor<TreeT> acc(tree);  // consecutive blocks share internal nodes
+    const std::size_t count = rows * row;
+    for (std::size_t first = 0; first < count; first += batch) {
+        const std::size_t n = std::min(batch, count - first);
+        // The producer's pointer is valid until its next call: copy each brick at once, in the
+        // leaf's order (offset x * 64 + y * 8 + z), so that filling the leaf is a memcpy.
+        for (std::size_t i = 0; i < n; ++i) {
+            const ValueT* v = static_cast<const ValueT*>(out.blocks(first + i, &tiles[i]));
+            bricks[i] = nullptr;
+            if (!v) continue;
+            ValueT* dst = copies.data() + i * static_cast<std::size_t>(kBrickVoxels);
+            for (int o = 0; o < kBrickVoxels; ++o) dst[(o & 7) << 6 | ((o >> 3) & 7) << 3 | o >> 6] = v[o];
+            bricks[i] = dst;
         }
-        done(static_cast<double>(z + 1) / bz);
+        auto origin_of = [&](std::size_t b) {
+            const std::size_t r = b / row;
+            return openvdb::Coord(static_cast<int>(b % row) * kDim, static_cast<int>(r % static_cast<std::size_t>(by)) * kDim,
+                                  static_cast<int>(r / static_cast<std::size_t>(by)) * kDim);
+        };
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 16), [&](const tbb::blocked_range<std::size_t>& r) {
+            for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                const openvdb::Coord o0 = origin_of(first + i);
+                const int ex = std::min(kDim, g.dims[0] - o0.x()), ey = std::min(kDim, g.dims[1] - o0.y()), ez = std::min(kDim, g.dims[2] - o0.z());
+                const bool full = ex == kDim && ey == kDim && ez == kDim;
+                leaves[i].reset();
+                if (!bricks[i] && full) continue;
+                auto leaf = std::make_unique<LeafT>(o0, background, false);
+                ValueT* data = leaf->buffer().data();
+                if (bricks[i] && full) {
+                    std::copy(bricks[i], bricks[i] + kBrickVoxels, data);
+                } else {
+                    for (int dz = 0; dz < ez; ++dz)
+                        for (int dy = 0; dy < ey; ++dy)
+                            for (int dx = 0; dx < ex; ++dx) {
+                                const int o = (dx << 6) | (dy << 3) | dz;
+                                data[o] = bricks[i] ? bricks[i][o] : tiles[i];
+                            }
+                }
+                if (full) {
+                    leaf->setValuesOn();
+                } else {
+                    for (int dz = 0; dz < ez; ++dz)
+                        for (int dy = 0; dy < ey; ++dy)
+                            for (int dx = 0; dx < ex; ++dx)
+                                leaf->setActiveState(static_cast<openvdb::Index>((dx << 6) | (dy << 3) | dz), true);
+                }
+                leaves[i] = std::move(leaf);
+            }
+        });
+        for (std::size_t i = 0; i < n; ++i) {
+            if (leaves[i]) acc.addLeaf(leaves[i].release());
+            else acc.addTile(1, origin_of(first + i), tiles[i], true);
+        }
+        done(static_cast<double>(first + n) / static_cast<double>(count));
     }
+    acc.clear();  // no cached node survives the pruning
     openvdb::tools::prune(tree);
     return grid;
 }
