@@ -3,10 +3,16 @@
 // The layers are those of a ball (layer = round(R - |p - c|) in voxels, clamped to +-max_layers
 // when given), so without a clamp almost every leaf varies and few become tiles: the worst case
 // for memory. Prints one JSON line: seconds, peak RSS, file size, voxels.
+// --rewrite FILE: reads every grid of a hapticprep VDB file block by block and writes it again
+// through hp::vdb::write with the same metadata (the stages' block producers): times the save of
+// real band files in isolation, and the output must be byte-identical to the input.
+// --read-bricks FILE: times Reader::open and reading every grid of FILE as bricks.
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <vector>
@@ -16,13 +22,128 @@
 #include "core/version.hpp"
 #include "formats/vdb.hpp"
 
+namespace {
+
+double since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+hp::vdb::ValueType value_type_of(const std::string& name) {
+    if (name == "int32") return hp::vdb::ValueType::int32;
+    if (name == "float") return hp::vdb::ValueType::float32;
+    if (name == "double") return hp::vdb::ValueType::float64;
+    if (name == "vec3s") return hp::vdb::ValueType::vec3f;
+    throw std::runtime_error("grid value type " + name + " is not written by hapticprep");
+}
+
+std::size_t value_bytes(hp::vdb::ValueType t) {
+    switch (t) {
+    case hp::vdb::ValueType::int32: return 4;
+    case hp::vdb::ValueType::float32: return 4;
+    case hp::vdb::ValueType::float64: return 8;
+    case hp::vdb::ValueType::vec3f: return 12;
+    }
+    return 0;
+}
+
+// One grid held as the stages hold it before writing: bricks and per-block tiles, raw bytes.
+struct HeldGrid {
+    hp::vdb::ValueType type = hp::vdb::ValueType::int32;
+    std::size_t size = 0;               // bytes per value
+    std::vector<std::uint32_t> index;   // per block: brick number or UINT32_MAX
+    std::vector<char> tiles, bricks;
+};
+
+int read_file_blocks(const std::string& path) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const hp::vdb::Reader reader = hp::vdb::Reader::open(path);
+    const double open_seconds = since(t0);
+    nlohmann::json grids = nlohmann::json::object();
+    for (const auto& gi : reader.info().grids) {
+        const auto t1 = std::chrono::steady_clock::now();
+        std::size_t bricks = 0, tiles = 0;
+        std::uint64_t sum = 0;
+        const hp::vdb::ValueType type = value_type_of(gi.value_type);
+        const std::size_t size = value_bytes(type);
+        reader.read_blocks(gi.name, type, [&](std::size_t, const void* brick, const void* tile) {
+            const auto* p = static_cast<const unsigned char*>(brick ? brick : tile);
+            sum = sum * 31 + p[0] + p[size - 1];
+            brick ? ++bricks : ++tiles;
+        });
+        grids[gi.name] = {{"seconds", since(t1)}, {"bricks", bricks}, {"tiles", tiles}, {"checksum", sum}};
+    }
+    std::cout << nlohmann::json{{"stage", "vdb-read-blocks"}, {"file", path}, {"open_seconds", open_seconds}, {"grids", grids},
+                                {"seconds", since(t0)}, {"peak_rss", hp::peak_rss_bytes()}}
+                     .dump()
+              << "\n";
+    return 0;
+}
+
+int rewrite_file(const std::string& input, const std::string& output) {
+    const hp::vdb::Reader reader = hp::vdb::Reader::open(input, true);  // deep: the trees' backgrounds
+    const hp::vdb::FileInfo& info = reader.info();
+    if (!info.ours) hp::fail_input(input, "is not a hapticprep VDB file");
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<HeldGrid> held(info.grids.size());
+    for (std::size_t n = 0; n < info.grids.size(); ++n) {
+        HeldGrid& h = held[n];
+        h.type = value_type_of(info.grids[n].value_type);
+        h.size = value_bytes(h.type);
+        reader.read_blocks(info.grids[n].name, h.type, [&](std::size_t b, const void* brick, const void* tile) {
+            if (h.index.size() <= b) h.index.resize(b + 1, UINT32_MAX), h.tiles.resize((b + 1) * h.size);
+            if (!brick) {
+                std::memcpy(h.tiles.data() + b * h.size, tile, h.size);
+                return;
+            }
+            h.index[b] = static_cast<std::uint32_t>(h.bricks.size() / (512 * h.size));
+            const auto* p = static_cast<const char*>(brick);
+            h.bricks.insert(h.bricks.end(), p, p + 512 * h.size);
+        });
+    }
+    const double read_seconds = since(t0);
+    std::vector<hp::vdb::GridOut> grids;
+    for (std::size_t n = 0; n < info.grids.size(); ++n) {
+        HeldGrid& h = held[n];
+        hp::vdb::GridOut g{info.grids[n].name, h.type, nullptr, info.grids[n].background};
+        g.level_set = info.grids[n].grid_class == "level set";
+        g.blocks = [&h](std::size_t b, void* tile) -> const void* {
+            if (h.index[b] == UINT32_MAX) {
+                std::memcpy(tile, h.tiles.data() + b * h.size, h.size);
+                return nullptr;
+            }
+            return h.bricks.data() + static_cast<std::size_t>(h.index[b]) * 512 * h.size;
+        };
+        grids.push_back(std::move(g));
+    }
+    const auto t1 = std::chrono::steady_clock::now();
+    const std::clock_t c1 = std::clock();
+    // Wall and CPU seconds (all threads) from the start of the write to each phase's first report.
+    nlohmann::json phases = nlohmann::json::object(), cpu = nlohmann::json::object();
+    hp::Progress progress{[&](std::string_view phase, double) {
+        if (phases.contains(std::string(phase))) return;
+        phases[std::string(phase)] = since(t1);
+        cpu[std::string(phase)] = static_cast<double>(std::clock() - c1) / CLOCKS_PER_SEC;
+    }};
+    hp::vdb::write(output, info.grid, grids, info.metadata, info.creator, {}, progress);
+    const double seconds = since(t1);
+    cpu["end"] = static_cast<double>(std::clock() - c1) / CLOCKS_PER_SEC;
+    std::cout << nlohmann::json{{"stage", "vdb-rewrite"}, {"file", input}, {"read_seconds", read_seconds}, {"seconds", seconds},
+                                {"phase_starts", phases}, {"phase_starts_cpu", cpu}, {"peak_rss", hp::peak_rss_bytes()},
+                                {"file_bytes", std::filesystem::file_size(output)}}
+                     .dump()
+              << "\n";
+    return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
     hp::app::Tool tool("bench_vdb_write", "Time and peak memory of writing (and reading) a large layered Int32 VDB.",
                        "Example:\n  bench_vdb_write --dims 1145 1145 1145 -o big.vdb --read\n");
     std::vector<int> dims{256, 256, 256};
     int max_layers = 0;
     bool keep = false, read_back = false;
-    std::string read_only;
+    std::string read_only, rewrite, read_bricks;
     std::string output = "bench_vdb_write.vdb";
     tool.cli.add_option("--dims", dims, "grid dimensions")->expected(3);
     tool.cli.add_option("--max-layers", max_layers, "clamp layers to +-L (0: unlimited)");
@@ -30,7 +151,11 @@ int main(int argc, char** argv) {
     tool.cli.add_flag("--keep", keep, "keep the file");
     tool.cli.add_flag("--read", read_back, "also time reading the grid back slice by slice (sampled check)");
     tool.cli.add_option("--read-only", read_only, "only read this file's layers grid, in a fresh process");
+    tool.cli.add_option("--rewrite", rewrite, "read every grid of this file block by block and write it again to -o");
+    tool.cli.add_option("--read-bricks", read_bricks, "only time opening this file and reading every grid block by block");
     return tool.run(argc, argv, [&] {
+        if (!rewrite.empty()) return rewrite_file(rewrite, output);
+        if (!read_bricks.empty()) return read_file_blocks(read_bricks);
         if (!read_only.empty()) {
             auto t0 = std::chrono::steady_clock::now();
             std::int64_t sum = 0;

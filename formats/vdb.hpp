@@ -73,6 +73,7 @@ struct GridInfo {
     std::size_t memory_bytes = 0;  // in-memory size of the tree
     std::size_t leaf_nodes = 0;      // deep inspection only
     std::size_t tiles = 0;           // active tiles; deep inspection only
+    double background = 0;           // the tree's background (x of a vector); deep inspection only
 };
 
 struct FileInfo {

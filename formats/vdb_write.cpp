@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <type_traits>
 
@@ -18,7 +19,7 @@
 #include <openvdb/io/GridDescriptor.h>
 #include <openvdb/openvdb.h>
 #include <openvdb/tools/Prune.h>
-#include <openvdb/tree/LeafManager.h>
+#include <openvdb/tree/ValueAccessor.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -122,8 +123,8 @@ typename GridT::Ptr build_grid(const GridSpec& g, const GridOut& out, const std:
 // The sparse form of build_grid: the producer hands over blocks (GridOut::blocks) instead of
 // slices. A constant block becomes an active tile; a block with voxels becomes a leaf (its values
 // transposed into the leaf's z-fastest order). Blocks that reach past the grid's far faces are
-// always leaves, active only inside the grid, as in build_grid. Blocks of one row of blocks are
-// built in parallel and added in a fixed order.
+// always leaves, active only inside the grid, as in build_grid. Blocks of whole rows of blocks,
+// about 1024 at a time, are built in parallel and added in a fixed order.
 template <class GridT>
 typename GridT::Ptr build_grid_blocks(const GridSpec& g, const GridOut& out, const std::function<void(double)>& done) {
     using ValueT = typename GridT::ValueType;
@@ -137,64 +138,79 @@ typename GridT::Ptr build_grid_blocks(const GridSpec& g, const GridOut& out, con
     auto grid = GridT::create(background);
     TreeT& tree = grid->tree();
     const int bx = (g.dims[0] + kDim - 1) / kDim, by = (g.dims[1] + kDim - 1) / kDim, bz = (g.dims[2] + kDim - 1) / kDim;
-    const std::size_t row = static_cast<std::size_t>(bx);
-    std::vector<const ValueT*> bricks(row);
-    std::vector<ValueT> tiles(row), copies(row * static_cast<std::size_t>(kBrickVoxels));
-    std::vector<std::unique_ptr<LeafT>> leaves(row);
-    for (int z = 0; z < bz; ++z) {
-        for (int y = 0; y < by; ++y) {
-            const std::size_t first = (static_cast<std::size_t>(z) * static_cast<std::size_t>(by) + static_cast<std::size_t>(y)) * row;
-            // The producer's pointer is valid until its next call: copy each brick at once.
-            for (std::size_t x = 0; x < row; ++x) {
-                const ValueT* v = static_cast<const ValueT*>(out.blocks(first + x, &tiles[x]));
-                bricks[x] = nullptr;
-                if (!v) continue;
-                ValueT* dst = copies.data() + x * static_cast<std::size_t>(kBrickVoxels);
-                std::copy(v, v + kBrickVoxels, dst);
-                bricks[x] = dst;
-            }
-            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, row, 8), [&](const tbb::blocked_range<std::size_t>& r) {
-                for (std::size_t x = r.begin(); x != r.end(); ++x) {
-                    const int x0 = static_cast<int>(x) * kDim, y0 = y * kDim, z0 = z * kDim;
-                    const int ex = std::min(kDim, g.dims[0] - x0), ey = std::min(kDim, g.dims[1] - y0), ez = std::min(kDim, g.dims[2] - z0);
-                    const bool full = ex == kDim && ey == kDim && ez == kDim;
-                    leaves[x].reset();
-                    if (!bricks[x] && full) continue;
-                    auto leaf = std::make_unique<LeafT>(openvdb::Coord(x0, y0, z0), background, false);
-                    ValueT* data = leaf->buffer().data();
+    const std::size_t row = static_cast<std::size_t>(bx), rows = static_cast<std::size_t>(by) * static_cast<std::size_t>(bz);
+    // Whole rows of blocks, about 1024 blocks at a time (2 MB of float bricks, 6 MB of vectors).
+    const std::size_t batch = std::max<std::size_t>(1, 1024 / row) * row;
+    std::vector<const ValueT*> bricks(batch);
+    std::vector<ValueT> tiles(batch), copies(batch * static_cast<std::size_t>(kBrickVoxels));
+    std::vector<std::unique_ptr<LeafT>> leaves(batch);
+    openvdb::tree::ValueAccessor<TreeT> acc(tree);  // consecutive blocks share internal nodes
+    const std::size_t count = rows * row;
+    for (std::size_t first = 0; first < count; first += batch) {
+        const std::size_t n = std::min(batch, count - first);
+        // The producer's pointer is valid until its next call: copy each brick at once, in the
+        // leaf's order (offset x * 64 + y * 8 + z), so that filling the leaf is a memcpy.
+        for (std::size_t i = 0; i < n; ++i) {
+            const ValueT* v = static_cast<const ValueT*>(out.blocks(first + i, &tiles[i]));
+            bricks[i] = nullptr;
+            if (!v) continue;
+            ValueT* dst = copies.data() + i * static_cast<std::size_t>(kBrickVoxels);
+            for (int o = 0; o < kBrickVoxels; ++o) dst[(o & 7) << 6 | ((o >> 3) & 7) << 3 | o >> 6] = v[o];
+            bricks[i] = dst;
+        }
+        auto origin_of = [&](std::size_t b) {
+            const std::size_t r = b / row;
+            return openvdb::Coord(static_cast<int>(b % row) * kDim, static_cast<int>(r % static_cast<std::size_t>(by)) * kDim,
+                                  static_cast<int>(r / static_cast<std::size_t>(by)) * kDim);
+        };
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 16), [&](const tbb::blocked_range<std::size_t>& r) {
+            for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                const openvdb::Coord o0 = origin_of(first + i);
+                const int ex = std::min(kDim, g.dims[0] - o0.x()), ey = std::min(kDim, g.dims[1] - o0.y()), ez = std::min(kDim, g.dims[2] - o0.z());
+                const bool full = ex == kDim && ey == kDim && ez == kDim;
+                leaves[i].reset();
+                if (!bricks[i] && full) continue;
+                auto leaf = std::make_unique<LeafT>(o0, background, false);
+                ValueT* data = leaf->buffer().data();
+                if (bricks[i] && full) {
+                    std::copy(bricks[i], bricks[i] + kBrickVoxels, data);
+                } else {
+                    for (int dz = 0; dz < ez; ++dz)
+                        for (int dy = 0; dy < ey; ++dy)
+                            for (int dx = 0; dx < ex; ++dx) {
+                                const int o = (dx << 6) | (dy << 3) | dz;
+                                data[o] = bricks[i] ? bricks[i][o] : tiles[i];
+                            }
+                }
+                if (full) {
+                    leaf->setValuesOn();
+                } else {
                     for (int dz = 0; dz < ez; ++dz)
                         for (int dy = 0; dy < ey; ++dy)
                             for (int dx = 0; dx < ex; ++dx)
-                                data[(dx << 6) | (dy << 3) | dz] = bricks[x] ? bricks[x][dx | (dy << 3) | (dz << 6)] : tiles[x];
-                    if (full) {
-                        leaf->setValuesOn();
-                    } else {
-                        for (int dz = 0; dz < ez; ++dz)
-                            for (int dy = 0; dy < ey; ++dy)
-                                for (int dx = 0; dx < ex; ++dx)
-                                    leaf->setActiveState(static_cast<openvdb::Index>((dx << 6) | (dy << 3) | dz), true);
-                    }
-                    leaves[x] = std::move(leaf);
+                                leaf->setActiveState(static_cast<openvdb::Index>((dx << 6) | (dy << 3) | dz), true);
                 }
-            });
-            for (std::size_t x = 0; x < row; ++x) {
-                if (leaves[x]) tree.addLeaf(leaves[x].release());
-                else tree.addTile(1, openvdb::Coord(static_cast<int>(x) * kDim, y * kDim, z * kDim), tiles[x], true);
+                leaves[i] = std::move(leaf);
             }
+        });
+        for (std::size_t i = 0; i < n; ++i) {
+            if (leaves[i]) acc.addLeaf(leaves[i].release());
+            else acc.addTile(1, origin_of(first + i), tiles[i], true);
         }
-        done(static_cast<double>(z + 1) / bz);
+        done(static_cast<double>(first + n) / static_cast<double>(count));
     }
+    acc.clear();  // no cached node survives the pruning
     openvdb::tools::prune(tree);
     return grid;
 }
 
 // The file as openvdb::io::File::write (OpenVDB 10) lays it out, byte for byte (with a nil header
-// UUID, which finalize_file replaces by the content-derived one), but with the leaf buffers
-// serialized by all threads: OpenVDB compresses every leaf twice, once in parallel for the
-// delayed-load metadata (compressed sizes) and once one leaf after the other into the stream.
-// Here the second pass runs in parallel too, chunk by chunk, each leaf through the same OpenVDB
-// function (LeafNode::writeBuffers) into a buffer stream tagged with the same settings (data
-// compression, background), and the chunk's bytes are appended in leaf order.
+// UUID, which finalize_file replaces by the content-derived one), but with every leaf compressed
+// once, on all threads: OpenVDB compresses every leaf twice, once in parallel for the delayed-load
+// metadata (mask kinds and compressed sizes) and once one leaf after the other into the stream.
+// Here each leaf goes once through the same OpenVDB function (LeafNode::writeBuffers) into a
+// buffer stream tagged with the same settings (data compression, background); the metadata is
+// read off those bytes and the bytes are appended in leaf order (SerializedLeaves).
 // tests/formats/vdb_parallel_write_test.cpp compares the files with OpenVDB's own writer.
 namespace archive {
 
@@ -206,63 +222,110 @@ std::uint32_t file_compression() {
     return c;
 }
 
+// Every leaf's bytes as LeafNode::writeBuffers writes them into the stream (value mask, then
+// io::writeCompressedValues: mask metadata byte, inactive values, selection mask, Blosc block),
+// serialized once, on all threads, in chunks of leaves. OpenVDB's own writer compresses every leaf
+// twice: once for the delayed-load metadata (each leaf's mask metadata and compressed size), once
+// into the stream. Here that metadata is read off the serialized bytes, and the bytes after the
+// value mask are kept until the stream reaches the leaf buffers, in the leaf's own value buffer:
+// the trees are the writer's own and are not read again (their topology lives in the nodes'
+// masks), and the compressed bytes nearly always fit in the 512 values they encode. So a grid is
+// compressed once and the save needs no memory beyond the trees; the rare leaf whose bytes do not
+// fit (incompressible values, which Blosc stores raw behind its 16-byte header) keeps them in a
+// string of its own.
 template <class GridT>
-void delayed_load_metadata(const GridT& grid, openvdb::io::DelayedLoadMetadata& meta, std::uint32_t compression) {
+class SerializedLeaves {
+public:
     using TreeT = typename GridT::TreeType;
+    using ValueT = typename TreeT::ValueType;
     using LeafT = typename TreeT::LeafNodeType;
     using MaskT = typename LeafT::NodeMaskType;
-    const TreeT& tree = grid.constTree();
-    const openvdb::Index32 count = tree.leafCount();
-    if (count == 0) return;
-    meta.resizeMask(count);
-    const bool sizes = compression & (openvdb::io::COMPRESS_BLOSC | openvdb::io::COMPRESS_ZIP);
-    if (sizes) meta.resizeCompressedSize(count);
-    const auto background = tree.background();
-    openvdb::tree::LeafManager<const TreeT> leaves(tree);
-    leaves.foreach([&](const LeafT& leaf, std::size_t n) {
-        openvdb::io::MaskCompress<typename TreeT::ValueType, MaskT> mask(leaf.valueMask(), MaskT(), leaf.buffer().data(), background);
-        meta.setMask(n, mask.metadata);
-        if (sizes)
-            meta.setCompressedSize(n, openvdb::io::writeCompressedValuesSize(leaf.buffer().data(), LeafT::SIZE, leaf.valueMask(),
-                                                                            mask.metadata, grid.saveFloatAsHalf(), compression) +
-                                          8);
-    });
-}
 
-template <class GridT>
-void write_buffers(std::ostream& os, const GridT& grid, std::uint32_t compression) {
-    using TreeT = typename GridT::TreeType;
-    using LeafT = typename TreeT::LeafNodeType;
-    const TreeT& tree = grid.constTree();
-    std::vector<const LeafT*> leaves;
-    leaves.reserve(tree.leafCount());
-    for (auto it = tree.cbeginLeaf(); it; ++it) leaves.push_back(&*it);
-    const auto background = tree.background();
-    const bool half = grid.saveFloatAsHalf();
-    constexpr std::size_t kChunk = 512;  // leaves per task
-    const std::size_t chunks = (leaves.size() + kChunk - 1) / kChunk;
-    constexpr std::size_t kWindow = 8;   // chunks serialized ahead of the stream: 8 x 512 leaves, 8 MB of float leaves (24 MB of Vec3s) before compression
-    std::vector<std::string> bytes(std::min(chunks, kWindow));
-    for (std::size_t first = 0; first < chunks; first += kWindow) {
-        const std::size_t last = std::min(chunks, first + kWindow);
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(first, last, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+    // Serializes the leaves of `grid` (whose values it overwrites) and fills `meta`.
+    SerializedLeaves(GridT& grid, openvdb::io::DelayedLoadMetadata& meta, std::uint32_t compression) {
+        namespace io = openvdb::io;
+        TreeT& tree = grid.tree();
+        leaves_.reserve(tree.leafCount());
+        for (auto it = tree.beginLeaf(); it; ++it) leaves_.push_back(&*it);
+        if (leaves_.empty()) return;
+        length_.resize(leaves_.size());
+        spill_.resize(leaves_.size());
+        meta.resizeMask(leaves_.size());
+        const bool sizes = compression & (io::COMPRESS_BLOSC | io::COMPRESS_ZIP);
+        if (sizes) meta.resizeCompressedSize(leaves_.size());
+        const bool masked = compression & io::COMPRESS_ACTIVE_MASK;
+        const ValueT background = tree.background();
+        const bool half = grid.saveFloatAsHalf();
+        constexpr std::size_t kChunk = 256;  // leaves per task
+        const std::size_t chunks = (leaves_.size() + kChunk - 1) / kChunk;
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+            std::ostringstream out(std::ios_base::binary);
+            std::vector<std::size_t> ends;
             for (std::size_t c = r.begin(); c != r.end(); ++c) {
-                std::ostringstream out(std::ios_base::binary);
-                openvdb::io::setDataCompression(out, compression);
-                openvdb::io::setGridBackgroundValuePtr(out, &background);
-                for (std::size_t n = c * kChunk; n < std::min(leaves.size(), (c + 1) * kChunk); ++n) leaves[n]->writeBuffers(out, half);
-                bytes[c - first] = std::move(out).str();
+                out.str(std::string());
+                io::setDataCompression(out, compression);
+                io::setGridBackgroundValuePtr(out, &background);
+                const std::size_t first = c * kChunk, last = std::min(leaves_.size(), first + kChunk);
+                ends.clear();
+                for (std::size_t n = first; n < last; ++n) {
+                    leaves_[n]->writeBuffers(out, half);
+                    ends.push_back(static_cast<std::size_t>(out.tellp()));
+                }
+                const std::string_view b = out.view();
+                std::size_t begin = 0;
+                for (std::size_t n = first; n < last; ++n) {
+                    const std::size_t end = ends[n - first];
+                    if (end - begin < kMaskBytes + 1 + 8) throw std::runtime_error("unexpected leaf buffer layout");
+                    std::uint8_t mask = 0;
+                    if (masked) {
+                        mask = static_cast<std::uint8_t>(b[begin + kMaskBytes]);
+                    } else {
+                        io::MaskCompress<ValueT, MaskT> m(leaves_[n]->valueMask(), MaskT(), leaves_[n]->buffer().data(), background);
+                        mask = static_cast<std::uint8_t>(m.metadata);
+                    }
+                    meta.setMask(n, static_cast<io::DelayedLoadMetadata::MaskType>(mask));
+                    if (sizes) {
+                        // What precedes the compressed block, whose size counts its 8-byte length.
+                        std::size_t head = kMaskBytes + 1;
+                        if (masked) {
+                            if (mask == io::NO_MASK_AND_ONE_INACTIVE_VAL || mask == io::MASK_AND_ONE_INACTIVE_VAL) head += sizeof(ValueT);
+                            if (mask == io::MASK_AND_TWO_INACTIVE_VALS) head += 2 * sizeof(ValueT);
+                            if (mask == io::MASK_AND_NO_INACTIVE_VALS || mask == io::MASK_AND_ONE_INACTIVE_VAL ||
+                                mask == io::MASK_AND_TWO_INACTIVE_VALS)
+                                head += kMaskBytes;
+                        }
+                        if (end - begin < head + 8) throw std::runtime_error("unexpected leaf buffer layout");
+                        meta.setCompressedSize(n, static_cast<io::DelayedLoadMetadata::CompressedSizeType>(end - begin - head));
+                    }
+                    // Keep the bytes after the value mask (written again from the leaf's mask).
+                    const std::string_view kept = b.substr(begin + kMaskBytes, end - begin - kMaskBytes);
+                    length_[n] = kept.size();
+                    if (kept.size() <= sizeof(ValueT) * LeafT::SIZE) std::memcpy(leaves_[n]->buffer().data(), kept.data(), kept.size());
+                    else spill_[n] = std::make_unique<std::string>(kept);
+                    begin = end;
+                }
             }
         });
-        for (std::size_t c = first; c < last; ++c) {
-            os.write(bytes[c - first].data(), static_cast<std::streamsize>(bytes[c - first].size()));
-            std::string().swap(bytes[c - first]);
+    }
+
+    // The leaf buffers, as LeafNode::writeBuffers would write them, in leaf order.
+    void write(std::ostream& os) const {
+        for (std::size_t n = 0; n < leaves_.size(); ++n) {
+            leaves_[n]->valueMask().save(os);
+            const char* bytes = spill_[n] ? spill_[n]->data() : reinterpret_cast<const char*>(leaves_[n]->buffer().data());
+            os.write(bytes, static_cast<std::streamsize>(length_[n]));
         }
     }
-}
+
+private:
+    static constexpr std::size_t kMaskBytes = MaskT::WORD_COUNT * sizeof(typename MaskT::Word);
+    std::vector<LeafT*> leaves_;
+    std::vector<std::size_t> length_;                   // bytes kept per leaf
+    std::vector<std::unique_ptr<std::string>> spill_;   // the kept bytes when they outgrow the leaf's buffer
+};
 
 template <class GridT>
-void write_grid(std::ostream& os, const GridT& grid, const std::string& name, openvdb::io::StreamMetadata::Ptr& file_meta) {
+void write_grid(std::ostream& os, GridT& grid, const std::string& name, openvdb::io::StreamMetadata::Ptr& file_meta) {
     const std::uint32_t archive_compression = file_compression();
     auto stream_meta = std::make_shared<openvdb::io::StreamMetadata>(*file_meta);
     stream_meta->setHalfFloat(grid.saveFloatAsHalf());
@@ -279,17 +342,20 @@ void write_grid(std::ostream& os, const GridT& grid, const std::string& name, op
     os.write(reinterpret_cast<const char*>(&c), sizeof c);
     const openvdb::GridBase::ConstPtr copy = grid.copyGrid();
     const openvdb::GridBase::Ptr meta = openvdb::ConstPtrCast<openvdb::GridBase>(copy);
-    meta->insertMeta(openvdb::GridBase::META_FILE_DELAYED_LOAD, openvdb::io::DelayedLoadMetadata());
-    delayed_load_metadata(grid, *meta->getMetadata<openvdb::io::DelayedLoadMetadata>(openvdb::GridBase::META_FILE_DELAYED_LOAD),
-                          archive_compression);
     meta->addStatsMetadata();
+    meta->insertMeta(openvdb::GridBase::META_FILE_DELAYED_LOAD, openvdb::io::DelayedLoadMetadata());
+    // OpenVDB's writer takes the delayed-load metadata with the archive's compression and writes
+    // the leaves with the grid's (the same here: BLOSC | ACTIVE_MASK has no ZIP to drop).
+    if (openvdb::io::getDataCompression(os) != archive_compression) throw std::runtime_error("unexpected grid compression");
+    const SerializedLeaves<GridT> leaves(
+        grid, *meta->getMetadata<openvdb::io::DelayedLoadMetadata>(openvdb::GridBase::META_FILE_DELAYED_LOAD), archive_compression);
     meta->insertMeta(openvdb::GridBase::META_FILE_COMPRESSION,
                      openvdb::StringMetadata(openvdb::io::compressionToString(openvdb::io::getDataCompression(os))));
     copy->writeMeta(os);
     grid.writeTransform(os);
     grid.writeTopology(os);
     gd.setBlockPos(os.tellp());
-    write_buffers(os, grid, openvdb::io::getDataCompression(os));
+    leaves.write(os);
     gd.setEndPos(os.tellp());
     os.seekp(offsets, std::ios_base::beg);
     gd.writeStreamPos(os);
@@ -298,8 +364,14 @@ void write_grid(std::ostream& os, const GridT& grid, const std::string& name, op
 }
 
 // Precondition: distinct, non-empty grid names; grids of the four value types written here.
+// Consumes the grids: their leaf values are overwritten by their compressed bytes.
 void write_file(const fs::path& path, const openvdb::GridPtrVec& grids, const openvdb::MetaMap& file_meta) {
-    std::ofstream os(path, std::ios_base::out | std::ios_base::binary | std::ios_base::trunc);
+    // The leaf buffers reach the stream a few hundred bytes at a time: a 1 MiB buffer turns them
+    // into large writes (the default 8 KiB one made one system call per few leaves).
+    std::vector<char> buffer(std::size_t{1} << 20);
+    std::ofstream os;
+    os.rdbuf()->pubsetbuf(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    os.open(path, std::ios_base::out | std::ios_base::binary | std::ios_base::trunc);
     if (!os) throw std::runtime_error("cannot open the file for writing");
     openvdb::io::StreamMetadata::Ptr stream_meta = std::make_shared<openvdb::io::StreamMetadata>();
     openvdb::io::setStreamMetadataPtr(os, stream_meta, /*transfer=*/false);

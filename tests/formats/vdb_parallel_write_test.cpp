@@ -1,7 +1,10 @@
 // The parallel VDB writer against OpenVDB's own (openvdb::io::File, WriteOptions::openvdb_writer):
 // the same bytes for every value type, slice- and block-produced grids, several grids per file,
-// partial leaves on every axis, tiles, a level-set grid, and enough leaves for many chunks.
+// partial leaves on every axis, tiles, a level-set grid, enough leaves for many chunks, and
+// incompressible and corner-case leaves; and the files read back block by block.
+#include <array>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -96,6 +99,105 @@ TEST(VdbParallelWrite, BlocksWithTilesAndManyLeavesAsOpenVdbWritesThem) {
         return fbrick.data();
     };
     same_as_openvdb(g, {dist, lay}, "blocks");
+}
+
+}  // namespace
+
+namespace {
+
+// Block grids of every value type whose leaves hold pseudo-random values: int32 values that
+// Blosc cannot shrink (it stores them raw), floats, doubles and vectors that shrink a little,
+// plus the corner cases of a leaf's bytes: all-equal leaves (partial blocks of one value), leaves
+// of 64, 8 and 1 active voxels at the far faces (dims 8k + 1: below Blosc's minimum size), and
+// tiles. Each block's values depend only on (seed, block, offset), so both writers see the same.
+struct RandomBlocks {
+    std::uint64_t seed;
+    std::vector<char> brick = std::vector<char>(512 * 12);
+    static std::uint64_t mix(std::uint64_t x) {
+        x ^= x >> 33;
+        x *= 0xff51afd7ed558ccdULL;
+        x ^= x >> 33;
+        x *= 0xc4ceb9fe1a85ec53ULL;
+        return x ^ (x >> 33);
+    }
+    hp::vdb::GridOut grid(const std::string& name, hp::vdb::ValueType type, double background) {
+        hp::vdb::GridOut out{name, type, nullptr, background};
+        out.blocks = [this, type](std::size_t b, void* tile) -> const void* {
+            const std::uint64_t kind = mix(seed * 977 + b) % 7;
+            for (int o = 0; o < 512 * 3; ++o) {
+                const std::uint64_t r = kind == 1 ? 12345 : mix(seed + (b << 12) + static_cast<std::uint64_t>(o));
+                const double u = static_cast<double>(r >> 11) * 0x1.0p-53 - 0.5;  // [-0.5, 0.5)
+                // 30 random bits: OpenVDB's prune compares int32 values by their difference, which
+                // must not overflow (wider values can collapse a leaf into a tile).
+                if (type == hp::vdb::ValueType::int32) reinterpret_cast<std::int32_t*>(brick.data())[o % 512] = static_cast<std::int32_t>(r >> 34) - (1 << 29);
+                if (type == hp::vdb::ValueType::float32) reinterpret_cast<float*>(brick.data())[o % 512] = static_cast<float>(u);
+                if (type == hp::vdb::ValueType::float64) reinterpret_cast<double*>(brick.data())[o % 512] = u;
+                if (type == hp::vdb::ValueType::vec3f) reinterpret_cast<float*>(brick.data())[o] = static_cast<float>(u);
+            }
+            if (kind == 0) {  // a tile: the block's first value
+                std::memcpy(tile, brick.data(), type == hp::vdb::ValueType::vec3f ? 12 : type == hp::vdb::ValueType::float64 ? 8 : 4);
+                return nullptr;
+            }
+            return brick.data();
+        };
+        return out;
+    }
+};
+
+TEST(VdbParallelWrite, IncompressibleAndCornerCaseLeavesAsOpenVdbWritesThem) {
+    const hp::GridSpec g = grid(65, 57, 41);  // 9 x 8 x 6 blocks; the last ones 1 voxel thick
+    RandomBlocks a{1}, b{2}, c{3}, d{4};
+    std::vector<hp::vdb::GridOut> grids{a.grid("layers", hp::vdb::ValueType::int32, -9), b.grid("distance", hp::vdb::ValueType::float32, -1.0),
+                                        c.grid("double", hp::vdb::ValueType::float64, 2.0), d.grid("gradient", hp::vdb::ValueType::vec3f, 0.0)};
+    same_as_openvdb(g, grids, "random blocks");
+}
+
+// The same file read back block by block: every voxel of every grid as written (the file spans
+// several of the reader's 1 MiB windows, so its seeks cross them).
+TEST(VdbParallelWrite, RandomBlocksReadBackBlockByBlock) {
+    const hp::GridSpec g = grid(65, 57, 41);
+    RandomBlocks a{1}, b{2}, c{3}, d{4};
+    std::vector<hp::vdb::GridOut> grids{a.grid("layers", hp::vdb::ValueType::int32, -9), b.grid("distance", hp::vdb::ValueType::float32, -1.0),
+                                        c.grid("double", hp::vdb::ValueType::float64, 2.0), d.grid("gradient", hp::vdb::ValueType::vec3f, 0.0)};
+    const fs::path dir = fs::temp_directory_path() / ("hp_vdb_pw_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path p = dir / "random.vdb";
+    hp::vdb::write(p, g, grids, {{"kind", "test"}}, "hapticprep test");
+    EXPECT_GT(fs::file_size(p), std::uintmax_t{2} << 20);  // two windows at least
+    const hp::vdb::Reader reader = hp::vdb::Reader::open(p);
+    const std::size_t sizes[] = {4, 4, 8, 12};
+    RandomBlocks again[] = {{1}, {2}, {3}, {4}};
+    for (std::size_t n = 0; n < grids.size(); ++n) {
+        SCOPED_TRACE(grids[n].name);
+        hp::vdb::GridOut expected = again[n].grid(grids[n].name, grids[n].type, grids[n].background);
+        std::vector<char> tile(12);
+        std::size_t next = 0, mismatches = 0;
+        reader.read_blocks(grids[n].name, grids[n].type, [&](std::size_t block, const void* brick, const void* got_tile) {
+            EXPECT_EQ(block, next++);
+            const auto* want = static_cast<const char*>(expected.blocks(block, tile.data()));
+            const auto [bx, by, bz] = std::array<int, 3>{static_cast<int>(block % 9), static_cast<int>(block / 9 % 8), static_cast<int>(block / 72)};
+            const bool full = bx < 8 && by < 7 && bz < 5;
+            bool uniform = want != nullptr;  // an all-equal full brick is pruned to a tile
+            for (int o = 1; uniform && o < 512; ++o) uniform = std::memcmp(want, want + static_cast<std::size_t>(o) * sizes[n], sizes[n]) == 0;
+            if (uniform) std::memcpy(tile.data(), want, sizes[n]);
+            if ((!want || uniform) && full) {  // a tile: read as one
+                EXPECT_EQ(brick, nullptr);
+                if (got_tile) mismatches += std::memcmp(got_tile, tile.data(), sizes[n]) != 0;
+                return;
+            }
+            ASSERT_NE(brick, nullptr) << "block " << block;
+            // Compare the voxels inside the grid (a partial block's others read as background).
+            for (int o = 0; o < 512; ++o) {
+                const int x = bx * 8 + (o & 7), y = by * 8 + (o >> 3 & 7), z = bz * 8 + (o >> 6);
+                if (x >= g.dims[0] || y >= g.dims[1] || z >= g.dims[2]) continue;
+                const char* w = want ? want + static_cast<std::size_t>(o) * sizes[n] : tile.data();
+                mismatches += std::memcmp(static_cast<const char*>(brick) + static_cast<std::size_t>(o) * sizes[n], w, sizes[n]) != 0;
+            }
+        });
+        EXPECT_EQ(next, std::size_t{9 * 8 * 6});
+        EXPECT_EQ(mismatches, 0u);
+    }
+    fs::remove_all(dir);
 }
 
 }  // namespace
