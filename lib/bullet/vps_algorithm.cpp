@@ -211,6 +211,7 @@ struct Motion {
 struct PlaneSide {
     MeshPlane plane;
     double clearance(const VpsData& s, std::uint32_t id) const { return plane_clearance(s, id, plane); }
+    bool same_shape(const PlaneSide&) const { return true; }  // a plane has no size
     // Since `before`, every mesh-frame point q has come towards the plane by at most
     // shift + turn |q - pivot|: depth(q) = offset - normal . q changes by
     // (offset' - offset) - (normal' - normal) . pivot - (normal' - normal) . (q - pivot).
@@ -260,6 +261,9 @@ struct BoxSide {
     Rigid box_from_mesh;
     Vec3d half;
     double depth(Vec3d q) const { return box_depth(box_from_mesh(q), half, nullptr); }
+    // The bounds below follow the pose only: a box of other half extents (setLocalScaling,
+    // setMargin, another btBoxShape) needs a new front.
+    bool same_shape(const BoxSide& o) const { return half.x == o.half.x && half.y == o.half.y && half.z == o.half.z; }
     // By the sphere (the box's signed distance is 1-Lipschitz), else by the cluster's disc against
     // the plane of the face its centre lies farthest out of: every point beyond that plane lies
     // outside the box (tight for a flat patch resting on a face).
@@ -353,7 +357,8 @@ void side_descent(const VpsData& shell, const Side& side, std::uint32_t start, P
 // leaves are kept in the order a descent from the root visits them, so the contacts (every point
 // inside, leaf by leaf) are those of a descent from the root, in the same order. The front is made
 // anew from the root when it has grown to 1.5 times its size since (descents again split pruned
-// clusters that the root's descent would prune whole), when most of it would be descended again,
+// clusters that the root's descent would prune whole), when the box's half extents changed (the
+// bounds follow the pose only), when most of it would be descended again,
 // and every 100 steps (a front made while the object fell onto the side holds more clusters than
 // one made at rest). Pruned clusters at least far_slack (0.005 of the root sphere's radius) out
 // are kept apart and tested again only once the path since they were last tested, the pivot's
@@ -421,7 +426,7 @@ struct Front {
             leaves.clear();
             return leaves;
         }
-        if (shell != &s || 2 * (pruned.size() + far.size() + leaves.size()) > 3 * made_size + 32 || ++age >= 100) {
+        if (shell != &s || !now.same_shape(last) || 2 * (pruned.size() + far.size() + leaves.size()) > 3 * made_size + 32 || ++age >= 100) {
             make(s, now, queue);
             return leaves;
         }

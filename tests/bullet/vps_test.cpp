@@ -489,6 +489,22 @@ struct ModeWorld : World {
     explicit ModeWorld(const hb::AlgorithmOptions& options) : algorithms(options) { algorithms.register_on(dispatcher); }
 };
 
+// Two manifolds hold the same points, bit for bit, in the same order; returns how many.
+int expect_same_manifold(const btPersistentManifold& a, const btPersistentManifold& b) {
+    EXPECT_EQ(a.getNumContacts(), b.getNumContacts());
+    const int n = std::min(a.getNumContacts(), b.getNumContacts());
+    for (int i = 0; i < n; ++i) {
+        const btManifoldPoint &x = a.getContactPoint(i), &y = b.getContactPoint(i);
+        EXPECT_EQ(x.getDistance(), y.getDistance()) << "point " << i;
+        for (int k = 0; k < 3; ++k) {
+            EXPECT_EQ(x.m_positionWorldOnA[k], y.m_positionWorldOnA[k]) << "point " << i;
+            EXPECT_EQ(x.m_positionWorldOnB[k], y.m_positionWorldOnB[k]) << "point " << i;
+            EXPECT_EQ(x.m_normalWorldOnB[k], y.m_normalWorldOnB[k]) << "point " << i;
+        }
+    }
+    return n;
+}
+
 }  // namespace
 
 TEST(BulletModes, SegmentedGivesOneManifoldPerTouchingClusterOfTheLevel) {
@@ -785,6 +801,56 @@ TEST(BulletModes, CoherentBoxContactsEqualADescentFromTheRoot) {
         EXPECT_GT(touching, 300);
         EXPECT_GT(at_edge, 50);
     }
+}
+
+TEST(BulletModes, CoherentBoxFollowsABoxThatGrows) {
+    // The box's half extents may change between steps (setLocalScaling, setMargin): the front kept
+    // from a step against the smaller box must not keep clusters pruned that now lie inside it.
+    // The cube, turned to stand on a corner 1 mm deep in the top face; then the box grows by 0.2
+    // upwards (the corner's whole neighbourhood inside): the manifold equals that of the descent
+    // from the root, and holds the points of that wider patch.
+    const auto data = hb::load_vps_data(files("cube", "seam-cube.obj"));
+    auto vps = hb::make_vps_shape(data);
+    btBoxShape box(btVector3(btScalar(0.6), btScalar(0.4), btScalar(0.3)));
+    const btTransform box_pose(btQuaternion::getIdentity(), btVector3(0, 0, 0));
+    btTransform pose(btQuaternion(btVector3(1, 1, 0).normalized(), btScalar(0.9553)) * btQuaternion(btVector3(0, 0, 1), 0.3),
+                     btVector3(0, 0, 0));
+    btVector3 low(0, 0, 1e9);  // the lowest point, moved to 1 mm below the top face's centre
+    for (const hp::Vec3d& p : data->moving.points) {
+        const btVector3 x = pose * btVector3(btScalar(p.x), btScalar(p.y), btScalar(p.z));
+        if (x.z() < low.z()) low = x;
+    }
+    pose.setOrigin(btVector3(0, 0, btScalar(0.3 - 0.001)) - low);
+    ModeWorld coherent({}), root({.coherent = false});
+    btCollisionObject* a = coherent.add(vps.get(), body_at(*data, pose));
+    btCollisionObject* b = root.add(vps.get(), body_at(*data, pose));
+    btCollisionObject* ba = coherent.add(&box, box_pose);
+    btCollisionObject* bb = root.add(&box, box_pose);
+    const btPersistentManifold* ma = manifold_of(coherent, a, ba);
+    const btPersistentManifold* mb = manifold_of(root, b, bb);
+    ASSERT_NE(ma, nullptr);
+    ASSERT_NE(mb, nullptr);
+    ASSERT_GE(ma->getNumContacts(), 1);
+    expect_same_manifold(*ma, *mb);
+    const double top_before = double(box.getHalfExtentsWithMargin().z());
+    box.setLocalScaling(btVector3(1, 1, btScalar(0.5 / 0.3)));
+    const double top_after = double(box.getHalfExtentsWithMargin().z());
+    ASSERT_NEAR(top_after - top_before, 0.2, 1e-5);
+    // Brute force: the points now inside the box.
+    std::size_t inside = 0;
+    const btVector3 half = box.getHalfExtentsWithMargin();
+    for (const hp::Vec3d& p : data->moving.points) {
+        const btVector3 x = pose * btVector3(btScalar(p.x), btScalar(p.y), btScalar(p.z));
+        inside += std::abs(x.x()) < half.x() && std::abs(x.y()) < half.y() && std::abs(x.z()) < half.z();
+    }
+    ASSERT_GT(inside, 20u);
+    ma = manifold_of(coherent, a, ba);
+    mb = manifold_of(root, b, bb);
+    ASSERT_NE(ma, nullptr);
+    ASSERT_NE(mb, nullptr);
+    EXPECT_EQ(mb->getNumContacts(), 4);
+    expect_same_manifold(*ma, *mb);
+    EXPECT_NEAR(deepest(*ma, a).depth, 0.201, 1e-4);
 }
 
 TEST(BulletModes, TimeCriticalStopsAtItsBudgetOfSphereTests) {
