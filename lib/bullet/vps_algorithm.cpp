@@ -432,6 +432,12 @@ struct Front {
         }
         step = now.step_from(reference, step, last, pivot, scale);
         last = now;
+        if (!std::isfinite(step.shift + step.turn)) {
+            // A pose that was not finite (NaN, infinite) leaves the path so until the front is
+            // made anew, and no bound can be read from it.
+            make(s, now, queue);
+            return leaves;
+        }
         // The pruned clusters that may have reached the side leave the front; those that lie far
         // out move to `far`.
         redo.clear();
@@ -450,7 +456,7 @@ struct Front {
             }
         }
         pruned.resize(kept);
-        if ((step.shift - far_shift) + (step.turn - far_turn) * far_reach >= far_slack) {
+        if (!((step.shift - far_shift) + (step.turn - far_turn) * far_reach < far_slack)) {  // NaN: read it
             far_shift = step.shift;
             far_turn = step.turn;
             far_reach = 0;

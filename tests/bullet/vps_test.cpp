@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <numbers>
 #include <random>
 #include <string>
@@ -489,6 +490,44 @@ struct ModeWorld : World {
     explicit ModeWorld(const hb::AlgorithmOptions& options) : algorithms(options) { algorithms.register_on(dispatcher); }
 };
 
+// One pair's algorithm driven by hand, step by step, without a broadphase (any transform, NaN
+// too); `shell` is the VPS object, `other` the plane or the box.
+struct DrivenPair {
+    btDefaultCollisionConfiguration config;
+    btCollisionDispatcher dispatcher{&config};
+    hb::VpsAlgorithms algorithms;
+    btCollisionObject shell, other;
+    btCollisionAlgorithm* algorithm = nullptr;
+    DrivenPair(const hb::AlgorithmOptions& options, btCollisionShape* vps, btCollisionShape* side) : algorithms(options) {
+        algorithms.register_on(dispatcher);
+        shell.setCollisionShape(vps);
+        other.setCollisionShape(side);
+        const btCollisionObjectWrapper a(nullptr, vps, &shell, shell.getWorldTransform(), -1, -1);
+        const btCollisionObjectWrapper b(nullptr, side, &other, other.getWorldTransform(), -1, -1);
+        algorithm = dispatcher.findAlgorithm(&a, &b, nullptr, BT_CONTACT_POINT_ALGORITHMS);
+    }
+    DrivenPair(const DrivenPair&) = delete;
+    DrivenPair& operator=(const DrivenPair&) = delete;
+    ~DrivenPair() {
+        if (!algorithm) return;
+        algorithm->~btCollisionAlgorithm();
+        dispatcher.freeCollisionAlgorithm(algorithm);
+    }
+    // The manifold after one step at these world transforms.
+    const btPersistentManifold* step(const btTransform& shell_at, const btTransform& other_at) {
+        shell.setWorldTransform(shell_at);
+        other.setWorldTransform(other_at);
+        const btCollisionObjectWrapper a(nullptr, shell.getCollisionShape(), &shell, shell_at, -1, -1);
+        const btCollisionObjectWrapper b(nullptr, other.getCollisionShape(), &other, other_at, -1, -1);
+        btManifoldResult result(&a, &b);
+        const btDispatcherInfo info;
+        algorithm->processCollision(&a, &b, info, &result);
+        btManifoldArray manifolds;
+        algorithm->getAllContactManifolds(manifolds);
+        return manifolds.size() > 0 ? manifolds[0] : nullptr;
+    }
+};
+
 // Two manifolds hold the same points, bit for bit, in the same order; returns how many.
 int expect_same_manifold(const btPersistentManifold& a, const btPersistentManifold& b) {
     EXPECT_EQ(a.getNumContacts(), b.getNumContacts());
@@ -851,6 +890,52 @@ TEST(BulletModes, CoherentBoxFollowsABoxThatGrows) {
     EXPECT_EQ(mb->getNumContacts(), 4);
     expect_same_manifold(*ma, *mb);
     EXPECT_NEAR(deepest(*ma, a).depth, 0.201, 1e-4);
+}
+
+TEST(BulletModes, CoherentFrontsRecoverFromANanPose) {
+    // A pose that is not a number for one step (a body that blew up, a caller's bug), then finite
+    // poses again: from resting 1 mm deep, and from 1 cm clear (the whole object one pruned cluster
+    // far out), through a NaN pose, to pushed 0.3 deep. Against a plane and a box, the manifold
+    // equals that of the descent from the root at every finite step: the front is not read from a
+    // path that went through NaN.
+    const auto data = hb::load_vps_data(files("sphere", "sphere.obj"));
+    auto vps = hb::make_vps_shape(data);
+    btStaticPlaneShape plane(btVector3(0, 0, 1), 0);
+    btBoxShape box(btVector3(3, 2, btScalar(0.5)));
+    const btTransform box_pose(btQuaternion::getIdentity(), btVector3(0.3, -0.2, -0.5));  // top face at z = 0
+    const btScalar nan = std::numeric_limits<btScalar>::quiet_NaN();
+    for (btCollisionShape* side : {static_cast<btCollisionShape*>(&plane), static_cast<btCollisionShape*>(&box)}) {
+        SCOPED_TRACE(side == &plane ? "plane" : "box");
+        const btTransform side_at = side == &plane ? btTransform::getIdentity() : box_pose;
+        DrivenPair coherent({}, vps.get(), side), root({.coherent = false}, vps.get(), side);
+        ASSERT_NE(coherent.algorithm, nullptr);
+        ASSERT_NE(root.algorithm, nullptr);
+        const btTransform turned(btQuaternion(btVector3(0.3, -0.2, 1).normalized(), 0.4), btVector3(0.1, 0.2, 0));
+        double lowest = 1e9;
+        for (const hp::Vec3d& p : data->moving.points)
+            lowest = std::min(lowest, double((turned * btVector3(btScalar(p.x), btScalar(p.y), btScalar(p.z))).z()));
+        const auto at = [&](double depth) {
+            btTransform t = turned;
+            t.setOrigin(t.getOrigin() - btVector3(0, 0, btScalar(lowest + depth)));
+            return body_at(*data, t);
+        };
+        btTransform broken = at(0.001);
+        broken.setOrigin(btVector3(nan, nan, nan));
+        int compared = 0;
+        const double none = std::numeric_limits<double>::quiet_NaN();  // the broken pose
+        for (const double depth : {0.001, none, 0.3, 0.002, -0.01, none, 0.3, -0.01, none, none, 0.002}) {
+            SCOPED_TRACE("depth " + std::to_string(depth));
+            const btTransform pose = std::isnan(depth) ? broken : at(depth);
+            const btPersistentManifold* ma = coherent.step(pose, side_at);
+            const btPersistentManifold* mb = root.step(pose, side_at);
+            ASSERT_NE(ma, nullptr);
+            ASSERT_NE(mb, nullptr);
+            if (std::isnan(depth)) continue;
+            EXPECT_EQ(mb->getNumContacts() > 0, depth > 0);
+            compared += expect_same_manifold(*ma, *mb);
+        }
+        EXPECT_GE(compared, 2 * 4 + 3);  // four points at each of the two deep poses, one at least at the others
+    }
 }
 
 TEST(BulletModes, TimeCriticalStopsAtItsBudgetOfSphereTests) {
