@@ -101,6 +101,10 @@ Chosen select_manifold(const std::vector<WorldContact>& c) {
     return out;
 }
 
+// How far from its centre a cluster's points may lie: its radius with the tolerance the loader's
+// check allows (tree_covers_points). Every sphere bound below uses it.
+double covering_radius(const Ball& b) { return b.radius * (1 + 1e-9) + 1e-12; }
+
 // Where a time-critical traversal stops.
 struct Limits {
     std::size_t tests = 0;  // 0: no limit in sphere tests
@@ -110,7 +114,7 @@ struct Limits {
 // The contacts of the pointshell's points against a 1-Lipschitz signed depth `depth_of` (mesh-frame
 // point -> depth, inside positive; the caller folds the pose into it) with unit outward normal
 // `normal_of` (world point -> normal, for the contacts only): breadth-first over the
-// tree from cluster `start`, a sphere pruned when depth(centre) + radius < 0, a leaf's points
+// tree from cluster `start`, a sphere pruned when depth(centre) + covering radius < 0, a leaf's points
 // checked; `clear(id)` may prune a cluster the sphere test keeps (true: no point below it has a
 // positive depth). With `limits`, stops after that many sphere tests or at the deadline (the clock
 // read every 4 tests). Returns false when it stopped early.
@@ -128,7 +132,7 @@ bool analytic_contacts(const MovingObjectData& m, const Rigid& world_from_mesh, 
             return false;
         ++tests;
         const TreeCluster& c = clusters[queue[head]];
-        if (depth_of(c.sphere.center) + c.sphere.radius < 0 || clear(queue[head])) continue;
+        if (depth_of(c.sphere.center) + covering_radius(c.sphere) < 0 || clear(queue[head])) continue;
         if (!c.children.empty()) {
             queue.insert(queue.end(), c.children.begin(), c.children.end());
             continue;
@@ -162,7 +166,7 @@ double disc_clearance(const VpsData& shell, std::uint32_t id, const MeshPlane& p
 double plane_clearance(const VpsData& shell, std::uint32_t id, const MeshPlane& plane) {
     const Ball& b = shell.moving.tree.clusters[id].sphere;
     const double nc = dot(plane.normal, b.center);
-    const double sphere = nc - plane.offset - b.radius;
+    const double sphere = nc - plane.offset - covering_radius(b);
     return sphere > 0 ? sphere : disc_clearance(shell, id, plane, nc);
 }
 
@@ -224,7 +228,7 @@ struct PlaneSide {
 
     struct Entry {
         Vec3d centre;
-        double radius;  // with tree_covers_points' tolerance
+        double radius;  // covering_radius
         double keep;    // clearance_D - h_D(c) - rounding margin
         double turn;    // |n_D - n_R|
         double reach;   // how far the cluster's points lie from the pivot at most
@@ -243,7 +247,7 @@ struct PlaneSide {
     Entry entry(const VpsData& s, std::uint32_t id, double clearance, const Step& step, Vec3d pivot, double scale) const {
         const Ball& b = s.moving.tree.clusters[id].sphere;
         const double h = dot(plane.normal, b.center) - plane.offset;
-        const double radius = b.radius * (1 + 1e-9) + 1e-12;  // tree_covers_points' tolerance
+        const double radius = covering_radius(b);
         return {b.center, radius, clearance - h - 1e-9 * (scale + std::abs(plane.offset) + length(b.center)),
                 step.from_reference, length(b.center - pivot) + radius, id};
     }
@@ -270,7 +274,7 @@ struct BoxSide {
     double clearance(const VpsData& s, std::uint32_t id) const {
         const Ball& b = s.moving.tree.clusters[id].sphere;
         const Vec3d c = box_from_mesh(b.center);
-        const double sphere = -(box_depth(c, half, nullptr) + b.radius);
+        const double sphere = -(box_depth(c, half, nullptr) + covering_radius(b));
         return sphere > 0 ? sphere : disc(s, id, c);
     }
     // The disc bound against one face's plane; `c`: the sphere's centre in the box frame.
@@ -317,7 +321,7 @@ struct BoxSide {
     }
     Entry entry(const VpsData& s, std::uint32_t id, double clearance, const Step& step, Vec3d pivot, double) const {
         const Ball& b = s.moving.tree.clusters[id].sphere;
-        const double reach = length(b.center - pivot) + b.radius * (1 + 1e-9) + 1e-12;  // tree_covers_points' tolerance
+        const double reach = length(b.center - pivot) + covering_radius(b);
         return {clearance + step.shift + step.turn * reach, clearance - step.net.shift - step.net.turn * reach, reach, id};
     }
     double slack(const Entry& e, const Step& step) const {
