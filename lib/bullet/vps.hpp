@@ -21,6 +21,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "math/vec.hpp"
 
@@ -115,5 +116,17 @@ private:
 void register_vps_algorithms(btCollisionDispatcher& dispatcher);
 // Whether `algorithm` is one of the VPS algorithms.
 bool is_vps_algorithm(const btCollisionAlgorithm* algorithm);
+
+// What one of the VPS algorithms has done, for tests and diagnostics. The coherent full traversal
+// against a plane or a box: the fronts it made from the root, the steps that kept the last one,
+// and the pruned clusters it tested again at a later pose. `contacts`: every contact of its last
+// step (before the manifold keeps up to four), in order: the pointshell's point in world
+// coordinates and its depth (positive).
+struct AlgorithmTrace {
+    std::size_t fronts_made = 0, fronts_kept = 0, entries_tested = 0;
+    std::vector<std::array<double, 4>> contacts;  // x, y, z, depth
+};
+// The trace of `algorithm`; empty when it is not one of the VPS algorithms.
+AlgorithmTrace trace_of(const btCollisionAlgorithm* algorithm);
 
 }  // namespace hp::bullet

@@ -387,6 +387,7 @@ struct Front {
     std::vector<std::uint32_t> leaves;  // kept, in visit order
     std::vector<std::uint32_t> redo, extra, merged;  // scratch
     std::vector<std::pair<std::uint32_t, double>> decided;  // scratch: pruned clusters and their clearance
+    std::size_t made_count = 0, kept_count = 0, tested_count = 0;  // AlgorithmTrace
 
     // A pruned cluster that lies at least `slack` out now.
     void keep(const typename Side::Entry& e, double slack) {
@@ -401,6 +402,7 @@ struct Front {
     void make(const VpsData& s, const Side& now, std::vector<std::uint32_t>& queue) {
         shell = &s;
         age = 0;
+        ++made_count;
         last = reference = now;
         step = {};
         pruned.clear();
@@ -445,6 +447,7 @@ struct Front {
         // The pruned clusters that may have reached the side leave the front; those that lie far
         // out move to `far`.
         redo.clear();
+        tested_count += pruned.size();
         std::size_t kept = 0, moved = 0;
         for (std::size_t i = 0; i < pruned.size(); ++i) {
             const double slack = now.slack(pruned[i], step);
@@ -464,6 +467,7 @@ struct Front {
             far_shift = step.shift;
             far_turn = step.turn;
             far_reach = 0;
+            tested_count += far.size();
             std::size_t stay = 0;
             for (std::size_t i = 0; i < far.size(); ++i) {
                 const double slack = now.slack(far[i], step);
@@ -483,6 +487,7 @@ struct Front {
             make(s, now, queue);
             return leaves;
         }
+        ++kept_count;
         const auto add = [&](std::uint32_t id, double clearance) { keep(now.entry(s, id, clearance, step, pivot, scale), clearance); };
         // Leaves that left the side become pruned clusters.
         std::size_t stay = 0;
@@ -677,6 +682,14 @@ public:
                                    btManifoldResult*) override {
         return 1;  // no continuous collision: Bullet's convention for "no impact before the step's end"
     }
+    AlgorithmTrace trace() const {
+        AlgorithmTrace t;
+        t.fronts_made = state_->plane_front.made_count + state_->box_front.made_count;
+        t.fronts_kept = state_->plane_front.kept_count + state_->box_front.kept_count;
+        t.entries_tested = state_->plane_front.tested_count + state_->box_front.tested_count;
+        for (const WorldContact& c : state_->contacts) t.contacts.push_back({c.point.x, c.point.y, c.point.z, c.depth});
+        return t;
+    }
     void getAllContactManifolds(btManifoldArray& manifolds) override {
         if (manifold_ && own_manifold_) manifolds.push_back(manifold_);
         for (btPersistentManifold* m : state_->segment_manifolds)
@@ -788,6 +801,11 @@ void register_vps_algorithms(btCollisionDispatcher& dispatcher) {
 
 bool is_vps_algorithm(const btCollisionAlgorithm* algorithm) {
     return dynamic_cast<const VpsAlgorithm*>(algorithm) != nullptr;
+}
+
+AlgorithmTrace trace_of(const btCollisionAlgorithm* algorithm) {
+    const auto* a = dynamic_cast<const VpsAlgorithm*>(algorithm);
+    return a ? a->trace() : AlgorithmTrace{};
 }
 
 }  // namespace hp::bullet

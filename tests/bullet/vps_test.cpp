@@ -77,6 +77,12 @@ const btPersistentManifold* manifold_of(World& w, const btCollisionObject* a, co
     return nullptr;
 }
 
+// The algorithm that the last collision pass ran for two objects (null when there is none).
+const btCollisionAlgorithm* algorithm_of(World& w, btCollisionObject* a, btCollisionObject* b) {
+    const btBroadphasePair* p = w.world.getPairCache()->findPair(a->getBroadphaseHandle(), b->getBroadphaseHandle());
+    return p ? p->m_algorithm : nullptr;
+}
+
 // The deepest point of a manifold and its normal pointing towards `towards` (one of the bodies).
 struct Deepest {
     double depth = 0;
@@ -763,7 +769,10 @@ TEST(BulletModes, CoherentBoxContactsEqualADescentFromTheRoot) {
     // turn bound keeps the front right) and else about its origin while it moves by 10 micrometres
     // to 3 cm, its lowest point kept between 0.06 and 0.001 below the top face, every 97th step
     // lifted 0.3 clear, every 89th pushed 0.3 deep; the manifold equals, point for point and bit for
-    // bit, that of the descent from the root.
+    // bit, that of the descent from the root, and so does the full list of contacts before the
+    // manifold keeps four, whose size is the number of points inside the box by brute force. The
+    // front is kept (not made anew) in many of the steps that touch at an edge, and pruned clusters
+    // are tested again.
     for (const auto& [name, mesh] : {std::pair{"cube", "seam-cube.obj"}, std::pair{"sphere", "sphere.obj"}}) {
         const auto data = hb::load_vps_data(files(name, mesh));
         auto vps = hb::make_vps_shape(data);
@@ -777,7 +786,9 @@ TEST(BulletModes, CoherentBoxContactsEqualADescentFromTheRoot) {
         btCollisionObject* bb = root.add(&box, box_pose);
         std::mt19937 rng(11);
         std::uniform_real_distribution<double> u(-1, 1), scale(0, 1);
-        int touching = 0, at_edge = 0, compared = 0;
+        int touching = 0, at_edge = 0, compared = 0, kept_at_edge = 0;
+        std::size_t kept_before = 0, all_contacts = 0;
+        const btVector3 half = box.getHalfExtentsWithMargin();
         for (int step = 0; step < 600; ++step) {
             SCOPED_TRACE(std::string(name) + " step " + std::to_string(step));
             const double move = 1e-5 * std::pow(3000.0, scale(rng)), turn = 1e-4 * std::pow(3000.0, scale(rng));
@@ -823,7 +834,31 @@ TEST(BulletModes, CoherentBoxContactsEqualADescentFromTheRoot) {
             ASSERT_EQ(ma->getNumContacts(), mb->getNumContacts());
             touching += ma->getNumContacts() > 0;
             // Touching with the centre of mass within 0.1 of an edge or beyond it.
-            at_edge += ma->getNumContacts() > 0 && (std::abs(double(centre.x())) > 0.5 || std::abs(double(centre.y())) > 0.3);
+            const bool edge = ma->getNumContacts() > 0 && (std::abs(double(centre.x())) > 0.5 || std::abs(double(centre.y())) > 0.3);
+            at_edge += edge;
+            const hb::AlgorithmTrace ta = hb::trace_of(algorithm_of(coherent, a, ba));
+            const hb::AlgorithmTrace tb = hb::trace_of(algorithm_of(root, b, bb));
+            EXPECT_EQ(ta.contacts, tb.contacts);  // every contact, in order, bit for bit
+            EXPECT_EQ(tb.fronts_made, 0u);
+            kept_at_edge += edge && ta.fronts_kept > kept_before;
+            kept_before = ta.fronts_kept;
+            if (step == 599) {
+                std::printf("%s: %zu fronts made, %zu kept, %zu pruned clusters tested again\n", name, ta.fronts_made,
+                            ta.fronts_kept, ta.entries_tested);
+                EXPECT_GT(ta.entries_tested, 0u);
+            }
+            // Brute force: the points inside the box (up to the float transforms' rounding).
+            std::size_t surely = 0, maybe = 0;
+            for (const hp::Vec3d& p : data->moving.points) {
+                const btVector3 x = local * btVector3(btScalar(p.x), btScalar(p.y), btScalar(p.z));
+                double depth = 1e9;
+                for (int k = 0; k < 3; ++k) depth = std::min(depth, double(half[k]) - std::abs(double(x[k])));
+                surely += depth > 1e-5;
+                maybe += depth > -1e-5;
+            }
+            EXPECT_GE(ta.contacts.size(), surely);
+            EXPECT_LE(ta.contacts.size(), maybe);
+            all_contacts += ta.contacts.size();
             for (int i = 0; i < ma->getNumContacts(); ++i) {
                 const btManifoldPoint &x = ma->getContactPoint(i), &y = mb->getContactPoint(i);
                 EXPECT_EQ(x.getDistance(), y.getDistance()) << "point " << i;
@@ -835,10 +870,12 @@ TEST(BulletModes, CoherentBoxContactsEqualADescentFromTheRoot) {
                 ++compared;
             }
         }
-        std::printf("%s: %d of 600 poses touching, %d of them at an edge, %d points compared\n", name, touching, at_edge,
-                    compared);
+        std::printf("%s: %d of 600 poses touching, %d of them at an edge (the front kept in %d), %d points compared, %zu "
+                    "contacts in all\n", name, touching, at_edge, kept_at_edge, compared, all_contacts);
         EXPECT_GT(touching, 300);
         EXPECT_GT(at_edge, 50);
+        EXPECT_GT(kept_at_edge, at_edge / 4);
+        EXPECT_GT(all_contacts, static_cast<std::size_t>(compared));
     }
 }
 
