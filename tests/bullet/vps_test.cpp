@@ -693,8 +693,12 @@ TEST(BulletModes, BoxPruningKeepsEveryPenetratingPoint) {
     // plane. Against a brute force over all points (the box's depth computed here): with the box's
     // top face between the k-th and (k+1)-th lowest point (k = 1, 2, 3) the manifold holds exactly
     // those k points, and with the face anywhere through the object its deepest point is the
-    // deepest of all points; from the root and with the front made anew (coherent, one step).
+    // deepest of all points; from the root and with the front made anew (coherent, one step: this
+    // checks only the descent that makes the front, side_descent, not a front kept from step to
+    // step). The k <= 3 cases skip poses whose k-th and (k+1)-th lowest points lie at nearly the
+    // same height; the cases checked are counted.
     for (const bool coherent : {false, true}) {
+        int checked = 0, checked_k = 0;
         for (const auto& [name, mesh] : {std::pair{"cube", "seam-cube.obj"}, std::pair{"sphere", "sphere.obj"}}) {
             const auto data = hb::load_vps_data(files(name, mesh));
             auto vps = hb::make_vps_shape(data);
@@ -741,7 +745,9 @@ TEST(BulletModes, BoxPruningKeepsEveryPenetratingPoint) {
                         if (depth > 0) ++below, deepest_all = std::max(deepest_all, depth);
                     }
                     EXPECT_NEAR(deepest(*m, s).depth, deepest_all, 1e-5 * (1 + span));
+                    ++checked;
                     if (k <= 3) {
+                        ++checked_k;
                         ASSERT_EQ(below, static_cast<std::size_t>(k));
                         bool collinear = false;
                         if (k == 3) {
@@ -758,6 +764,10 @@ TEST(BulletModes, BoxPruningKeepsEveryPenetratingPoint) {
                 }
             }
         }
+        std::printf("%s: %d cases checked, %d of them with k <= 3 points below\n", coherent ? "coherent" : "root", checked,
+                    checked_k);
+        EXPECT_EQ(checked - checked_k, 2 * 12);  // k = 4: every pose of both objects
+        EXPECT_GT(checked_k, 2 * 12);            // k <= 3: more than one case per pose on average
     }
 }
 
