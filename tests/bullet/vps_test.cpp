@@ -775,9 +775,13 @@ TEST(BulletModes, CoherentBoxContactsEqualADescentFromTheRoot) {
     // The box algorithm keeps its front from step to step as the plane's does. Along a random walk
     // over a turned box (half extents 0.6 x 0.4 x 0.3): the object slides across the top face and
     // over its edges and corners (its centre at most 0.05 beyond an edge along x and y), turns
-    // by 1e-4 to 0.3 rad a step, every other step about its lowest point (no motion there: only the
-    // turn bound keeps the front right) and else about its origin while it moves by 10 micrometres
-    // to 3 cm, its lowest point kept between 0.06 and 0.001 below the top face, every 97th step
+    // by 1e-4 to 0.3 rad a step, every other step about its lowest point and else about its origin
+    // while it moves by 10 micrometres to 3 cm; every step then slides it by up to 1 cm across the
+    // face (5 cm back towards the face beyond an edge) and moves it up or down so that its lowest
+    // point lies between 0.06 and 0.001 below the top face. The turns about the lowest point move
+    // the front's pivot (the kept leaves' mean centre when made, not the lowest point) by the turn
+    // and that slide and re-target: these steps lean on the turn term more than the others, but
+    // the shift term is not zero in them either. Every 97th step
     // lifted 0.3 clear, every 89th pushed 0.3 deep; the manifold equals, point for point and bit for
     // bit, that of the descent from the root, and so does the full list of contacts before the
     // manifold keeps four, whose size is the number of points inside the box by brute force. The
@@ -808,7 +812,8 @@ TEST(BulletModes, CoherentBoxContactsEqualADescentFromTheRoot) {
                 btVector3 t = local.getOrigin() + btVector3(btScalar(move * u(rng)), btScalar(move * u(rng)), btScalar(move * u(rng)));
                 local = btTransform((local.getRotation() * dq).normalized(), t);
             } else {
-                // Turned about its lowest point, which stays where it is: only the turn moves the others.
+                // Turned about its lowest point, which the turn leaves where it is (the slide and the
+                // height below move it).
                 btVector3 low(0, 0, 1e9);
                 for (const hp::Vec3d& p : data->moving.points) {
                     const btVector3 x = local * btVector3(btScalar(p.x), btScalar(p.y), btScalar(p.z));
