@@ -362,9 +362,12 @@ void side_descent(const VpsData& shell, const Side& side, std::uint32_t start, P
 // inside, leaf by leaf) are those of a descent from the root, in the same order. The front is made
 // anew from the root when it has grown to 1.5 times its size since (descents again split pruned
 // clusters that the root's descent would prune whole), when the box's half extents changed (the
-// bounds follow the pose only), when most of it would be descended again,
-// and every 100 steps (a front made while the object fell onto the side holds more clusters than
-// one made at rest). Pruned clusters at least far_slack (0.005 of the root sphere's radius) out
+// bounds follow the pose only), when the path is not finite, when the pruned clusters to descend
+// again outnumber 8 plus half (rounded down) of those that stay pruned (near and far lists, the far
+// one as last read): roughly a third of them, and at the 100th call since it was made (calls of
+// processCollision for the pair: one per collision pass while Bullet's broadphase keeps the pair,
+// whether or not it touches; a front made while the object fell onto the side holds more clusters
+// than one made at rest). Pruned clusters at least far_slack (0.005 of the root sphere's radius) out
 // are kept apart and tested again only once the path since they were last tested, the pivot's
 // shift plus its turn times the largest of their reaches, has reached far_slack: most of the front
 // is not read at all in most steps.
