@@ -89,8 +89,13 @@ struct AlgorithmOptions {
     double budget_us = 1000;       // time_critical: per pair and step
     std::size_t budget_tests = 0;  // time_critical: sphere tests per pair and step (0: no such limit)
     // full, against a plane or a box: restart from the last descent's front while the pose has
-    // moved less than its clusters' clearance (the same contacts as a descent from the root);
-    // false: every step from the root.
+    // moved less than its clusters' clearance (the same contacts as a descent from the root),
+    // pruned clusters far out kept in a second list read only once the path may have brought
+    // them near; the front is made anew from the root when it has grown past 1.5 times its size
+    // (plus 16), when many of its clusters must be descended again, every 100 calls, when the
+    // box's size or the pair's pointshell changes and after a pose that is not finite
+    // (docs/bullet.md, "Temporal coherence against a plane or a box"); false: every step from the
+    // root.
     bool coherent = true;
 };
 
