@@ -228,10 +228,10 @@ struct PlaneSide {
 
     struct Entry {
         Vec3d centre;
-        double radius;  // covering_radius
-        double keep;    // clearance_D - h_D(c) - rounding margin
-        double turn;    // |n_D - n_R|
-        double reach;   // how far the cluster's points lie from the pivot at most
+        double radius;            // covering_radius
+        double keep_margin;       // clearance_D - h_D(c) - rounding margin
+        double turn_at_decision;  // |n_D - n_R|
+        double reach;             // how far the cluster's points lie from the pivot at most
         std::uint32_t id;
     };
     struct Step {
@@ -255,7 +255,7 @@ struct PlaneSide {
     // the bounds do not keep it out): by its sphere, or by the change since it was decided.
     double slack(const Entry& e, const Step& step) const {
         const double h = dot(plane.normal, e.centre) - plane.offset;
-        return std::max(h - e.radius, e.keep + h - (step.from_reference + e.turn) * e.radius - step.margin);
+        return std::max(h - e.radius, e.keep_margin + h - (step.from_reference + e.turn_at_decision) * e.radius - step.margin);
     }
 };
 
@@ -304,11 +304,11 @@ struct BoxSide {
     // Every point q of a pruned cluster has come towards the box by at most shift + turn |q - pivot|
     // since it was decided, with shift and turn summed over the steps since then (the path), and
     // by at most the motion from the reference pose to the pose when decided plus that from the
-    // reference pose to now (`net`: far smaller than the path when the object rocks back and forth).
+    // reference pose to now (`net_budget`: far smaller than the path when the object rocks back and forth).
     struct Entry {
-        double budget;  // clearance when decided + the path's shift + turn * reach at that time
-        double net;     // clearance when decided - the motion from the reference to that pose
-        double reach;   // how far the cluster's points lie from the pivot at most
+        double path_budget;  // clearance when decided + the path's shift + turn * reach at that time
+        double net_budget;   // clearance when decided - the motion from the reference to that pose
+        double reach;        // how far the cluster's points lie from the pivot at most
         std::uint32_t id;
     };
     struct Step {
@@ -325,7 +325,7 @@ struct BoxSide {
         return {clearance + step.shift + step.turn * reach, clearance - step.net.shift - step.net.turn * reach, reach, id};
     }
     double slack(const Entry& e, const Step& step) const {
-        return std::max(e.budget - (step.shift + step.turn * e.reach), e.net - (step.net.shift + step.net.turn * e.reach));
+        return std::max(e.path_budget - (step.shift + step.turn * e.reach), e.net_budget - (step.net.shift + step.net.turn * e.reach));
     }
 };
 
@@ -367,9 +367,9 @@ void side_descent(const VpsData& shell, const Side& side, std::uint32_t start, P
 // one as last read): roughly a third of them, and at the 100th call since it was made (calls of
 // processCollision for the pair: one per collision pass while Bullet's broadphase keeps the pair,
 // whether or not it touches; a front made while the object fell onto the side holds more clusters
-// than one made at rest). Pruned clusters at least far_slack (0.005 of the root sphere's radius) out
+// than one made at rest). Pruned clusters at least far_distance (0.005 of the root sphere's radius) out
 // are kept apart and tested again only once the path since they were last tested, the pivot's
-// shift plus its turn times the largest of their reaches, has reached far_slack: most of the front
+// shift plus its turn times the largest of their reaches, has reached far_distance: most of the front
 // is not read at all in most steps.
 template <class Side>
 struct Front {
@@ -379,12 +379,12 @@ struct Front {
     typename Side::Step step;        // this step's, from `reference` and `last`
     Vec3d pivot;                     // mesh frame: the kept leaves' mean centre when made
     double scale = 0;                // the root sphere's radius: rounding margins
-    double far_slack = 0;            // entries at least this far out go to `far`
+    double far_distance = 0;         // entries at least this far out go to `far`
     std::size_t made_size = 0;       // the front's size when made from the root
     int age = 0;                     // steps since it was made
     std::vector<typename Side::Entry> pruned;  // tested every step
     // Tested only once the path since they were last tested (shift + turn * the largest reach)
-    // reaches `far_slack`: until then none of them can have come that far.
+    // reaches `far_distance`: until then none of them can have come that far.
     std::vector<typename Side::Entry> far;
     double far_shift = 0, far_turn = 0, far_reach = 0;  // the path when `far` was last tested; its largest reach
     std::vector<std::uint32_t> leaves;  // kept, in visit order
@@ -394,7 +394,7 @@ struct Front {
 
     // A pruned cluster that lies at least `slack` out now.
     void keep(const typename Side::Entry& e, double slack) {
-        if (slack >= far_slack) {
+        if (slack >= far_distance) {
             far.push_back(e);
             far_reach = std::max(far_reach, e.reach);
         } else {
@@ -416,7 +416,7 @@ struct Front {
         side_descent(s, now, 0, [&](std::uint32_t id, double clearance) { decided.push_back({id, clearance}); }, queue, leaves);
         const auto& clusters = s.moving.tree.clusters;
         scale = clusters[0].sphere.radius;
-        far_slack = 0.005 * scale;
+        far_distance = 0.005 * scale;
         pivot = clusters[0].sphere.center;
         if (!leaves.empty()) {
             Vec3d sum;
@@ -456,7 +456,7 @@ struct Front {
             const double slack = now.slack(pruned[i], step);
             if (!(slack > 0)) {
                 redo.push_back(pruned[i].id);
-            } else if (slack >= far_slack) {
+            } else if (slack >= far_distance) {
                 far.push_back(pruned[i]);
                 far_reach = std::max(far_reach, pruned[i].reach);
                 ++moved;
@@ -466,7 +466,7 @@ struct Front {
             }
         }
         pruned.resize(kept);
-        if (!((step.shift - far_shift) + (step.turn - far_turn) * far_reach < far_slack)) {  // NaN: read it
+        if (!((step.shift - far_shift) + (step.turn - far_turn) * far_reach < far_distance)) {  // NaN: read it
             far_shift = step.shift;
             far_turn = step.turn;
             far_reach = 0;
@@ -476,7 +476,7 @@ struct Front {
                 const double slack = now.slack(far[i], step);
                 if (!(slack > 0)) {
                     redo.push_back(far[i].id);
-                } else if (slack < far_slack) {
+                } else if (slack < far_distance) {
                     pruned.push_back(far[i]);
                 } else {
                     far_reach = std::max(far_reach, far[i].reach);
