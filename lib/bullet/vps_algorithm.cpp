@@ -111,6 +111,19 @@ struct Limits {
     std::chrono::steady_clock::time_point deadline;
 };
 
+// The contacts of one leaf's points: those with a positive depth_of (mesh-frame point), in world
+// coordinates, with normal_of (world point).
+template <class Depth, class Normal>
+void leaf_contacts(const MovingObjectData& m, const TreeCluster& c, const Rigid& world_from_mesh, Depth depth_of,
+                   Normal normal_of, std::int32_t segment, std::vector<WorldContact>& out) {
+    for (std::uint32_t i : c.points) {
+        const double d = depth_of(m.points[i]);
+        if (d <= 0) continue;
+        const Vec3d p = world_from_mesh(m.points[i]);
+        out.push_back({p, normal_of(p), d, segment});
+    }
+}
+
 // The contacts of the pointshell's points against a 1-Lipschitz signed depth `depth_of` (mesh-frame
 // point -> depth, inside positive; the caller folds the pose into it) with unit outward normal
 // `normal_of` (world point -> normal, for the contacts only): breadth-first over the
@@ -137,12 +150,7 @@ bool analytic_contacts(const MovingObjectData& m, const Rigid& world_from_mesh, 
             queue.insert(queue.end(), c.children.begin(), c.children.end());
             continue;
         }
-        for (std::uint32_t i : c.points) {
-            const double d = depth_of(m.points[i]);
-            if (d <= 0) continue;
-            const Vec3d p = world_from_mesh(m.points[i]);
-            out.push_back({p, normal_of(p), d, segment});
-        }
+        leaf_contacts(m, c, world_from_mesh, depth_of, normal_of, segment, out);
     }
     return true;
 }
@@ -402,6 +410,28 @@ struct Front {
         }
     }
 
+    // Tests every entry of `list` (pruned or far) at `now`: one that may have reached the side goes
+    // to `redo`, one that now belongs to the other list moves there (keep), the others stay, in
+    // their order.
+    void sweep(std::vector<typename Side::Entry>& list, const Side& now) {
+        const bool is_far = &list == &far;
+        tested_count += list.size();
+        std::size_t stay = 0;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const typename Side::Entry e = list[i];
+            const double slack = now.slack(e, step);
+            if (!(slack > 0)) {
+                redo.push_back(e.id);
+            } else if ((slack >= far_distance) != is_far) {
+                keep(e, slack);
+            } else {
+                if (is_far) far_reach = std::max(far_reach, e.reach);
+                list[stay++] = e;
+            }
+        }
+        list.resize(stay);
+    }
+
     void make(const VpsData& s, const Side& now, std::vector<std::uint32_t>& queue) {
         shell = &s;
         age = 0;
@@ -450,41 +480,12 @@ struct Front {
         // The pruned clusters that may have reached the side leave the front; those that lie far
         // out move to `far`.
         redo.clear();
-        tested_count += pruned.size();
-        std::size_t kept = 0, moved = 0;
-        for (std::size_t i = 0; i < pruned.size(); ++i) {
-            const double slack = now.slack(pruned[i], step);
-            if (!(slack > 0)) {
-                redo.push_back(pruned[i].id);
-            } else if (slack >= far_distance) {
-                far.push_back(pruned[i]);
-                far_reach = std::max(far_reach, pruned[i].reach);
-                ++moved;
-            } else {
-                if (kept != i) pruned[kept] = pruned[i];
-                ++kept;
-            }
-        }
-        pruned.resize(kept);
+        sweep(pruned, now);
         if (!((step.shift - far_shift) + (step.turn - far_turn) * far_reach < far_distance)) {  // NaN: read it
             far_shift = step.shift;
             far_turn = step.turn;
             far_reach = 0;
-            tested_count += far.size();
-            std::size_t stay = 0;
-            for (std::size_t i = 0; i < far.size(); ++i) {
-                const double slack = now.slack(far[i], step);
-                if (!(slack > 0)) {
-                    redo.push_back(far[i].id);
-                } else if (slack < far_distance) {
-                    pruned.push_back(far[i]);
-                } else {
-                    far_reach = std::max(far_reach, far[i].reach);
-                    if (stay != i) far[stay] = far[i];
-                    ++stay;
-                }
-            }
-            far.resize(stay);
+            sweep(far, now);
         }
         if (redo.size() > (pruned.size() + far.size()) / 2 + 8) {
             make(s, now, queue);
@@ -607,16 +608,14 @@ public:
             const Vec3d mesh_normal = shell_world.inverse().rotate(normal);
             const double mesh_offset = offset - dot(normal, shell_world.t);
             const MeshPlane mesh_plane{mesh_normal, mesh_offset};
+            const auto depth_of = [&](Vec3d q) { return mesh_plane.depth(q); };
+            const auto normal_of = [&](Vec3d) { return normal; };
             if (options.traversal == Traversal::full && options.coherent) {
                 for (std::uint32_t id : state_->plane_front.leaves_at(shell, PlaneSide{mesh_plane}, state_->queue))
-                    for (std::uint32_t i : shell.moving.tree.clusters[id].points) {
-                        const double d = mesh_plane.depth(shell.moving.points[i]);
-                        if (d > 0) contacts.push_back({shell_world(shell.moving.points[i]), normal, d, -1});
-                    }
+                    leaf_contacts(shell.moving, shell.moving.tree.clusters[id], shell_world, depth_of, normal_of, -1, contacts);
             } else {
                 // A cluster whose points all lie above the plane by its sphere or its disc.
-                traverse(shell.moving, shell_world, [&](Vec3d q) { return mesh_plane.depth(q); },
-                         [&](Vec3d) { return normal; },
+                traverse(shell.moving, shell_world, depth_of, normal_of,
                          [&](std::uint32_t id) {
                              const double nc = dot(mesh_normal, shell.moving.tree.clusters[id].sphere.center);
                              return disc_clearance(shell, id, mesh_plane, nc) > 0;
@@ -630,25 +629,19 @@ public:
             const btVector3 he = box->getHalfExtentsWithMargin();
             const Vec3d h{double(he.x()), double(he.y()), double(he.z())};
             const BoxSide side{box_local * shell_world, h};
+            const auto depth_of = [&](Vec3d q) { return side.depth(q); };
+            const auto normal_of = [&](Vec3d p) {
+                Vec3d n;
+                box_depth(box_local(p), h, &n);
+                return box_world.rotate(n);
+            };
             if (options.traversal == Traversal::full && options.coherent) {
                 for (std::uint32_t id : state_->box_front.leaves_at(shell, side, state_->queue))
-                    for (std::uint32_t i : shell.moving.tree.clusters[id].points) {
-                        const double d = side.depth(shell.moving.points[i]);
-                        if (d <= 0) continue;
-                        const Vec3d p = shell_world(shell.moving.points[i]);
-                        Vec3d n;
-                        box_depth(box_local(p), h, &n);
-                        contacts.push_back({p, box_world.rotate(n), d, -1});
-                    }
+                    leaf_contacts(shell.moving, shell.moving.tree.clusters[id], shell_world, depth_of, normal_of, -1, contacts);
             } else {
                 // A cluster whose points all lie outside the box by its sphere or its disc.
                 traverse(
-                    shell.moving, shell_world, [&](Vec3d q) { return side.depth(q); },
-                    [&](Vec3d p) {
-                        Vec3d n;
-                        box_depth(box_local(p), h, &n);
-                        return box_world.rotate(n);
-                    },
+                    shell.moving, shell_world, depth_of, normal_of,
                     [&](std::uint32_t id) {
                         return side.disc(shell, id, side.box_from_mesh(shell.moving.tree.clusters[id].sphere.center)) > 0;
                     },
