@@ -21,6 +21,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "math/vec.hpp"
 
@@ -88,8 +89,13 @@ struct AlgorithmOptions {
     double budget_us = 1000;       // time_critical: per pair and step
     std::size_t budget_tests = 0;  // time_critical: sphere tests per pair and step (0: no such limit)
     // full, against a plane or a box: restart from the last descent's front while the pose has
-    // moved less than its clusters' clearance (the same contacts as a descent from the root);
-    // false: every step from the root.
+    // moved less than its clusters' clearance (the same contacts as a descent from the root),
+    // pruned clusters far out kept in a second list read only once the path may have brought
+    // them near; the front is made anew from the root when it has grown past 1.5 times its size
+    // (plus 16), when many of its clusters must be descended again, every 100 calls, when the
+    // box's size or the pair's pointshell changes and after a pose that is not finite
+    // (docs/bullet.md, "Temporal coherence against a plane or a box"); false: every step from the
+    // root.
     bool coherent = true;
 };
 
@@ -115,5 +121,17 @@ private:
 void register_vps_algorithms(btCollisionDispatcher& dispatcher);
 // Whether `algorithm` is one of the VPS algorithms.
 bool is_vps_algorithm(const btCollisionAlgorithm* algorithm);
+
+// What one of the VPS algorithms has done, for tests and diagnostics. The coherent full traversal
+// against a plane or a box: the fronts it made from the root, the steps that kept the last one,
+// and the pruned clusters it tested again at a later pose. `contacts`: every contact of its last
+// step (before the manifold keeps up to four), in order: the pointshell's point in world
+// coordinates and its depth (positive).
+struct AlgorithmTrace {
+    std::size_t fronts_made = 0, fronts_kept = 0, entries_tested = 0;
+    std::vector<std::array<double, 4>> contacts;  // x, y, z, depth
+};
+// The trace of `algorithm`; empty when it is not one of the VPS algorithms.
+AlgorithmTrace trace_of(const btCollisionAlgorithm* algorithm);
 
 }  // namespace hp::bullet

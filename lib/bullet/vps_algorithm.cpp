@@ -101,16 +101,33 @@ Chosen select_manifold(const std::vector<WorldContact>& c) {
     return out;
 }
 
+// How far from its centre a cluster's points may lie: its radius with the tolerance the loader's
+// check allows (tree_covers_points). Every sphere bound below uses it.
+double covering_radius(const Ball& b) { return b.radius * (1 + 1e-9) + 1e-12; }
+
 // Where a time-critical traversal stops.
 struct Limits {
     std::size_t tests = 0;  // 0: no limit in sphere tests
     std::chrono::steady_clock::time_point deadline;
 };
 
+// The contacts of one leaf's points: those with a positive depth_of (mesh-frame point), in world
+// coordinates, with normal_of (world point).
+template <class Depth, class Normal>
+void leaf_contacts(const MovingObjectData& m, const TreeCluster& c, const Rigid& world_from_mesh, Depth depth_of,
+                   Normal normal_of, std::int32_t segment, std::vector<WorldContact>& out) {
+    for (std::uint32_t i : c.points) {
+        const double d = depth_of(m.points[i]);
+        if (d <= 0) continue;
+        const Vec3d p = world_from_mesh(m.points[i]);
+        out.push_back({p, normal_of(p), d, segment});
+    }
+}
+
 // The contacts of the pointshell's points against a 1-Lipschitz signed depth `depth_of` (mesh-frame
 // point -> depth, inside positive; the caller folds the pose into it) with unit outward normal
 // `normal_of` (world point -> normal, for the contacts only): breadth-first over the
-// tree from cluster `start`, a sphere pruned when depth(centre) + radius < 0, a leaf's points
+// tree from cluster `start`, a sphere pruned when depth(centre) + covering radius < 0, a leaf's points
 // checked; `clear(id)` may prune a cluster the sphere test keeps (true: no point below it has a
 // positive depth). With `limits`, stops after that many sphere tests or at the deadline (the clock
 // read every 4 tests). Returns false when it stopped early.
@@ -128,17 +145,12 @@ bool analytic_contacts(const MovingObjectData& m, const Rigid& world_from_mesh, 
             return false;
         ++tests;
         const TreeCluster& c = clusters[queue[head]];
-        if (depth_of(c.sphere.center) + c.sphere.radius < 0 || clear(queue[head])) continue;
+        if (depth_of(c.sphere.center) + covering_radius(c.sphere) < 0 || clear(queue[head])) continue;
         if (!c.children.empty()) {
             queue.insert(queue.end(), c.children.begin(), c.children.end());
             continue;
         }
-        for (std::uint32_t i : c.points) {
-            const double d = depth_of(m.points[i]);
-            if (d <= 0) continue;
-            const Vec3d p = world_from_mesh(m.points[i]);
-            out.push_back({p, normal_of(p), d, segment});
-        }
+        leaf_contacts(m, c, world_from_mesh, depth_of, normal_of, segment, out);
     }
     return true;
 }
@@ -162,7 +174,7 @@ double disc_clearance(const VpsData& shell, std::uint32_t id, const MeshPlane& p
 double plane_clearance(const VpsData& shell, std::uint32_t id, const MeshPlane& plane) {
     const Ball& b = shell.moving.tree.clusters[id].sphere;
     const double nc = dot(plane.normal, b.center);
-    const double sphere = nc - plane.offset - b.radius;
+    const double sphere = nc - plane.offset - covering_radius(b);
     return sphere > 0 ? sphere : disc_clearance(shell, id, plane, nc);
 }
 
@@ -211,6 +223,7 @@ struct Motion {
 struct PlaneSide {
     MeshPlane plane;
     double clearance(const VpsData& s, std::uint32_t id) const { return plane_clearance(s, id, plane); }
+    bool same_shape(const PlaneSide&) const { return true; }  // a plane has no size
     // Since `before`, every mesh-frame point q has come towards the plane by at most
     // shift + turn |q - pivot|: depth(q) = offset - normal . q changes by
     // (offset' - offset) - (normal' - normal) . pivot - (normal' - normal) . (q - pivot).
@@ -223,10 +236,10 @@ struct PlaneSide {
 
     struct Entry {
         Vec3d centre;
-        double radius;  // with tree_covers_points' tolerance
-        double keep;    // clearance_D - h_D(c) - rounding margin
-        double turn;    // |n_D - n_R|
-        double reach;   // how far the cluster's points lie from the pivot at most
+        double radius;            // covering_radius
+        double keep_margin;       // clearance_D - h_D(c) - rounding margin
+        double turn_at_decision;  // |n_D - n_R|
+        double reach;             // how far the cluster's points lie from the pivot at most
         std::uint32_t id;
     };
     struct Step {
@@ -242,7 +255,7 @@ struct PlaneSide {
     Entry entry(const VpsData& s, std::uint32_t id, double clearance, const Step& step, Vec3d pivot, double scale) const {
         const Ball& b = s.moving.tree.clusters[id].sphere;
         const double h = dot(plane.normal, b.center) - plane.offset;
-        const double radius = b.radius * (1 + 1e-9) + 1e-12;  // tree_covers_points' tolerance
+        const double radius = covering_radius(b);
         return {b.center, radius, clearance - h - 1e-9 * (scale + std::abs(plane.offset) + length(b.center)),
                 step.from_reference, length(b.center - pivot) + radius, id};
     }
@@ -250,7 +263,7 @@ struct PlaneSide {
     // the bounds do not keep it out): by its sphere, or by the change since it was decided.
     double slack(const Entry& e, const Step& step) const {
         const double h = dot(plane.normal, e.centre) - plane.offset;
-        return std::max(h - e.radius, e.keep + h - (step.from_reference + e.turn) * e.radius - step.margin);
+        return std::max(h - e.radius, e.keep_margin + h - (step.from_reference + e.turn_at_decision) * e.radius - step.margin);
     }
 };
 
@@ -260,13 +273,16 @@ struct BoxSide {
     Rigid box_from_mesh;
     Vec3d half;
     double depth(Vec3d q) const { return box_depth(box_from_mesh(q), half, nullptr); }
+    // The bounds below follow the pose only: a box of other half extents (setLocalScaling,
+    // setMargin, another btBoxShape) needs a new front.
+    bool same_shape(const BoxSide& o) const { return half.x == o.half.x && half.y == o.half.y && half.z == o.half.z; }
     // By the sphere (the box's signed distance is 1-Lipschitz), else by the cluster's disc against
     // the plane of the face its centre lies farthest out of: every point beyond that plane lies
     // outside the box (tight for a flat patch resting on a face).
     double clearance(const VpsData& s, std::uint32_t id) const {
         const Ball& b = s.moving.tree.clusters[id].sphere;
         const Vec3d c = box_from_mesh(b.center);
-        const double sphere = -(box_depth(c, half, nullptr) + b.radius);
+        const double sphere = -(box_depth(c, half, nullptr) + covering_radius(b));
         return sphere > 0 ? sphere : disc(s, id, c);
     }
     // The disc bound against one face's plane; `c`: the sphere's centre in the box frame.
@@ -296,11 +312,11 @@ struct BoxSide {
     // Every point q of a pruned cluster has come towards the box by at most shift + turn |q - pivot|
     // since it was decided, with shift and turn summed over the steps since then (the path), and
     // by at most the motion from the reference pose to the pose when decided plus that from the
-    // reference pose to now (`net`: far smaller than the path when the object rocks back and forth).
+    // reference pose to now (`net_budget`: far smaller than the path when the object rocks back and forth).
     struct Entry {
-        double budget;  // clearance when decided + the path's shift + turn * reach at that time
-        double net;     // clearance when decided - the motion from the reference to that pose
-        double reach;   // how far the cluster's points lie from the pivot at most
+        double path_budget;  // clearance when decided + the path's shift + turn * reach at that time
+        double net_budget;   // clearance when decided - the motion from the reference to that pose
+        double reach;        // how far the cluster's points lie from the pivot at most
         std::uint32_t id;
     };
     struct Step {
@@ -313,11 +329,11 @@ struct BoxSide {
     }
     Entry entry(const VpsData& s, std::uint32_t id, double clearance, const Step& step, Vec3d pivot, double) const {
         const Ball& b = s.moving.tree.clusters[id].sphere;
-        const double reach = length(b.center - pivot) + b.radius * (1 + 1e-9) + 1e-12;  // tree_covers_points' tolerance
+        const double reach = length(b.center - pivot) + covering_radius(b);
         return {clearance + step.shift + step.turn * reach, clearance - step.net.shift - step.net.turn * reach, reach, id};
     }
     double slack(const Entry& e, const Step& step) const {
-        return std::max(e.budget - (step.shift + step.turn * e.reach), e.net - (step.net.shift + step.net.turn * e.reach));
+        return std::max(e.path_budget - (step.shift + step.turn * e.reach), e.net_budget - (step.net.shift + step.net.turn * e.reach));
     }
 };
 
@@ -353,11 +369,15 @@ void side_descent(const VpsData& shell, const Side& side, std::uint32_t start, P
 // leaves are kept in the order a descent from the root visits them, so the contacts (every point
 // inside, leaf by leaf) are those of a descent from the root, in the same order. The front is made
 // anew from the root when it has grown to 1.5 times its size since (descents again split pruned
-// clusters that the root's descent would prune whole), when most of it would be descended again,
-// and every 100 steps (a front made while the object fell onto the side holds more clusters than
-// one made at rest). Pruned clusters at least far_slack (0.005 of the root sphere's radius) out
+// clusters that the root's descent would prune whole), when the box's half extents changed (the
+// bounds follow the pose only), when the path is not finite, when the pruned clusters to descend
+// again outnumber 8 plus half (rounded down) of those that stay pruned (near and far lists, the far
+// one as last read): roughly a third of them, and at the 100th call since it was made (calls of
+// processCollision for the pair: one per collision pass while Bullet's broadphase keeps the pair,
+// whether or not it touches; a front made while the object fell onto the side holds more clusters
+// than one made at rest). Pruned clusters at least far_distance (0.005 of the root sphere's radius) out
 // are kept apart and tested again only once the path since they were last tested, the pivot's
-// shift plus its turn times the largest of their reaches, has reached far_slack: most of the front
+// shift plus its turn times the largest of their reaches, has reached far_distance: most of the front
 // is not read at all in most steps.
 template <class Side>
 struct Front {
@@ -367,21 +387,22 @@ struct Front {
     typename Side::Step step;        // this step's, from `reference` and `last`
     Vec3d pivot;                     // mesh frame: the kept leaves' mean centre when made
     double scale = 0;                // the root sphere's radius: rounding margins
-    double far_slack = 0;            // entries at least this far out go to `far`
+    double far_distance = 0;         // entries at least this far out go to `far`
     std::size_t made_size = 0;       // the front's size when made from the root
     int age = 0;                     // steps since it was made
     std::vector<typename Side::Entry> pruned;  // tested every step
     // Tested only once the path since they were last tested (shift + turn * the largest reach)
-    // reaches `far_slack`: until then none of them can have come that far.
+    // reaches `far_distance`: until then none of them can have come that far.
     std::vector<typename Side::Entry> far;
     double far_shift = 0, far_turn = 0, far_reach = 0;  // the path when `far` was last tested; its largest reach
     std::vector<std::uint32_t> leaves;  // kept, in visit order
     std::vector<std::uint32_t> redo, extra, merged;  // scratch
     std::vector<std::pair<std::uint32_t, double>> decided;  // scratch: pruned clusters and their clearance
+    std::size_t made_count = 0, kept_count = 0, tested_count = 0;  // AlgorithmTrace
 
     // A pruned cluster that lies at least `slack` out now.
     void keep(const typename Side::Entry& e, double slack) {
-        if (slack >= far_slack) {
+        if (slack >= far_distance) {
             far.push_back(e);
             far_reach = std::max(far_reach, e.reach);
         } else {
@@ -389,9 +410,32 @@ struct Front {
         }
     }
 
+    // Tests every entry of `list` (pruned or far) at `now`: one that may have reached the side goes
+    // to `redo`, one that now belongs to the other list moves there (keep), the others stay, in
+    // their order.
+    void sweep(std::vector<typename Side::Entry>& list, const Side& now) {
+        const bool is_far = &list == &far;
+        tested_count += list.size();
+        std::size_t stay = 0;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const typename Side::Entry e = list[i];
+            const double slack = now.slack(e, step);
+            if (!(slack > 0)) {
+                redo.push_back(e.id);
+            } else if ((slack >= far_distance) != is_far) {
+                keep(e, slack);
+            } else {
+                if (is_far) far_reach = std::max(far_reach, e.reach);
+                list[stay++] = e;
+            }
+        }
+        list.resize(stay);
+    }
+
     void make(const VpsData& s, const Side& now, std::vector<std::uint32_t>& queue) {
         shell = &s;
         age = 0;
+        ++made_count;
         last = reference = now;
         step = {};
         pruned.clear();
@@ -402,7 +446,7 @@ struct Front {
         side_descent(s, now, 0, [&](std::uint32_t id, double clearance) { decided.push_back({id, clearance}); }, queue, leaves);
         const auto& clusters = s.moving.tree.clusters;
         scale = clusters[0].sphere.radius;
-        far_slack = 0.005 * scale;
+        far_distance = 0.005 * scale;
         pivot = clusters[0].sphere.center;
         if (!leaves.empty()) {
             Vec3d sum;
@@ -421,53 +465,33 @@ struct Front {
             leaves.clear();
             return leaves;
         }
-        if (shell != &s || 2 * (pruned.size() + far.size() + leaves.size()) > 3 * made_size + 32 || ++age >= 100) {
+        if (shell != &s || !now.same_shape(last) || 2 * (pruned.size() + far.size() + leaves.size()) > 3 * made_size + 32 || ++age >= 100) {
             make(s, now, queue);
             return leaves;
         }
         step = now.step_from(reference, step, last, pivot, scale);
         last = now;
+        if (!std::isfinite(step.shift + step.turn)) {
+            // A pose that was not finite (NaN, infinite) leaves the path so until the front is
+            // made anew, and no bound can be read from it.
+            make(s, now, queue);
+            return leaves;
+        }
         // The pruned clusters that may have reached the side leave the front; those that lie far
         // out move to `far`.
         redo.clear();
-        std::size_t kept = 0, moved = 0;
-        for (std::size_t i = 0; i < pruned.size(); ++i) {
-            const double slack = now.slack(pruned[i], step);
-            if (!(slack > 0)) {
-                redo.push_back(pruned[i].id);
-            } else if (slack >= far_slack) {
-                far.push_back(pruned[i]);
-                far_reach = std::max(far_reach, pruned[i].reach);
-                ++moved;
-            } else {
-                if (kept != i) pruned[kept] = pruned[i];
-                ++kept;
-            }
-        }
-        pruned.resize(kept);
-        if ((step.shift - far_shift) + (step.turn - far_turn) * far_reach >= far_slack) {
+        sweep(pruned, now);
+        if (!((step.shift - far_shift) + (step.turn - far_turn) * far_reach < far_distance)) {  // NaN: read it
             far_shift = step.shift;
             far_turn = step.turn;
             far_reach = 0;
-            std::size_t stay = 0;
-            for (std::size_t i = 0; i < far.size(); ++i) {
-                const double slack = now.slack(far[i], step);
-                if (!(slack > 0)) {
-                    redo.push_back(far[i].id);
-                } else if (slack < far_slack) {
-                    pruned.push_back(far[i]);
-                } else {
-                    far_reach = std::max(far_reach, far[i].reach);
-                    if (stay != i) far[stay] = far[i];
-                    ++stay;
-                }
-            }
-            far.resize(stay);
+            sweep(far, now);
         }
         if (redo.size() > (pruned.size() + far.size()) / 2 + 8) {
             make(s, now, queue);
             return leaves;
         }
+        ++kept_count;
         const auto add = [&](std::uint32_t id, double clearance) { keep(now.entry(s, id, clearance, step, pivot, scale), clearance); };
         // Leaves that left the side become pruned clusters.
         std::size_t stay = 0;
@@ -584,16 +608,14 @@ public:
             const Vec3d mesh_normal = shell_world.inverse().rotate(normal);
             const double mesh_offset = offset - dot(normal, shell_world.t);
             const MeshPlane mesh_plane{mesh_normal, mesh_offset};
+            const auto depth_of = [&](Vec3d q) { return mesh_plane.depth(q); };
+            const auto normal_of = [&](Vec3d) { return normal; };
             if (options.traversal == Traversal::full && options.coherent) {
                 for (std::uint32_t id : state_->plane_front.leaves_at(shell, PlaneSide{mesh_plane}, state_->queue))
-                    for (std::uint32_t i : shell.moving.tree.clusters[id].points) {
-                        const double d = mesh_plane.depth(shell.moving.points[i]);
-                        if (d > 0) contacts.push_back({shell_world(shell.moving.points[i]), normal, d, -1});
-                    }
+                    leaf_contacts(shell.moving, shell.moving.tree.clusters[id], shell_world, depth_of, normal_of, -1, contacts);
             } else {
                 // A cluster whose points all lie above the plane by its sphere or its disc.
-                traverse(shell.moving, shell_world, [&](Vec3d q) { return mesh_plane.depth(q); },
-                         [&](Vec3d) { return normal; },
+                traverse(shell.moving, shell_world, depth_of, normal_of,
                          [&](std::uint32_t id) {
                              const double nc = dot(mesh_normal, shell.moving.tree.clusters[id].sphere.center);
                              return disc_clearance(shell, id, mesh_plane, nc) > 0;
@@ -607,25 +629,19 @@ public:
             const btVector3 he = box->getHalfExtentsWithMargin();
             const Vec3d h{double(he.x()), double(he.y()), double(he.z())};
             const BoxSide side{box_local * shell_world, h};
+            const auto depth_of = [&](Vec3d q) { return side.depth(q); };
+            const auto normal_of = [&](Vec3d p) {
+                Vec3d n;
+                box_depth(box_local(p), h, &n);
+                return box_world.rotate(n);
+            };
             if (options.traversal == Traversal::full && options.coherent) {
                 for (std::uint32_t id : state_->box_front.leaves_at(shell, side, state_->queue))
-                    for (std::uint32_t i : shell.moving.tree.clusters[id].points) {
-                        const double d = side.depth(shell.moving.points[i]);
-                        if (d <= 0) continue;
-                        const Vec3d p = shell_world(shell.moving.points[i]);
-                        Vec3d n;
-                        box_depth(box_local(p), h, &n);
-                        contacts.push_back({p, box_world.rotate(n), d, -1});
-                    }
+                    leaf_contacts(shell.moving, shell.moving.tree.clusters[id], shell_world, depth_of, normal_of, -1, contacts);
             } else {
                 // A cluster whose points all lie outside the box by its sphere or its disc.
                 traverse(
-                    shell.moving, shell_world, [&](Vec3d q) { return side.depth(q); },
-                    [&](Vec3d p) {
-                        Vec3d n;
-                        box_depth(box_local(p), h, &n);
-                        return box_world.rotate(n);
-                    },
+                    shell.moving, shell_world, depth_of, normal_of,
                     [&](std::uint32_t id) {
                         return side.disc(shell, id, side.box_from_mesh(shell.moving.tree.clusters[id].sphere.center)) > 0;
                     },
@@ -661,6 +677,14 @@ public:
     btScalar calculateTimeOfImpact(btCollisionObject*, btCollisionObject*, const btDispatcherInfo&,
                                    btManifoldResult*) override {
         return 1;  // no continuous collision: Bullet's convention for "no impact before the step's end"
+    }
+    AlgorithmTrace trace() const {
+        AlgorithmTrace t;
+        t.fronts_made = state_->plane_front.made_count + state_->box_front.made_count;
+        t.fronts_kept = state_->plane_front.kept_count + state_->box_front.kept_count;
+        t.entries_tested = state_->plane_front.tested_count + state_->box_front.tested_count;
+        for (const WorldContact& c : state_->contacts) t.contacts.push_back({c.point.x, c.point.y, c.point.z, c.depth});
+        return t;
     }
     void getAllContactManifolds(btManifoldArray& manifolds) override {
         if (manifold_ && own_manifold_) manifolds.push_back(manifold_);
@@ -773,6 +797,11 @@ void register_vps_algorithms(btCollisionDispatcher& dispatcher) {
 
 bool is_vps_algorithm(const btCollisionAlgorithm* algorithm) {
     return dynamic_cast<const VpsAlgorithm*>(algorithm) != nullptr;
+}
+
+AlgorithmTrace trace_of(const btCollisionAlgorithm* algorithm) {
+    const auto* a = dynamic_cast<const VpsAlgorithm*>(algorithm);
+    return a ? a->trace() : AlgorithmTrace{};
 }
 
 }  // namespace hp::bullet
