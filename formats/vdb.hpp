@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,10 @@ bool looks_like_vdb(const std::filesystem::path& path);
 // Throws hp::Error(bad_input) naming the file when it is not a readable VDB, is damaged, or was
 // written by a newer format version; the reads throw it when the file is not ours, the grid is
 // missing or holds another type. Not thread-safe; one Reader per thread.
+namespace detail {
+struct OpenedFile;  // vdb_read.cpp: the verified file, held open
+}
+
 class Reader {
 public:
     // deep: also load the trees to count nodes and memory (GridInfo's deep fields).
@@ -126,6 +131,9 @@ public:
 private:
     std::filesystem::path path_;
     FileInfo info_;
+    // The file open() verified, held open: reads parse these bytes (through a dup of its
+    // descriptor), not whatever the path names later.
+    std::shared_ptr<const detail::OpenedFile> file_;
 };
 
 // Reader::open(path, deep).info().

@@ -28,6 +28,18 @@
 namespace hp::vdb {
 namespace fs = std::filesystem;
 
+// The descriptor Reader::open opened before it verified the file, and what fstat said of it.
+struct detail::OpenedFile {
+    int fd = -1;
+    struct stat st {};
+    OpenedFile() = default;
+    OpenedFile(const OpenedFile&) = delete;
+    OpenedFile& operator=(const OpenedFile&) = delete;
+    ~OpenedFile() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
 void detail::init_openvdb() {
     static std::once_flag once;
     std::call_once(once, [] { openvdb::initialize(); });
@@ -126,6 +138,12 @@ Reader Reader::open(const fs::path& path, bool deep) {
     if (!fs::exists(path, ec)) fail_input(path.string(), "no such file");
     if (fs::is_directory(path, ec)) fail_input(path.string(), "is a folder, not a file");
     if (!looks_like_vdb(path)) fail_input(path.string(), "not a VDB file (no OpenVDB magic number)");
+    // Held open from before the checks to every read: the reads parse this file. The checks go by
+    // path; the path must still name the same, unchanged file after them (below).
+    auto opened = std::make_shared<detail::OpenedFile>();
+    opened->fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (opened->fd < 0 || ::fstat(opened->fd, &opened->st) != 0)
+        fail_input(path.string(), std::string("cannot open (") + std::strerror(errno) + ")");
     const std::string checksum = detail::verify_trailer(path);  // the one pass over every byte
     detail::check_framing(path);
     Reader reader;
@@ -185,6 +203,12 @@ Reader Reader::open(const fs::path& path, bool deep) {
         }
         return info;
     });
+    struct stat now {};
+    const struct stat& was = opened->st;
+    if (::stat(path.c_str(), &now) != 0 || now.st_dev != was.st_dev || now.st_ino != was.st_ino || now.st_size != was.st_size ||
+        now.st_mtim.tv_sec != was.st_mtim.tv_sec || now.st_mtim.tv_nsec != was.st_mtim.tv_nsec)
+        fail_input(path.string(), "changed while it was being opened (another program is writing it; read it again when it is done)");
+    reader.file_ = std::move(opened);
     return reader;
 }
 
@@ -198,18 +222,14 @@ namespace {
 // Seeking past the end is allowed, as on a file; reads there find the end of the file.
 class WindowedFileBuf : public std::streambuf {
 public:
-    explicit WindowedFileBuf(const fs::path& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
-        if (fd_ < 0) throw std::runtime_error("cannot open the file for reading");
+    // Reads through `fd`, which it owns from then on (closes it).
+    explicit WindowedFileBuf(int fd) : fd_(fd) {
         struct stat st {};
-        if (::fstat(fd_, &st) != 0) {
-            ::close(fd_);
-            throw std::runtime_error("cannot read the file's size");
-        }
+        if (::fstat(fd_.get(), &st) != 0) throw std::runtime_error("cannot read the file's size");
         size_ = static_cast<std::uint64_t>(st.st_size);
         window_.resize(kWindow);
         setg(window_.data(), window_.data(), window_.data());
     }
-    ~WindowedFileBuf() override { ::close(fd_); }
     WindowedFileBuf(const WindowedFileBuf&) = delete;
     WindowedFileBuf& operator=(const WindowedFileBuf&) = delete;
 
@@ -268,7 +288,7 @@ private:
         start_ = at;
         std::size_t got = 0;
         while (got < window_.size()) {
-            const ssize_t r = ::pread(fd_, window_.data() + got, window_.size() - got, static_cast<off_t>(at + got));
+            const ssize_t r = ::pread(fd_.get(), window_.data() + got, window_.size() - got, static_cast<off_t>(at + got));
             if (r < 0 && errno == EINTR) continue;
             if (r <= 0) break;
             got += static_cast<std::size_t>(r);
@@ -277,7 +297,22 @@ private:
         return got > 0;
     }
 
-    int fd_;
+    // Closes the descriptor however the constructor ends.
+    class Fd {
+    public:
+        explicit Fd(int fd) : fd_(fd) {
+            if (fd_ < 0) throw std::runtime_error("cannot open the file for reading");
+        }
+        ~Fd() { ::close(fd_); }
+        Fd(const Fd&) = delete;
+        Fd& operator=(const Fd&) = delete;
+        int get() const { return fd_; }
+
+    private:
+        int fd_;
+    };
+
+    Fd fd_;
     std::uint64_t size_ = 0;  // the file's size when opened
     std::vector<char> window_;
     std::uint64_t start_ = 0;  // file offset of the window's first byte
@@ -288,9 +323,10 @@ private:
 // from a WindowedFileBuf: the same parse, without a system call per leaf.
 class WindowedArchive : public openvdb::io::Archive {
 public:
-    openvdb::GridBase::Ptr read_grid(const fs::path& path, const std::string& name) {
+    // Reads through `fd`, which it closes.
+    openvdb::GridBase::Ptr read_grid(int fd, const std::string& name) {
         namespace io = openvdb::io;
-        WindowedFileBuf buf(path);
+        WindowedFileBuf buf(fd);
         std::istream is(&buf);
         readHeader(is);  // throws on a file that is not a VDB or is newer than this OpenVDB
         if (!is) throw std::runtime_error("cannot read the file header");
@@ -324,13 +360,13 @@ public:
 
 // Reads grid `name` of a hapticprep file, checked to hold `type` values (by the file's grid list
 // first, then by the grid read); a foreign file, a missing grid or another type is bad input.
-openvdb::GridBase::Ptr read_checked_grid(const Reader& reader, const std::string& name, ValueType type) {
+openvdb::GridBase::Ptr read_checked_grid(const Reader& reader, int verified_fd, const std::string& name, ValueType type) {
     const std::string where = reader.path().string();
     if (!reader.info().ours) fail_input(where, "is a VDB file but not one written by hapticprep (no haptic: metadata)");
     const std::string found = reader.value_type(name);
     if (found.empty()) fail_input(where, "has no grid named '" + name + "'");
     if (found != value_name_of(type)) fail_input(where, "grid '" + name + "' holds " + found + " values, expected " + value_name_of(type));
-    openvdb::GridBase::Ptr base = WindowedArchive().read_grid(reader.path(), name);
+    openvdb::GridBase::Ptr base = WindowedArchive().read_grid(::fcntl(verified_fd, F_DUPFD_CLOEXEC, 0), name);
     if (base->type() != type_name_of(type))
         fail_input(where, "grid '" + name + "' holds " + base->valueType() + " values, expected " + value_name_of(type));
     return base;
@@ -347,7 +383,7 @@ std::string Reader::value_type(const std::string& name) const {
 void Reader::read_slices(const std::string& name, ValueType type, const std::function<void(int z, const void* values)>& sink) const {
     const fs::path& path = path_;
     guarded(path, [&] {
-        openvdb::GridBase::Ptr base = read_checked_grid(*this, name, type);
+        openvdb::GridBase::Ptr base = read_checked_grid(*this, file_->fd, name, type);
         const GridSpec& g = info_.grid;
         const std::size_t nx = static_cast<std::size_t>(g.dims[0]);
         const std::size_t slice = nx * static_cast<std::size_t>(g.dims[1]);
@@ -443,7 +479,7 @@ void Reader::read_blocks(const std::string& name, ValueType type,
                          const std::function<void(std::size_t block, const void* brick, const void* tile)>& sink) const {
     const fs::path& path = path_;
     guarded(path, [&] {
-        openvdb::GridBase::Ptr base = read_checked_grid(*this, name, type);
+        openvdb::GridBase::Ptr base = read_checked_grid(*this, file_->fd, name, type);
         const GridSpec& g = info_.grid;
         auto emit = [&](auto& typed) {
             using GridT = std::decay_t<decltype(typed)>;

@@ -227,3 +227,22 @@ TEST(VdbReader, DamageBehindAValidTrailerReadsCleanlyOrIsBadInput) {
     EXPECT_GT(read, 0);  // many flips land in values, which no check can see
     std::printf("damage behind a valid trailer: %d rejected, %d read\n", rejected, read);
 }
+
+// A Reader reads the file its open() verified: replacing the path by another valid file (of
+// other dims) afterwards does not make the reader parse the new file with the old dims.
+TEST(VdbReader, ReadsTheVerifiedFileAfterThePathIsReplaced) {
+    const fs::path p = write_distance("replaced.vdb", hp::vdb::ValueType::float64, {{"encoding", "double"}});
+    const std::vector<double> before = hp::vdb::Reader::open(p).read_distance();
+    const hp::vdb::Reader reader = hp::vdb::Reader::open(p);
+    const fs::path other = temp_dir() / "other.vdb";
+    {
+        hp::GridSpec g = grid();
+        g.dims = {3, 2, 2};
+        hp::vdb::GridOut d{"distance", hp::vdb::ValueType::float64, [&](int, void* out) {
+                               for (int n = 0; n < 6; ++n) static_cast<double*>(out)[n] = 7.0;
+                           }};
+        hp::vdb::write(other, g, {d}, {{"kind", "distance"}, {"encoding", "double"}}, "hapticprep test");
+    }
+    fs::rename(other, p);
+    EXPECT_EQ(reader.read_distance(), before);
+}
