@@ -259,7 +259,9 @@ protected:
         off_type base = 0;
         if (dir == std::ios_base::cur) base = static_cast<off_type>(start_ + static_cast<std::uint64_t>(gptr() - eback()));
         else if (dir == std::ios_base::end) base = static_cast<off_type>(size_);
-        return seekpos(pos_type(base + off), which);
+        off_type to = 0;  // a length read from a damaged file can push the sum past off_type
+        if (__builtin_add_overflow(base, off, &to)) return pos_type(off_type(-1));
+        return seekpos(pos_type(to), which);
     }
     pos_type seekpos(pos_type pos, std::ios_base::openmode which) override {
         const off_type to = off_type(pos);
