@@ -229,10 +229,11 @@ std::uint32_t file_compression() {
 // into the stream. Here that metadata is read off the serialized bytes, and the bytes after the
 // value mask are kept until the stream reaches the leaf buffers, in the leaf's own value buffer:
 // the trees are the writer's own and are not read again (their topology lives in the nodes'
-// masks), and the compressed bytes nearly always fit in the 512 values they encode. So a grid is
-// compressed once and the save needs no memory beyond the trees; the rare leaf whose bytes do not
-// fit (incompressible values, which Blosc stores raw behind its 16-byte header) keeps them in a
-// string of its own.
+// masks), and the compressed bytes nearly always fit in the 512 values they encode. The rare leaf
+// whose bytes do not fit (incompressible values, which Blosc stores raw behind its 16-byte header)
+// keeps its values untouched and is serialized again by writeBuffers when the stream reaches it
+// (Blosc is deterministic: the same bytes). So the save needs, beyond the trees, only a leaf
+// pointer and a length per leaf, and compresses each leaf once except those incompressible ones.
 template <class GridT>
 class SerializedLeaves {
 public:
@@ -249,13 +250,14 @@ public:
         for (auto it = tree.beginLeaf(); it; ++it) leaves_.push_back(&*it);
         if (leaves_.empty()) return;
         length_.resize(leaves_.size());
-        spill_.resize(leaves_.size());
         meta.resizeMask(leaves_.size());
         const bool sizes = compression & (io::COMPRESS_BLOSC | io::COMPRESS_ZIP);
         if (sizes) meta.resizeCompressedSize(leaves_.size());
         const bool masked = compression & io::COMPRESS_ACTIVE_MASK;
-        const ValueT background = tree.background();
-        const bool half = grid.saveFloatAsHalf();
+        background_ = tree.background();
+        half_ = grid.saveFloatAsHalf();
+        const ValueT& background = background_;
+        const bool half = half_;
         constexpr std::size_t kChunk = 256;  // leaves per task
         const std::size_t chunks = (leaves_.size() + kChunk - 1) / kChunk;
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
@@ -299,29 +301,40 @@ public:
                     }
                     // Keep the bytes after the value mask (written again from the leaf's mask).
                     const std::string_view kept = b.substr(begin + kMaskBytes, end - begin - kMaskBytes);
-                    length_[n] = kept.size();
-                    if (kept.size() <= sizeof(ValueT) * LeafT::SIZE) std::memcpy(leaves_[n]->buffer().data(), kept.data(), kept.size());
-                    else spill_[n] = std::make_unique<std::string>(kept);
+                    if (kept.size() <= sizeof(ValueT) * LeafT::SIZE) {
+                        std::memcpy(leaves_[n]->buffer().data(), kept.data(), kept.size());
+                        length_[n] = kept.size();
+                    } else {
+                        length_[n] = kRewrite;  // values untouched: write() serializes the leaf again
+                    }
                     begin = end;
                 }
             }
         });
     }
 
-    // The leaf buffers, as LeafNode::writeBuffers would write them, in leaf order.
+    // The leaf buffers, as LeafNode::writeBuffers would write them, in leaf order. `os` must be
+    // tagged with the compression the constructor was given.
     void write(std::ostream& os) const {
         for (std::size_t n = 0; n < leaves_.size(); ++n) {
+            if (length_[n] == kRewrite) {
+                openvdb::io::setGridBackgroundValuePtr(os, &background_);
+                leaves_[n]->writeBuffers(os, half_);
+                openvdb::io::setGridBackgroundValuePtr(os, nullptr);
+                continue;
+            }
             leaves_[n]->valueMask().save(os);
-            const char* bytes = spill_[n] ? spill_[n]->data() : reinterpret_cast<const char*>(leaves_[n]->buffer().data());
-            os.write(bytes, static_cast<std::streamsize>(length_[n]));
+            os.write(reinterpret_cast<const char*>(leaves_[n]->buffer().data()), static_cast<std::streamsize>(length_[n]));
         }
     }
 
 private:
     static constexpr std::size_t kMaskBytes = MaskT::WORD_COUNT * sizeof(typename MaskT::Word);
     std::vector<LeafT*> leaves_;
-    std::vector<std::size_t> length_;                   // bytes kept per leaf
-    std::vector<std::unique_ptr<std::string>> spill_;   // the kept bytes when they outgrow the leaf's buffer
+    static constexpr std::size_t kRewrite = SIZE_MAX;  // a length_: the bytes outgrew the leaf's buffer
+    std::vector<std::size_t> length_;                   // bytes kept in the leaf's buffer, or kRewrite
+    ValueT background_{};
+    bool half_ = false;
 };
 
 template <class GridT>
