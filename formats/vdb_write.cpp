@@ -250,14 +250,14 @@ public:
         for (auto it = tree.beginLeaf(); it; ++it) leaves_.push_back(&*it);
         if (leaves_.empty()) return;
         length_.resize(leaves_.size());
+        // Only the one compression hapticprep writes (Blosc with the active mask, compressed sizes
+        // in the delayed-load metadata); others, and half floats (never saved here), are left to
+        // io::File.
+        if (compression != kCompression || grid.saveFloatAsHalf()) throw std::runtime_error("unsupported leaf compression");
         meta.resizeMask(leaves_.size());
-        const bool sizes = compression & (io::COMPRESS_BLOSC | io::COMPRESS_ZIP);
-        if (sizes) meta.resizeCompressedSize(leaves_.size());
-        const bool masked = compression & io::COMPRESS_ACTIVE_MASK;
+        meta.resizeCompressedSize(leaves_.size());
         background_ = tree.background();
-        half_ = grid.saveFloatAsHalf();
         const ValueT& background = background_;
-        const bool half = half_;
         constexpr std::size_t kChunk = 256;  // leaves per task
         const std::size_t chunks = (leaves_.size() + kChunk - 1) / kChunk;
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
@@ -270,7 +270,7 @@ public:
                 const std::size_t first = c * kChunk, last = std::min(leaves_.size(), first + kChunk);
                 ends.clear();
                 for (std::size_t n = first; n < last; ++n) {
-                    leaves_[n]->writeBuffers(out, half);
+                    leaves_[n]->writeBuffers(out, /*toHalf=*/false);
                     ends.push_back(static_cast<std::size_t>(out.tellp()));
                 }
                 const std::string_view b = out.view();
@@ -278,27 +278,17 @@ public:
                 for (std::size_t n = first; n < last; ++n) {
                     const std::size_t end = ends[n - first];
                     if (end - begin < kMaskBytes + 1 + 8) throw std::runtime_error("unexpected leaf buffer layout");
-                    std::uint8_t mask = 0;
-                    if (masked) {
-                        mask = static_cast<std::uint8_t>(b[begin + kMaskBytes]);
-                    } else {
-                        io::MaskCompress<ValueT, MaskT> m(leaves_[n]->valueMask(), MaskT(), leaves_[n]->buffer().data(), background);
-                        mask = static_cast<std::uint8_t>(m.metadata);
-                    }
+                    // With the active mask, the mask kind is the byte after the value mask.
+                    const std::uint8_t mask = static_cast<std::uint8_t>(b[begin + kMaskBytes]);
                     meta.setMask(n, static_cast<io::DelayedLoadMetadata::MaskType>(mask));
-                    if (sizes) {
-                        // What precedes the compressed block, whose size counts its 8-byte length.
-                        std::size_t head = kMaskBytes + 1;
-                        if (masked) {
-                            if (mask == io::NO_MASK_AND_ONE_INACTIVE_VAL || mask == io::MASK_AND_ONE_INACTIVE_VAL) head += sizeof(ValueT);
-                            if (mask == io::MASK_AND_TWO_INACTIVE_VALS) head += 2 * sizeof(ValueT);
-                            if (mask == io::MASK_AND_NO_INACTIVE_VALS || mask == io::MASK_AND_ONE_INACTIVE_VAL ||
-                                mask == io::MASK_AND_TWO_INACTIVE_VALS)
-                                head += kMaskBytes;
-                        }
-                        if (end - begin < head + 8) throw std::runtime_error("unexpected leaf buffer layout");
-                        meta.setCompressedSize(n, static_cast<io::DelayedLoadMetadata::CompressedSizeType>(end - begin - head));
-                    }
+                    // What precedes the compressed block, whose size counts its 8-byte length.
+                    std::size_t head = kMaskBytes + 1;
+                    if (mask == io::NO_MASK_AND_ONE_INACTIVE_VAL || mask == io::MASK_AND_ONE_INACTIVE_VAL) head += sizeof(ValueT);
+                    if (mask == io::MASK_AND_TWO_INACTIVE_VALS) head += 2 * sizeof(ValueT);
+                    if (mask == io::MASK_AND_NO_INACTIVE_VALS || mask == io::MASK_AND_ONE_INACTIVE_VAL || mask == io::MASK_AND_TWO_INACTIVE_VALS)
+                        head += kMaskBytes;
+                    if (end - begin < head + 8) throw std::runtime_error("unexpected leaf buffer layout");
+                    meta.setCompressedSize(n, static_cast<io::DelayedLoadMetadata::CompressedSizeType>(end - begin - head));
                     // Keep the bytes after the value mask (written again from the leaf's mask).
                     const std::string_view kept = b.substr(begin + kMaskBytes, end - begin - kMaskBytes);
                     if (kept.size() <= sizeof(ValueT) * LeafT::SIZE) {
@@ -319,7 +309,7 @@ public:
         for (std::size_t n = 0; n < leaves_.size(); ++n) {
             if (length_[n] == kRewrite) {
                 openvdb::io::setGridBackgroundValuePtr(os, &background_);
-                leaves_[n]->writeBuffers(os, half_);
+                leaves_[n]->writeBuffers(os, /*toHalf=*/false);
                 openvdb::io::setGridBackgroundValuePtr(os, nullptr);
                 continue;
             }
@@ -334,7 +324,6 @@ private:
     static constexpr std::size_t kRewrite = SIZE_MAX;  // a length_: the bytes outgrew the leaf's buffer
     std::vector<std::size_t> length_;                   // bytes kept in the leaf's buffer, or kRewrite
     ValueT background_{};
-    bool half_ = false;
 };
 
 template <class GridT>
