@@ -242,7 +242,10 @@ protected:
     // damaged chunk length's worth of bytes before it checks the length against its buffer; an
     // std::ifstream hands such a read to the kernel, which refuses a count beyond the address
     // space, where copying window by window would overrun the buffer up to the end of the file.
-    // A well-formed file never asks for bytes past its end.
+    // A well-formed file never asks for bytes past its end. The bytes are those Reader::open
+    // verified (its descriptor, duplicated), so only a crafted file with a recomputed trailer gets
+    // here with a damaged length; OpenVDB's Blosc path (blosc_decompress_ctx) also trusts a chunk
+    // header's own size field, a known OpenVDB/Blosc limit this buffer cannot bound.
     std::streamsize xsgetn(char* s, std::streamsize n) override {
         if (n > 0 && static_cast<std::uint64_t>(n) > remaining()) return 0;
         std::streamsize done = 0;
