@@ -12,6 +12,10 @@ inline constexpr std::int64_t kFormatVersion = 1;
 // openvdb::initialize(), once per process.
 void init_openvdb();
 
+// vdb_write.cpp. How many leaves this process's saves serialized a second time because their
+// compressed bytes outgrew the leaf's buffer (incompressible values); for tests.
+std::uint64_t leaves_serialized_twice();
+
 // vdb_integrity.cpp. After OpenVDB wrote `path`: replaces the random header UUID by one derived
 // from the content (byte-identical files for identical grids) and appends the checksum trailer.
 // Streams the file (no memory). Throws hp::Error(cannot_write).

@@ -3,6 +3,7 @@
 #include "formats/vdb.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -212,6 +213,8 @@ typename GridT::Ptr build_grid_blocks(const GridSpec& g, const GridOut& out, con
 // buffer stream tagged with the same settings (data compression, background); the metadata is
 // read off those bytes and the bytes are appended in leaf order (SerializedLeaves).
 // tests/formats/vdb_parallel_write_test.cpp compares the files with OpenVDB's own writer.
+std::atomic<std::uint64_t> g_serialized_twice{0};
+
 namespace archive {
 
 constexpr std::uint32_t kCompression = openvdb::io::COMPRESS_BLOSC | openvdb::io::COMPRESS_ACTIVE_MASK;
@@ -310,6 +313,7 @@ public:
             if (length_[n] == kRewrite) {
                 openvdb::io::setGridBackgroundValuePtr(os, &background_);
                 leaves_[n]->writeBuffers(os, /*toHalf=*/false);
+                g_serialized_twice.fetch_add(1, std::memory_order_relaxed);
                 openvdb::io::setGridBackgroundValuePtr(os, nullptr);
                 continue;
             }
@@ -490,5 +494,7 @@ void write(const fs::path& path, const GridSpec& grid, const std::vector<GridOut
         }
     });
 }
+
+std::uint64_t detail::leaves_serialized_twice() { return g_serialized_twice.load(std::memory_order_relaxed); }
 
 }  // namespace hp::vdb
