@@ -145,11 +145,18 @@ struct RandomBlocks {
     }
 };
 
+// The four grids of the random-block tests (int32, float, double, Vec3f), their sources seeded
+// 1..4; `sources` must outlive the grids (their block producers point into it).
+std::vector<hp::vdb::GridOut> random_grids(std::array<RandomBlocks, 4>& sources) {
+    for (std::size_t n = 0; n < sources.size(); ++n) sources[n].seed = n + 1;
+    return {sources[0].grid("layers", hp::vdb::ValueType::int32, -9), sources[1].grid("distance", hp::vdb::ValueType::float32, -1.0),
+            sources[2].grid("double", hp::vdb::ValueType::float64, 2.0), sources[3].grid("gradient", hp::vdb::ValueType::vec3f, 0.0)};
+}
+
 TEST(VdbParallelWrite, IncompressibleAndCornerCaseLeavesAsOpenVdbWritesThem) {
     const hp::GridSpec g = grid(65, 57, 41);  // 9 x 8 x 6 blocks; the last ones 1 voxel thick
-    RandomBlocks a{1}, b{2}, c{3}, d{4};
-    std::vector<hp::vdb::GridOut> grids{a.grid("layers", hp::vdb::ValueType::int32, -9), b.grid("distance", hp::vdb::ValueType::float32, -1.0),
-                                        c.grid("double", hp::vdb::ValueType::float64, 2.0), d.grid("gradient", hp::vdb::ValueType::vec3f, 0.0)};
+    std::array<RandomBlocks, 4> sources{};
+    const std::vector<hp::vdb::GridOut> grids = random_grids(sources);
     const std::uint64_t before = hp::vdb::detail::leaves_serialized_twice();
     same_as_openvdb(g, grids, "random blocks");
     // The raw int32 leaves took the path for bytes that outgrow the leaf's buffer
@@ -161,9 +168,8 @@ TEST(VdbParallelWrite, IncompressibleAndCornerCaseLeavesAsOpenVdbWritesThem) {
 // several of the reader's 1 MiB windows, so its seeks cross them).
 TEST(VdbParallelWrite, RandomBlocksReadBackBlockByBlock) {
     const hp::GridSpec g = grid(65, 57, 41);
-    RandomBlocks a{1}, b{2}, c{3}, d{4};
-    std::vector<hp::vdb::GridOut> grids{a.grid("layers", hp::vdb::ValueType::int32, -9), b.grid("distance", hp::vdb::ValueType::float32, -1.0),
-                                        c.grid("double", hp::vdb::ValueType::float64, 2.0), d.grid("gradient", hp::vdb::ValueType::vec3f, 0.0)};
+    std::array<RandomBlocks, 4> sources{};
+    const std::vector<hp::vdb::GridOut> grids = random_grids(sources);
     const fs::path dir = fs::temp_directory_path() / ("hp_vdb_pw_" + std::to_string(::getpid()));
     fs::create_directories(dir);
     const fs::path p = dir / "random.vdb";
@@ -171,10 +177,11 @@ TEST(VdbParallelWrite, RandomBlocksReadBackBlockByBlock) {
     EXPECT_GT(fs::file_size(p), std::uintmax_t{2} << 20);  // two windows at least
     const hp::vdb::Reader reader = hp::vdb::Reader::open(p);
     const std::size_t sizes[] = {4, 4, 8, 12};
-    RandomBlocks again[] = {{1}, {2}, {3}, {4}};
+    std::array<RandomBlocks, 4> again_sources{};
+    const std::vector<hp::vdb::GridOut> again = random_grids(again_sources);
     for (std::size_t n = 0; n < grids.size(); ++n) {
         SCOPED_TRACE(grids[n].name);
-        hp::vdb::GridOut expected = again[n].grid(grids[n].name, grids[n].type, grids[n].background);
+        const hp::vdb::GridOut& expected = again[n];
         std::vector<char> tile(12);
         std::size_t next = 0, mismatches = 0;
         reader.read_blocks(grids[n].name, grids[n].type, [&](std::size_t block, const void* brick, const void* got_tile) {
