@@ -5,7 +5,8 @@
 // for memory. Prints one JSON line: seconds, peak RSS, file size, voxels.
 // --rewrite FILE: reads every grid of a hapticprep VDB file block by block and writes it again
 // through hp::vdb::write with the same metadata (the stages' block producers): times the save of
-// real band files in isolation, and the output must be byte-identical to the input.
+// real band files in isolation; the output must be byte-identical to the input ("identical"
+// in the JSON; exit 1 when it is not).
 // --read-bricks FILE: times Reader::open and reading every grid of FILE as bricks.
 #include <algorithm>
 #include <chrono>
@@ -14,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <vector>
 
@@ -79,6 +81,20 @@ int read_file_blocks(const std::string& path) {
     return 0;
 }
 
+// Whether files `a` and `b` hold the same bytes (read in 1 MiB pieces).
+bool same_bytes(const std::string& a, const std::string& b) {
+    if (std::filesystem::file_size(a) != std::filesystem::file_size(b)) return false;
+    std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
+    if (!fa || !fb) throw std::runtime_error("cannot open " + a + " or " + b + " to compare them");
+    std::vector<char> ba(std::size_t{1} << 20), bb(ba.size());
+    while (fa && fb) {
+        fa.read(ba.data(), static_cast<std::streamsize>(ba.size()));
+        fb.read(bb.data(), static_cast<std::streamsize>(bb.size()));
+        if (fa.gcount() != fb.gcount() || std::memcmp(ba.data(), bb.data(), static_cast<std::size_t>(fa.gcount())) != 0) return false;
+    }
+    return fa.eof() && fb.eof();
+}
+
 int rewrite_file(const std::string& input, const std::string& output) {
     const hp::vdb::Reader reader = hp::vdb::Reader::open(input, true);  // deep: the trees' backgrounds
     const hp::vdb::FileInfo& info = reader.info();
@@ -127,12 +143,14 @@ int rewrite_file(const std::string& input, const std::string& output) {
     hp::vdb::write(output, info.grid, grids, info.metadata, info.creator, {}, progress);
     const double seconds = since(t1);
     cpu["end"] = static_cast<double>(std::clock() - c1) / CLOCKS_PER_SEC;
+    const bool identical = same_bytes(input, output);
     std::cout << nlohmann::json{{"stage", "vdb-rewrite"}, {"file", input}, {"read_seconds", read_seconds}, {"seconds", seconds},
                                 {"phase_starts", phases}, {"phase_starts_cpu", cpu}, {"peak_rss", hp::peak_rss_bytes()},
-                                {"file_bytes", std::filesystem::file_size(output)}}
+                                {"file_bytes", std::filesystem::file_size(output)}, {"identical", identical}}
                      .dump()
               << "\n";
-    return 0;
+    if (!identical) std::cerr << output << ": not byte-identical to " << input << " (the writer's output changed)\n";
+    return identical ? 0 : 1;
 }
 
 }  // namespace
