@@ -524,6 +524,22 @@ struct ModeWorld : World {
     explicit ModeWorld(const hb::AlgorithmOptions& options) : algorithms(options) { algorithms.register_on(dispatcher); }
 };
 
+// The same object over the same ground in two worlds: `coherent` keeps its front from step to
+// step, `root` descends from the root every step. place() moves the object in both and returns
+// both manifolds after one collision pass.
+struct Twins {
+    ModeWorld coherent{{}}, root{{.coherent = false}};
+    btCollisionObject *a, *b;    // the object in each world
+    btCollisionObject *ga, *gb;  // the ground in each world
+    Twins(btCollisionShape* object, const btTransform& at, btCollisionShape* ground, const btTransform& ground_at)
+        : a(coherent.add(object, at)), b(root.add(object, at)), ga(coherent.add(ground, ground_at)), gb(root.add(ground, ground_at)) {}
+    std::pair<const btPersistentManifold*, const btPersistentManifold*> place(const btTransform& at) {
+        a->setWorldTransform(at);
+        b->setWorldTransform(at);
+        return {manifold_of(coherent, a, ga), manifold_of(root, b, gb)};
+    }
+};
+
 // One pair's algorithm driven by hand, step by step, without a broadphase (any transform, NaN
 // too); `shell` is the VPS object, `other` the plane or the box.
 struct DrivenPair {
@@ -666,13 +682,9 @@ TEST(BulletModes, CoherentPlaneContactsEqualADescentFromTheRoot) {
         const auto data = hb::load_vps_data(files(name, mesh));
         auto vps = hb::make_vps_shape(data);
         btStaticPlaneShape plane(btVector3(0, 0, 1), 0);
-        ModeWorld coherent({}), root({.coherent = false});
-        ASSERT_TRUE(coherent.algorithms.options().coherent);
         btTransform pose(btQuaternion(btVector3(0.3, -0.2, 1).normalized(), 0.4), btVector3(0.1, 0.2, 0.5));
-        btCollisionObject* a = coherent.add(vps.get(), body_at(*data, pose));
-        btCollisionObject* b = root.add(vps.get(), body_at(*data, pose));
-        btCollisionObject* pa = coherent.add(&plane, btTransform::getIdentity());
-        btCollisionObject* pb = root.add(&plane, btTransform::getIdentity());
+        Twins twins(vps.get(), body_at(*data, pose), &plane, btTransform::getIdentity());
+        ASSERT_TRUE(twins.coherent.algorithms.options().coherent);
         std::mt19937 rng(7);
         std::uniform_real_distribution<double> u(-1, 1), scale(0, 1);
         int touching = 0, compared = 0;
@@ -692,10 +704,7 @@ TEST(BulletModes, CoherentPlaneContactsEqualADescentFromTheRoot) {
             if (step % 97 == 50) target = 0.3;
             if (step % 89 == 40) target = -0.3;
             pose.setOrigin(pose.getOrigin() + btVector3(0, 0, btScalar(target - lowest)));
-            a->setWorldTransform(body_at(*data, pose));
-            b->setWorldTransform(body_at(*data, pose));
-            const btPersistentManifold* ma = manifold_of(coherent, a, pa);
-            const btPersistentManifold* mb = manifold_of(root, b, pb);
+            const auto [ma, mb] = twins.place(body_at(*data, pose));
             ASSERT_NE(ma, nullptr);
             ASSERT_NE(mb, nullptr);
             ASSERT_EQ(ma->getNumContacts(), mb->getNumContacts());
@@ -784,12 +793,8 @@ TEST(BulletModes, CoherentBoxContactsEqualADescentFromTheRoot) {
         auto vps = hb::make_vps_shape(data);
         btBoxShape box(btVector3(btScalar(0.6), btScalar(0.4), btScalar(0.3)));
         const btTransform box_pose(btQuaternion(btVector3(0.2, 1, 0.4).normalized(), btScalar(0.3)), btVector3(0.5, -0.3, 0.2));
-        ModeWorld coherent({}), root({.coherent = false});
         btTransform local(btQuaternion(btVector3(0.3, -0.2, 1).normalized(), 0.4), btVector3(0.1, 0.2, 1));  // in the box frame
-        btCollisionObject* a = coherent.add(vps.get(), body_at(*data, box_pose * local));
-        btCollisionObject* b = root.add(vps.get(), body_at(*data, box_pose * local));
-        btCollisionObject* ba = coherent.add(&box, box_pose);
-        btCollisionObject* bb = root.add(&box, box_pose);
+        Twins twins(vps.get(), body_at(*data, box_pose * local), &box, box_pose);
         const hp::Vec3d& c = hb::mass_properties(*data).center_of_mass;
         const btVector3 com(btScalar(c.x), btScalar(c.y), btScalar(c.z));
         std::mt19937 rng(11);
@@ -832,10 +837,7 @@ TEST(BulletModes, CoherentBoxContactsEqualADescentFromTheRoot) {
             if (step % 97 == 50) target = top + 0.3;
             if (step % 89 == 40) target = top - 0.3;
             local.setOrigin(local.getOrigin() + pull + btVector3(0, 0, btScalar(target - lowest)));
-            a->setWorldTransform(body_at(*data, box_pose * local));
-            b->setWorldTransform(body_at(*data, box_pose * local));
-            const btPersistentManifold* ma = manifold_of(coherent, a, ba);
-            const btPersistentManifold* mb = manifold_of(root, b, bb);
+            const auto [ma, mb] = twins.place(body_at(*data, box_pose * local));
             ASSERT_NE(ma, nullptr);
             ASSERT_NE(mb, nullptr);
             ASSERT_EQ(ma->getNumContacts(), mb->getNumContacts());
@@ -843,8 +845,8 @@ TEST(BulletModes, CoherentBoxContactsEqualADescentFromTheRoot) {
             // Touching with the centre of mass within 0.1 of an edge or beyond it.
             const bool edge = ma->getNumContacts() > 0 && (std::abs(double(centre.x())) > 0.5 || std::abs(double(centre.y())) > 0.3);
             at_edge += edge;
-            const hb::AlgorithmTrace ta = hb::trace_of(algorithm_of(coherent, a, ba));
-            const hb::AlgorithmTrace tb = hb::trace_of(algorithm_of(root, b, bb));
+            const hb::AlgorithmTrace ta = hb::trace_of(algorithm_of(twins.coherent, twins.a, twins.ga));
+            const hb::AlgorithmTrace tb = hb::trace_of(algorithm_of(twins.root, twins.b, twins.gb));
             EXPECT_EQ(ta.contacts, tb.contacts);  // every contact, in order, bit for bit
             EXPECT_EQ(tb.fronts_made, 0u);
             kept_at_edge += edge && ta.fronts_kept > kept_before;
@@ -895,13 +897,8 @@ TEST(BulletModes, CoherentBoxFollowsABoxThatGrows) {
         if (x.z() < low.z()) low = x;
     }
     pose.setOrigin(btVector3(0, 0, btScalar(0.3 - 0.001)) - low);
-    ModeWorld coherent({}), root({.coherent = false});
-    btCollisionObject* a = coherent.add(vps.get(), body_at(*data, pose));
-    btCollisionObject* b = root.add(vps.get(), body_at(*data, pose));
-    btCollisionObject* ba = coherent.add(&box, box_pose);
-    btCollisionObject* bb = root.add(&box, box_pose);
-    const btPersistentManifold* ma = manifold_of(coherent, a, ba);
-    const btPersistentManifold* mb = manifold_of(root, b, bb);
+    Twins twins(vps.get(), body_at(*data, pose), &box, box_pose);
+    auto [ma, mb] = twins.place(body_at(*data, pose));
     ASSERT_NE(ma, nullptr);
     ASSERT_NE(mb, nullptr);
     ASSERT_GE(ma->getNumContacts(), 1);
@@ -918,13 +915,12 @@ TEST(BulletModes, CoherentBoxFollowsABoxThatGrows) {
         inside += std::abs(x.x()) < half.x() && std::abs(x.y()) < half.y() && std::abs(x.z()) < half.z();
     }
     ASSERT_GT(inside, 20u);
-    ma = manifold_of(coherent, a, ba);
-    mb = manifold_of(root, b, bb);
+    std::tie(ma, mb) = twins.place(body_at(*data, pose));
     ASSERT_NE(ma, nullptr);
     ASSERT_NE(mb, nullptr);
     EXPECT_EQ(mb->getNumContacts(), 4);
     expect_same_manifold(*ma, *mb);
-    EXPECT_NEAR(deepest(*ma, a).depth, 0.201, 1e-4);
+    EXPECT_NEAR(deepest(*ma, twins.a).depth, 0.201, 1e-4);
 }
 
 TEST(BulletModes, CoherentFrontsRecoverFromANanPose) {
