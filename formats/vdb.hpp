@@ -123,12 +123,18 @@ public:
     // else nullptr and tile = its constant. Memory: one block at a time, no dense array.
     void read_blocks(const std::string& name, ValueType type,
                      const std::function<void(std::size_t block, const void* brick, const void* tile)>& sink) const;
-    // Sparse forms: stored voxels as bricks, constant blocks as tiles (voxel/band.hpp).
+    // Sparse forms: stored voxels as bricks, constant blocks as tiles (voxel/band.hpp); the bricks
+    // are filled on all threads.
     BrickField<std::int32_t> read_int32_bricks(const std::string& name) const;
+    // An int32 grid clamped to [-limit, limit] (limit at most 32767), as int16.
+    BrickField<std::int16_t> read_int16_bricks(const std::string& name, std::int32_t limit) const;
     // The "distance" grid as read_distance() gives it, sparse.
     BrickField<double> read_distance_bricks() const;
 
 private:
+    // Grid `name` (of `type`, whose values are S) as bricks of T = convert(S).
+    template <class T, class S, class Convert>
+    BrickField<T> read_bricks_as(const std::string& name, ValueType type, Convert convert) const;
     std::filesystem::path path_;
     FileInfo info_;
     // The file open() verified, held open: reads parse these bytes (through a dup of its

@@ -18,6 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <openvdb/io/File.h>
 #include <openvdb/io/GridDescriptor.h>
 #include <openvdb/openvdb.h>
@@ -522,25 +525,73 @@ void Reader::read_blocks(const std::string& name, ValueType type,
 }
 
 namespace {
-template <class T, class S>
-void add_block(BrickField<T>& f, std::size_t b, const void* brick, const void* tile, double scale) {
-    if (!brick) {
-        f.tile[b] = static_cast<T>(*static_cast<const S*>(tile) / scale);
-        return;
-    }
-    f.index[b] = static_cast<std::uint32_t>(f.brick_count());
-    const S* v = static_cast<const S*>(brick);
-    for (int o = 0; o < kBrickVoxels; ++o) f.bricks.push_back(static_cast<T>(v[o] / scale));
+
+// The blocks of a grid read into `f` (reset to `g`): one pass in block order numbers the leaves'
+// bricks and sets the tiles (convert(value) for both), then the leaves are transposed into their
+// bricks on all threads. Each brick's values depend only on its leaf: the result does not depend
+// on the thread count.
+template <class T, class GridT, class Convert>
+void fill_bricks(const GridT& grid, const GridSpec& g, BrickField<T>& f, Convert convert) {
+    using LeafT = typename GridT::TreeType::LeafNodeType;
+    constexpr int kDim = LeafT::DIM;
+    static_assert(kDim == kBrickDim, "bricks are OpenVDB leaves");
+    f.reset(g, 0);
+    std::vector<const LeafT*> leaves;
+    auto acc = grid.getConstAccessor();  // consecutive blocks share internal nodes
+    std::size_t b = 0;
+    for (int z0 = 0; z0 < g.dims[2]; z0 += kDim)
+        for (int y0 = 0; y0 < g.dims[1]; y0 += kDim)
+            for (int x0 = 0; x0 < g.dims[0]; x0 += kDim, ++b) {
+                const openvdb::Coord origin(x0, y0, z0);
+                if (const LeafT* leaf = acc.probeConstLeaf(origin)) {
+                    f.index[b] = static_cast<std::uint32_t>(leaves.size());
+                    leaves.push_back(leaf);
+                } else {
+                    f.tile[b] = convert(acc.getValue(origin));
+                }
+            }
+    f.bricks.resize(leaves.size() * static_cast<std::size_t>(kBrickVoxels));
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, leaves.size(), 64), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t n = r.begin(); n != r.end(); ++n) {
+            // The leaf (offset dx * 64 + dy * 8 + dz) read in memory order into the brick (dx + 8 dy + 64 dz).
+            const auto* data = leaves[n]->buffer().data();
+            T* dst = f.bricks.data() + n * static_cast<std::size_t>(kBrickVoxels);
+            for (int o = 0; o < kDim * kDim * kDim; ++o) dst[(o >> 6) | (((o >> 3) & 7) << 3) | ((o & 7) << 6)] = convert(data[o]);
+        }
+    });
 }
+
 }  // namespace
 
-BrickField<std::int32_t> Reader::read_int32_bricks(const std::string& name) const {
-    BrickField<std::int32_t> f;
-    f.reset(info_.grid, 0);
-    read_blocks(name, ValueType::int32, [&](std::size_t b, const void* brick, const void* tile) {
-        add_block<std::int32_t, std::int32_t>(f, b, brick, tile, 1);
+template <class T, class S, class Convert>
+BrickField<T> Reader::read_bricks_as(const std::string& name, ValueType type, Convert convert) const {
+    BrickField<T> f;
+    guarded(path_, [&] {
+        openvdb::GridBase::Ptr base = read_checked_grid(*this, file_->fd, name, type);
+        auto fill = [&](const auto& typed) {
+            using V = typename std::decay_t<decltype(typed)>::ValueType;
+            if constexpr (std::is_same_v<V, S>) fill_bricks(typed, info_.grid, f, convert);
+            else throw std::logic_error("read_bricks_as: value type mismatch");
+        };
+        switch (type) {
+        case ValueType::int32: fill(*openvdb::gridPtrCast<openvdb::Int32Grid>(base)); break;
+        case ValueType::float32: fill(*openvdb::gridPtrCast<openvdb::FloatGrid>(base)); break;
+        case ValueType::float64: fill(*openvdb::gridPtrCast<openvdb::DoubleGrid>(base)); break;
+        case ValueType::vec3f: throw std::logic_error("read_bricks_as: vector grids are read with read_blocks");
+        }
+        return 0;
     });
     return f;
+}
+
+BrickField<std::int32_t> Reader::read_int32_bricks(const std::string& name) const {
+    return read_bricks_as<std::int32_t, std::int32_t>(name, ValueType::int32, [](std::int32_t v) { return v; });
+}
+
+BrickField<std::int16_t> Reader::read_int16_bricks(const std::string& name, std::int32_t limit) const {
+    if (limit < 0 || limit > 32767) throw std::invalid_argument("read_int16_bricks: the limit must be in [0, 32767]");
+    return read_bricks_as<std::int16_t, std::int32_t>(
+        name, ValueType::int32, [limit](std::int32_t v) { return static_cast<std::int16_t>(std::clamp(v, -limit, limit)); });
 }
 
 BrickField<double> Reader::read_distance_bricks() const {
@@ -548,25 +599,17 @@ BrickField<double> Reader::read_distance_bricks() const {
     const std::string type = value_type("distance");
     if (info_.ours && type.empty()) fail_input(where, "has no grid named 'distance' (make the distance field with haptic-distance)");
     const std::string encoding = info_.metadata.value("encoding", "float");
-    BrickField<double> f;
-    f.reset(info_.grid, 0);
     if (encoding != "scaled") {
         if (type == "int32")
             fail_input(where, "grid 'distance' holds int32 values but haptic:encoding is '" + encoding + "' (damaged file?)");
-        const bool is_double = type == "double";
-        read_blocks("distance", is_double ? ValueType::float64 : ValueType::float32, [&](std::size_t b, const void* brick, const void* tile) {
-            if (is_double) add_block<double, double>(f, b, brick, tile, 1);
-            else add_block<double, float>(f, b, brick, tile, 1);
-        });
-        return f;
+        if (type == "double") return read_bricks_as<double, double>("distance", ValueType::float64, [](double v) { return v; });
+        return read_bricks_as<double, float>("distance", ValueType::float32, [](float v) { return static_cast<double>(v); });
     }
     const double factor = info_.metadata.value("scale_factor", 0.0);
     if (!(factor > 0) || !std::isfinite(factor))
         fail_input(where, "scaled distance field without a valid haptic:scale_factor (damaged file?)");
-    read_blocks("distance", ValueType::int32, [&](std::size_t b, const void* brick, const void* tile) {
-        add_block<double, std::int32_t>(f, b, brick, tile, factor);
-    });
-    return f;
+    return read_bricks_as<double, std::int32_t>("distance", ValueType::int32,
+                                                [factor](std::int32_t v) { return static_cast<double>(v) / factor; });
 }
 
 FileInfo inspect(const fs::path& path, bool deep) { return Reader::open(path, deep).info(); }

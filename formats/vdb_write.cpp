@@ -149,14 +149,14 @@ typename GridT::Ptr build_grid_blocks(const GridSpec& g, const GridOut& out, con
     const std::size_t count = rows * row;
     for (std::size_t first = 0; first < count; first += batch) {
         const std::size_t n = std::min(batch, count - first);
-        // The producer's pointer is valid until its next call: copy each brick at once, in the
-        // leaf's order (offset x * 64 + y * 8 + z), so that filling the leaf is a memcpy.
+        // The producer's pointer is valid until its next call: copy each brick at once (a plain
+        // copy; the leaves below take it in their z-fastest order on all threads).
         for (std::size_t i = 0; i < n; ++i) {
             const ValueT* v = static_cast<const ValueT*>(out.blocks(first + i, &tiles[i]));
             bricks[i] = nullptr;
             if (!v) continue;
             ValueT* dst = copies.data() + i * static_cast<std::size_t>(kBrickVoxels);
-            for (int o = 0; o < kBrickVoxels; ++o) dst[(o & 7) << 6 | ((o >> 3) & 7) << 3 | o >> 6] = v[o];
+            std::copy(v, v + kBrickVoxels, dst);
             bricks[i] = dst;
         }
         auto origin_of = [&](std::size_t b) {
@@ -173,15 +173,15 @@ typename GridT::Ptr build_grid_blocks(const GridSpec& g, const GridOut& out, con
                 if (!bricks[i] && full) continue;
                 auto leaf = std::make_unique<LeafT>(o0, background, false);
                 ValueT* data = leaf->buffer().data();
-                if (bricks[i] && full) {
-                    std::copy(bricks[i], bricks[i] + kBrickVoxels, data);
+                const ValueT* v = bricks[i];
+                if (v && full) {
+                    // Brick offset x + 8 y + 64 z to leaf offset x * 64 + y * 8 + z.
+                    for (int o = 0; o < kBrickVoxels; ++o) data[(o & 7) << 6 | ((o >> 3) & 7) << 3 | o >> 6] = v[o];
                 } else {
                     for (int dz = 0; dz < ez; ++dz)
                         for (int dy = 0; dy < ey; ++dy)
-                            for (int dx = 0; dx < ex; ++dx) {
-                                const int o = (dx << 6) | (dy << 3) | dz;
-                                data[o] = bricks[i] ? bricks[i][o] : tiles[i];
-                            }
+                            for (int dx = 0; dx < ex; ++dx)
+                                data[(dx << 6) | (dy << 3) | dz] = v ? v[dx | (dy << 3) | (dz << 6)] : tiles[i];
                 }
                 if (full) {
                     leaf->setValuesOn();
@@ -480,6 +480,8 @@ void write(const fs::path& path, const GridSpec& grid, const std::vector<GridOut
             } else {
                 archive::write_file(tmp, out, file_meta);
             }
+            // Tree::clear() frees the leaves on all threads; the trees' destructors would free them one by one.
+            for (auto& g : out) g->clear();
             out.clear();  // the trees are on disk: free them before the file is hashed
             // Most leaves were allocated on TBB worker threads, in their own malloc arenas, which
             // the calling thread never reuses: hand the freed trees back to the system now.

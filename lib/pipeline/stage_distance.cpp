@@ -137,21 +137,8 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     const std::string& encoding = p.encoding;
     const int precision = p.precision;
     // Layers as int16 bricks, clamped to +-band (beyond the band they read as +-band in the output,
-    // as in a voxelmap made with this band); the brick store grows by a quarter at a time.
-    BrickField<std::int16_t> layers;
-    layers.reset(info.grid, 0);
-    const auto clamp16 = [band](std::int32_t v) { return static_cast<std::int16_t>(std::clamp(v, -band, band)); };
-    reader.read_blocks("layers", vdb::ValueType::int32, [&](std::size_t b, const void* brick, const void* tile) {
-        if (!brick) {
-            layers.tile[b] = clamp16(*static_cast<const std::int32_t*>(tile));
-            return;
-        }
-        auto& v = layers.bricks;
-        if (v.size() + kBrickVoxels > v.capacity()) v.reserve(v.capacity() + v.capacity() / 4 + 64 * kBrickVoxels);
-        layers.index[b] = static_cast<std::uint32_t>(layers.brick_count());
-        const auto* src = static_cast<const std::int32_t*>(brick);
-        for (int o = 0; o < kBrickVoxels; ++o) v.push_back(clamp16(src[o]));
-    });
+    // as in a voxelmap made with this band).
+    BrickField<std::int16_t> layers = reader.read_int16_bricks("layers", band);
     // The reader's tree was thousands of small leaf allocations, freed now: give them back to the
     // system, the distance values are one large allocation that cannot reuse them.
     ::malloc_trim(0);

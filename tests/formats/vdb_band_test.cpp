@@ -3,9 +3,11 @@
 #include <cstdlib>
 #include <algorithm>
 #include <filesystem>
+#include <stdexcept>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <tbb/global_control.h>
 #include <unistd.h>
 
 #include "core/error.hpp"
@@ -81,6 +83,56 @@ TEST(VdbBand, BlockGridsRoundTrip) {
             EXPECT_EQ(back.brick(b) == nullptr, f.brick(b) == nullptr) << b;
         }
     }
+    fs::remove_all(dir);
+}
+
+// read_int16_bricks: the int32 grid clamped to +-limit voxel by voxel, with the same blocks tiled,
+// whether one thread or all fill the bricks.
+TEST(VdbBand, Int16BricksAreTheLayersClamped) {
+    const fs::path dir = fs::temp_directory_path() / ("hp_vdb_band16_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path path = dir / "band.vdb";
+    const hp::BrickField<std::int32_t> f = pattern();
+    hp::vdb::GridOut out{"layers", hp::vdb::ValueType::int32, nullptr, -6.0};
+    out.blocks = [&](std::size_t b, void* tile) -> const void* {
+        if (const std::int32_t* v = f.brick(b)) return v;
+        *static_cast<std::int32_t*>(tile) = f.tile[b];
+        return nullptr;
+    };
+    hp::vdb::write(path, f.grid, {out}, {{"kind", "voxelmap"}, {"band", 5}}, "test");
+    const hp::vdb::Reader reader = hp::vdb::Reader::open(path);
+    for (int limit : {0, 3, 5, 32767}) {
+        hp::BrickField<std::int16_t> one;
+        {
+            tbb::global_control serial(tbb::global_control::max_allowed_parallelism, 1);
+            one = reader.read_int16_bricks("layers", limit);
+        }
+        const hp::BrickField<std::int16_t> all = reader.read_int16_bricks("layers", limit);
+        EXPECT_EQ(one.index, all.index);
+        EXPECT_EQ(one.tile, all.tile);
+        EXPECT_EQ(one.bricks, all.bricks);
+        std::size_t clamped = 0;
+        for (int z = 0; z < f.grid.dims[2]; ++z)
+            for (int y = 0; y < f.grid.dims[1]; ++y)
+                for (int x = 0; x < f.grid.dims[0]; ++x) {
+                    const int v = f.at(x, y, z);
+                    const int want = v > limit ? limit : (v < -limit ? -limit : v);
+                    ASSERT_EQ(all.at(x, y, z), want) << x << " " << y << " " << z << " limit " << limit;
+                    clamped += want != v;
+                }
+        if (limit < 5) {
+            EXPECT_GT(clamped, 0u);
+        }
+        for (std::size_t b = 0; b < f.block_count(); ++b) {
+            const auto c = f.block_coords(b);
+            const bool full = (c[0] + 1) * 8 <= f.grid.dims[0] && (c[1] + 1) * 8 <= f.grid.dims[1] && (c[2] + 1) * 8 <= f.grid.dims[2];
+            if (full) {
+                EXPECT_EQ(all.brick(b) == nullptr, f.brick(b) == nullptr) << b;
+            }
+        }
+    }
+    EXPECT_THROW(reader.read_int16_bricks("layers", -1), std::invalid_argument);
+    EXPECT_THROW(reader.read_int16_bricks("layers", 40000), std::invalid_argument);
     fs::remove_all(dir);
 }
 

@@ -75,6 +75,9 @@ TEST(VdbReader, DistanceInEveryEncoding) {
     const std::vector<double> vf = hp::vdb::Reader::open(f).read_distance();
     const std::vector<double> vd = hp::vdb::Reader::open(d).read_distance();
     const std::vector<double> vs = hp::vdb::Reader::open(s).read_distance();
+    const hp::BrickField<double> bf = hp::vdb::Reader::open(f).read_distance_bricks();
+    const hp::BrickField<double> bd = hp::vdb::Reader::open(d).read_distance_bricks();
+    const hp::BrickField<double> bs = hp::vdb::Reader::open(s).read_distance_bricks();
     ASSERT_EQ(vf.size(), g.count());
     ASSERT_EQ(vd.size(), g.count());
     ASSERT_EQ(vs.size(), g.count());
@@ -86,6 +89,9 @@ TEST(VdbReader, DistanceInEveryEncoding) {
                 ASSERT_EQ(vf[n], static_cast<double>(static_cast<float>(exact))) << i << " " << j << " " << k;
                 ASSERT_EQ(vd[n], exact);
                 ASSERT_EQ(vs[n], exact);
+                ASSERT_EQ(bf.at(i, j, k), vf[n]);  // the sparse reads: the same values
+                ASSERT_EQ(bd.at(i, j, k), vd[n]);
+                ASSERT_EQ(bs.at(i, j, k), vs[n]);
             }
 }
 
@@ -203,6 +209,9 @@ TEST(VdbReader, DamageBehindAValidTrailerReadsCleanlyOrIsBadInput) {
             reader.read_blocks("distance", hp::vdb::ValueType::float32, [&](std::size_t, const void*, const void*) { ++blocks; });
             reader.read_blocks("layers", hp::vdb::ValueType::int32, [&](std::size_t, const void*, const void*) { ++blocks; });
             EXPECT_EQ(blocks, 2 * std::size_t{6 * 3 * 4}) << what;
+            // The sparse reads, which fill their bricks on all threads.
+            EXPECT_EQ(reader.read_distance_bricks().block_count(), std::size_t{6 * 3 * 4}) << what;
+            EXPECT_EQ(reader.read_int16_bricks("layers", 2).block_count(), std::size_t{6 * 3 * 4}) << what;
             ++read;
         } catch (const hp::Error& e) {
             EXPECT_EQ(e.code(), hp::ExitCode::bad_input) << what;
