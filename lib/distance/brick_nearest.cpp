@@ -8,8 +8,12 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "geometry/closest_point4.hpp"
 
 namespace hp {
+
+// closest_points_on_triangles4's vectors never cross a call (it is inlined into run()'s clones).
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 NearestIndex::NearestIndex(const TriangleBvh& b, const GridSpec& g, bool ties) : bvh(b), grid(g), bvh_ties(ties) {
     if (bvh_ties) slots = bvh.slot_ranges();
@@ -334,8 +338,18 @@ __attribute__((target_clones("avx2", "default"))) const std::vector<BrickNearest
         // the nearest), then to each other whose bound does not exceed the best exact distance so
         // far. Every candidate at the minimal distance is computed (its bound is below it), so the
         // tie rule below decides among all of them whatever the order of the computations.
-        std::size_t seed = 0;  // the previous voxel's closest candidate (index into sub_)
-        for (std::uint16_t o : voxels_[static_cast<std::size_t>(q)]) {
+        // In three passes over the sub-block's voxels (the results of the one pass per voxel
+        // before): the bounds of each voxel's prefix and their least; the exact distances to
+        // those least-bound candidates, four voxels at a time; then per voxel in order the others.
+        const std::vector<std::uint16_t>& vox = voxels_[static_cast<std::size_t>(q)];
+        const std::size_t nv = vox.size(), stride = sub_groups_.size() * kL;
+        rows_.resize(nv * stride);
+        at_.resize(nv);
+        least_.resize(nv);
+        prefix_.resize(nv);
+        first_.resize(nv);
+        for (std::size_t k = 0; k < nv; ++k) {
+            const std::uint16_t o = vox[k];
             const Vec3d x = grid.center(x0_ + (o & 7), y0_ + ((o >> 3) & 7), z0_ + (o >> 6));
             const double rx = length(x - cq);
             // sub_'s first candidate is within sub_[0].first + rx of x; a candidate farther than
@@ -343,15 +357,36 @@ __attribute__((target_clones("avx2", "default"))) const std::vector<BrickNearest
             const double cut = sub_[0].first + rx + slack;
             std::size_t w = 0;
             for (std::size_t e = 0; e < ms; ++e) w += !(sub_d_[e] - rx > cut);
-            bounds(sub_groups_, w, x);
+            float* low = rows_.data() + k * stride;
+            const Vec3d pc = x - c;
+            group_bounds(wide, sub_groups_.data(), w, static_cast<float>(pc.x), static_cast<float>(pc.y), static_cast<float>(pc.z), low);
             std::size_t least = 0;
-            float least_low = low_[0];
+            float least_low = low[0];
             for (std::size_t e = 1; e < w; ++e) {
-                const float v = low_[e];
+                const float v = low[e];
                 least = v < least_low ? e : least;
                 least_low = std::min(v, least_low);
             }
-            ClosestPoint best_cp = exact2(x, sub_[least].second);
+            at_[k] = x, least_[k] = static_cast<std::uint32_t>(least), prefix_[k] = static_cast<std::uint32_t>(w);
+        }
+        for (std::size_t k = 0; k < nv; k += 4) {
+            const Vec3d* ps[4];
+            const std::array<Vec3d, 3>* ts[4];
+            for (std::size_t l = 0; l < 4; ++l) {
+                const std::size_t kk = k + l < nv ? k + l : k;  // beyond the last voxel: repeat the first lane
+                ps[l] = &at_[kk];
+                ts[l] = &bvh.corners_at(slot_[sub_[least_[kk]].second]);
+            }
+            ClosestPoint four[4];
+            closest_points_on_triangles4(ps, ts, four);
+            for (std::size_t l = 0; l < 4 && k + l < nv; ++l) first_[k + l] = four[l];
+        }
+        std::size_t seed = 0;  // the previous voxel's closest candidate (index into sub_)
+        for (std::size_t k = 0; k < nv; ++k) {
+            const Vec3d& x = at_[k];
+            float* low = rows_.data() + k * stride;
+            const std::size_t w = prefix_[k], least = least_[k];
+            ClosestPoint best_cp = first_[k];
             double best2 = best_cp.distance2;
             std::size_t best = least;
             // Equal distances: the previous voxel's closest (the seed) if it is among them, else the
@@ -366,11 +401,11 @@ __attribute__((target_clones("avx2", "default"))) const std::vector<BrickNearest
                 }
                 if (better) best2 = d2, best = e, best_cp = cp;
             };
-            low_[least] = std::numeric_limits<float>::infinity();
+            low[least] = std::numeric_limits<float>::infinity();
             for (std::size_t e = 0; e < w; ++e)
-                if (!beyond(low_[e], best2)) consider(e);
+                if (!beyond(low[e], best2)) consider(e);
             seed = best;
-            hits_.push_back({o, slot_[sub_[best].second], std::sqrt(best2), best_cp});
+            hits_.push_back({vox[k], slot_[sub_[best].second], std::sqrt(best2), best_cp});
         }
     }
     return hits_;

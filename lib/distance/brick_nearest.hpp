@@ -114,6 +114,12 @@ private:
     std::vector<std::pair<double, std::uint32_t>> sub_;
     std::vector<double> sub_d_;  // sub_'s distances, contiguous
     std::vector<Hit> hits_;
+    // Per voxel of the sub-block being run: its prefix's bounds (rows of whole groups), centre,
+    // least-bound candidate, prefix length, and the exact closest point on that candidate.
+    std::vector<float> rows_;
+    std::vector<Vec3d> at_;
+    std::vector<std::uint32_t> least_, prefix_;
+    std::vector<ClosestPoint> first_;
 };
 
 }  // namespace hp
