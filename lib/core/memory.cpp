@@ -3,6 +3,12 @@
 #include <fstream>
 #include <string>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 namespace hp {
 
 std::size_t peak_rss_bytes() {
@@ -20,5 +26,18 @@ bool reset_peak_rss() {
     f.flush();
     return static_cast<bool>(f);
 }
+
+void* map_pages(std::size_t bytes) {
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    auto* bytes_at = static_cast<volatile char*>(p);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, (bytes + page - 1) / page, 256), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t n = r.begin(); n != r.end(); ++n) bytes_at[n * page] = 0;
+    });
+    return p;
+}
+
+void unmap_pages(void* p, std::size_t bytes) noexcept { ::munmap(p, bytes); }
 
 }  // namespace hp

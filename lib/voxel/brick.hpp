@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/memory.hpp"
 #include "voxel/grid.hpp"
 
 namespace hp {
@@ -27,7 +28,7 @@ struct BrickField {
     std::array<int, 3> blocks{0, 0, 0};  // ceil(dims / 8)
     std::vector<std::uint32_t> index;    // per block (x fastest): brick number or kTile
     std::vector<T> tile;                 // per block: its value when tiled
-    std::vector<T> bricks;               // 512 per brick
+    std::vector<T, LargeArrayAllocator<T>> bricks;  // 512 per brick (large arrays faulted in on all threads)
 
     void reset(const GridSpec& g, T fill) {
         grid = g;
