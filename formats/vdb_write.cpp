@@ -6,6 +6,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <future>
 #include <memory>
 #include <type_traits>
 
@@ -330,48 +332,75 @@ private:
     ValueT background_{};
 };
 
+// A grid's part of the file in two steps: prepare_grid() does the work that needs no stream (the
+// statistics metadata, every leaf serialized on all threads) and returns the step that writes the
+// grid into the stream (descriptor, metadata, transform, topology, the serialized leaves) and then
+// frees the grid. write_file() runs the second step of one grid on its own thread while the next
+// grid is built and prepared.
+using EmitGrid = std::function<void(std::ostream&, openvdb::io::StreamMetadata::Ptr&)>;
+
 template <class GridT>
-void write_grid(std::ostream& os, GridT& grid, const std::string& name, openvdb::io::StreamMetadata::Ptr& file_meta) {
+EmitGrid prepare_grid(const typename GridT::Ptr& grid) {
     const std::uint32_t archive_compression = file_compression();
-    auto stream_meta = std::make_shared<openvdb::io::StreamMetadata>(*file_meta);
-    stream_meta->setHalfFloat(grid.saveFloatAsHalf());
-    stream_meta->gridMetadata() = static_cast<const openvdb::MetaMap&>(grid);
-    openvdb::io::setStreamMetadataPtr(os, stream_meta, /*transfer=*/false);
-    openvdb::io::GridDescriptor gd(name, grid.type(), grid.saveFloatAsHalf());
-    gd.writeHeader(os);
-    const std::int64_t offsets = static_cast<std::int64_t>(os.tellp());
-    gd.writeStreamPos(os);
-    gd.setGridPos(os.tellp());
     std::uint32_t c = archive_compression;
-    if (grid.getGridClass() == openvdb::GRID_LEVEL_SET || grid.getGridClass() == openvdb::GRID_FOG_VOLUME) c &= ~openvdb::io::COMPRESS_ZIP;
-    openvdb::io::setDataCompression(os, c);
-    os.write(reinterpret_cast<const char*>(&c), sizeof c);
-    const openvdb::GridBase::ConstPtr copy = grid.copyGrid();
+    if (grid->getGridClass() == openvdb::GRID_LEVEL_SET || grid->getGridClass() == openvdb::GRID_FOG_VOLUME) c &= ~openvdb::io::COMPRESS_ZIP;
+    // OpenVDB's writer takes the delayed-load metadata with the archive's compression and writes
+    // the leaves with the grid's (the same here: BLOSC | ACTIVE_MASK has no ZIP to drop).
+    if (c != archive_compression) throw std::runtime_error("unexpected grid compression");
+    openvdb::GridBase::ConstPtr copy = grid->copyGrid();
     const openvdb::GridBase::Ptr meta = openvdb::ConstPtrCast<openvdb::GridBase>(copy);
     meta->addStatsMetadata();
     meta->insertMeta(openvdb::GridBase::META_FILE_DELAYED_LOAD, openvdb::io::DelayedLoadMetadata());
-    // OpenVDB's writer takes the delayed-load metadata with the archive's compression and writes
-    // the leaves with the grid's (the same here: BLOSC | ACTIVE_MASK has no ZIP to drop).
-    if (openvdb::io::getDataCompression(os) != archive_compression) throw std::runtime_error("unexpected grid compression");
-    const SerializedLeaves<GridT> leaves(
-        grid, *meta->getMetadata<openvdb::io::DelayedLoadMetadata>(openvdb::GridBase::META_FILE_DELAYED_LOAD), archive_compression);
-    meta->insertMeta(openvdb::GridBase::META_FILE_COMPRESSION,
-                     openvdb::StringMetadata(openvdb::io::compressionToString(openvdb::io::getDataCompression(os))));
-    copy->writeMeta(os);
-    grid.writeTransform(os);
-    grid.writeTopology(os);
-    gd.setBlockPos(os.tellp());
-    leaves.write(os);
-    gd.setEndPos(os.tellp());
-    os.seekp(offsets, std::ios_base::beg);
-    gd.writeStreamPos(os);
-    gd.seekToEnd(os);
-    openvdb::io::setStreamMetadataPtr(os, file_meta, /*transfer=*/false);
+    auto leaves = std::make_shared<const SerializedLeaves<GridT>>(
+        *grid, *meta->getMetadata<openvdb::io::DelayedLoadMetadata>(openvdb::GridBase::META_FILE_DELAYED_LOAD), archive_compression);
+    meta->insertMeta(openvdb::GridBase::META_FILE_COMPRESSION, openvdb::StringMetadata(openvdb::io::compressionToString(c)));
+    typename GridT::Ptr held = grid;
+    return [held, copy, leaves, c](std::ostream& os, openvdb::io::StreamMetadata::Ptr& file_meta) mutable {
+        GridT& g = *held;
+        auto stream_meta = std::make_shared<openvdb::io::StreamMetadata>(*file_meta);
+        stream_meta->setHalfFloat(g.saveFloatAsHalf());
+        stream_meta->gridMetadata() = static_cast<const openvdb::MetaMap&>(g);
+        openvdb::io::setStreamMetadataPtr(os, stream_meta, /*transfer=*/false);
+        openvdb::io::GridDescriptor gd(g.getName(), g.type(), g.saveFloatAsHalf());
+        gd.writeHeader(os);
+        const std::int64_t offsets = static_cast<std::int64_t>(os.tellp());
+        gd.writeStreamPos(os);
+        gd.setGridPos(os.tellp());
+        openvdb::io::setDataCompression(os, c);
+        os.write(reinterpret_cast<const char*>(&c), sizeof c);
+        copy->writeMeta(os);
+        g.writeTransform(os);
+        g.writeTopology(os);
+        gd.setBlockPos(os.tellp());
+        leaves->write(os);
+        gd.setEndPos(os.tellp());
+        os.seekp(offsets, std::ios_base::beg);
+        gd.writeStreamPos(os);
+        gd.seekToEnd(os);
+        openvdb::io::setStreamMetadataPtr(os, file_meta, /*transfer=*/false);
+        openvdb::io::setDataCompression(os, file_compression());
+        // The grid is on its way to the disk: free it (Tree::clear frees the leaves on all threads).
+        leaves.reset();
+        copy.reset();
+        g.clear();
+        held.reset();
+    };
+}
+
+EmitGrid prepare_any(const openvdb::GridBase::Ptr& g) {
+    if (auto t = openvdb::GridBase::grid<openvdb::Int32Grid>(g)) return prepare_grid<openvdb::Int32Grid>(t);
+    if (auto f = openvdb::GridBase::grid<openvdb::FloatGrid>(g)) return prepare_grid<openvdb::FloatGrid>(f);
+    if (auto d = openvdb::GridBase::grid<openvdb::DoubleGrid>(g)) return prepare_grid<openvdb::DoubleGrid>(d);
+    if (auto v = openvdb::GridBase::grid<openvdb::Vec3SGrid>(g)) return prepare_grid<openvdb::Vec3SGrid>(v);
+    throw std::runtime_error("unsupported grid type " + g->type());
 }
 
 // Precondition: distinct, non-empty grid names; grids of the four value types written here.
-// Consumes the grids: their leaf values are overwritten by their compressed bytes.
-void write_file(const fs::path& path, const openvdb::GridPtrVec& grids, const openvdb::MetaMap& file_meta) {
+// make(n) builds grid n of `count` (in order; each is consumed: its leaf values are overwritten by
+// their compressed bytes, and it is freed once written). Grid n is written into the stream on a
+// thread of its own while grid n + 1 is built and prepared.
+void write_file(const fs::path& path, std::size_t count, const std::function<openvdb::GridBase::Ptr(std::size_t)>& make,
+                const openvdb::MetaMap& file_meta) {
     // The leaf buffers reach the stream a few hundred bytes at a time: a 1 MiB buffer turns them
     // into large writes (the default 8 KiB one made one system call per few leaves).
     std::vector<char> buffer(std::size_t{1} << 20);
@@ -393,16 +422,20 @@ void write_file(const fs::path& path, const openvdb::GridPtrVec& grids, const op
     os.put(1);
     os << "00000000-0000-0000-0000-000000000000";
     file_meta.writeMeta(os);
-    const std::int32_t count = static_cast<std::int32_t>(grids.size());
-    os.write(reinterpret_cast<const char*>(&count), sizeof count);
-    for (const auto& g : grids) {
-        if (auto t = openvdb::GridBase::grid<openvdb::Int32Grid>(g)) write_grid(os, *t, g->getName(), stream_meta);
-        else if (auto f = openvdb::GridBase::grid<openvdb::FloatGrid>(g)) write_grid(os, *f, g->getName(), stream_meta);
-        else if (auto d = openvdb::GridBase::grid<openvdb::DoubleGrid>(g)) write_grid(os, *d, g->getName(), stream_meta);
-        else if (auto v = openvdb::GridBase::grid<openvdb::Vec3SGrid>(g)) write_grid(os, *v, g->getName(), stream_meta);
-        else throw std::runtime_error("unsupported grid type " + g->type());
-        openvdb::io::setDataCompression(os, file_compression());
+    const std::int32_t n_grids = static_cast<std::int32_t>(count);
+    os.write(reinterpret_cast<const char*>(&n_grids), sizeof n_grids);
+    // The future of std::async waits for its thread when destroyed: an exception here never
+    // leaves the stream to a running writer.
+    std::future<void> writing;
+    for (std::size_t n = 0; n < count; ++n) {
+        EmitGrid emit = prepare_any(make(n));
+        if (writing.valid()) writing.get();
+        writing = std::async(std::launch::async, [&os, &stream_meta, emit = std::move(emit)]() mutable {
+            emit(os, stream_meta);
+            emit = nullptr;
+        });
     }
+    if (writing.valid()) writing.get();
     os.close();
     if (!os) throw std::runtime_error("write failed (disk full?)");
 }
@@ -430,7 +463,6 @@ void write(const fs::path& path, const GridSpec& grid, const std::vector<GridOut
             fail_write(path.string(), "the grid has no voxels or is too large for OpenVDB index coordinates");
     if (!(grid.voxel_size > 0) || !std::isfinite(grid.voxel_size))
         fail_write(path.string(), "the voxel size must be a positive number");
-    openvdb::GridPtrVec out;
     auto transform = openvdb::math::Transform::createLinearTransform(grid.voxel_size);
     transform->postTranslate(openvdb::Vec3d(grid.origin.x + 0.5 * grid.voxel_size, grid.origin.y + 0.5 * grid.voxel_size,
                                             grid.origin.z + 0.5 * grid.voxel_size));
@@ -443,7 +475,7 @@ void write(const fs::path& path, const GridSpec& grid, const std::vector<GridOut
     meta["voxel_size"] = grid.voxel_size;
     if (!meta.contains("sign_convention")) meta["sign_convention"] = "inside_positive";
     if (!meta.contains("tool_version")) meta["tool_version"] = kVersion;
-    for (std::size_t n = 0; n < grids.size(); ++n) {
+    auto make = [&](std::size_t n) {
         const GridOut& g = grids[n];
         auto done = [&](double f) { progress.report("tree", (static_cast<double>(n) + f) / static_cast<double>(grids.size())); };
         openvdb::GridBase::Ptr base;
@@ -466,23 +498,24 @@ void write(const fs::path& path, const GridSpec& grid, const std::vector<GridOut
         base->setTransform(transform->copy());
         base->setGridClass(g.level_set ? openvdb::GRID_LEVEL_SET : openvdb::GRID_UNKNOWN);
         if (!options.plain) put_metadata(*base, meta);
-        out.push_back(base);
-    }
+        return base;
+    };
     openvdb::MetaMap file_meta;
     file_meta.insertMeta("creator", openvdb::StringMetadata(creator));
     write_atomically(path, [&](const fs::path& tmp) {
         try {
-            progress.report("save", 0.0);
             if (options.plain || options.openvdb_writer || archive::file_compression() != archive::kCompression) {
+                openvdb::GridPtrVec out;
+                for (std::size_t n = 0; n < grids.size(); ++n) out.push_back(make(n));
+                progress.report("save", 0.0);
                 openvdb::io::File file(tmp.string());
                 file.write(out, file_meta);
                 file.close();
+                // Tree::clear() frees the leaves on all threads; the trees' destructors would free them one by one.
+                for (auto& g : out) g->clear();
             } else {
-                archive::write_file(tmp, out, file_meta);
+                archive::write_file(tmp, grids.size(), make, file_meta);
             }
-            // Tree::clear() frees the leaves on all threads; the trees' destructors would free them one by one.
-            for (auto& g : out) g->clear();
-            out.clear();  // the trees are on disk: free them before the file is hashed
             // Most leaves were allocated on TBB worker threads, in their own malloc arenas, which
             // the calling thread never reuses: hand the freed trees back to the system now.
             ::malloc_trim(0);
