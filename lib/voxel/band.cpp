@@ -158,8 +158,7 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
         std::vector<voxel_detail::CrossingTable> tables;
         std::unique_ptr<WindingTree> winding;
         std::unique_ptr<BoundaryWinding> exact;
-        if (method != FillMethod::winding)
-            for (int axis = 0; axis < (hybrid ? 3 : 1); ++axis) tables.push_back(voxel_detail::crossing_table(mesh, g, axis, hybrid));
+        if (method != FillMethod::winding) tables = voxel_detail::crossing_tables(mesh, g, hybrid ? 3 : 1, hybrid);
         if (method != FillMethod::scanline) winding = std::make_unique<WindingTree>(mesh);
         if (method == FillMethod::winding) exact = std::make_unique<BoundaryWinding>(mesh);
         // hybrid: the dense fill's lattice cells that the bricks lie in (a brick is in one cell).

@@ -128,26 +128,50 @@ void row_crossings(const TriMesh& mesh, const GridSpec& g, const RowBins& b, std
 CrossingTable crossing_table(const TriMesh& mesh, const GridSpec& g, int axis, bool with_winding) {
     RowBins b = bin_rows(mesh, g, axis);
     const std::size_t rows = b.nu * b.nv;
-    std::vector<std::vector<std::pair<double, int>>> per_row(rows);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, rows, 256), [&](const tbb::blocked_range<std::size_t>& r) {
-        for (std::size_t row = r.begin(); row != r.end(); ++row)
-            if (b.offsets[row] != b.offsets[row + 1]) row_crossings(mesh, g, b, row % b.nu, row / b.nu, per_row[row]);
+    // Rows in chunks of a fixed size, each chunk's crossings in one buffer (no vector per row):
+    // counts per row, then the offsets, then every chunk copied to its place.
+    constexpr std::size_t kChunk = 4096;
+    const std::size_t chunks = (rows + kChunk - 1) / kChunk;
+    std::vector<std::vector<std::pair<double, int>>> found(chunks);
+    std::vector<std::uint32_t> count(rows, 0);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+        std::vector<std::pair<double, int>> xs;
+        for (std::size_t c = r.begin(); c != r.end(); ++c)
+            for (std::size_t row = c * kChunk; row < std::min(rows, (c + 1) * kChunk); ++row) {
+                if (b.offsets[row] == b.offsets[row + 1]) continue;
+                row_crossings(mesh, g, b, row % b.nu, row / b.nu, xs);
+                count[row] = static_cast<std::uint32_t>(xs.size());
+                found[c].insert(found[c].end(), xs.begin(), xs.end());
+            }
     });
     CrossingTable t;
     t.axis = axis;
     t.nu = b.nu;
     t.offsets.assign(rows + 1, 0);
-    for (std::size_t row = 0; row < rows; ++row) t.offsets[row + 1] = t.offsets[row] + per_row[row].size();
-    t.xs.reserve(t.offsets.back());
-    if (with_winding) t.winding_after.reserve(t.offsets.back());
-    for (const auto& v : per_row) {
-        int c = 0;
-        for (const auto& [x, sign] : v) {
-            t.xs.push_back(x);
-            if (with_winding) t.winding_after.push_back(c -= sign);
+    for (std::size_t row = 0; row < rows; ++row) t.offsets[row + 1] = t.offsets[row] + count[row];
+    t.xs.resize(t.offsets.back());
+    if (with_winding) t.winding_after.resize(t.offsets.back());
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t c = r.begin(); c != r.end(); ++c) {
+            const std::size_t first = c * kChunk, at = t.offsets[first];
+            const auto& v = found[c];
+            for (std::size_t e = 0; e < v.size(); ++e) t.xs[at + e] = v[e].first;
+            if (!with_winding) continue;
+            // Per row, the signed count after each crossing.
+            std::size_t e = 0;
+            for (std::size_t row = first; row < std::min(rows, first + kChunk); ++row) {
+                int w = 0;
+                for (std::uint32_t k = 0; k < count[row]; ++k, ++e) t.winding_after[at + e] = w -= v[e].second;
+            }
         }
-    }
+    });
     return t;
+}
+
+std::vector<CrossingTable> crossing_tables(const TriMesh& mesh, const GridSpec& g, int axes, bool with_winding) {
+    std::vector<CrossingTable> tables(static_cast<std::size_t>(axes));
+    tbb::parallel_for(0, axes, [&](int axis) { tables[static_cast<std::size_t>(axis)] = crossing_table(mesh, g, axis, with_winding); });
+    return tables;
 }
 
 // Inside/outside of every non-surface voxel from the crossing parity of the rows through it:

@@ -31,11 +31,8 @@ void fill_scanline(const TriMesh& mesh, Work& w, const Progress& progress) {
 }
 
 std::size_t fill_vote(const TriMesh& mesh, Work& w, const Progress& progress, std::size_t& by_winding) {
-    std::vector<CrossingTable> tables;
-    for (int axis = 0; axis < 3; ++axis) {
-        tables.push_back(crossing_table(mesh, w.grid, axis));
-        progress.report("fill", (axis + 1) / 4.0);
-    }
+    std::vector<CrossingTable> tables = crossing_tables(mesh, w.grid, 3);
+    progress.report("fill", 0.75);
     const std::vector<std::size_t> undecided = classify(w, tables, true);
     tables.clear();
     // Undecided voxels first join the majority of their decided face neighbours (repeated sweeps,
@@ -87,11 +84,8 @@ std::size_t fill_vote(const TriMesh& mesh, Work& w, const Progress& progress, st
 
 HybridCounts fill_hybrid(const TriMesh& mesh, Work& w, const Progress& progress) {
     const GridSpec& g = w.grid;
-    std::vector<CrossingTable> tables;
-    for (int axis = 0; axis < 3; ++axis) {
-        tables.push_back(crossing_table(mesh, g, axis, true));
-        progress.report("fill", (axis + 1) / 8.0);
-    }
+    std::vector<CrossingTable> tables = crossing_tables(mesh, g, 3, true);
+    progress.report("fill", 3 / 8.0);
     const WindingTree tree(mesh);
     const HybridLattice lattice(g);
     const HybridAxis &ax = lattice.axis[0], &ay = lattice.axis[1], &az = lattice.axis[2];

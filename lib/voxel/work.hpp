@@ -68,6 +68,8 @@ struct CrossingTable {
     }
 };
 CrossingTable crossing_table(const TriMesh& mesh, const GridSpec& g, int axis, bool with_winding = false);
+// The tables of axes 0 .. axes - 1, built at the same time (the same tables as one by one).
+std::vector<CrossingTable> crossing_tables(const TriMesh& mesh, const GridSpec& g, int axes, bool with_winding = false);
 
 // crossings.cpp: sets the inside bit of every non-surface cell from the parity of the rows
 // through it: one table (scanline) decides alone; with three (vote = true) rows with odd counts
