@@ -212,7 +212,16 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
                     const std::size_t row = static_cast<std::size_t>(o0[u] + du) + t.nu * static_cast<std::size_t>(o0[v] + dv);
                     const double* b = xs + t.offsets[row];
                     const double* e = xs + t.offsets[row + 1];
-                    const double* p = std::lower_bound(b, e, centre[0]);
+                    // Most rows hold a few crossings: count those below the first centre without
+                    // branches (the same position as std::lower_bound on the sorted row).
+                    const double* p;
+                    if (e - b <= 8) {
+                        std::ptrdiff_t below = 0;
+                        for (const double* q = b; q != e; ++q) below += *q < centre[0];
+                        p = b + below;
+                    } else {
+                        p = std::lower_bound(b, e, centre[0]);
+                    }
                     const int base = du * su + dv * sv;
                     const std::uint8_t ev = ((e - b) & 1) == 0;
                     auto put = [&](int da) {
