@@ -227,8 +227,7 @@ struct FastWindingPackets {
                     const std::uint8_t* i = idx + h;
                     const V qx = L::gather(px, i), qy = L::gather(py, i), qz = L::gather(pz, i);
                     const int lanes = std::min(W, n - h);
-                    double acc[W];
-                    for (int l = 0; l < W; ++l) acc[l] = sum[i[l]];
+                    V acc = L::gather(sum, i);
                     for (std::uint32_t s = node.first; s < node.first + node.count; ++s) {
                         const auto& t = fw.bvh_.corners_at(s);
                         const V ax = L::sub(L::set1(t[0].x), qx), ay = L::sub(L::set1(t[0].y), qy), az = L::sub(L::set1(t[0].z), qz);
@@ -242,11 +241,11 @@ struct FastWindingPackets {
                         const V den = L::add(L::add(L::add(L::mul(L::mul(la, lb), lc), L::mul(L::dot(ax, ay, az, bx, by, bz), lc)),
                                                     L::mul(L::dot(bx, by, bz, cx, cy, cz), la)),
                                              L::mul(L::dot(cx, cy, cz, ax, ay, az), lb));
-                        double angle[W];
-                        L::store(angle, L::atan2(det, den));
-                        for (int l = 0; l < lanes; ++l) acc[l] += 2 * angle[l];
+                        acc = L::add(acc, L::mul(L::set1(2.0), L::atan2(det, den)));  // each lane's sum += 2 atan2
                     }
-                    for (int l = 0; l < lanes; ++l) sum[i[l]] = acc[l];
+                    double a[W];
+                    L::store(a, acc);
+                    for (int l = 0; l < lanes; ++l) sum[i[l]] = a[l];
                 }
                 continue;
             }

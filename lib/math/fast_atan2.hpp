@@ -31,7 +31,10 @@ using Vec4d = double __attribute__((vector_size(32)));
 
 namespace fast_atan2_detail {
 
-// Lane masks and bits of Vec4d.
+// Two doubles (SSE2, baseline x86-64), the lanes in which fast_atan2 computes, and the masks and
+// bits of both vector types.
+using Vec2d = double __attribute__((vector_size(16)));
+using Mask2 = std::int64_t __attribute__((vector_size(16)));
 using Mask4 = std::int64_t __attribute__((vector_size(32)));
 
 // Minimax Q(s) ~ (atan(sqrt s) / sqrt s - 1) / s on [0, 1/4], constant term first.
@@ -51,7 +54,7 @@ inline constexpr double kThreeQuarterPiHi = 2.356194490192345, kThreeQuarterPiLo
 // AVX function (fast_atan2_avx), so no call ever passes a 32-byte vector the pre-AVX way.
 template <class V>
 [[gnu::always_inline]] inline void atan2_lanes(const V& y, const V& x, V& out) {
-    using Bits = std::conditional_t<sizeof(V) == sizeof(double), std::int64_t, Mask4>;
+    using Bits = std::conditional_t<sizeof(V) == sizeof(Vec2d), Mask2, Mask4>;
     constexpr std::int64_t kSign = std::numeric_limits<std::int64_t>::min(), kMagnitude = ~kSign;
     constexpr std::int64_t kHigh26 = ~((std::int64_t{1} << 27) - 1);  // a double's sign, exponent, 26 high bits
     constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -62,17 +65,17 @@ template <class V>
     const V n = swap ? ax : ay, d = swap ? ay : ax;
     // t = n/d in [0, 1]; from t >= 1/2 on, atan t = pi/4 + atan v, v = (n - d)/(n + d) in [-1/3, 0]
     // (n - d exact, Sterbenz). So v = num/den, |v| <= 1/2, and atan t = [pi/4] + atan v.
+    const auto reduce = (n + n >= d) & (n > 0.0);
     // Very small and very large pairs are scaled by a power of 2 first: the remainder below stays
     // a normal number and n + d finite. (Where d > 2^1020 the scaling rounds n only if
-    // n/d < 2^-2038, which rounds to 0 either way.)
-    const V scale = d < 0x1p-900 ? zero + 0x1p+1000 : d > 0x1p+1020 ? zero + 0x1p-4 : one;
+    // n/d < 2^-2038, which rounds to 0 either way.) 0/0 and inf/inf become 0/1.
+    const V scale = (ax < 0x1p-900) & (ay < 0x1p-900) ? zero + 0x1p+1000 : (ax > 0x1p+1020) | (ay > 0x1p+1020) ? zero + 0x1p-4 : one;
+    const auto special = ((ax == 0.0) & (ay == 0.0)) | ((ax == kInf) & (ay == kInf));
     const V ns = n * scale, ds = d * scale;
-    const auto reduce = (ns + ns >= ds) & (ns > 0.0);
-    const V num = reduce ? ns - ds : ns;
-    const V den = reduce ? ns + ds : ds;
+    const V num = special ? zero : reduce ? ns - ds : ns;
+    const V den = special ? one : reduce ? ns + ds : ds;
     const V den_lo = reduce ? ns - (den - ds) : zero;  // ns + ds = den + den_lo exactly (Fast2Sum)
-    V v = num / den;
-    v = ((ax == 0.0) & (ay == 0.0)) | ((ax == kInf) & (ay == kInf)) ? zero : v;  // 0/0, inf/inf
+    const V v = num / den;
     const V s = v * v;
     // The quotient's rounding error, as atan's change: v + r/(den + den_lo) is num/(den + den_lo)
     // to about twice the precision, r = num - v (den + den_lo), with v and den each cut into 26
@@ -85,36 +88,30 @@ template <class V>
     const V r = ((((num - v_hi * den_hi) - v_hi * den_rest) - v_lo * den_hi) - v_lo * den_rest) - v * den_lo;
     const V anum = __builtin_bit_cast(V, __builtin_bit_cast(Bits, num) & kMagnitude);
     const V e = (anum >= 0x1p-960) & (den < kInf) ? r / (den + den * s) : zero;
-    V q = s * kQ[11] + kQ[10];
-    q = q * s + kQ[9];
-    q = q * s + kQ[8];
-    q = q * s + kQ[7];
-    q = q * s + kQ[6];
-    q = q * s + kQ[5];
-    q = q * s + kQ[4];
-    q = q * s + kQ[3];
-    q = q * s + kQ[2];
-    q = q * s + kQ[1];
-    q = q * s + kQ[0];
-    const V ce = (v * s) * q + e;  // atan(num/(den + den_lo)) - v
+    // Q(s) by Estrin's scheme (pairs, then quadruples, then eights): a short chain of dependent
+    // operations. Its roundings count little: v s Q(s) is at most 8% of atan v here.
+    const V s2 = s * s, s4 = s2 * s2;
+    const V q_a = (s * kQ[1] + kQ[0]) + s2 * (s * kQ[3] + kQ[2]);
+    const V q_b = (s * kQ[5] + kQ[4]) + s2 * (s * kQ[7] + kQ[6]);
+    const V q_c = (s * kQ[9] + kQ[8]) + s2 * (s * kQ[11] + kQ[10]);
+    const V c = (v * s) * (q_a + s4 * (q_b + s4 * q_c));  // atan(v) - v
     // atan2(|y|, |x|) = b + a or b - a, a = atan t, b in {0, pi/2, pi}: + where x >= 0 and
     // |y| <= |x| or x < 0 and |y| > |x|. x < 0 by its sign bit (1 with that sign < 0), so that -0
     // counts as negative. With the pi/4 of the reduction, b +- pi/4 in {pi/4, 3pi/4}.
     const Bits x_sign = __builtin_bit_cast(Bits, x) & kSign;
     const auto xneg = __builtin_bit_cast(V, __builtin_bit_cast(Bits, one) | x_sign) < 0.0;
-    Bits flip;  // the sign bit where b - a (swap xor x < 0), bitwise: no integer vector compare
-    if constexpr (sizeof(V) == sizeof(double)) flip = (swap ? kSign : 0) ^ x_sign;
-    else flip = (swap & kSign) ^ x_sign;
+    const Bits flip = (swap & kSign) ^ x_sign;  // the sign bit where b - a: swap xor x < 0
     const V b_hi = reduce ? (xneg ? zero + kThreeQuarterPiHi : zero + kQuarterPiHi)
                           : (swap ? zero + kHalfPiHi : xneg ? zero + kPiHi : zero);
     const V b_lo = reduce ? (xneg ? zero + kThreeQuarterPiLo : zero + kQuarterPiLo)
                           : (swap ? zero + kHalfPiLo : xneg ? zero + kPiLo : zero);
     const V sv = __builtin_bit_cast(V, __builtin_bit_cast(Bits, v) ^ flip);
-    const V sce = __builtin_bit_cast(V, __builtin_bit_cast(Bits, ce) ^ flip);
-    // b_hi + sv exactly as hi + its error (Fast2Sum: |b_hi| >= pi/4 > |v| or b_hi = 0), the
-    // small parts added to the error, one rounding at the end.
+    const V se = __builtin_bit_cast(V, __builtin_bit_cast(Bits, e) ^ flip);
+    const V sc = __builtin_bit_cast(V, __builtin_bit_cast(Bits, c) ^ flip);
+    // b_hi + sv exactly as hi + its error (Fast2Sum: |b_hi| >= pi/4 > |v| or b_hi = 0); the small
+    // parts added to that error (c last: it comes last), one rounding of the whole at the end.
     const V hi = b_hi + sv;
-    const V lo = (sv - (hi - b_hi)) + (b_lo + sce);
+    const V lo = (((sv - (hi - b_hi)) + b_lo) + se) + sc;
     out = __builtin_bit_cast(V, __builtin_bit_cast(Bits, hi + lo) | (__builtin_bit_cast(Bits, y) & kSign));
 }
 
@@ -122,9 +119,9 @@ template <class V>
 
 // atan2(y, x) within 1 ulp of std::atan2 (see above); the same bits as fast_atan2_avx's lanes.
 [[gnu::always_inline]] inline double fast_atan2(double y, double x) {
-    double r;
-    fast_atan2_detail::atan2_lanes(y, x, r);
-    return r;
+    fast_atan2_detail::Vec2d r;
+    fast_atan2_detail::atan2_lanes(fast_atan2_detail::Vec2d{y, y}, fast_atan2_detail::Vec2d{x, x}, r);
+    return r[0];
 }
 
 #if defined(__x86_64__)
