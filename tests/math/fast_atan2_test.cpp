@@ -2,9 +2,13 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <sstream>
+#include <string>
 #include <limits>
 #include <numbers>
 #include <random>
@@ -19,14 +23,14 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Distance in representable doubles (ulps where both lie in one binade); the two have one sign.
-std::int64_t ulps(double a, double b) {
-    auto ordered = [](double v) {
-        const auto i = std::bit_cast<std::int64_t>(v);
-        return i < 0 ? std::numeric_limits<std::int64_t>::min() - i : i;
+// Distance in representable doubles (ulps where both lie in one binade; -0 and +0 count as one).
+std::uint64_t ulps(double a, double b) {
+    auto ordered = [](double v) {  // monotonic in v
+        const auto i = std::bit_cast<std::uint64_t>(v);
+        return (i >> 63) != 0 ? (std::uint64_t{1} << 63) - (i & ~(std::uint64_t{1} << 63)) : (std::uint64_t{1} << 63) + i;
     };
-    const std::int64_t d = ordered(a) - ordered(b);
-    return d < 0 ? -d : d;
+    const std::uint64_t oa = ordered(a), ob = ordered(b);
+    return oa > ob ? oa - ob : ob - oa;
 }
 
 bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
@@ -114,13 +118,13 @@ TEST(FastAtan2, SpecialCasesAsStdAtan2) {
 TEST(FastAtan2, WithinOneUlpOfStdAtan2AndOfTheLongDoubleValue) {
     std::vector<double> ys, xs;
     random_pairs(2'401'000, ys, xs);
-    std::int64_t worst = 0;
+    std::uint64_t worst = 0;
     std::size_t off_by_one = 0;
     double worst_true = 0;  // against atan2l, 11 bits more precise than double
     for (std::size_t i = 0; i < ys.size(); ++i) {
         const double got = hp::fast_atan2(ys[i], xs[i]), want = std::atan2(ys[i], xs[i]);
-        const std::int64_t d = ulps(got, want);
-        ASSERT_LE(d, 1) << std::hexfloat << ys[i] << " " << xs[i] << ": " << got << " std " << want;
+        const std::uint64_t d = ulps(got, want);
+        ASSERT_LE(d, 1u) << std::hexfloat << ys[i] << " " << xs[i] << ": " << got << " std " << want;
         worst = std::max(worst, d);
         off_by_one += d == 1;
         const long double exact = std::atan2(static_cast<long double>(ys[i]), static_cast<long double>(xs[i]));
@@ -131,8 +135,8 @@ TEST(FastAtan2, WithinOneUlpOfStdAtan2AndOfTheLongDoubleValue) {
         ASSERT_LT(err, 1.0) << std::hexfloat << ys[i] << " " << xs[i] << ": " << got;
         worst_true = std::max(worst_true, err);
     }
-    std::printf("  fast_atan2 on %zu pairs: %zu one ulp from std::atan2 (max %lld ulp), max %.3f ulp from atan2l\n", ys.size(),
-                off_by_one, static_cast<long long>(worst), worst_true);
+    std::printf("  fast_atan2 on %zu pairs: %zu one ulp from std::atan2 (max %llu ulp), max %.3f ulp from atan2l\n", ys.size(),
+                off_by_one, static_cast<unsigned long long>(worst), worst_true);
 }
 
 TEST(FastAtan2, AvxLanesGiveTheScalarBits) {
@@ -158,4 +162,26 @@ TEST(FastAtan2, AvxLanesGiveTheScalarBits) {
 #else
     GTEST_SKIP() << "the AVX form exists on x86-64 only";
 #endif
+}
+
+TEST(FastAtan2, CoefficientsAreTheRemezFit) {
+    // The polynomial in the header is what tests/math/fast_atan2_remez.py derives (60-digit Remez
+    // exchange), rounded to double: no coefficient edited by hand.
+    if (std::system("python3 -c pass >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+    const auto script = std::filesystem::path(HP_SOURCE_DIR) / "tests" / "math" / "fast_atan2_remez.py";
+    FILE* pipe = popen(("python3 '" + script.string() + "'").c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string text;
+    char buffer[4096];
+    for (std::size_t got; (got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) text.append(buffer, got);
+    ASSERT_EQ(pclose(pipe), 0) << text;
+    const std::size_t open = text.find('{'), close = text.find('}');
+    ASSERT_NE(open, std::string::npos) << text;
+    ASSERT_NE(close, std::string::npos) << text;
+    std::istringstream list(text.substr(open + 1, close - open - 1));
+    std::vector<double> fit;
+    for (std::string item; std::getline(list, item, ',');) fit.push_back(std::stod(item));
+    const auto& header = hp::fast_atan2_detail::kQ;
+    ASSERT_EQ(fit.size(), std::size(header));
+    for (std::size_t k = 0; k < fit.size(); ++k) EXPECT_TRUE(same_bits(fit[k], header[k])) << k << ": " << fit[k] << " vs " << header[k];
 }
