@@ -55,9 +55,9 @@ inline constexpr double kQuarterPiHi = 0.7853981633974483, kQuarterPiLo = 3.0616
 inline constexpr double kThreeQuarterPiHi = 2.356194490192345, kThreeQuarterPiLo = 9.184850993605148e-17;
 
 // out = atan2(y, x) lane by lane, V = Vec2d or Vec4d. Only operators, the vector ternary and
-// __builtin_bit_cast, so that the same text compiles to either. No function here
-// takes or returns a Vec4d by value: this template is compiled without AVX and inlined into an
-// AVX function (fast_atan2_avx), so no call ever passes a 32-byte vector the pre-AVX way.
+// __builtin_bit_cast, so that the same text compiles to either. No function here takes or returns
+// a Vec4d by value: this template is compiled without AVX and inlined into an AVX function
+// (fast_atan2_avx), so no call ever passes a 32-byte vector the pre-AVX way (-Wpsabi).
 template <class V>
 [[gnu::always_inline]] inline void atan2_lanes(const V& y, const V& x, V& out) {
     using Bits = std::conditional_t<sizeof(V) == sizeof(Vec2d), Mask2, Mask4>;
@@ -115,7 +115,7 @@ template <class V>
     const V se = __builtin_bit_cast(V, __builtin_bit_cast(Bits, e) ^ flip);
     const V sc = __builtin_bit_cast(V, __builtin_bit_cast(Bits, c) ^ flip);
     // b_hi + sv exactly as hi + its error (Fast2Sum: |b_hi| >= pi/4 > |v| or b_hi = 0); the small
-    // parts added to that error (c last: it comes last), one rounding of the whole at the end.
+    // parts added to that error (c last, as it is ready last), one rounding of the whole at the end.
     const V hi = b_hi + sv;
     const V lo = (((sv - (hi - b_hi)) + b_lo) + se) + sc;
     out = __builtin_bit_cast(V, __builtin_bit_cast(Bits, hi + lo) | (__builtin_bit_cast(Bits, y) & kSign));
