@@ -96,7 +96,7 @@ double FastWinding::evaluate(const Vec3d& q, Stats* stats) const {
         if (node.leaf()) {
             for (std::uint32_t s = node.first; s < node.first + node.count; ++s) {
                 const auto& t = bvh_.corners_at(s);
-                sum += solid_angle(q, t[0], t[1], t[2]);
+                sum += solid_angle_fast(q, t[0], t[1], t[2]);
             }
             if constexpr (kCount) stats->exact_triangles += node.count;
             continue;
@@ -121,8 +121,9 @@ void FastWinding::at(std::span<const Vec3d> points, std::span<double> out) const
 #if defined(__x86_64__)
 #define HP_WINDING_AVX 1
 // at_packet's walk on CPUs with AVX: four points at a time, each lane doing the very operations
-// of far_term() and solid_angle() in their order (packed IEEE add, mul, div and sqrt round as the
-// scalar ones; no fused multiply-add), so each lane's value is the scalar one bit for bit.
+// of far_term() and solid_angle_fast() in their order (packed IEEE add, mul, div and sqrt round as
+// the scalar ones; no fused multiply-add; fast_atan2_avx is fast_atan2 lane by lane), so each
+// lane's value is the scalar one bit for bit.
 #pragma GCC push_options
 #pragma GCC target("avx")
 namespace {
@@ -138,6 +139,7 @@ struct AvxLanes {
     [[gnu::always_inline]] static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
     [[gnu::always_inline]] static V div(V a, V b) { return _mm256_div_pd(a, b); }
     [[gnu::always_inline]] static V sqrt(V a) { return _mm256_sqrt_pd(a); }
+    [[gnu::always_inline]] static V atan2(V y, V x) { return fast_atan2_avx(y, x); }
     [[gnu::always_inline]] static int far(V rho2, V accept2) {
         return _mm256_movemask_pd(
             _mm256_and_pd(_mm256_cmp_pd(rho2, accept2, _CMP_GE_OQ), _mm256_cmp_pd(rho2, _mm256_setzero_pd(), _CMP_GT_OQ)));
@@ -219,14 +221,13 @@ struct FastWindingPackets {
             if (open == 0) continue;
             const TriangleBvh::Node& node = nodes[e.node];
             if (node.leaf()) {
-                // solid_angle(q, t0, t1, t2) for each open point, triangle after triangle.
+                // solid_angle_fast(q, t0, t1, t2) for each open point, triangle after triangle.
                 const int n = list(open);
                 for (int h = 0; h < n; h += W) {
                     const std::uint8_t* i = idx + h;
                     const V qx = L::gather(px, i), qy = L::gather(py, i), qz = L::gather(pz, i);
                     const int lanes = std::min(W, n - h);
-                    double acc[W];
-                    for (int l = 0; l < W; ++l) acc[l] = sum[i[l]];
+                    V acc = L::gather(sum, i);
                     for (std::uint32_t s = node.first; s < node.first + node.count; ++s) {
                         const auto& t = fw.bvh_.corners_at(s);
                         const V ax = L::sub(L::set1(t[0].x), qx), ay = L::sub(L::set1(t[0].y), qy), az = L::sub(L::set1(t[0].z), qz);
@@ -240,11 +241,11 @@ struct FastWindingPackets {
                         const V den = L::add(L::add(L::add(L::mul(L::mul(la, lb), lc), L::mul(L::dot(ax, ay, az, bx, by, bz), lc)),
                                                     L::mul(L::dot(bx, by, bz, cx, cy, cz), la)),
                                              L::mul(L::dot(cx, cy, cz, ax, ay, az), lb));
-                        double dv[W], nv[W];
-                        L::store(dv, det), L::store(nv, den);
-                        for (int l = 0; l < lanes; ++l) acc[l] += 2 * std::atan2(dv[l], nv[l]);
+                        acc = L::add(acc, L::mul(L::set1(2.0), L::atan2(det, den)));  // each lane's sum += 2 atan2
                     }
-                    for (int l = 0; l < lanes; ++l) sum[i[l]] = acc[l];
+                    double a[W];
+                    L::store(a, acc);
+                    for (int l = 0; l < lanes; ++l) sum[i[l]] = a[l];
                 }
                 continue;
             }
@@ -297,7 +298,7 @@ void FastWinding::at_packet(std::span<const Vec3d> points, std::span<double> out
                     const auto& t = bvh_.corners_at(s);
                     for (std::uint64_t bits = open; bits != 0; bits &= bits - 1) {
                         const int i = std::countr_zero(bits);
-                        sum[i] += solid_angle(points[static_cast<std::size_t>(i)], t[0], t[1], t[2]);
+                        sum[i] += solid_angle_fast(points[static_cast<std::size_t>(i)], t[0], t[1], t[2]);
                     }
                 }
                 continue;
