@@ -43,6 +43,7 @@ struct RowBins {
     std::size_t nu = 0, nv = 0;
     std::vector<std::uint64_t> offsets;  // CSR: rows (ju + nu * jv) -> triangle ids
     std::vector<std::uint32_t> tris;
+    std::vector<Snapped> snapped;  // per vertex: its (u, v) snapped
 };
 
 std::int64_t snap(double c, double origin, double s) { return std::llround((c - origin) / s * kSnap); }
@@ -61,13 +62,17 @@ RowBins bin_rows(const TriMesh& mesh, const GridSpec& g, int axis) {
         z = std::min<std::int64_t>(static_cast<std::int64_t>(n) - 1,
                                    hi - kHalf >= 0 ? (hi - kHalf) / static_cast<std::int64_t>(kSnap) : -1);
     };
+    b.snapped.resize(mesh.vertices.size());
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, mesh.vertices.size(), 4096), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t i = r.begin(); i != r.end(); ++i)
+            b.snapped[i] = {snap(mesh.vertices[i][b.au], g.origin[b.au], s), snap(mesh.vertices[i][b.av], g.origin[b.av], s)};
+    });
     std::vector<std::uint32_t> count(b.nu * b.nv + 1, 0);
     auto for_each_row = [&](auto&& visit) {
         for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
             std::int64_t ulo = INT64_MAX, uhi = INT64_MIN, vlo = INT64_MAX, vhi = INT64_MIN;
             for (std::uint32_t vi : mesh.triangles[t]) {
-                std::int64_t u = snap(mesh.vertices[vi][b.au], g.origin[b.au], s);
-                std::int64_t v = snap(mesh.vertices[vi][b.av], g.origin[b.av], s);
+                const std::int64_t u = b.snapped[vi].u, v = b.snapped[vi].v;
                 ulo = std::min(ulo, u), uhi = std::max(uhi, u), vlo = std::min(vlo, v), vhi = std::max(vhi, v);
             }
             std::int64_t u0, u1, v0, v1;
@@ -100,11 +105,7 @@ void row_crossings(const TriMesh& mesh, const GridSpec& g, const RowBins& b, std
     const std::size_t row = ju + b.nu * jv;
     for (std::uint64_t e = b.offsets[row]; e < b.offsets[row + 1]; ++e) {
         const auto& tri = mesh.triangles[b.tris[e]];
-        Snapped p[3];
-        for (int k = 0; k < 3; ++k) {
-            const Vec3d& v = mesh.vertices[tri[static_cast<std::size_t>(k)]];
-            p[k] = {snap(v[b.au], g.origin[b.au], s), snap(v[b.av], g.origin[b.av], s)};
-        }
+        const Snapped p[3] = {b.snapped[tri[0]], b.snapped[tri[1]], b.snapped[tri[2]]};
         int o0 = perturbed_orient(p[0], p[1], pu, pv), o1 = perturbed_orient(p[1], p[2], pu, pv),
             o2 = perturbed_orient(p[2], p[0], pu, pv);
         if (o0 == 0 || o0 != o1 || o1 != o2) continue;
