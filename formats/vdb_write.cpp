@@ -25,6 +25,7 @@
 #include <openvdb/tree/ValueAccessor.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_invoke.h>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -349,10 +350,13 @@ EmitGrid prepare_grid(const typename GridT::Ptr& grid) {
     if (c != archive_compression) throw std::runtime_error("unexpected grid compression");
     openvdb::GridBase::ConstPtr copy = grid->copyGrid();
     const openvdb::GridBase::Ptr meta = openvdb::ConstPtrCast<openvdb::GridBase>(copy);
-    meta->addStatsMetadata();
     meta->insertMeta(openvdb::GridBase::META_FILE_DELAYED_LOAD, openvdb::io::DelayedLoadMetadata());
-    auto leaves = std::make_shared<const SerializedLeaves<GridT>>(
-        *grid, *meta->getMetadata<openvdb::io::DelayedLoadMetadata>(openvdb::GridBase::META_FILE_DELAYED_LOAD), archive_compression);
+    openvdb::io::DelayedLoadMetadata& delayed = *meta->getMetadata<openvdb::io::DelayedLoadMetadata>(openvdb::GridBase::META_FILE_DELAYED_LOAD);
+    // The statistics (bounding box, voxel count, memory: the trees' masks and node sizes) while the
+    // leaves are serialized (their values overwritten); each adds its own entries to the metadata.
+    std::shared_ptr<const SerializedLeaves<GridT>> leaves;
+    tbb::parallel_invoke([&] { meta->addStatsMetadata(); },
+                         [&] { leaves = std::make_shared<const SerializedLeaves<GridT>>(*grid, delayed, archive_compression); });
     meta->insertMeta(openvdb::GridBase::META_FILE_COMPRESSION, openvdb::StringMetadata(openvdb::io::compressionToString(c)));
     typename GridT::Ptr held = grid;
     return [held, copy, leaves, c](std::ostream& os, openvdb::io::StreamMetadata::Ptr& file_meta) mutable {
