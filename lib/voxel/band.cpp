@@ -545,7 +545,7 @@ BandLayerMap voxelize_band(const TriMesh& mesh, const GridSpec& grid, const Voxe
             f.index[b] = kept++;
         }
         f.bricks.resize(static_cast<std::size_t>(kept) * kBrickVoxels);
-        f.bricks.shrink_to_fit();
+        f.release_spare_capacity();
     }
     out.seconds_layers = seconds_since(t0);
     return out;

@@ -75,6 +75,15 @@ struct BrickField {
         const std::uintptr_t a = (start + page - 1) / page * page, z = end / page * page;
         if (z > a) ::madvise(reinterpret_cast<void*>(a), z - a, MADV_DONTNEED);
     }
+    // Hands the whole pages between the bricks in use and the storage's capacity back to the
+    // system (after the bricks shrank): the memory of shrink_to_fit() without its copy.
+    void release_spare_capacity() {
+        static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+        const auto start = reinterpret_cast<std::uintptr_t>(bricks.data());
+        const std::uintptr_t a = (start + bricks.size() * sizeof(T) + page - 1) / page * page,
+                             z = (start + bricks.capacity() * sizeof(T)) / page * page;
+        if (z > a) ::madvise(reinterpret_cast<void*>(a), z - a, MADV_DONTNEED);
+    }
     // Block coordinates of block number b.
     std::array<int, 3> block_coords(std::size_t b) const {
         const std::size_t bx = static_cast<std::size_t>(blocks[0]), by = static_cast<std::size_t>(blocks[1]);

@@ -159,4 +159,25 @@ TEST(BrickField, ReleasingEarlierBricksKeepsTheLaterOnes) {
     EXPECT_EQ(f.tile[3], 2.5f);
 }
 
+// After the bricks shrink, the spare capacity's pages go back to the system: the bricks in use
+// keep their values (also those sharing a page with the released part), the storage stays.
+TEST(BrickField, ReleasingSpareCapacityKeepsTheBricksInUse) {
+    for (std::size_t bricks : {std::size_t{300}, std::size_t{40000}}) {  // below and above the mapping threshold
+        hp::BrickField<float> f;
+        f.reset(hp::GridSpec{{0, 0, 0}, 1.0, {8, 8, 8}}, 0.0f);
+        f.bricks.resize(bricks * hp::kBrickVoxels);
+        for (std::size_t v = 0; v < f.bricks.size(); ++v) f.bricks[v] = static_cast<float>(v % 100003);
+        const float* data = f.bricks.data();
+        const std::size_t capacity = f.bricks.capacity();
+        const std::size_t kept = bricks / 3 * hp::kBrickVoxels + 77;  // ends inside a page
+        f.bricks.resize(kept);
+        f.release_spare_capacity();
+        EXPECT_EQ(f.bricks.data(), data);
+        EXPECT_EQ(f.bricks.capacity(), capacity);
+        for (std::size_t v = 0; v < kept; ++v) ASSERT_EQ(f.bricks[v], static_cast<float>(v % 100003)) << bricks;
+        f.bricks.resize(kept + 1000);  // grows into the released pages: value-initialised as ever
+        for (std::size_t v = kept; v < kept + 1000; ++v) ASSERT_EQ(f.bricks[v], 0.0f) << bricks;
+    }
+}
+
 }  // namespace
