@@ -20,6 +20,11 @@
 
 namespace hp::vdb {
 
+namespace detail {
+struct OpenedFile;  // vdb_read.cpp: the verified file, held open
+struct StoredGrid;  // vdb_internal.hpp
+}  // namespace detail
+
 enum class ValueType { int32, float32, float64, vec3f };
 
 // Produces slice z (dims[0] * dims[1] values, x fastest) of a grid. The writer calls it for
@@ -41,6 +46,12 @@ struct GridOut {
     // writing the block's constant value to `tile`. Constant blocks
     // become tiles (pruned upwards), never voxels; the work is per block, not per voxel.
     std::function<const void*(std::size_t block, void* tile)> blocks = nullptr;
+    // The same grid as a file read in this process stores it (Reader::stored_grid), or null: the
+    // caller's promise that `blocks` gives exactly that grid's voxels and tiles, and the same
+    // background. The writer then copies the stored topology and compressed leaves (the bytes
+    // it would write) instead of building and compressing them again, when the stored grid is of
+    // this type, transform and compression; otherwise it uses `blocks`.
+    std::shared_ptr<const detail::StoredGrid> stored = nullptr;
 };
 
 struct WriteOptions {
@@ -95,10 +106,6 @@ bool looks_like_vdb(const std::filesystem::path& path);
 // Throws hp::Error(bad_input) naming the file when it is not a readable VDB, is damaged, or was
 // written by a newer format version; the reads throw it when the file is not ours, the grid is
 // missing or holds another type. Not thread-safe; one Reader per thread.
-namespace detail {
-struct OpenedFile;  // vdb_read.cpp: the verified file, held open
-}
-
 class Reader {
 public:
     // deep: also load the trees to count nodes and memory (GridInfo's deep fields).
@@ -126,21 +133,29 @@ public:
     // Sparse forms: stored voxels as bricks, constant blocks as tiles (voxel/band.hpp); the bricks
     // are filled on all threads.
     BrickField<std::int32_t> read_int32_bricks(const std::string& name) const;
-    // An int32 grid clamped to [-limit, limit] (limit at most 32767), as int16.
-    BrickField<std::int16_t> read_int16_bricks(const std::string& name, std::int32_t limit) const;
+    // An int32 grid clamped to [-limit, limit] (limit at most 32767), as int16; `clamped`, when
+    // given, tells whether any value lay beyond the limit.
+    BrickField<std::int16_t> read_int16_bricks(const std::string& name, std::int32_t limit, bool* clamped = nullptr) const;
     // The "distance" grid as read_distance() gives it, sparse.
     BrickField<double> read_distance_bricks() const;
+    // Grid `name` as stored, for GridOut::stored when a file written now holds the same grid;
+    // null when it cannot be copied (absent, an instance, half floats, a layout not understood).
+    std::shared_ptr<const detail::StoredGrid> stored_grid(const std::string& name) const;
 
 private:
-    // Grid `name` (of `type`, whose values are S) as bricks of T = convert(S).
-    template <class T, class S, class Convert>
-    BrickField<T> read_bricks_as(const std::string& name, ValueType type, Convert convert) const;
+    // Grid `name` (of `type`, whose values are S) as bricks of T = convert(S); observe(S) sees the
+    // values of the voxels inside the grid, on any thread.
+    template <class T, class S, class Convert, class Observe = void (*)(S)>
+    BrickField<T> read_bricks_as(const std::string& name, ValueType type, Convert convert, Observe observe = [](S) {}) const;
     std::filesystem::path path_;
     FileInfo info_;
     // The file open() verified, held open: reads parse these bytes (through a dup of its
     // descriptor), not whatever the path names later.
     std::shared_ptr<const detail::OpenedFile> file_;
 };
+
+// The background value of a stored int32, float or double grid (a GridOut using it must have it).
+double stored_background(const detail::StoredGrid& grid);
 
 // Reader::open(path, deep).info().
 FileInfo inspect(const std::filesystem::path& path, bool deep = false);

@@ -2,9 +2,25 @@
 // Internal to formats/vdb*.cpp: what the write, read and integrity units share. No OpenVDB here.
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 
 namespace hp::vdb::detail {
+
+struct OpenedFile;  // vdb_read.cpp: a verified file held open (its descriptor `fd`)
+int fd_of(const OpenedFile& file);
+
+// A grid as a file of ours stores it (Reader::stored_grid, for GridOut::stored): where its parts
+// lie and what the writer needs to lay out the same grid around them.
+struct StoredGrid {
+    std::shared_ptr<const OpenedFile> file;
+    std::string type;               // OpenVDB's grid type name
+    std::uint32_t compression = 0;  // the grid's data compression flags
+    std::string transform;          // the transform's bytes
+    std::string topology_head;      // the topology's first 16 bytes: the tree's buffer count (int32), the background
+    std::int64_t topology_pos = 0, block_pos = 0, end_pos = 0;  // topology, leaf buffers, end
+    std::shared_ptr<const void> meta;  // openvdb::MetaMap: the grid's metadata with its delayed-load metadata
+};
 
 // haptic:format_version written by this build; readers accept every version up to it.
 inline constexpr std::int64_t kFormatVersion = 1;

@@ -3,6 +3,7 @@
 #include "formats/vdb.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <array>
 #include <cerrno>
 #include <cmath>
@@ -42,6 +43,8 @@ struct detail::OpenedFile {
         if (fd >= 0) ::close(fd);
     }
 };
+
+int detail::fd_of(const OpenedFile& file) { return file.fd; }
 
 void detail::init_openvdb() {
     static std::once_flag once;
@@ -235,6 +238,7 @@ public:
     }
     WindowedFileBuf(const WindowedFileBuf&) = delete;
     WindowedFileBuf& operator=(const WindowedFileBuf&) = delete;
+    std::uint64_t size() const { return size_; }
 
 protected:
     int_type underflow() override {
@@ -363,6 +367,58 @@ public:
             gd.seekToEnd(is);
         }
         throw std::runtime_error("no grid named '" + name + "'");
+    }
+
+    // Where grid `name` lies (detail::StoredGrid), parsed as Archive::readGrid parses it up to the
+    // topology; null when it is absent, an instance, or stored in half floats.
+    std::shared_ptr<detail::StoredGrid> locate(int fd, const std::string& name) {
+        namespace io = openvdb::io;
+        WindowedFileBuf buf(fd);
+        std::istream is(&buf);
+        readHeader(is);
+        if (!is || !inputHasGridOffsets()) return nullptr;
+        auto stream_meta = std::make_shared<io::StreamMetadata>();
+        stream_meta->setSeekable(true);
+        io::setStreamMetadataPtr(is, stream_meta, /*transfer=*/false);
+        setFormatVersion(is);
+        setLibraryVersion(is);
+        setDataCompression(is);
+        openvdb::MetaMap file_meta;
+        file_meta.readMeta(is);
+        const std::int32_t count = readGridCount(is);
+        for (std::int32_t i = 0; i < count && is; ++i) {
+            io::GridDescriptor gd;
+            gd.read(is);
+            if (gd.gridName() != name) {
+                gd.seekToEnd(is);
+                continue;
+            }
+            if (gd.isInstance() || gd.saveFloatAsHalf()) return nullptr;
+            auto out = std::make_shared<detail::StoredGrid>();
+            out->type = gd.gridType();
+            gd.seekToGrid(is);
+            is.read(reinterpret_cast<char*>(&out->compression), sizeof out->compression);
+            io::setDataCompression(is, out->compression);
+            auto meta = std::make_shared<openvdb::MetaMap>();
+            meta->readMeta(is);
+            const std::int64_t transform_pos = static_cast<std::int64_t>(is.tellg());
+            openvdb::GridBase::Ptr grid = openvdb::GridBase::createGrid(gd.gridType());
+            grid->readTransform(is);
+            out->topology_pos = static_cast<std::int64_t>(is.tellg());
+            out->block_pos = gd.getBlockPos(), out->end_pos = gd.getEndPos();
+            if (!is || transform_pos <= 0 || out->topology_pos < transform_pos || out->block_pos < out->topology_pos + 16 ||
+                out->end_pos < out->block_pos || static_cast<std::uint64_t>(out->end_pos) > buf.size())
+                return nullptr;
+            out->transform.resize(static_cast<std::size_t>(out->topology_pos - transform_pos));
+            is.seekg(transform_pos);
+            is.read(out->transform.data(), static_cast<std::streamsize>(out->transform.size()));
+            out->topology_head.resize(16);
+            is.read(out->topology_head.data(), 16);
+            if (!is) return nullptr;
+            out->meta = std::move(meta);
+            return out;
+        }
+        return nullptr;
     }
 };
 
@@ -530,8 +586,8 @@ namespace {
 // bricks and sets the tiles (convert(value) for both), then the leaves are transposed into their
 // bricks on all threads. Each brick's values depend only on its leaf: the result does not depend
 // on the thread count.
-template <class T, class GridT, class Convert>
-void fill_bricks(const GridT& grid, const GridSpec& g, BrickField<T>& f, Convert convert) {
+template <class T, class GridT, class Convert, class Observe>
+void fill_bricks(const GridT& grid, const GridSpec& g, BrickField<T>& f, Convert convert, Observe observe) {
     using LeafT = typename GridT::TreeType::LeafNodeType;
     constexpr int kDim = LeafT::DIM;
     static_assert(kDim == kBrickDim, "bricks are OpenVDB leaves");
@@ -557,20 +613,27 @@ void fill_bricks(const GridT& grid, const GridSpec& g, BrickField<T>& f, Convert
             const auto* data = leaves[n]->buffer().data();
             T* dst = f.bricks.data() + n * static_cast<std::size_t>(kBrickVoxels);
             for (int o = 0; o < kDim * kDim * kDim; ++o) dst[(o >> 6) | (((o >> 3) & 7) << 3) | ((o & 7) << 6)] = convert(data[o]);
+            // observe() sees the values of the voxels inside the grid (not those a leaf at the
+            // grid's far faces holds beyond it).
+            const openvdb::Coord o0 = leaves[n]->origin();
+            const int ex = std::min(kDim, g.dims[0] - o0.x()), ey = std::min(kDim, g.dims[1] - o0.y()), ez = std::min(kDim, g.dims[2] - o0.z());
+            for (int dx = 0; dx < ex; ++dx)
+                for (int dy = 0; dy < ey; ++dy)
+                    for (int dz = 0; dz < ez; ++dz) observe(data[(dx << 6) | (dy << 3) | dz]);
         }
     });
 }
 
 }  // namespace
 
-template <class T, class S, class Convert>
-BrickField<T> Reader::read_bricks_as(const std::string& name, ValueType type, Convert convert) const {
+template <class T, class S, class Convert, class Observe>
+BrickField<T> Reader::read_bricks_as(const std::string& name, ValueType type, Convert convert, Observe observe) const {
     BrickField<T> f;
     guarded(path_, [&] {
         openvdb::GridBase::Ptr base = read_checked_grid(*this, file_->fd, name, type);
         auto fill = [&](const auto& typed) {
             using V = typename std::decay_t<decltype(typed)>::ValueType;
-            if constexpr (std::is_same_v<V, S>) fill_bricks(typed, info_.grid, f, convert);
+            if constexpr (std::is_same_v<V, S>) fill_bricks(typed, info_.grid, f, convert, observe);
             else throw std::logic_error("read_bricks_as: value type mismatch");
         };
         switch (type) {
@@ -588,10 +651,37 @@ BrickField<std::int32_t> Reader::read_int32_bricks(const std::string& name) cons
     return read_bricks_as<std::int32_t, std::int32_t>(name, ValueType::int32, [](std::int32_t v) { return v; });
 }
 
-BrickField<std::int16_t> Reader::read_int16_bricks(const std::string& name, std::int32_t limit) const {
+BrickField<std::int16_t> Reader::read_int16_bricks(const std::string& name, std::int32_t limit, bool* clamped) const {
     if (limit < 0 || limit > 32767) throw std::invalid_argument("read_int16_bricks: the limit must be in [0, 32767]");
-    return read_bricks_as<std::int16_t, std::int32_t>(
-        name, ValueType::int32, [limit](std::int32_t v) { return static_cast<std::int16_t>(std::clamp(v, -limit, limit)); });
+    std::atomic<bool> beyond{false};
+    BrickField<std::int16_t> f = read_bricks_as<std::int16_t, std::int32_t>(
+        name, ValueType::int32, [limit](std::int32_t v) { return static_cast<std::int16_t>(std::clamp(v, -limit, limit)); },
+        [limit, &beyond](std::int32_t v) {
+            if (v < -limit || v > limit) beyond.store(true, std::memory_order_relaxed);
+        });
+    if (clamped) *clamped = beyond.load();
+    return f;
+}
+
+double stored_background(const detail::StoredGrid& g) {
+    auto as = [&](auto zero) {
+        decltype(zero) v{};
+        std::memcpy(&v, g.topology_head.data() + 4, sizeof v);  // after the tree's buffer count
+        return static_cast<double>(v);
+    };
+    if (g.type == openvdb::Int32Grid::gridType()) return as(std::int32_t{});
+    if (g.type == openvdb::FloatGrid::gridType()) return as(0.0f);
+    if (g.type == openvdb::DoubleGrid::gridType()) return as(0.0);
+    return 0;
+}
+
+std::shared_ptr<const detail::StoredGrid> Reader::stored_grid(const std::string& name) const {
+    if (!info_.ours || value_type(name).empty()) return nullptr;
+    return guarded(path_, [&]() -> std::shared_ptr<const detail::StoredGrid> {
+        std::shared_ptr<detail::StoredGrid> g = WindowedArchive().locate(::fcntl(file_->fd, F_DUPFD_CLOEXEC, 0), name);
+        if (g) g->file = file_;
+        return g;
+    });
 }
 
 BrickField<double> Reader::read_distance_bricks() const {

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include <malloc.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
@@ -399,11 +400,92 @@ EmitGrid prepare_any(const openvdb::GridBase::Ptr& g) {
     throw std::runtime_error("unsupported grid type " + g->type());
 }
 
+// Bytes [from, to) of a file into the stream.
+void copy_bytes(std::ostream& os, int fd, std::int64_t from, std::int64_t to) {
+    std::vector<char> chunk(std::size_t{1} << 20);
+    while (from < to) {
+        const std::size_t want = static_cast<std::size_t>(std::min<std::int64_t>(to - from, static_cast<std::int64_t>(chunk.size())));
+        const ssize_t got = ::pread(fd, chunk.data(), want, from);
+        if (got <= 0) throw std::runtime_error("cannot read the stored grid again");
+        os.write(chunk.data(), got);
+        from += got;
+    }
+}
+
+// The grid's part of the file from a stored copy of it (GridOut::stored): the descriptor and
+// metadata as prepare_grid() writes them (the statistics and delayed-load metadata of the same
+// tree: the stored ones), then the stored topology and leaf buffers byte for byte. `empty`: the
+// grid with its metadata and transform but no voxels. Null when the stored grid is laid out
+// otherwise than this writer would lay out the grid (type, compression, transform, background).
+template <class GridT>
+EmitGrid prepare_stored(const typename GridT::Ptr& empty, const detail::StoredGrid& stored) {
+    using ValueT = typename GridT::ValueType;
+    const std::uint32_t c = file_compression();
+    if (stored.type != empty->type() || stored.compression != c || empty->getGridClass() == openvdb::GRID_LEVEL_SET) return nullptr;
+    std::ostringstream transform(std::ios_base::binary);
+    empty->writeTransform(transform);
+    if (transform.str() != stored.transform) return nullptr;
+    // The topology begins with the tree's buffer count (one) and the root's background.
+    const ValueT background = empty->background();
+    const std::int32_t one = 1;
+    if (stored.topology_head.size() < 4 + sizeof(ValueT) || std::memcmp(stored.topology_head.data(), &one, 4) != 0 ||
+        std::memcmp(stored.topology_head.data() + 4, &background, sizeof(ValueT)) != 0)
+        return nullptr;
+    const auto& meta = *static_cast<const openvdb::MetaMap*>(stored.meta.get());
+    const char* stats[] = {openvdb::GridBase::META_FILE_BBOX_MIN, openvdb::GridBase::META_FILE_BBOX_MAX,
+                           openvdb::GridBase::META_FILE_MEM_BYTES, openvdb::GridBase::META_FILE_VOXEL_COUNT,
+                           openvdb::GridBase::META_FILE_DELAYED_LOAD};
+    for (const char* key : stats)
+        if (!meta[key]) return nullptr;
+    // The closure holds a copy of `stored`: the file stays open, the metadata alive.
+    return [empty, stored, c](std::ostream& os, openvdb::io::StreamMetadata::Ptr& file_meta) {
+        GridT& g = *empty;
+        const auto& sm = *static_cast<const openvdb::MetaMap*>(stored.meta.get());
+        auto stream_meta = std::make_shared<openvdb::io::StreamMetadata>(*file_meta);
+        stream_meta->setHalfFloat(false);
+        stream_meta->gridMetadata() = static_cast<const openvdb::MetaMap&>(g);
+        openvdb::io::setStreamMetadataPtr(os, stream_meta, /*transfer=*/false);
+        openvdb::io::GridDescriptor gd(g.getName(), g.type(), false);
+        gd.writeHeader(os);
+        const std::int64_t offsets = static_cast<std::int64_t>(os.tellp());
+        gd.writeStreamPos(os);
+        gd.setGridPos(os.tellp());
+        openvdb::io::setDataCompression(os, c);
+        os.write(reinterpret_cast<const char*>(&c), sizeof c);
+        const openvdb::GridBase::ConstPtr copy = g.copyGrid();
+        const openvdb::GridBase::Ptr meta = openvdb::ConstPtrCast<openvdb::GridBase>(copy);
+        for (const char* key : {openvdb::GridBase::META_FILE_BBOX_MIN, openvdb::GridBase::META_FILE_BBOX_MAX,
+                                openvdb::GridBase::META_FILE_MEM_BYTES, openvdb::GridBase::META_FILE_VOXEL_COUNT,
+                                openvdb::GridBase::META_FILE_DELAYED_LOAD})
+            meta->insertMeta(key, *sm[key]);
+        meta->insertMeta(openvdb::GridBase::META_FILE_COMPRESSION, openvdb::StringMetadata(openvdb::io::compressionToString(c)));
+        copy->writeMeta(os);
+        g.writeTransform(os);
+        const int fd = detail::fd_of(*stored.file);
+        copy_bytes(os, fd, stored.topology_pos, stored.block_pos);
+        gd.setBlockPos(os.tellp());
+        copy_bytes(os, fd, stored.block_pos, stored.end_pos);
+        gd.setEndPos(os.tellp());
+        os.seekp(offsets, std::ios_base::beg);
+        gd.writeStreamPos(os);
+        gd.seekToEnd(os);
+        openvdb::io::setStreamMetadataPtr(os, file_meta, /*transfer=*/false);
+        openvdb::io::setDataCompression(os, file_compression());
+    };
+}
+
+EmitGrid prepare_stored_any(const openvdb::GridBase::Ptr& g, const detail::StoredGrid& stored) {
+    if (auto t = openvdb::GridBase::grid<openvdb::Int32Grid>(g)) return prepare_stored<openvdb::Int32Grid>(t, stored);
+    if (auto f = openvdb::GridBase::grid<openvdb::FloatGrid>(g)) return prepare_stored<openvdb::FloatGrid>(f, stored);
+    if (auto d = openvdb::GridBase::grid<openvdb::DoubleGrid>(g)) return prepare_stored<openvdb::DoubleGrid>(d, stored);
+    if (auto v = openvdb::GridBase::grid<openvdb::Vec3SGrid>(g)) return prepare_stored<openvdb::Vec3SGrid>(v, stored);
+    return nullptr;
+}
+
 // Precondition: distinct, non-empty grid names; grids of the four value types written here.
-// make(n) builds grid n of `count` (in order; each is consumed: its leaf values are overwritten by
-// their compressed bytes, and it is freed once written). Grid n is written into the stream on a
-// thread of its own while grid n + 1 is built and prepared.
-void write_file(const fs::path& path, std::size_t count, const std::function<openvdb::GridBase::Ptr(std::size_t)>& make,
+// prepare(n) builds and prepares grid n of `count` (in order; prepare_grid or prepare_stored), and
+// grid n is written into the stream on a thread of its own while grid n + 1 is prepared.
+void write_file(const fs::path& path, std::size_t count, const std::function<EmitGrid(std::size_t)>& prepare,
                 const openvdb::MetaMap& file_meta) {
     // The leaf buffers reach the stream a few hundred bytes at a time: a 1 MiB buffer turns them
     // into large writes (the default 8 KiB one made one system call per few leaves).
@@ -432,7 +514,7 @@ void write_file(const fs::path& path, std::size_t count, const std::function<ope
     // leaves the stream to a running writer.
     std::future<void> writing;
     for (std::size_t n = 0; n < count; ++n) {
-        EmitGrid emit = prepare_any(make(n));
+        EmitGrid emit = prepare(n);
         if (writing.valid()) writing.get();
         writing = std::async(std::launch::async, [&os, &stream_meta, emit = std::move(emit)]() mutable {
             emit(os, stream_meta);
@@ -479,6 +561,13 @@ void write(const fs::path& path, const GridSpec& grid, const std::vector<GridOut
     meta["voxel_size"] = grid.voxel_size;
     if (!meta.contains("sign_convention")) meta["sign_convention"] = "inside_positive";
     if (!meta.contains("tool_version")) meta["tool_version"] = kVersion;
+    auto decorate = [&](openvdb::GridBase::Ptr base, const GridOut& g) {
+        base->setName(g.name);
+        base->setTransform(transform->copy());
+        base->setGridClass(g.level_set ? openvdb::GRID_LEVEL_SET : openvdb::GRID_UNKNOWN);
+        if (!options.plain) put_metadata(*base, meta);
+        return base;
+    };
     auto make = [&](std::size_t n) {
         const GridOut& g = grids[n];
         auto done = [&](double f) { progress.report("tree", (static_cast<double>(n) + f) / static_cast<double>(grids.size())); };
@@ -498,11 +587,19 @@ void write(const fs::path& path, const GridSpec& grid, const std::vector<GridOut
             case ValueType::vec3f: base = build_grid<openvdb::Vec3SGrid>(grid, g, done); break;
             }
         }
-        base->setName(g.name);
-        base->setTransform(transform->copy());
-        base->setGridClass(g.level_set ? openvdb::GRID_LEVEL_SET : openvdb::GRID_UNKNOWN);
-        if (!options.plain) put_metadata(*base, meta);
-        return base;
+        return decorate(base, g);
+    };
+    // Grid n without voxels (its background, metadata and transform), for a stored copy.
+    auto make_empty = [&](std::size_t n) {
+        const GridOut& g = grids[n];
+        openvdb::GridBase::Ptr base;
+        switch (g.type) {
+        case ValueType::int32: base = openvdb::Int32Grid::create(static_cast<std::int32_t>(g.background)); break;
+        case ValueType::float32: base = openvdb::FloatGrid::create(static_cast<float>(g.background)); break;
+        case ValueType::float64: base = openvdb::DoubleGrid::create(g.background); break;
+        case ValueType::vec3f: base = openvdb::Vec3SGrid::create(openvdb::Vec3f(static_cast<float>(g.background))); break;
+        }
+        return decorate(base, g);
     };
     openvdb::MetaMap file_meta;
     file_meta.insertMeta("creator", openvdb::StringMetadata(creator));
@@ -518,7 +615,11 @@ void write(const fs::path& path, const GridSpec& grid, const std::vector<GridOut
                 // Tree::clear() frees the leaves on all threads; the trees' destructors would free them one by one.
                 for (auto& g : out) g->clear();
             } else {
-                archive::write_file(tmp, grids.size(), make, file_meta);
+                archive::write_file(tmp, grids.size(), [&](std::size_t n) {
+                    if (grids[n].stored)
+                        if (archive::EmitGrid emit = archive::prepare_stored_any(make_empty(n), *grids[n].stored)) return emit;
+                    return archive::prepare_any(make(n));
+                }, file_meta);
             }
             // Most leaves were allocated on TBB worker threads, in their own malloc arenas, which
             // the calling thread never reuses: hand the freed trees back to the system now.

@@ -138,7 +138,8 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     const int precision = p.precision;
     // Layers as int16 bricks, clamped to +-band (beyond the band they read as +-band in the output,
     // as in a voxelmap made with this band).
-    BrickField<std::int16_t> layers = reader.read_int16_bricks("layers", band);
+    bool clamped = false;
+    BrickField<std::int16_t> layers = reader.read_int16_bricks("layers", band, &clamped);
     // The reader's tree was thousands of small leaf allocations, freed now: give them back to the
     // system, the distance values are one large allocation that cannot reuse them.
     ::malloc_trim(0);
@@ -207,6 +208,13 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
         std::copy(src, src + kBrickVoxels, lbrick.begin());
         return lbrick.data();
     };
+    // Layers within the band already (a voxelmap made with this band): the field's layers grid is
+    // the voxelmap's, whose stored bytes the writer copies instead of compressing them again.
+    if (!clamped)
+        if (auto stored = reader.stored_grid("layers")) {
+            lay.stored = stored;
+            lay.background = vdb::stored_background(*stored);  // the voxelmap's (its layers below the band's)
+        }
     std::vector<vdb::GridOut> grids{dist, lay};
     if (p.gradient) {
         vdb::GridOut gr{"gradient", vdb::ValueType::vec3f, nullptr, 0.0};

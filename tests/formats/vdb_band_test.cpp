@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/error.hpp"
+#include "core/atomic_file.hpp"
 #include "formats/vdb.hpp"
 
 namespace fs = std::filesystem;
@@ -133,6 +134,60 @@ TEST(VdbBand, Int16BricksAreTheLayersClamped) {
     }
     EXPECT_THROW(reader.read_int16_bricks("layers", -1), std::invalid_argument);
     EXPECT_THROW(reader.read_int16_bricks("layers", 40000), std::invalid_argument);
+    fs::remove_all(dir);
+}
+
+// A grid copied from a stored file (GridOut::stored) is written as the same bytes as the grid built
+// from its blocks; a stored grid laid out otherwise (another background, another transform) is
+// not copied, and the blocks give the same file as without it.
+TEST(VdbBand, StoredGridsAreCopiedAsTheBytesTheBlocksWouldGive) {
+    const fs::path dir = fs::temp_directory_path() / ("hp_vdb_stored_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const hp::BrickField<std::int32_t> f = pattern();
+    auto blocks_of = [](const hp::BrickField<std::int32_t>& field) {
+        return [&field](std::size_t b, void* tile) -> const void* {
+            if (const std::int32_t* v = field.brick(b)) return v;
+            *static_cast<std::int32_t*>(tile) = field.tile[b];
+            return nullptr;
+        };
+    };
+    hp::vdb::GridOut layers{"layers", hp::vdb::ValueType::int32, nullptr, -6.0};
+    layers.blocks = blocks_of(f);
+    hp::vdb::write(dir / "map.vdb", f.grid, {layers}, {{"kind", "voxelmap"}, {"band", 5}}, "test");
+    const hp::vdb::Reader map = hp::vdb::Reader::open(dir / "map.vdb");
+    const hp::BrickField<std::int32_t> back = map.read_int32_bricks("layers");
+    const auto stored = map.stored_grid("layers");
+    ASSERT_TRUE(stored);
+    EXPECT_EQ(hp::vdb::stored_background(*stored), -6.0);
+    // A field file: a float grid first, then the layers, with other metadata.
+    std::vector<float> fb(512);
+    hp::vdb::GridOut dist{"distance", hp::vdb::ValueType::float32, nullptr, -1.0};
+    dist.blocks = [&](std::size_t b, void*) -> const void* {
+        for (int o = 0; o < 512; ++o) fb[static_cast<std::size_t>(o)] = 0.01f * static_cast<float>((o + static_cast<int>(b)) % 101);
+        return fb.data();
+    };
+    auto field_file = [&](const std::string& name, const hp::GridSpec& grid, double background, bool copy) {
+        hp::vdb::GridOut lay{"layers", hp::vdb::ValueType::int32, nullptr, background};
+        lay.blocks = blocks_of(back);
+        if (copy) lay.stored = stored;
+        hp::vdb::write(dir / name, grid, {dist, lay}, {{"kind", "distance"}, {"band", 5}}, "test");
+        return hp::read_file(dir / name);
+    };
+    const std::string copied = field_file("copied.vdb", f.grid, -6.0, true), built = field_file("built.vdb", f.grid, -6.0, false);
+    EXPECT_EQ(copied.size(), built.size());
+    EXPECT_TRUE(copied == built);
+    // Another background: the stored bytes would differ, so the blocks are used.
+    EXPECT_TRUE(field_file("bg.vdb", f.grid, -7.0, true) == field_file("bg2.vdb", f.grid, -7.0, false));
+    // Another voxel size: another transform, the blocks again.
+    hp::GridSpec other = f.grid;
+    other.voxel_size *= 2;
+    EXPECT_TRUE(field_file("tr.vdb", other, -6.0, true) == field_file("tr2.vdb", other, -6.0, false));
+    // The copy reads back as the grid.
+    const hp::BrickField<std::int32_t> again = hp::vdb::Reader::open(dir / "copied.vdb").read_int32_bricks("layers");
+    for (int z = 0; z < f.grid.dims[2]; ++z)
+        for (int y = 0; y < f.grid.dims[1]; ++y)
+            for (int x = 0; x < f.grid.dims[0]; ++x) ASSERT_EQ(again.at(x, y, z), f.at(x, y, z));
+    EXPECT_FALSE(map.stored_grid("no such grid"));
     fs::remove_all(dir);
 }
 
