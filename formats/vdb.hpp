@@ -139,7 +139,8 @@ public:
     // The "distance" grid as read_distance() gives it, sparse.
     BrickField<double> read_distance_bricks() const;
     // Grid `name` as stored, for GridOut::stored when a file written now holds the same grid;
-    // null when it cannot be copied (absent, an instance, half floats, a layout not understood).
+    // null when it cannot be copied (absent, an instance, half floats, a layout not understood or
+    // damaged); never throws for the file's content.
     std::shared_ptr<const detail::StoredGrid> stored_grid(const std::string& name) const;
 
 private:

@@ -677,11 +677,15 @@ double stored_background(const detail::StoredGrid& g) {
 
 std::shared_ptr<const detail::StoredGrid> Reader::stored_grid(const std::string& name) const {
     if (!info_.ours || value_type(name).empty()) return nullptr;
-    return guarded(path_, [&]() -> std::shared_ptr<const detail::StoredGrid> {
+    // Only ever a shortcut: a grid that cannot be located (a damaged layout the reads did not
+    // meet) is written from its blocks instead.
+    try {
         std::shared_ptr<detail::StoredGrid> g = WindowedArchive().locate(::fcntl(file_->fd, F_DUPFD_CLOEXEC, 0), name);
         if (g) g->file = file_;
         return g;
-    });
+    } catch (const std::exception&) {
+        return nullptr;
+    }
 }
 
 BrickField<double> Reader::read_distance_bricks() const {
