@@ -337,49 +337,65 @@ class WindowedArchive : public openvdb::io::Archive {
 public:
     // Reads through `fd`, which it closes.
     openvdb::GridBase::Ptr read_grid(int fd, const std::string& name) {
-        namespace io = openvdb::io;
         WindowedFileBuf buf(fd);
         std::istream is(&buf);
-        readHeader(is);  // throws on a file that is not a VDB or is newer than this OpenVDB
-        if (!is) throw std::runtime_error("cannot read the file header");
-        if (!inputHasGridOffsets()) throw std::runtime_error("the file has no grid offsets");
-        auto stream_meta = std::make_shared<io::StreamMetadata>();
-        stream_meta->setSeekable(true);
-        io::setStreamMetadataPtr(is, stream_meta, /*transfer=*/false);
-        setFormatVersion(is);
-        setLibraryVersion(is);
-        setDataCompression(is);
-        openvdb::MetaMap file_meta;
-        file_meta.readMeta(is);
-        const std::int32_t count = readGridCount(is);
-        for (std::int32_t i = 0; i < count && is; ++i) {
-            io::GridDescriptor gd;
-            gd.read(is);
-            if (gd.gridName() == name) {
-                if (gd.isInstance()) throw std::runtime_error("grid '" + name + "' is an instance of another grid");
-                openvdb::GridBase::Ptr grid = openvdb::GridBase::createGrid(gd.gridType());
-                grid->setSaveFloatAsHalf(gd.saveFloatAsHalf());
-                gd.seekToGrid(is);
-                Archive::readGrid(grid, gd, is);
-                if (!is) throw std::runtime_error("grid '" + name + "' ends early");
-                return grid;
-            }
-            gd.seekToEnd(is);
-        }
-        throw std::runtime_error("no grid named '" + name + "'");
+        openvdb::io::GridDescriptor gd;
+        if (!find(is, name, gd)) throw std::runtime_error("no grid named '" + name + "'");
+        if (gd.isInstance()) throw std::runtime_error("grid '" + name + "' is an instance of another grid");
+        openvdb::GridBase::Ptr grid = openvdb::GridBase::createGrid(gd.gridType());
+        grid->setSaveFloatAsHalf(gd.saveFloatAsHalf());
+        gd.seekToGrid(is);
+        Archive::readGrid(grid, gd, is);
+        if (!is) throw std::runtime_error("grid '" + name + "' ends early");
+        return grid;
     }
 
     // Where grid `name` lies (detail::StoredGrid), parsed as Archive::readGrid parses it up to the
-    // topology; null when it is absent, an instance, or stored in half floats.
+    // topology; null when it is absent, an instance, or stored in half floats. Reads through
+    // `fd`, which it closes.
     std::shared_ptr<detail::StoredGrid> locate(int fd, const std::string& name) {
         namespace io = openvdb::io;
         WindowedFileBuf buf(fd);
         std::istream is(&buf);
+        io::GridDescriptor gd;
+        if (!find(is, name, gd) || gd.isInstance() || gd.saveFloatAsHalf()) return nullptr;
+        auto out = std::make_shared<detail::StoredGrid>();
+        out->type = gd.gridType();
+        gd.seekToGrid(is);
+        is.read(reinterpret_cast<char*>(&out->compression), sizeof out->compression);
+        io::setDataCompression(is, out->compression);
+        auto meta = std::make_shared<openvdb::MetaMap>();
+        meta->readMeta(is);
+        const std::int64_t transform_pos = static_cast<std::int64_t>(is.tellg());
+        openvdb::GridBase::Ptr grid = openvdb::GridBase::createGrid(gd.gridType());
+        grid->readTransform(is);
+        out->topology_pos = static_cast<std::int64_t>(is.tellg());
+        out->block_pos = gd.getBlockPos(), out->end_pos = gd.getEndPos();
+        if (!is || transform_pos <= 0 || out->topology_pos < transform_pos || out->block_pos < out->topology_pos + 16 ||
+            out->end_pos < out->block_pos || static_cast<std::uint64_t>(out->end_pos) > buf.size())
+            return nullptr;
+        out->transform.resize(static_cast<std::size_t>(out->topology_pos - transform_pos));
+        is.seekg(transform_pos);
+        is.read(out->transform.data(), static_cast<std::streamsize>(out->transform.size()));
+        out->topology_head.resize(16);
+        is.read(out->topology_head.data(), 16);
+        if (!is) return nullptr;
+        out->meta = std::move(meta);
+        return out;
+    }
+
+private:
+    // The header and file metadata, then the grid descriptors up to grid `name`'s (in `gd`);
+    // false when there is none. Throws on a file that is not a VDB (or is newer than this OpenVDB)
+    // or has no grid offsets.
+    bool find(std::istream& is, const std::string& name, openvdb::io::GridDescriptor& gd) {
+        namespace io = openvdb::io;
         readHeader(is);
-        if (!is || !inputHasGridOffsets()) return nullptr;
-        auto stream_meta = std::make_shared<io::StreamMetadata>();
-        stream_meta->setSeekable(true);
-        io::setStreamMetadataPtr(is, stream_meta, /*transfer=*/false);
+        if (!is) throw std::runtime_error("cannot read the file header");
+        if (!inputHasGridOffsets()) throw std::runtime_error("the file has no grid offsets");
+        stream_meta_ = std::make_shared<io::StreamMetadata>();
+        stream_meta_->setSeekable(true);
+        io::setStreamMetadataPtr(is, stream_meta_, /*transfer=*/false);
         setFormatVersion(is);
         setLibraryVersion(is);
         setDataCompression(is);
@@ -387,39 +403,14 @@ public:
         file_meta.readMeta(is);
         const std::int32_t count = readGridCount(is);
         for (std::int32_t i = 0; i < count && is; ++i) {
-            io::GridDescriptor gd;
+            gd = io::GridDescriptor();
             gd.read(is);
-            if (gd.gridName() != name) {
-                gd.seekToEnd(is);
-                continue;
-            }
-            if (gd.isInstance() || gd.saveFloatAsHalf()) return nullptr;
-            auto out = std::make_shared<detail::StoredGrid>();
-            out->type = gd.gridType();
-            gd.seekToGrid(is);
-            is.read(reinterpret_cast<char*>(&out->compression), sizeof out->compression);
-            io::setDataCompression(is, out->compression);
-            auto meta = std::make_shared<openvdb::MetaMap>();
-            meta->readMeta(is);
-            const std::int64_t transform_pos = static_cast<std::int64_t>(is.tellg());
-            openvdb::GridBase::Ptr grid = openvdb::GridBase::createGrid(gd.gridType());
-            grid->readTransform(is);
-            out->topology_pos = static_cast<std::int64_t>(is.tellg());
-            out->block_pos = gd.getBlockPos(), out->end_pos = gd.getEndPos();
-            if (!is || transform_pos <= 0 || out->topology_pos < transform_pos || out->block_pos < out->topology_pos + 16 ||
-                out->end_pos < out->block_pos || static_cast<std::uint64_t>(out->end_pos) > buf.size())
-                return nullptr;
-            out->transform.resize(static_cast<std::size_t>(out->topology_pos - transform_pos));
-            is.seekg(transform_pos);
-            is.read(out->transform.data(), static_cast<std::streamsize>(out->transform.size()));
-            out->topology_head.resize(16);
-            is.read(out->topology_head.data(), 16);
-            if (!is) return nullptr;
-            out->meta = std::move(meta);
-            return out;
+            if (gd.gridName() == name) return true;
+            gd.seekToEnd(is);
         }
-        return nullptr;
+        return false;
     }
+    std::shared_ptr<openvdb::io::StreamMetadata> stream_meta_;  // the stream's, while it is read
 };
 
 // Reads grid `name` of a hapticprep file, checked to hold `type` values (by the file's grid list
@@ -539,6 +530,26 @@ std::vector<double> Reader::read_distance() const {
     return out;
 }
 
+namespace {
+// Every 8^3 block of grid `grid` over `g` in block order (the order of GridOut::blocks): leaf(b,
+// leaf) where the file stores voxels, else tile(b, value).
+template <class GridT, class Leaf, class Tile>
+void for_each_block(const GridT& grid, const GridSpec& g, Leaf&& leaf, Tile&& tile) {
+    using LeafT = typename GridT::TreeType::LeafNodeType;
+    constexpr int kDim = LeafT::DIM;
+    static_assert(kDim == kBrickDim, "bricks are OpenVDB leaves");
+    auto acc = grid.getConstAccessor();  // consecutive blocks share internal nodes
+    std::size_t b = 0;
+    for (int z0 = 0; z0 < g.dims[2]; z0 += kDim)
+        for (int y0 = 0; y0 < g.dims[1]; y0 += kDim)
+            for (int x0 = 0; x0 < g.dims[0]; x0 += kDim, ++b) {
+                const openvdb::Coord origin(x0, y0, z0);
+                if (const LeafT* l = acc.probeConstLeaf(origin)) leaf(b, *l);
+                else tile(b, acc.getValue(origin));
+            }
+}
+}  // namespace
+
 void Reader::read_blocks(const std::string& name, ValueType type,
                          const std::function<void(std::size_t block, const void* brick, const void* tile)>& sink) const {
     const fs::path& path = path_;
@@ -546,29 +557,19 @@ void Reader::read_blocks(const std::string& name, ValueType type,
         openvdb::GridBase::Ptr base = read_checked_grid(*this, file_->fd, name, type);
         const GridSpec& g = info_.grid;
         auto emit = [&](auto& typed) {
-            using GridT = std::decay_t<decltype(typed)>;
-            using ValueT = typename GridT::ValueType;
-            using LeafT = typename GridT::TreeType::LeafNodeType;
-            constexpr int kDim = LeafT::DIM;
-            auto acc = typed.getConstAccessor();  // consecutive blocks share internal nodes
+            using ValueT = typename std::decay_t<decltype(typed)>::ValueType;
             std::array<ValueT, 512> brick;
-            std::size_t b = 0;
-            for (int z0 = 0; z0 < g.dims[2]; z0 += kDim)
-                for (int y0 = 0; y0 < g.dims[1]; y0 += kDim)
-                    for (int x0 = 0; x0 < g.dims[0]; x0 += kDim, ++b) {
-                        const openvdb::Coord origin(x0, y0, z0);
-                        if (const LeafT* leaf = acc.probeConstLeaf(origin)) {
-                            // The leaf (offset dx * 64 + dy * 8 + dz) read in memory order, which the
-                            // prefetcher follows, into the brick (dx + 8 dy + 64 dz, in cache).
-                            const ValueT* data = leaf->buffer().data();
-                            for (int o = 0; o < kDim * kDim * kDim; ++o)
-                                brick[static_cast<std::size_t>((o >> 6) | (((o >> 3) & 7) << 3) | ((o & 7) << 6))] = data[o];
-                            sink(b, brick.data(), nullptr);
-                        } else {
-                            const ValueT tile = acc.getValue(origin);
-                            sink(b, nullptr, &tile);
-                        }
-                    }
+            for_each_block(
+                typed, g,
+                [&](std::size_t b, const auto& leaf) {
+                    // The leaf (offset dx * 64 + dy * 8 + dz) read in memory order, which the
+                    // prefetcher follows, into the brick (dx + 8 dy + 64 dz, in cache).
+                    const ValueT* data = leaf.buffer().data();
+                    for (int o = 0; o < kBrickVoxels; ++o)
+                        brick[static_cast<std::size_t>((o >> 6) | (((o >> 3) & 7) << 3) | ((o & 7) << 6))] = data[o];
+                    sink(b, brick.data(), nullptr);
+                },
+                [&](std::size_t b, const ValueT& tile) { sink(b, nullptr, &tile); });
         };
         switch (type) {
         case ValueType::int32: emit(*openvdb::gridPtrCast<openvdb::Int32Grid>(base)); break;
@@ -593,19 +594,13 @@ void fill_bricks(const GridT& grid, const GridSpec& g, BrickField<T>& f, Convert
     static_assert(kDim == kBrickDim, "bricks are OpenVDB leaves");
     f.reset(g, 0);
     std::vector<const LeafT*> leaves;
-    auto acc = grid.getConstAccessor();  // consecutive blocks share internal nodes
-    std::size_t b = 0;
-    for (int z0 = 0; z0 < g.dims[2]; z0 += kDim)
-        for (int y0 = 0; y0 < g.dims[1]; y0 += kDim)
-            for (int x0 = 0; x0 < g.dims[0]; x0 += kDim, ++b) {
-                const openvdb::Coord origin(x0, y0, z0);
-                if (const LeafT* leaf = acc.probeConstLeaf(origin)) {
-                    f.index[b] = static_cast<std::uint32_t>(leaves.size());
-                    leaves.push_back(leaf);
-                } else {
-                    f.tile[b] = convert(acc.getValue(origin));
-                }
-            }
+    for_each_block(
+        grid, g,
+        [&](std::size_t b, const LeafT& leaf) {
+            f.index[b] = static_cast<std::uint32_t>(leaves.size());
+            leaves.push_back(&leaf);
+        },
+        [&](std::size_t b, const auto& value) { f.tile[b] = convert(value); });
     f.bricks.resize(leaves.size() * static_cast<std::size_t>(kBrickVoxels));
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, leaves.size(), 64), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t n = r.begin(); n != r.end(); ++n) {

@@ -341,6 +341,36 @@ private:
 // grid is built and prepared.
 using EmitGrid = std::function<void(std::ostream&, openvdb::io::StreamMetadata::Ptr&)>;
 
+// One grid's part of the stream as io::File lays it out: the descriptor (its stream positions
+// filled in at the end), the compression flags, `meta` (the grid's metadata with the file
+// statistics), the transform, topology(os), then leaves(os) (the leaf buffers).
+template <class Topology, class Leaves>
+void write_grid_part(std::ostream& os, const openvdb::GridBase& g, const openvdb::GridBase& meta, std::uint32_t c,
+                     openvdb::io::StreamMetadata::Ptr& file_meta, Topology&& topology, Leaves&& leaves) {
+    auto stream_meta = std::make_shared<openvdb::io::StreamMetadata>(*file_meta);
+    stream_meta->setHalfFloat(g.saveFloatAsHalf());
+    stream_meta->gridMetadata() = static_cast<const openvdb::MetaMap&>(g);
+    openvdb::io::setStreamMetadataPtr(os, stream_meta, /*transfer=*/false);
+    openvdb::io::GridDescriptor gd(g.getName(), g.type(), g.saveFloatAsHalf());
+    gd.writeHeader(os);
+    const std::int64_t offsets = static_cast<std::int64_t>(os.tellp());
+    gd.writeStreamPos(os);
+    gd.setGridPos(os.tellp());
+    openvdb::io::setDataCompression(os, c);
+    os.write(reinterpret_cast<const char*>(&c), sizeof c);
+    meta.writeMeta(os);
+    g.writeTransform(os);
+    topology(os);
+    gd.setBlockPos(os.tellp());
+    leaves(os);
+    gd.setEndPos(os.tellp());
+    os.seekp(offsets, std::ios_base::beg);
+    gd.writeStreamPos(os);
+    gd.seekToEnd(os);
+    openvdb::io::setStreamMetadataPtr(os, file_meta, /*transfer=*/false);
+    openvdb::io::setDataCompression(os, file_compression());
+}
+
 template <class GridT>
 EmitGrid prepare_grid(const typename GridT::Ptr& grid) {
     const std::uint32_t archive_compression = file_compression();
@@ -362,28 +392,7 @@ EmitGrid prepare_grid(const typename GridT::Ptr& grid) {
     typename GridT::Ptr held = grid;
     return [held, copy, leaves, c](std::ostream& os, openvdb::io::StreamMetadata::Ptr& file_meta) mutable {
         GridT& g = *held;
-        auto stream_meta = std::make_shared<openvdb::io::StreamMetadata>(*file_meta);
-        stream_meta->setHalfFloat(g.saveFloatAsHalf());
-        stream_meta->gridMetadata() = static_cast<const openvdb::MetaMap&>(g);
-        openvdb::io::setStreamMetadataPtr(os, stream_meta, /*transfer=*/false);
-        openvdb::io::GridDescriptor gd(g.getName(), g.type(), g.saveFloatAsHalf());
-        gd.writeHeader(os);
-        const std::int64_t offsets = static_cast<std::int64_t>(os.tellp());
-        gd.writeStreamPos(os);
-        gd.setGridPos(os.tellp());
-        openvdb::io::setDataCompression(os, c);
-        os.write(reinterpret_cast<const char*>(&c), sizeof c);
-        copy->writeMeta(os);
-        g.writeTransform(os);
-        g.writeTopology(os);
-        gd.setBlockPos(os.tellp());
-        leaves->write(os);
-        gd.setEndPos(os.tellp());
-        os.seekp(offsets, std::ios_base::beg);
-        gd.writeStreamPos(os);
-        gd.seekToEnd(os);
-        openvdb::io::setStreamMetadataPtr(os, file_meta, /*transfer=*/false);
-        openvdb::io::setDataCompression(os, file_compression());
+        write_grid_part(os, g, *copy, c, file_meta, [&](std::ostream& o) { g.writeTopology(o); }, [&](std::ostream& o) { leaves->write(o); });
         // The grid is on its way to the disk: free it (Tree::clear frees the leaves on all threads).
         leaves.reset();
         copy.reset();
@@ -439,38 +448,18 @@ EmitGrid prepare_stored(const typename GridT::Ptr& empty, const detail::StoredGr
         if (!meta[key]) return nullptr;
     // The closure holds a copy of `stored`: the file stays open, the metadata alive.
     return [empty, stored, c](std::ostream& os, openvdb::io::StreamMetadata::Ptr& file_meta) {
-        GridT& g = *empty;
         const auto& sm = *static_cast<const openvdb::MetaMap*>(stored.meta.get());
-        auto stream_meta = std::make_shared<openvdb::io::StreamMetadata>(*file_meta);
-        stream_meta->setHalfFloat(false);
-        stream_meta->gridMetadata() = static_cast<const openvdb::MetaMap&>(g);
-        openvdb::io::setStreamMetadataPtr(os, stream_meta, /*transfer=*/false);
-        openvdb::io::GridDescriptor gd(g.getName(), g.type(), false);
-        gd.writeHeader(os);
-        const std::int64_t offsets = static_cast<std::int64_t>(os.tellp());
-        gd.writeStreamPos(os);
-        gd.setGridPos(os.tellp());
-        openvdb::io::setDataCompression(os, c);
-        os.write(reinterpret_cast<const char*>(&c), sizeof c);
-        const openvdb::GridBase::ConstPtr copy = g.copyGrid();
+        const openvdb::GridBase::ConstPtr copy = empty->copyGrid();
         const openvdb::GridBase::Ptr meta = openvdb::ConstPtrCast<openvdb::GridBase>(copy);
         for (const char* key : {openvdb::GridBase::META_FILE_BBOX_MIN, openvdb::GridBase::META_FILE_BBOX_MAX,
                                 openvdb::GridBase::META_FILE_MEM_BYTES, openvdb::GridBase::META_FILE_VOXEL_COUNT,
                                 openvdb::GridBase::META_FILE_DELAYED_LOAD})
             meta->insertMeta(key, *sm[key]);
         meta->insertMeta(openvdb::GridBase::META_FILE_COMPRESSION, openvdb::StringMetadata(openvdb::io::compressionToString(c)));
-        copy->writeMeta(os);
-        g.writeTransform(os);
         const int fd = detail::fd_of(*stored.file);
-        copy_bytes(os, fd, stored.topology_pos, stored.block_pos);
-        gd.setBlockPos(os.tellp());
-        copy_bytes(os, fd, stored.block_pos, stored.end_pos);
-        gd.setEndPos(os.tellp());
-        os.seekp(offsets, std::ios_base::beg);
-        gd.writeStreamPos(os);
-        gd.seekToEnd(os);
-        openvdb::io::setStreamMetadataPtr(os, file_meta, /*transfer=*/false);
-        openvdb::io::setDataCompression(os, file_compression());
+        write_grid_part(
+            os, *empty, *copy, c, file_meta, [&](std::ostream& o) { copy_bytes(o, fd, stored.topology_pos, stored.block_pos); },
+            [&](std::ostream& o) { copy_bytes(o, fd, stored.block_pos, stored.end_pos); });
     };
 }
 
