@@ -37,14 +37,15 @@ struct V3 {
 [[gnu::always_inline]] inline void closest_points_on_triangles4(const Vec3d* const p[4], const std::array<Vec3d, 3>* const t[4],
                                                                 ClosestPoint out[4]) {
     using namespace closest4_detail;
-    auto lanes = [](auto get) { return D4{get(0), get(1), get(2), get(3)}; };
-    auto point3 = [&](auto get) {
-        return V3{lanes([&](int l) { return get(l).x; }), lanes([&](int l) { return get(l).y; }), lanes([&](int l) { return get(l).z; })};
-    };
-    const V3 P = point3([&](int l) { return *p[l]; });
-    const V3 A = point3([&](int l) { return (*t[l])[0]; });
-    const V3 B = point3([&](int l) { return (*t[l])[1]; });
-    const V3 C = point3([&](int l) { return (*t[l])[2]; });
+    // (Lanes set one by one: no vector crosses a call that might not be inlined.)
+    V3 P{}, A{}, B{}, C{};
+    for (int l = 0; l < 4; ++l) {
+        const std::array<Vec3d, 3>& tri = *t[l];
+        P.x[l] = p[l]->x, P.y[l] = p[l]->y, P.z[l] = p[l]->z;
+        A.x[l] = tri[0].x, A.y[l] = tri[0].y, A.z[l] = tri[0].z;
+        B.x[l] = tri[1].x, B.y[l] = tri[1].y, B.z[l] = tri[1].z;
+        C.x[l] = tri[2].x, C.y[l] = tri[2].y, C.z[l] = tri[2].z;
+    }
     const V3 ab = sub(B, A), ac = sub(C, A), ap = sub(P, A);
     // The relative area test of closest_point_on_triangle: such lanes take the scalar function.
     const V3 n{ab.y * ac.z - ab.z * ac.y, ab.z * ac.x - ab.x * ac.z, ab.x * ac.y - ab.y * ac.x};
