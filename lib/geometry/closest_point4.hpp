@@ -23,6 +23,11 @@ typedef long long M4 __attribute__((vector_size(32)));
 struct V3 {
     D4 x, y, z;
 };
+using Tri3 = std::array<Vec3d, 3>;
+// Lane l of each coordinate from point l (always inlined: no vector crosses a call).
+[[gnu::always_inline]] inline V3 gather(const Vec3d& a, const Vec3d& b, const Vec3d& c, const Vec3d& d) {
+    return {D4{a.x, b.x, c.x, d.x}, D4{a.y, b.y, c.y, d.y}, D4{a.z, b.z, c.z, d.z}};
+}
 [[gnu::always_inline]] inline V3 sub(const V3& a, const V3& b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
 [[gnu::always_inline]] inline D4 dot(const V3& a, const V3& b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 [[gnu::always_inline]] inline V3 along(const V3& from, const V3& dir, const D4& t) {
@@ -37,15 +42,11 @@ struct V3 {
 [[gnu::always_inline]] inline void closest_points_on_triangles4(const Vec3d* const p[4], const std::array<Vec3d, 3>* const t[4],
                                                                 ClosestPoint out[4]) {
     using namespace closest4_detail;
-    // (Lanes set one by one: no vector crosses a call that might not be inlined.)
-    V3 P{}, A{}, B{}, C{};
-    for (int l = 0; l < 4; ++l) {
-        const std::array<Vec3d, 3>& tri = *t[l];
-        P.x[l] = p[l]->x, P.y[l] = p[l]->y, P.z[l] = p[l]->z;
-        A.x[l] = tri[0].x, A.y[l] = tri[0].y, A.z[l] = tri[0].z;
-        B.x[l] = tri[1].x, B.y[l] = tri[1].y, B.z[l] = tri[1].z;
-        C.x[l] = tri[2].x, C.y[l] = tri[2].y, C.z[l] = tri[2].z;
-    }
+    const Tri3& t0 = *t[0], &t1 = *t[1], &t2 = *t[2], &t3 = *t[3];
+    const V3 P = gather(*p[0], *p[1], *p[2], *p[3]);
+    const V3 A = gather(t0[0], t1[0], t2[0], t3[0]);
+    const V3 B = gather(t0[1], t1[1], t2[1], t3[1]);
+    const V3 C = gather(t0[2], t1[2], t2[2], t3[2]);
     const V3 ab = sub(B, A), ac = sub(C, A), ap = sub(P, A);
     // The relative area test of closest_point_on_triangle: such lanes take the scalar function.
     const V3 n{ab.y * ac.z - ab.z * ac.y, ab.z * ac.x - ab.x * ac.z, ab.x * ac.y - ab.y * ac.x};
