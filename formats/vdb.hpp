@@ -146,8 +146,12 @@ public:
 private:
     // Grid `name` (of `type`, whose values are S) as bricks of T = convert(S); observe(S) sees the
     // values of the voxels inside the grid, on any thread.
-    template <class T, class S, class Convert, class Observe = void (*)(S)>
-    BrickField<T> read_bricks_as(const std::string& name, ValueType type, Convert convert, Observe observe = [](S) {}) const;
+    struct Unobserved {  // the default: nothing to see (inlined away)
+        template <class S>
+        void operator()(const S&) const {}
+    };
+    template <class T, class S, class Convert, class Observe = Unobserved>
+    BrickField<T> read_bricks_as(const std::string& name, ValueType type, Convert convert, Observe observe = {}) const;
     std::filesystem::path path_;
     FileInfo info_;
     // The file open() verified, held open: reads parse these bytes (through a dup of its

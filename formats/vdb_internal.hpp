@@ -18,6 +18,7 @@ struct StoredGrid {
     std::uint32_t compression = 0;  // the grid's data compression flags
     std::string transform;          // the transform's bytes
     std::string topology_head;      // the topology's first 16 bytes: the tree's buffer count (int32), the background
+    static constexpr std::size_t kBackgroundAt = 4;  // where the background begins in topology_head
     std::int64_t topology_pos = 0, block_pos = 0, end_pos = 0;  // topology, leaf buffers, end
     std::shared_ptr<const void> meta;  // openvdb::MetaMap: the grid's metadata with its delayed-load metadata
 };

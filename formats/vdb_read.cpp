@@ -661,7 +661,7 @@ BrickField<std::int16_t> Reader::read_int16_bricks(const std::string& name, std:
 double stored_background(const detail::StoredGrid& g) {
     auto as = [&](auto zero) {
         decltype(zero) v{};
-        std::memcpy(&v, g.topology_head.data() + 4, sizeof v);  // after the tree's buffer count
+        std::memcpy(&v, g.topology_head.data() + detail::StoredGrid::kBackgroundAt, sizeof v);
         return static_cast<double>(v);
     };
     if (g.type == openvdb::Int32Grid::gridType()) return as(std::int32_t{});

@@ -10,6 +10,7 @@
 #include <future>
 #include <memory>
 #include <type_traits>
+#include <utility>
 
 #include <malloc.h>
 #include <unistd.h>
@@ -43,6 +44,26 @@ namespace {
 // directly (no per-voxel tree traversal). Blocks are built in parallel and added in a fixed
 // order, so the tree does not depend on the thread count. Constant tiles are then pruned upwards
 // (8^3 tiles into 128^3 tiles...), so deep constant regions cost almost nothing.
+// A grid of `out`'s type with its background and no voxels.
+template <class GridT>
+typename GridT::Ptr empty_grid(const GridOut& out) {
+    using ValueT = typename GridT::ValueType;
+    if constexpr (std::is_same_v<ValueT, openvdb::Vec3f>) return GridT::create(openvdb::Vec3f(static_cast<float>(out.background)));
+    else return GridT::create(static_cast<ValueT>(out.background));
+}
+
+// f(std::type_identity<GridT>{}) for the OpenVDB grid type of `type`.
+template <class F>
+auto with_type(ValueType type, F&& f) {
+    switch (type) {
+    case ValueType::int32: return f(std::type_identity<openvdb::Int32Grid>{});
+    case ValueType::float32: return f(std::type_identity<openvdb::FloatGrid>{});
+    case ValueType::float64: return f(std::type_identity<openvdb::DoubleGrid>{});
+    case ValueType::vec3f: break;
+    }
+    return f(std::type_identity<openvdb::Vec3SGrid>{});
+}
+
 template <class GridT>
 typename GridT::Ptr build_grid(const GridSpec& g, const GridOut& out, const std::function<void(double)>& done) {
     using ValueT = typename GridT::ValueType;
@@ -50,10 +71,8 @@ typename GridT::Ptr build_grid(const GridSpec& g, const GridOut& out, const std:
     using LeafT = typename TreeT::LeafNodeType;
     static_assert(LeafT::LOG2DIM == 3, "leaf offsets below assume 8^3 leaves");
     constexpr int kDim = LeafT::DIM;  // 8
-    ValueT background{};
-    if constexpr (std::is_same_v<ValueT, openvdb::Vec3f>) background = openvdb::Vec3f(static_cast<float>(out.background));
-    else background = static_cast<ValueT>(out.background);
-    auto grid = GridT::create(background);
+    auto grid = empty_grid<GridT>(out);
+    const ValueT background = grid->background();
     TreeT& tree = grid->tree();
 
     const std::size_t nx = static_cast<std::size_t>(g.dims[0]);
@@ -137,10 +156,8 @@ typename GridT::Ptr build_grid_blocks(const GridSpec& g, const GridOut& out, con
     using LeafT = typename TreeT::LeafNodeType;
     constexpr int kDim = LeafT::DIM;
     static_assert(kDim == kBrickDim, "bricks are OpenVDB leaves");
-    ValueT background{};
-    if constexpr (std::is_same_v<ValueT, openvdb::Vec3f>) background = openvdb::Vec3f(static_cast<float>(out.background));
-    else background = static_cast<ValueT>(out.background);
-    auto grid = GridT::create(background);
+    auto grid = empty_grid<GridT>(out);
+    const ValueT background = grid->background();
     TreeT& tree = grid->tree();
     const int bx = (g.dims[0] + kDim - 1) / kDim, by = (g.dims[1] + kDim - 1) / kDim, bz = (g.dims[2] + kDim - 1) / kDim;
     const std::size_t row = static_cast<std::size_t>(bx), rows = static_cast<std::size_t>(by) * static_cast<std::size_t>(bz);
@@ -401,13 +418,11 @@ EmitGrid prepare_grid(const typename GridT::Ptr& grid) {
     };
 }
 
-EmitGrid prepare_any(const openvdb::GridBase::Ptr& g) {
-    if (auto t = openvdb::GridBase::grid<openvdb::Int32Grid>(g)) return prepare_grid<openvdb::Int32Grid>(t);
-    if (auto f = openvdb::GridBase::grid<openvdb::FloatGrid>(g)) return prepare_grid<openvdb::FloatGrid>(f);
-    if (auto d = openvdb::GridBase::grid<openvdb::DoubleGrid>(g)) return prepare_grid<openvdb::DoubleGrid>(d);
-    if (auto v = openvdb::GridBase::grid<openvdb::Vec3SGrid>(g)) return prepare_grid<openvdb::Vec3SGrid>(v);
-    throw std::runtime_error("unsupported grid type " + g->type());
-}
+// The metadata a copied grid takes from its stored copy: the statistics and the delayed-load
+// metadata, which describe the same tree.
+const char* const kStoredMeta[] = {openvdb::GridBase::META_FILE_BBOX_MIN, openvdb::GridBase::META_FILE_BBOX_MAX,
+                                   openvdb::GridBase::META_FILE_MEM_BYTES, openvdb::GridBase::META_FILE_VOXEL_COUNT,
+                                   openvdb::GridBase::META_FILE_DELAYED_LOAD};
 
 // Bytes [from, to) of a file into the stream.
 void copy_bytes(std::ostream& os, int fd, std::int64_t from, std::int64_t to) {
@@ -437,38 +452,25 @@ EmitGrid prepare_stored(const typename GridT::Ptr& empty, const detail::StoredGr
     // The topology begins with the tree's buffer count (one) and the root's background.
     const ValueT background = empty->background();
     const std::int32_t one = 1;
-    if (stored.topology_head.size() < 4 + sizeof(ValueT) || std::memcmp(stored.topology_head.data(), &one, 4) != 0 ||
-        std::memcmp(stored.topology_head.data() + 4, &background, sizeof(ValueT)) != 0)
+    constexpr std::size_t at = detail::StoredGrid::kBackgroundAt;
+    if (stored.topology_head.size() < at + sizeof(ValueT) || std::memcmp(stored.topology_head.data(), &one, at) != 0 ||
+        std::memcmp(stored.topology_head.data() + at, &background, sizeof(ValueT)) != 0)
         return nullptr;
     const auto& meta = *static_cast<const openvdb::MetaMap*>(stored.meta.get());
-    const char* stats[] = {openvdb::GridBase::META_FILE_BBOX_MIN, openvdb::GridBase::META_FILE_BBOX_MAX,
-                           openvdb::GridBase::META_FILE_MEM_BYTES, openvdb::GridBase::META_FILE_VOXEL_COUNT,
-                           openvdb::GridBase::META_FILE_DELAYED_LOAD};
-    for (const char* key : stats)
+    for (const char* key : kStoredMeta)
         if (!meta[key]) return nullptr;
     // The closure holds a copy of `stored`: the file stays open, the metadata alive.
     return [empty, stored, c](std::ostream& os, openvdb::io::StreamMetadata::Ptr& file_meta) {
         const auto& sm = *static_cast<const openvdb::MetaMap*>(stored.meta.get());
         const openvdb::GridBase::ConstPtr copy = empty->copyGrid();
         const openvdb::GridBase::Ptr meta = openvdb::ConstPtrCast<openvdb::GridBase>(copy);
-        for (const char* key : {openvdb::GridBase::META_FILE_BBOX_MIN, openvdb::GridBase::META_FILE_BBOX_MAX,
-                                openvdb::GridBase::META_FILE_MEM_BYTES, openvdb::GridBase::META_FILE_VOXEL_COUNT,
-                                openvdb::GridBase::META_FILE_DELAYED_LOAD})
-            meta->insertMeta(key, *sm[key]);
+        for (const char* key : kStoredMeta) meta->insertMeta(key, *sm[key]);
         meta->insertMeta(openvdb::GridBase::META_FILE_COMPRESSION, openvdb::StringMetadata(openvdb::io::compressionToString(c)));
         const int fd = detail::fd_of(*stored.file);
         write_grid_part(
             os, *empty, *copy, c, file_meta, [&](std::ostream& o) { copy_bytes(o, fd, stored.topology_pos, stored.block_pos); },
             [&](std::ostream& o) { copy_bytes(o, fd, stored.block_pos, stored.end_pos); });
     };
-}
-
-EmitGrid prepare_stored_any(const openvdb::GridBase::Ptr& g, const detail::StoredGrid& stored) {
-    if (auto t = openvdb::GridBase::grid<openvdb::Int32Grid>(g)) return prepare_stored<openvdb::Int32Grid>(t, stored);
-    if (auto f = openvdb::GridBase::grid<openvdb::FloatGrid>(g)) return prepare_stored<openvdb::FloatGrid>(f, stored);
-    if (auto d = openvdb::GridBase::grid<openvdb::DoubleGrid>(g)) return prepare_stored<openvdb::DoubleGrid>(d, stored);
-    if (auto v = openvdb::GridBase::grid<openvdb::Vec3SGrid>(g)) return prepare_stored<openvdb::Vec3SGrid>(v, stored);
-    return nullptr;
 }
 
 // Precondition: distinct, non-empty grid names; grids of the four value types written here.
@@ -560,35 +562,11 @@ void write(const fs::path& path, const GridSpec& grid, const std::vector<GridOut
     auto make = [&](std::size_t n) {
         const GridOut& g = grids[n];
         auto done = [&](double f) { progress.report("tree", (static_cast<double>(n) + f) / static_cast<double>(grids.size())); };
-        openvdb::GridBase::Ptr base;
-        if (g.blocks) {
-            switch (g.type) {
-            case ValueType::int32: base = build_grid_blocks<openvdb::Int32Grid>(grid, g, done); break;
-            case ValueType::float32: base = build_grid_blocks<openvdb::FloatGrid>(grid, g, done); break;
-            case ValueType::float64: base = build_grid_blocks<openvdb::DoubleGrid>(grid, g, done); break;
-            case ValueType::vec3f: base = build_grid_blocks<openvdb::Vec3SGrid>(grid, g, done); break;
-            }
-        } else {
-            switch (g.type) {
-            case ValueType::int32: base = build_grid<openvdb::Int32Grid>(grid, g, done); break;
-            case ValueType::float32: base = build_grid<openvdb::FloatGrid>(grid, g, done); break;
-            case ValueType::float64: base = build_grid<openvdb::DoubleGrid>(grid, g, done); break;
-            case ValueType::vec3f: base = build_grid<openvdb::Vec3SGrid>(grid, g, done); break;
-            }
-        }
-        return decorate(base, g);
-    };
-    // Grid n without voxels (its background, metadata and transform), for a stored copy.
-    auto make_empty = [&](std::size_t n) {
-        const GridOut& g = grids[n];
-        openvdb::GridBase::Ptr base;
-        switch (g.type) {
-        case ValueType::int32: base = openvdb::Int32Grid::create(static_cast<std::int32_t>(g.background)); break;
-        case ValueType::float32: base = openvdb::FloatGrid::create(static_cast<float>(g.background)); break;
-        case ValueType::float64: base = openvdb::DoubleGrid::create(g.background); break;
-        case ValueType::vec3f: base = openvdb::Vec3SGrid::create(openvdb::Vec3f(static_cast<float>(g.background))); break;
-        }
-        return decorate(base, g);
+        return decorate(with_type(g.type, [&](auto tag) -> openvdb::GridBase::Ptr {
+                            using GridT = typename decltype(tag)::type;
+                            return g.blocks ? build_grid_blocks<GridT>(grid, g, done) : build_grid<GridT>(grid, g, done);
+                        }),
+                        g);
     };
     openvdb::MetaMap file_meta;
     file_meta.insertMeta("creator", openvdb::StringMetadata(creator));
@@ -605,9 +583,17 @@ void write(const fs::path& path, const GridSpec& grid, const std::vector<GridOut
                 for (auto& g : out) g->clear();
             } else {
                 archive::write_file(tmp, grids.size(), [&](std::size_t n) {
-                    if (grids[n].stored)
-                        if (archive::EmitGrid emit = archive::prepare_stored_any(make_empty(n), *grids[n].stored)) return emit;
-                    return archive::prepare_any(make(n));
+                    const GridOut& g = grids[n];
+                    return with_type(g.type, [&](auto tag) {
+                        using GridT = typename decltype(tag)::type;
+                        if (g.stored) {
+                            // Without voxels: its background, metadata and transform, for the stored copy.
+                            auto empty = empty_grid<GridT>(g);
+                            decorate(empty, g);
+                            if (archive::EmitGrid emit = archive::prepare_stored<GridT>(empty, *g.stored)) return emit;
+                        }
+                        return archive::prepare_grid<GridT>(openvdb::gridPtrCast<GridT>(make(n)));
+                    });
                 }, file_meta);
             }
             // Most leaves were allocated on TBB worker threads, in their own malloc arenas, which

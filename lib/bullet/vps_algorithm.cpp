@@ -101,9 +101,6 @@ Chosen select_manifold(const std::vector<WorldContact>& c) {
     return out;
 }
 
-// How far from its centre a cluster's points may lie: its radius with the tolerance the loader's
-// check allows (tree_covers_points). Every sphere bound below uses it.
-double covering_radius(const Ball& b) { return b.radius * (1 + 1e-9) + 1e-12; }
 
 // Where a time-critical traversal stops.
 struct Limits {

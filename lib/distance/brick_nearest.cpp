@@ -290,9 +290,9 @@ __attribute__((target_clones("avx2", "default"))) const std::vector<BrickNearest
         return closest_point_on_triangle(x, t[0], t[1], t[2]);
     };
     const bool wide = wide_;
-    auto bounds = [&](const std::vector<Group>& groups, std::size_t count, const Vec3d& x) __attribute__((always_inline)) {
+    auto bounds = [&](const std::vector<Group>& groups, std::size_t count, const Vec3d& x, float* out) __attribute__((always_inline)) {
         const Vec3d p = x - c;
-        group_bounds(wide, groups.data(), count, static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(p.z), low_.data());
+        group_bounds(wide, groups.data(), count, static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(p.z), out);
     };
     // Above these, a candidate is provably farther than `d2` (lower bound vs exact double).
     auto beyond = [](float low, double d2) { return static_cast<double>(low) > d2 * (1 + 1e-12); };
@@ -304,7 +304,7 @@ __attribute__((target_clones("avx2", "default"))) const std::vector<BrickNearest
         // a candidate in question: the same d', the same list, the same order as computing all.
         Vec3d cq;
         const double hq = box_of(q, cq);
-        bounds(brick_groups_, m, cq);
+        bounds(brick_groups_, m, cq, low_.data());
         std::fill(exact_.begin(), exact_.end(), -1.0);
         std::size_t first = 0;
         for (std::size_t e = 1; e < m; ++e)
@@ -358,8 +358,7 @@ __attribute__((target_clones("avx2", "default"))) const std::vector<BrickNearest
             std::size_t w = 0;
             for (std::size_t e = 0; e < ms; ++e) w += !(sub_d_[e] - rx > cut);
             float* low = rows_.data() + k * stride;
-            const Vec3d pc = x - c;
-            group_bounds(wide, sub_groups_.data(), w, static_cast<float>(pc.x), static_cast<float>(pc.y), static_cast<float>(pc.z), low);
+            bounds(sub_groups_, w, x, low);
             std::size_t least = 0;
             float least_low = low[0];
             for (std::size_t e = 1; e < w; ++e) {

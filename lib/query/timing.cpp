@@ -120,7 +120,7 @@ std::size_t poses_beyond_grid(const DistanceSampler& field, const MovingObject& 
 
 bool tree_covers_points(const PointSphereTree& tree, std::span<const Vec3d> points) {
     auto holds = [&](const TreeCluster& c, std::uint32_t p) {
-        return length(points[p] - c.sphere.center) <= c.sphere.radius * (1 + 1e-9) + 1e-12;
+        return length(points[p] - c.sphere.center) <= covering_radius(c.sphere);
     };
     std::vector<int> seen(points.size(), 0);
     for (std::size_t id = 0; id < tree.clusters.size(); ++id) {

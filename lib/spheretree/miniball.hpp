@@ -25,6 +25,10 @@ struct Ball {
     double radius = -1;  // -1: the empty ball (no points)
 };
 
+// How far from its centre a point counts as inside a tree's ball: its radius with the rounding
+// tolerance the tree loader checks (tree_covers_points) and VPS's sphere bounds rely on.
+inline double covering_radius(const Ball& b) { return b.radius * (1 + 1e-9) + 1e-12; }
+
 // Smallest ball enclosing `points`. O(n) expected; `points` is not modified.
 Ball minimal_enclosing_ball(std::span<const Vec3d> points);
 

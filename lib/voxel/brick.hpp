@@ -69,25 +69,27 @@ struct BrickField {
     // that they and the copy are not both held. Their values are unspecified afterwards (whole
     // pages only; the pages read as zeros when touched again).
     void release_bricks_before(std::size_t n) {
-        static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
         const auto start = reinterpret_cast<std::uintptr_t>(bricks.data());
-        const std::uintptr_t end = start + std::min(n, brick_count()) * kBrickVoxels * sizeof(T);
-        const std::uintptr_t a = (start + page - 1) / page * page, z = end / page * page;
-        if (z > a) ::madvise(reinterpret_cast<void*>(a), z - a, MADV_DONTNEED);
+        release_whole_pages(start, start + std::min(n, brick_count()) * kBrickVoxels * sizeof(T));
     }
     // Hands the whole pages between the bricks in use and the storage's capacity back to the
     // system (after the bricks shrank): the memory of shrink_to_fit() without its copy.
     void release_spare_capacity() {
-        static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
         const auto start = reinterpret_cast<std::uintptr_t>(bricks.data());
-        const std::uintptr_t a = (start + bricks.size() * sizeof(T) + page - 1) / page * page,
-                             z = (start + bricks.capacity() * sizeof(T)) / page * page;
-        if (z > a) ::madvise(reinterpret_cast<void*>(a), z - a, MADV_DONTNEED);
+        release_whole_pages(start + bricks.size() * sizeof(T), start + bricks.capacity() * sizeof(T));
     }
     // Block coordinates of block number b.
     std::array<int, 3> block_coords(std::size_t b) const {
         const std::size_t bx = static_cast<std::size_t>(blocks[0]), by = static_cast<std::size_t>(blocks[1]);
         return {static_cast<int>(b % bx), static_cast<int>((b / bx) % by), static_cast<int>(b / (bx * by))};
+    }
+
+private:
+    // The whole pages within [begin, end) back to the system (they read as zeros when touched again).
+    static void release_whole_pages(std::uintptr_t begin, std::uintptr_t end) {
+        static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+        const std::uintptr_t a = (begin + page - 1) / page * page, z = end / page * page;
+        if (z > a) ::madvise(reinterpret_cast<void*>(a), z - a, MADV_DONTNEED);
     }
 };
 

@@ -767,8 +767,7 @@ TEST(BulletModes, BoxPruningKeepsEveryPenetratingPoint) {
         }
         std::printf("%s: %d cases checked, %d of them with k <= 3 points below\n", coherent ? "coherent" : "root", checked,
                     checked_k);
-        EXPECT_EQ(checked - checked_k, 2 * 12);  // k = 4: every pose of both objects
-        EXPECT_GT(checked_k, 2 * 12);            // k <= 3: more than one case per pose on average
+        EXPECT_GT(checked_k, 2 * 12);  // k <= 3: more than one case per pose on average
     }
 }
 
