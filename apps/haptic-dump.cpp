@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
                        "Examples:\n"
                        "  haptic-dump part.stl                  mesh diagnostics (watertight? boundary edges?)\n"
                        "  haptic-dump part.stl --units mm       ... with coordinates converted from millimetres\n"
+                       "  haptic-dump gearbox.glb --parts       the parts of an assembly: placements, geometries, instances\n"
+                       "  haptic-dump gearbox.glb --part 3      one part in its own frame, as --part gives it to every tool\n"
                        "  haptic-dump bunny.layers.vdb          voxelmap: dimensions, metadata, layer histogram\n"
                        "  haptic-dump bunny.layers.vdb --json   the same as one JSON object\n"
                        "  haptic-dump bunny.hps                 pointshell: count, spacing, bounds, provenance\n"
@@ -45,7 +47,8 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--level", export_options.level, "--export ply of a tree: only the parent points of this level (1 = root); --export obj: this level's spheres")
         ->check(CLI::PositiveNumber);
     tool.cli.add_option("-o,--output", output, "output file of --export");
-    bool check = false;
+    bool check = false, parts = false;
+    tool.cli.add_flag("--parts", parts, "a mesh file's parts: name, geometry, placement, triangles, bounds, instances");
     tool.cli.add_flag("--check", check, "full integrity check; exit 1 listing the first problems (3 if unreadable)");
     tool.cli.add_flag("--ascii", export_options.ascii, "--export ply: text instead of binary little-endian");
     tool.add_mesh_options(mesh_options);
@@ -56,7 +59,8 @@ int main(int argc, char** argv) {
             const hp::inspect::CheckReport r = hp::inspect::check(file, mesh_options);
             s = r.summary();
             code = r.ok() ? 0 : 1;
-        } else if (!slice.empty()) s = hp::inspect::slice_command(file, slice, png);
+        } else if (parts) s = hp::inspect::describe_parts(file, mesh_options);
+        else if (!slice.empty()) s = hp::inspect::slice_command(file, slice, png);
         else if (!export_format.empty() || export_options.level > 0)
             s = hp::inspect::export_file(file, export_format, output, export_options, tool.progress());
         else s = hp::inspect::describe(file, mesh_options);

@@ -5,10 +5,12 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <unistd.h>
 
 #include "common/tool.hpp"
 #include "core/error.hpp"
+#include "pipeline/assembly_run.hpp"
 #include "pipeline/batch.hpp"
 #include "pipeline/report.hpp"
 #include "pipeline/task_log.hpp"
@@ -53,13 +55,15 @@ int main(int argc, char** argv) {
         "  haptic-pipeline pipelines/vps-default.json parts/*.stl -o out --shard auto/8 --log 'out/logs/shard-%I-of-%N.log'\n"
         "      (in a Slurm array task, --array=1-8: the task id is the shard; Kubernetes: JOB_COMPLETION_INDEX + 1)\n"
         "  haptic-pipeline pipelines/vps-default.json parts/*.stl -o out --junit out/junit.xml --plot out/times.png\n"
+        "  haptic-pipeline pipelines/vps-default.json gearbox.glb --assembly -o out/gearbox\n"
+        "      (each distinct part once, in its own frame, at one voxel size; out/gearbox/scene.json for haptic-query --scene)\n"
         "  haptic-pipeline --list-stages\n"
         "See docs/pipeline.md for Slurm job arrays, GNU parallel and make.\n");
     std::vector<std::string> args, sets;
     std::string outdir, shard_text, log_pattern;
     std::string junit_path, plot_path;
     int jobs = 1;
-    bool resume = false, emit_only = false, merge = false, list = false;
+    bool resume = false, emit_only = false, merge = false, list = false, assembly = false;
     tool.cli.add_option("FILES", args, "PIPELINE.json MESH... (with --merge: SHARD_MANIFEST...)");
     tool.cli.add_option("-o,--output", outdir, "output folder (one folder per mesh, manifest.json)");
     tool.cli.add_option("-j,--jobs", jobs, "meshes converted at the same time (default 1)")->check(CLI::Range(1, 1024));
@@ -73,6 +77,9 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--log", log_pattern, "append a line per mesh started and finished to FILE (%I, %N: the shard)")
         ->type_name("FILE");
     tool.cli.add_flag("--merge", merge, "combine the given shard manifests into OUTDIR/manifest.json");
+    tool.cli.add_flag("--assembly", assembly,
+                      "the mesh is an assembly: prepare each distinct geometry once in its own frame and write "
+                      "OUTDIR/scene.json (docs/scene.md)");
     tool.cli.add_flag("--list-stages", list, "list the stages of this build and their parameters");
     tool.cli.add_option("--junit", junit_path, "also write the batch as a JUnit XML test report (a case per mesh and stage)");
     tool.cli.add_option("--plot", plot_path, "also write a PNG of the time per stage per mesh");
@@ -87,6 +94,7 @@ int main(int argc, char** argv) {
         }
         if (outdir.empty()) hp::fail_usage("give the output folder with -o OUTDIR");
         pl::Manifest manifest;
+        std::string scene_file;
         std::string manifest_file = (std::filesystem::path(outdir) / "manifest.json").string();
         if (merge) {
             if (emit_only || resume || !shard_text.empty() || !sets.empty() || !log_pattern.empty())
@@ -96,8 +104,13 @@ int main(int argc, char** argv) {
             if (args.size() < 2) hp::fail_usage("give a pipeline file and at least one mesh (see --help)");
             std::vector<pl::Override> overrides;
             for (const auto& s : sets) overrides.push_back(pl::parse_override(s));
-            const pl::Pipeline pipeline = pl::load_pipeline(args[0], overrides);
-            const auto all = pl::plan_meshes(std::vector<std::filesystem::path>(args.begin() + 1, args.end()));
+            pl::Pipeline pipeline = pl::load_pipeline(args[0], overrides);
+            std::optional<pl::AssemblyPlan> plan;
+            if (assembly || pipeline.assembly) {
+                if (args.size() != 2) hp::fail_usage("--assembly takes one assembly file (run one batch per assembly)");
+                plan = pl::plan_assembly(pipeline, args[1]);
+            }
+            const auto all = plan ? plan->jobs : pl::plan_meshes(std::vector<std::filesystem::path>(args.begin() + 1, args.end()));
             pl::BatchOptions opt;
             opt.outdir = outdir;
             opt.jobs = jobs;
@@ -162,15 +175,22 @@ int main(int argc, char** argv) {
                 }
                 if (drawing) std::fprintf(stderr, "\r\033[K");
                 if (log) log->end(manifest);
+                if (plan && !opt.shard.active()) {
+                    scene_file = (std::filesystem::path(outdir) / "scene.json").string();
+                    hp::scene::write_scene(scene_file, pl::scene_of(*plan, pipeline, manifest));
+                }
             }
         }
         if (!junit_path.empty()) hp::report::write_batch_junit(junit_path, manifest);
         if (!plot_path.empty()) hp::report::write_batch_plot(plot_path, manifest);
-        tool.print_json(manifest);
+        nlohmann::json summary = manifest;
+        if (!scene_file.empty()) summary["scene"] = scene_file;
+        tool.print_json(summary);
         if (tool.text_output()) {
             std::printf("pipeline %s (%s), %zu stage(s)\n", manifest.pipeline.name.c_str(), manifest.pipeline_file.c_str(),
                         manifest.pipeline.stages.size());
             std::cout << pl::format_summary(manifest, manifest_file);
+            if (!scene_file.empty()) std::printf("scene        %s\n", scene_file.c_str());
             if (const auto again = pl::shards_with_failures(manifest); !again.empty()) {
                 std::string list;
                 for (int i : again) list += (list.empty() ? "" : ",") + std::to_string(i);
@@ -178,6 +198,8 @@ int main(int argc, char** argv) {
                             "again)\n", list.c_str(), manifest.merged_from->size());
             }
         }
+        if (!scene_file.empty() && manifest.summary.ok == 0 && manifest.summary.failed > 0)
+            return static_cast<int>(hp::ExitCode::bad_input);  // no part of the assembly could be prepared
         return manifest.summary.failed > 0 ? 1 : 0;
     });
 }

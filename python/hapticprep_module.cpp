@@ -374,7 +374,7 @@ Mesh load_mesh(const py::object& p, const std::string& units, double scale, bool
     std::optional<hp::LoadedMesh> lm;
     {
         py::gil_scoped_release release;
-        lm.emplace(hp::load_mesh(path, {.scale = scale, .units = units, .repair_orientation = repair_orientation}));
+        lm.emplace(hp::load_mesh(path, {.scale = scale, .units = units, .repair_orientation = repair_orientation, .part = {}}));
     }
     Mesh out;
     out.path = path.string();

@@ -63,6 +63,9 @@ void Tool::add_mesh_options(MeshLoadOptions& options) {
     cli.add_option("--units", options.units, "unit of the mesh file; converts to metres")
         ->check(CLI::IsMember({"mm", "cm", "m", "in"}))
         ->type_name("mm|cm|m|in");
+    cli.add_option("--part", options.part,
+                   "one part of a multi-part file in its own frame: its name, its index or @G for geometry G (--parts lists them)")
+        ->type_name("NAME|INDEX");
 }
 
 nlohmann::json Tool::options_json() {

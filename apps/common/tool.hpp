@@ -35,7 +35,7 @@ public:
     // stderr). Tools whose -o is a folder set it to false before run().
     bool output_is_file = true;
 
-    // Adds --scale and --units, filling `options`.
+    // Adds --scale, --units and --part, filling `options`.
     void add_mesh_options(MeshLoadOptions& options);
 
     // Parses argv, applies --threads, runs `body` and maps exceptions to exit codes:

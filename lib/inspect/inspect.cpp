@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "formats/container.hpp"
 #include "formats/vdb.hpp"
+#include "mesh/assembly.hpp"
 
 namespace hp::inspect {
 namespace fs = std::filesystem;
@@ -31,6 +32,29 @@ Summary describe_mesh(const fs::path& path, const MeshLoadOptions& options) {
              format_diagnostics(m.diagnostics);
     s.json = {{"file", path.string()}, {"kind", "mesh"}, {"source_hash", m.source_hash},
               {"units", m.units}, {"mesh", to_json(m.diagnostics)}};
+    if (!m.part.empty()) {
+        s.text.insert(s.text.find("source hash"), "part         " + m.part_name + " (geometry " + m.part + ")\n");
+        s.json["part"] = {{"name", m.part_name}, {"geometry", m.part}};
+    }
+    return s;
+}
+
+Summary describe_parts(const fs::path& path, const MeshLoadOptions& options) {
+    require_file(path);
+    const Assembly assembly = read_assembly(path, options);
+    std::vector<LoadedMesh> prepared;
+    for (std::size_t g = 0; g < assembly.geometries.size(); ++g)
+        prepared.push_back(prepare_geometry(assembly, g, options,
+                                            path.string() + ": part '" + assembly.parts[assembly.geometries[g].first_part].name + "'"));
+    Summary s;
+    s.text = "file         " + path.string() + "\nkind         mesh\nsource hash  " + assembly.source_hash + "\n" +
+             "units        " + (assembly.units.empty() ? std::string("as in the file") : assembly.units) + "\n" +
+             format_parts(assembly, prepared);
+    s.json = parts_json(assembly, prepared);
+    s.json["file"] = path.string();
+    s.json["kind"] = "mesh";
+    s.json["source_hash"] = assembly.source_hash;
+    s.json["units"] = assembly.units;
     return s;
 }
 

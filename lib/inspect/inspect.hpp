@@ -27,6 +27,9 @@ void require_file(const std::filesystem::path& path);
 
 // Per-kind describers (dispatched by describe()).
 Summary describe_mesh(const std::filesystem::path& path, const MeshLoadOptions& options);
+// --parts: the parts of a mesh file (mesh/assembly.hpp): name, geometry, placement, triangles,
+// local and world bounds, instances.
+Summary describe_parts(const std::filesystem::path& path, const MeshLoadOptions& options);
 Summary describe_vdb(const std::filesystem::path& path);
 Summary describe_container(const std::filesystem::path& path);
 // Adds a pointshell's facts (count, spacing, bounds, normals) to its container summary `s`.

@@ -9,7 +9,6 @@
 #include <system_error>
 #include <unordered_map>
 
-#include <assimp/Importer.hpp>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <nlohmann/json.hpp>
@@ -18,6 +17,8 @@
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/text.hpp"
+#include "mesh/assembly.hpp"
+#include "mesh/import.hpp"
 #include "mesh/orient.hpp"
 
 namespace hp {
@@ -28,8 +29,6 @@ Aabb TriMesh::bounds() const {
     return b;
 }
 
-namespace {
-
 double unit_factor(const std::string& units) {
     if (units.empty() || units == "m") return 1.0;
     if (units == "mm") return 0.001;
@@ -37,6 +36,8 @@ double unit_factor(const std::string& units) {
     if (units == "in") return 0.0254;
     fail_usage("unknown unit '" + units + "' (use mm, cm, m or in)");
 }
+
+namespace {
 
 // Appends the triangles of `node` and its children, with the accumulated transform applied in
 // double precision. Faces that are not triangles after aiProcess_Triangulate are points/lines.
@@ -343,13 +344,16 @@ LoadedMesh prepare_mesh(TriMesh soup, const MeshLoadOptions& options, const std:
     return result;
 }
 
-LoadedMesh load_mesh(const std::filesystem::path& path, const MeshLoadOptions& options) {
+ImportedFile import_file(const std::filesystem::path& path) {
     const std::string where = path.string();
-    std::string bytes = read_file(path);
+    ImportedFile file;
+    file.bytes = read_file(path);
+    const std::string& bytes = file.bytes;
     if (bytes.empty()) fail_input(where, "the file is empty (0 bytes)");
     check_declared_counts(bytes, where);
 
-    Assimp::Importer importer;
+    file.importer = std::make_unique<Assimp::Importer>();
+    Assimp::Importer& importer = *file.importer;
     // Points and lines are kept by the importer so that we can count them; we drop them below.
     const unsigned flags = aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure;
     // Read from memory with the file's extension as a hint, so the file is read exactly once.
@@ -366,6 +370,19 @@ LoadedMesh load_mesh(const std::filesystem::path& path, const MeshLoadOptions& o
         if (reason.size() > 160) reason = reason.substr(0, 160) + "...";
         fail_input(where, "not a mesh file that can be read" + (reason.empty() ? std::string() : " (" + reason + ")"));
     }
+    file.scene = scene;
+    return file;
+}
+
+LoadedMesh load_mesh(const std::filesystem::path& path, const MeshLoadOptions& options) {
+    const std::string where = path.string();
+    if (!options.part.empty()) {
+        const Assembly assembly = read_assembly(path, options);
+        const AssemblyPart& part = assembly.select(options.part, where);
+        return prepare_geometry(assembly, part.geometry, options, where + ": part '" + part.name + "'");
+    }
+    const ImportedFile file = import_file(path);
+    const aiScene* scene = file.scene;
     TriMesh soup;
     std::size_t dropped_primitives = 0;
     if (scene->mRootNode) {
@@ -379,7 +396,7 @@ LoadedMesh load_mesh(const std::filesystem::path& path, const MeshLoadOptions& o
     LoadedMesh result = prepare_mesh(std::move(soup), options, where);
     result.diagnostics.dropped_primitives = dropped_primitives;
     result.source_name = path.filename().string();
-    result.source_hash = hex64(hash64(bytes.data(), bytes.size()));
+    result.source_hash = hex64(hash64(file.bytes.data(), file.bytes.size()));
     return result;
 }
 

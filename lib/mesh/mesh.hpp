@@ -60,6 +60,8 @@ struct MeshLoadOptions {
     double weld_tolerance = 1e-7;  // relative to the bounding-box diagonal
     bool repair_orientation = true;  // orient every part consistently, closed parts outward
                                      // (cavities inward); see mesh/orient.hpp
+    std::string part;  // "": the whole file flattened; else one part in its own frame: its name,
+                       // its index or "@G" for geometry G (mesh/assembly.hpp)
 };
 
 struct LoadedMesh {
@@ -68,7 +70,12 @@ struct LoadedMesh {
     std::string source_name;  // file name without folders
     std::string source_hash;  // hex64 of the file's bytes
     std::string units;        // units of the coordinates ("m", or "" when unknown)
+    std::string part;         // a part was selected: "@G", its geometry (what files record)
+    std::string part_name;    // ... and the part's name
 };
+
+// The factor of a unit ("" and "m": 1, "mm", "cm", "in"); hp::Error(usage) for another.
+double unit_factor(const std::string& units);
 
 LoadedMesh load_mesh(const std::filesystem::path& path, const MeshLoadOptions& options = {});
 

@@ -10,6 +10,7 @@
 #include <tbb/parallel_pipeline.h>
 
 #include "core/error.hpp"
+#include "core/file_hash.hpp"
 #include "core/hash.hpp"
 #include "core/version.hpp"
 #include "pipeline/mesh_run.hpp"
@@ -46,18 +47,7 @@ void prepare_outdir(const fs::path& outdir) {
         fail_write(outdir.string(), "cannot create the output folder (" + ec.message() + ")");
 }
 
-std::string file_hash(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) fail_input(path.string(), "cannot be read (missing, or no permission to read it)");
-    std::uint64_t h = 0xcbf29ce484222325ULL;
-    std::vector<char> buf(1 << 20);
-    while (in) {
-        in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-        h = hash64(buf.data(), static_cast<std::size_t>(in.gcount()), h);
-    }
-    if (in.bad()) fail_input(path.string(), "read error");
-    return hex64(h);
-}
+std::string file_hash(const fs::path& path) { return hash_file(path); }
 
 void summarize(Manifest& manifest) {
     Summary s;

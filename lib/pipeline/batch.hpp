@@ -28,6 +28,7 @@ namespace hp::pipeline {
 struct MeshJob {
     std::string name;              // folder name under OUTDIR
     std::filesystem::path mesh;    // as given
+    std::string part;              // "": the whole mesh; else the part the stages read (--assembly: "@G")
 };
 
 // Names and orders the meshes (see above). Throws hp::Error(usage) on a name clash.

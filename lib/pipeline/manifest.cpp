@@ -202,6 +202,7 @@ void to_json(json& j, const MeshEntry& v) {
          {"outputs", v.outputs},
          {"stages", v.stages},
          {"seconds", v.seconds}};
+    if (v.part) j["part"] = *v.part;
 }
 void from_json(const json& j, MeshEntry& v) {
     const Fields f(j);
@@ -225,6 +226,8 @@ void from_json(const json& j, MeshEntry& v) {
     f.get("outputs", v.outputs);
     f.get("stages", v.stages);
     f.get("seconds", v.seconds);
+    std::string part;
+    v.part = f.get_if("part", part) ? std::optional(part) : std::nullopt;
     // Only a planned output has no size and hash yet.
     if (v.status != MeshStatus::planned)
         for (std::size_t i = 0; i < v.outputs.size(); ++i)

@@ -63,6 +63,7 @@ struct MeshEntry {
     std::vector<OutputRecord> outputs;
     std::vector<StageRecord> stages;
     double seconds = 0;
+    std::optional<std::string> part;  // an assembly's geometry ("@G"), written only then
 };
 
 struct Summary {

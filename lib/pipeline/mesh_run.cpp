@@ -33,8 +33,9 @@ void run_stages(const MeshRun& run, const MeshJob& job, MeshEntry& entry, std::s
     for (const auto& s : run.pipeline.stages) fs::remove(dir / s.spec->output_name, ec);
 
     std::map<std::string, LoadedMesh> meshes;  // by load options
-    auto load = [&](const MeshLoadOptions& mopt) -> const LoadedMesh& {
-        const std::string key = nlohmann::json{mopt.scale, mopt.units, mopt.weld_tolerance}.dump();
+    auto load = [&](MeshLoadOptions mopt) -> const LoadedMesh& {
+        if (mopt.part.empty()) mopt.part = job.part;  // an assembly's geometry (batch.hpp)
+        const std::string key = nlohmann::json{mopt.scale, mopt.units, mopt.weld_tolerance, mopt.part}.dump();
         auto it = meshes.find(key);
         if (it == meshes.end()) {
             it = meshes.emplace(key, load_mesh(job.mesh, mopt)).first;
@@ -91,6 +92,7 @@ MeshEntry planned_entry(const Pipeline& pipeline, const MeshJob& job) {
     e.name = job.name;
     e.mesh = job.mesh.string();
     e.params_hash = pipeline.params_hash();
+    if (!job.part.empty()) e.part = job.part;
     for (const auto& s : pipeline.stages) {
         OutputRecord& o = e.outputs.emplace_back();
         o.stage = s.spec->name;

@@ -55,7 +55,9 @@ json Pipeline::to_json() const {
         for (const auto& [k, v] : s.given.items()) e[k] = v;
         st.push_back(e);
     }
-    return {{"name", name}, {"description", description}, {"stages", st}};
+    json j = {{"name", name}, {"description", description}, {"stages", st}};
+    if (assembly) j["assembly"] = true;
+    return j;
 }
 
 std::string Pipeline::params_hash() const {
@@ -110,8 +112,8 @@ void apply_overrides(json& raw, const std::vector<Override>& overrides, const st
 Pipeline parse_pipeline(const json& raw, const std::string& source) {
     if (!raw.is_object()) fail_usage(source + ": a pipeline is a JSON object with \"name\" and \"stages\"");
     for (const auto& [k, v] : raw.items())
-        if (k != "name" && k != "description" && k != "stages")
-            fail_usage(source + ": unknown key '" + k + "' (a pipeline has name, description, stages)");
+        if (k != "name" && k != "description" && k != "stages" && k != "assembly")
+            fail_usage(source + ": unknown key '" + k + "' (a pipeline has name, description, stages, assembly)");
     Pipeline p;
     p.source = source;
     if (!raw.contains("name") || !raw["name"].is_string() || raw["name"].get<std::string>().empty())
@@ -123,6 +125,10 @@ Pipeline parse_pipeline(const json& raw, const std::string& source) {
     }
     if (!raw.contains("stages") || !raw["stages"].is_array() || raw["stages"].empty())
         fail_usage(source + ": key 'stages' is missing or not a non-empty array of stages");
+    if (raw.contains("assembly")) {
+        if (!raw["assembly"].is_boolean()) fail_usage(source + ": key 'assembly' must be true or false");
+        p.assembly = raw["assembly"].get<bool>();
+    }
 
     std::set<std::string> made = {"mesh"};
     std::set<std::string> seen;

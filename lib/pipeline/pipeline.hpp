@@ -30,6 +30,7 @@ struct Pipeline {
     std::string source;       // the file it came from (for messages)
     std::string name, description;
     std::vector<StageConfig> stages;
+    bool assembly = false;    // "assembly": true: each mesh file is an assembly (haptic-pipeline --assembly)
 
     // {"name":..,"description":..,"stages":[{"stage":..,<given keys>}]}: the pipeline as run.
     nlohmann::json to_json() const;

@@ -106,6 +106,7 @@ CfmSummary run_cfm(const StageContext& ctx, const CfmParams& p) {
     else if (params.contains("units") && params["units"].is_string()) mopt.units = params["units"].get<std::string>();
     if (p.scale) mopt.scale = *p.scale;
     else if (params.contains("scale") && params["scale"].is_number()) mopt.scale = params["scale"].get<double>();
+    mopt.part = part_or(p.part, params);
     const LoadedMesh& m = ctx.load_mesh(mopt);
     std::vector<std::string> warnings;
     const std::string recorded = shell.metadata.value("source_hash", "");
@@ -128,6 +129,7 @@ CfmSummary run_cfm(const StageContext& ctx, const CfmParams& p) {
                                         {"store", store}, {"units", mopt.units}, {"scale", mopt.scale}}},
                         {"normal_orientation", opt.outward_sign < 0 ? "outward (mesh wound inward, flipped)" : "outward"},
                         {"feature_index", "face: triangle; edge: 3t+i of the lowest triangle t with it; vertex: vertex"}};
+    if (!m.part.empty()) meta["parameters"]["part"] = m.part;
     const auto t_write = std::chrono::steady_clock::now();
     write_cfm_file(ctx.output, meta, map);
     const double write_s = seconds_since(t_write);

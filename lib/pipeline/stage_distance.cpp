@@ -254,6 +254,7 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
     MeshLoadOptions mopt;
     mopt.units = p.units ? *p.units : params.value("units", "");
     mopt.scale = p.scale ? *p.scale : params.value("scale", 1.0);
+    mopt.part = part_or(p.part, params);
     const LoadedMesh& m = ctx.load_mesh(mopt);
     std::vector<std::string> warnings;
     const std::string mismatch = check_source_hash(ctx.mesh.string(), m.source_hash, map_path.string(), "voxelmap",

@@ -103,6 +103,7 @@ PointshellSummary run_pointshell(const StageContext& ctx, const PointshellParams
     MeshLoadOptions mopt;
     mopt.units = p.units ? *p.units : params.value("units", "");
     mopt.scale = p.scale ? *p.scale : params.value("scale", 1.0);
+    mopt.part = part_or(p.part, params);
     const LoadedMesh& m = ctx.load_mesh(mopt);
     std::vector<std::string> warnings;
     const std::string mismatch = check_source_hash(ctx.mesh.string(), m.source_hash, field_path.string(), "field",
@@ -152,6 +153,7 @@ PointshellSummary run_pointshell(const StageContext& ctx, const PointshellParams
                                   {"dims", {g.dims[0], g.dims[1], g.dims[2]}}}},
                         {"normal_source", r.normal_source},
                         {"statistics", stats}};
+    if (!m.part.empty()) meta["parameters"]["part"] = m.part;
     const auto t3 = std::chrono::steady_clock::now();
     write_shell_file(ctx.output, meta, r.shell);
     const double write_s = seconds_since(t3);

@@ -30,10 +30,11 @@ struct VoxelizeParams {
     int connectivity = 26;
     double scale = 1.0;
     std::optional<std::string> units;
+    std::optional<std::string> part;  // one part of an assembly in its own frame (mesh/assembly.hpp)
     std::optional<int> band;  // narrow band in voxels; 0 = dense; unset = dense while it fits comfortably
 };
 
-// --scale/--units of the stages that read the mesh again: unset = the input file's.
+// --scale/--units/--part of the stages that read the mesh again: unset = the input file's.
 struct DistanceParams {
     std::string encoding = "float";
     int precision = 6;
@@ -41,6 +42,7 @@ struct DistanceParams {
     bool force = false;
     std::optional<double> scale;
     std::optional<std::string> units;
+    std::optional<std::string> part;
     std::optional<int> band;  // narrow band in voxels; 0 = dense; unset = the voxelmap's
     std::optional<int> exact_layers;  // dense: exact wherever |layer| <= N; unset = 3 (9 if 6-connected)
 };
@@ -51,6 +53,7 @@ struct PointshellParams {
     bool force = false;
     std::optional<double> scale;
     std::optional<std::string> units;
+    std::optional<std::string> part;
 };
 
 struct SpheretreeParams {
@@ -67,6 +70,7 @@ struct CfmParams {
     bool force = false;
     std::optional<double> scale;
     std::optional<std::string> units;
+    std::optional<std::string> part;
 };
 
 struct OctreeParams {
@@ -257,11 +261,22 @@ StageRun typed_run(std::string stage, R (*run)(const StageContext&, const P&)) {
     };
 }
 
-// --scale and --units of a stage that reads the mesh (as every executable spells them).
+// --scale, --units and --part of a stage that reads the mesh (as every executable spells them).
 template <class P>
 void declare_mesh_options(Declare<P>& d, const std::string& inherit) {
     d(&P::scale, "scale", "multiply mesh coordinates by F (after --units)" + inherit).above_zero();
     d(&P::units, "units", "unit of the mesh file; converts to metres" + inherit).one_of({"mm", "cm", "m", "in"});
+    d(&P::part, "part",
+      "one part of a multi-part file in its own frame: its name, its index or @G for geometry G (haptic-dump FILE "
+      "--parts lists them)" + inherit);
+}
+
+// The part the stage reads: the option when given, else the one `recorded` in the input file's
+// parameters ("" = the whole file).
+inline std::string part_or(const std::optional<std::string>& given, const nlohmann::json& recorded) {
+    if (given) return *given;
+    return recorded.is_object() && recorded.contains("part") && recorded["part"].is_string() ? recorded["part"].get<std::string>()
+                                                                                            : std::string();
 }
 
 }  // namespace hp::pipeline

@@ -116,6 +116,7 @@ VoxelizeSummary run_voxelize(const StageContext& ctx, const VoxelizeParams& p) {
     MeshLoadOptions mopt;
     mopt.scale = p.scale;
     if (p.units) mopt.units = *p.units;
+    if (p.part) mopt.part = *p.part;
     const double voxel_size = p.voxel_size.value_or(0.0);
     const int resolution = p.resolution;
     const int pad = p.pad;
@@ -163,6 +164,7 @@ VoxelizeSummary run_voxelize(const StageContext& ctx, const VoxelizeParams& p) {
     nlohmann::json params{{"voxel_size", s}, {"pad", pad}, {"fill", fill}, {"max_layers", vopt.max_layers},
                           {"connectivity", vopt.connectivity}, {"scale", mopt.scale}, {"units", mopt.units}};
     if (mode.band > 0) params["band"] = mode.band;
+    if (!m.part.empty()) params["part"] = m.part;  // the geometry, so that its files are the same from any instance
     nlohmann::json meta{{"kind", "voxelmap"},
                         {"tool", "haptic-voxelize"},
                         {"tool_version", kVersion},
