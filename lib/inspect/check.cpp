@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "formats/container.hpp"
 #include "formats/vdb.hpp"
+#include "scene/scene_file.hpp"
 
 namespace hp::inspect {
 namespace fs = std::filesystem;
@@ -117,6 +118,8 @@ CheckReport check(const fs::path& path, const MeshLoadOptions& mesh_options) {
         check_container(path, r);
     } else if (vdb::looks_like_vdb(path)) {
         check_vdb(path, r);
+    } else if (scene::looks_like_scene(path)) {
+        check_scene(path, r);
     } else {
         LoadedMesh m = load_mesh(path, mesh_options);  // throws when unreadable
         r.kind = "mesh";

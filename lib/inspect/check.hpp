@@ -41,6 +41,8 @@ void check_container(const std::filesystem::path& path, CheckReport& report);
 // Pointshells and trees (check_shell.cpp): the reader's structural checks (counts, unit normals,
 // links, one leaf per point) and, for trees, that every sphere contains every point below it.
 void check_shell(const std::filesystem::path& path, CheckReport& report);
+// scene.json (describe_scene.cpp): every key, and every prepared file present with its size and hash.
+void check_scene(const std::filesystem::path& path, CheckReport& report);
 // Octrees (describe_octree.cpp): the reader's structure and every voxel inside its ancestors' tight spheres.
 void check_octree(const std::filesystem::path& path, CheckReport& report);
 

@@ -6,6 +6,7 @@
 #include "formats/container.hpp"
 #include "formats/vdb.hpp"
 #include "mesh/assembly.hpp"
+#include "scene/scene_file.hpp"
 
 namespace hp::inspect {
 namespace fs = std::filesystem;
@@ -21,6 +22,7 @@ Summary describe(const fs::path& path, const MeshLoadOptions& mesh_options) {
     require_file(path);
     if (container::looks_like_container(path)) return describe_container(path);
     if (vdb::looks_like_vdb(path)) return describe_vdb(path);
+    if (scene::looks_like_scene(path)) return describe_scene(path);
     return describe_mesh(path, mesh_options);
 }
 

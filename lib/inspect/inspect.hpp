@@ -35,6 +35,7 @@ Summary describe_container(const std::filesystem::path& path);
 // Adds a pointshell's facts (count, spacing, bounds, normals) to its container summary `s`.
 void describe_shell(const std::filesystem::path& path, Summary& s);
 Summary describe_cfm(const std::filesystem::path& path);
+Summary describe_scene(const std::filesystem::path& path);  // scene.json (describe_scene.cpp)
 Summary describe_octree(const std::filesystem::path& path);  // describe_octree.cpp
 // --export obj --level L of an octree: the level's spheres (tight spheres; level 0: the voxels'
 // circumspheres) as icosahedra; returns the sphere count.

@@ -1,6 +1,7 @@
 #include "scene/scene_file.hpp"
 
 #include <cmath>
+#include <fstream>
 #include <system_error>
 
 #include "core/atomic_file.hpp"
@@ -231,6 +232,16 @@ Scene read_scene(const fs::path& path) {
     const json j = json::parse(text, nullptr, false);
     if (j.is_discarded()) fail_input(where, "not a scene file (not valid JSON)");
     return from_json(j, where);
+}
+
+bool looks_like_scene(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::string head(4096, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    const auto brace = head.find_first_not_of(" \t\r\n");
+    return brace != std::string::npos && head[brace] == '{' &&
+           head.find(std::string("\"") + kSceneFormat + "\"") != std::string::npos;
 }
 
 void write_scene(const fs::path& path, const Scene& scene) {

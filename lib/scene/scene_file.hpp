@@ -75,6 +75,8 @@ nlohmann::json to_json(const Scene& scene);
 Scene from_json(const nlohmann::json& j, const std::string& where);
 
 Scene read_scene(const std::filesystem::path& path);
+// Whether the file's first bytes hold the scene format key (what haptic-dump dispatches on).
+bool looks_like_scene(const std::filesystem::path& path);
 // Writes atomically (2-space JSON and a newline); hp::Error(cannot_write) when it cannot.
 void write_scene(const std::filesystem::path& path, const Scene& scene);
 

@@ -8,6 +8,8 @@
                                         and mirrored in x (a reflection)
   make_assembly.py nan OUT.gltf         a box whose node translation is huge enough to overflow (inf)
   make_assembly.py groups OUT.obj       two boxes as `o` groups and a third as a `g` group
+  make_assembly.py broken OUT.gltf      a box and a part whose triangles all have zero area
+  make_assembly.py allbroken OUT.gltf   two parts whose triangles all have zero area
 Units: metres in the files (the mm figures above times 0.001).
 """
 import base64
@@ -92,6 +94,10 @@ def main():
         gltf([b], nodes, path)
     elif kind == "nan":
         gltf([box(0, 0, 0, 1, 1, 1)], [{"name": "lost", "mesh": 0, "translation": [1e39, 0.0, 0.0]}], path)
+    elif kind in ("broken", "allbroken"):
+        flat = ([(0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (2.0, 0.0, 0.0), (3.0, 0.0, 0.0)], [(0, 1, 2), (1, 2, 3)])
+        first = flat if kind == "allbroken" else box(0.0, 0.0, 0.0, 0.01, 0.01, 0.01)
+        gltf([first, flat], [{"name": "first", "mesh": 0}, {"name": "flat", "mesh": 1, "translation": [0.05, 0.0, 0.0]}], path)
     elif kind == "groups":
         with open(path, "w") as f:
             f.write("# three boxes: two `o` objects and a `g` group\n")
