@@ -369,12 +369,13 @@ Cfm load_cfm(const py::object& p) {
     return out;
 }
 
-Mesh load_mesh(const py::object& p, const std::string& units, double scale, bool repair_orientation) {
+Mesh load_mesh(const py::object& p, const std::string& units, double scale, bool repair_orientation,
+               const std::string& part) {
     const fs::path path = to_path(p);
     std::optional<hp::LoadedMesh> lm;
     {
         py::gil_scoped_release release;
-        lm.emplace(hp::load_mesh(path, {.scale = scale, .units = units, .repair_orientation = repair_orientation, .part = {}}));
+        lm.emplace(hp::load_mesh(path, {.scale = scale, .units = units, .repair_orientation = repair_orientation, .part = part}));
     }
     Mesh out;
     out.path = path.string();
@@ -412,7 +413,7 @@ py::object load_any(const py::object& p) {
         }
         return py::cast(load_cfm(p));
     }
-    return py::cast(load_mesh(p, "", 1.0, true));
+    return py::cast(load_mesh(p, "", 1.0, true, ""));
 }
 
 // ---- the query ---------------------------------------------------------------------------------
@@ -658,7 +659,8 @@ PYBIND11_MODULE(_hapticprep, m) {
     m.def("load_tree", &load_tree, py::arg("path"));
     m.def("load_cfm", &load_cfm, py::arg("path"));
     m.def("load_mesh", &load_mesh, py::arg("path"), py::arg("units") = "", py::arg("scale") = 1.0,
-          py::arg("repair_orientation") = true);
+          py::arg("repair_orientation") = true, py::arg("part") = "",
+          "a mesh file flattened, or with part= one part in its own frame (its name, index or \"@G\"; docs/scene.md)");
     m.def("load", &load_any, py::arg("path"), "any file of the toolchain, identified by its content");
     m.def(
         "describe",

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -98,9 +99,29 @@ TriMesh node_soup(const aiScene* scene, const aiNode* node, const Mat3& linear, 
     return soup;
 }
 
-std::uint64_t soup_hash(const TriMesh& soup) {
-    const std::uint64_t h = hash64(soup.vertices.data(), soup.vertices.size() * sizeof(Vec3d));
-    return hash64(soup.triangles.data(), soup.triangles.size() * sizeof(soup.triangles[0]), h);
+// What a part needs to know of an aiMesh before its triangles are copied: a hash of its content
+// (vertices and faces as stored), its triangles and its points/lines. Computed once per mesh.
+struct MeshFacts {
+    std::uint64_t hash = 0;
+    std::size_t triangles = 0, dropped = 0;
+};
+
+MeshFacts mesh_facts(const aiMesh* mesh) {
+    MeshFacts f;
+    if (!mesh || !mesh->mVertices) return f;
+    f.hash = hash64(mesh->mVertices, mesh->mNumVertices * sizeof(aiVector3D));
+    for (unsigned i = 0; i < mesh->mNumFaces; ++i) {
+        const aiFace& face = mesh->mFaces[i];
+        bool valid = face.mNumIndices == 3 && face.mIndices;
+        for (unsigned c = 0; valid && c < 3; ++c) valid = face.mIndices[c] < mesh->mNumVertices;
+        if (!valid) {
+            ++f.dropped;
+            continue;
+        }
+        ++f.triangles;
+        f.hash = hash64(face.mIndices, 3 * sizeof(unsigned), f.hash);
+    }
+    return f;
 }
 
 double det3(const Mat3& a) {
@@ -129,6 +150,7 @@ struct Walker {
     std::string where;
     Assembly& out;
     std::map<std::string, std::size_t> geometry_of;  // content key -> geometry
+    std::vector<std::optional<MeshFacts>> facts;      // by aiMesh index, computed on first use
     std::map<std::string, std::size_t> name_uses;
     std::set<const aiNode*> on_path;
 
@@ -193,24 +215,35 @@ struct Walker {
             baked = det < 0 ? "reflection" : "non-uniform scale";
             key_suffix = "|own " + std::to_string(out.parts.size());  // a geometry of its own
         }
-        std::size_t dropped = 0;
-        TriMesh soup = node_soup(scene, node, linear, dropped);
-        if (soup.triangles.empty()) {
+        // The key: the content of the node's meshes, in order, and what is baked into them.
+        std::string key;
+        std::size_t triangles = 0, dropped = 0;
+        for (unsigned mi = 0; mi < node->mNumMeshes; ++mi) {
+            const unsigned index = node->mMeshes[mi];
+            if (index >= scene->mNumMeshes) continue;
+            if (facts.size() < scene->mNumMeshes) facts.resize(scene->mNumMeshes);
+            if (!facts[index]) facts[index] = mesh_facts(scene->mMeshes[index]);
+            triangles += facts[index]->triangles;
+            dropped += facts[index]->dropped;
+            key += hex64(facts[index]->hash) + ",";
+        }
+        if (triangles == 0) {
             out.notes.push_back("part '" + name + "' has no triangles" +
                                 (dropped > 0 ? std::string(" (points or lines only)") : std::string()) + "; left out");
             return;
         }
+        key += key_suffix;
         AssemblyPart part;
         part.name = name;
         part.index = out.parts.size();
         part.dropped_primitives = dropped;
         part.placement = make_placement(rotation ? r : Mat3{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, t * out.factor);
-        const std::string key = hex64(soup_hash(soup)) + key_suffix;
         auto [it, fresh] = geometry_of.emplace(key, out.geometries.size());
         if (fresh) {
             AssemblyGeometry& g = out.geometries.emplace_back();
             g.id = "g" + std::to_string(it->second);
-            g.soup = std::move(soup);
+            std::size_t ignored = 0;
+            g.soup = node_soup(scene, node, linear, ignored);  // once per geometry
             g.first_part = part.index;
             g.baked = baked;
             if (!baked.empty()) out.notes.push_back("part '" + name + "': its placement's " + baked + " is baked into geometry " + g.id);
@@ -256,7 +289,7 @@ Assembly read_assembly(const std::filesystem::path& path, const MeshLoadOptions&
     out.units = options.units.empty() ? "" : "m";
     out.factor = unit_factor(options.units) * options.scale;
     if (file.scene->mRootNode) {
-        Walker walker{file.scene, where, out, {}, {}, {}};
+        Walker walker{file.scene, where, out, {}, {}, {}, {}};
         const aiNode* root = file.scene->mRootNode;
         walker.visit(root, aiMatrix4x4(), "", 0);
     }

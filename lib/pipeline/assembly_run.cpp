@@ -38,8 +38,8 @@ AssemblyPlan plan_assembly(Pipeline& pipeline, const std::filesystem::path& file
 
     AssemblyPlan plan;
     plan.file = file;
-    plan.assembly = read_assembly(file, mopt);
-    const Assembly& a = plan.assembly;
+    plan.assembly = std::make_shared<const Assembly>(read_assembly(file, mopt));
+    const Assembly& a = *plan.assembly;
     Aabb world;
     for (const AssemblyGeometry& g : a.geometries) plan.local_bounds.push_back(soup_bounds(g.soup, a.factor));
     for (const AssemblyPart& p : a.parts) world.extend(hp::world_bounds(plan.local_bounds[p.geometry], p.placement));
@@ -57,12 +57,12 @@ AssemblyPlan plan_assembly(Pipeline& pipeline, const std::filesystem::path& file
         vox->given.erase("resolution");
     }
     for (std::size_t g = 0; g < a.geometries.size(); ++g)
-        plan.jobs.push_back({a.geometries[g].id, file, "@" + std::to_string(g)});
+        plan.jobs.push_back({a.geometries[g].id, file, "@" + std::to_string(g), plan.assembly});
     return plan;
 }
 
 scene::Scene scene_of(const AssemblyPlan& plan, const Pipeline& pipeline, const Manifest& manifest) {
-    const Assembly& a = plan.assembly;
+    const Assembly& a = *plan.assembly;
     scene::Scene s;
     s.source_file = plan.file.string();
     s.source_name = a.source_name;

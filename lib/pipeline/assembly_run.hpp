@@ -11,6 +11,7 @@
 // scene_of turns the batch's manifest into scene.json (scene/scene_file.hpp): parts, placements,
 // bounds, and per geometry its files with size and hash, or its error.
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,7 @@ namespace hp::pipeline {
 
 struct AssemblyPlan {
     std::filesystem::path file;
-    Assembly assembly;
+    std::shared_ptr<const Assembly> assembly;
     std::vector<Aabb> local_bounds;  // per geometry, in output units
     double voxel_size = 0;
     std::vector<MeshJob> jobs;       // one per geometry, in geometry order

@@ -104,7 +104,7 @@ Manifest run_batch(const Pipeline& pipeline, const std::vector<MeshJob>& jobs, c
         }
         MeshEntry entry;
         const auto prev = previous.find(job.name);
-        if (prev != previous.end() && entries[i].input_hash &&
+        if (prev != previous.end() && entries[i].input_hash && prev->second.part == entries[i].part &&
             still_valid(prev->second, *entries[i].input_hash, head.params_hash, options.outdir, pipeline)) {
             entry = prev->second;
             entry.resumed = true;

@@ -14,12 +14,14 @@
 // shards.cpp (names, shards, --shard auto), merge.cpp; --log: task_log.hpp.
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "mesh/assembly.hpp"
 #include "pipeline/manifest.hpp"
 #include "pipeline/pipeline.hpp"
 
@@ -29,6 +31,9 @@ struct MeshJob {
     std::string name;              // folder name under OUTDIR
     std::filesystem::path mesh;    // as given
     std::string part;              // "": the whole mesh; else the part the stages read (--assembly: "@G")
+    // --assembly: the file already read as parts, so that each stage takes its geometry from it
+    // instead of importing the whole assembly again (the same geometry, the same bytes).
+    std::shared_ptr<const Assembly> assembly;
 };
 
 // Names and orders the meshes (see above). Throws hp::Error(usage) on a name clash.

@@ -121,7 +121,7 @@ Manifest merge_manifests(const std::vector<fs::path>& shard_files, const fs::pat
                        std::to_string(count) + " of the merged list (the shards were given different mesh lists)");
     }
     std::vector<MeshJob> names;
-    for (const auto& e : meshes) names.push_back({e.name, {}, {}});
+    for (const auto& e : meshes) names.push_back({e.name, {}, {}, {}});
     const std::string all_names = names_hash(names);
     for (const auto& [where, hash] : recorded)
         if (!hash.empty() && hash != all_names)

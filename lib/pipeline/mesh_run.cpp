@@ -38,7 +38,13 @@ void run_stages(const MeshRun& run, const MeshJob& job, MeshEntry& entry, std::s
         const std::string key = nlohmann::json{mopt.scale, mopt.units, mopt.weld_tolerance, mopt.part}.dump();
         auto it = meshes.find(key);
         if (it == meshes.end()) {
-            it = meshes.emplace(key, load_mesh(job.mesh, mopt)).first;
+            if (job.assembly && !mopt.part.empty()) {
+                const AssemblyPart& part = job.assembly->select(mopt.part, job.mesh.string());
+                it = meshes.emplace(key, prepare_geometry(*job.assembly, part.geometry, mopt,
+                                                          job.mesh.string() + ": part '" + part.name + "'")).first;
+            } else {
+                it = meshes.emplace(key, load_mesh(job.mesh, mopt)).first;
+            }
             if (entry.diagnostics.is_null()) entry.diagnostics = hp::to_json(it->second.diagnostics);
         }
         return it->second;

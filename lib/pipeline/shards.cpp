@@ -29,7 +29,7 @@ std::vector<MeshJob> plan_meshes(const std::vector<fs::path>& meshes) {
                 fail_usage(m.string() + " and " + meshes[it->second].string() + " have the same file name '" + name +
                            "' (rename one, or convert them in separate batches)");
             names[name] = i;
-            jobs.push_back({name, m, {}});
+            jobs.push_back({name, m, {}, {}});
         }
     std::sort(jobs.begin(), jobs.end(), [](const MeshJob& a, const MeshJob& b) { return a.name < b.name; });
     return jobs;

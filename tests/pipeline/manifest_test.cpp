@@ -58,6 +58,7 @@ Manifest full_example() {
                   output("query", "peg/query.json", 20, "00000000000000dd", false)};
     ok.stages = {{.stage = "voxelize", .seconds = 0.25, .peak_rss_bytes = 4096, .report = json::object()}};
     ok.seconds = 0.5;
+    ok.part = "@0";  // written only for an assembly's geometry
     MeshEntry failed = entry("broken", "in/broken.obj", MeshStatus::failed);
     failed.error = "in/broken.obj: no triangles";
     failed.exit_code = 3;
@@ -104,7 +105,7 @@ TEST(Manifest, WritesTheKeysAndValuesOfTheFormat) {
                      {"stage": "query", "file": "peg/query.json", "bytes": 20, "hash": "00000000000000dd",
                       "deterministic": false}],
          "stages": [{"stage": "voxelize", "seconds": 0.25, "peak_rss_bytes": 4096, "report": {}}],
-         "seconds": 0.5}],
+         "seconds": 0.5, "part": "@0"}],
       "merged_from": ["manifest.shard-1-of-3.json"]})");
     EXPECT_EQ(json(full_example()).dump(2), expected.dump(2));
     Manifest unsharded = full_example();

@@ -158,7 +158,7 @@ protected:
         m.params_hash = "abc";
         m.shard = {index, count};
         std::vector<MeshJob> all;
-        for (const char* n : {"a", "b", "c", "d", "e"}) all.push_back({n, {}, {}});
+        for (const char* n : {"a", "b", "c", "d", "e"}) all.push_back({n, {}, {}, {}});
         m.names_hash = names_hash(all);
         m.batch_meshes = all.size();
         m.peak_rss_scope = "stage";
