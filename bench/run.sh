@@ -26,6 +26,8 @@ for mesh in stanford-bunny fandisk rocker-arm; do
 done
 # Later stages add their rows in bench/stages.sh.
 [ -f bench/stages.sh ] && source bench/stages.sh
+# Assemblies: what preparing 1,000 parts of 10 geometries adds to preparing the 10 (bench/assembly.sh).
+[ -f bench/assembly.sh ] && source bench/assembly.sh
 # Narrow-band fields next to OpenVDB's narrow band and to the dense ones (bench/band.sh).
 [ -f bench/band.sh ] && source bench/band.sh
 # Implicit sphere trees (docs/octree.md): the bunny at 0.001 against itself in shallow contact, next
