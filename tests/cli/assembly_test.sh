@@ -150,4 +150,22 @@ expect_exit 1 "$dump" "$TMP/broken/scene.json" --check
 expect_grep "PROBLEM +part 'flat': geometry g1 was not prepared" "$TMP/out"
 expect_exit 3 "$pipe" "$P/vps-default.json" "$TMP/allbroken.gltf" --assembly -o "$TMP/allbroken" "${small[@]}"
 
+# --- real multi-part files of Debian's assimp-testmodels ------------------------------------------
+M=/usr/share/assimp/models
+if [ -f "$M/glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb" ]; then
+    engine="$M/glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb"
+    expect_exit 0 "$dump" "$engine" --parts --json
+    check "engine: parts of geometries" "$(json_get "$TMP/out" '"%d of %d" % (len(j["parts"]), len(j["geometries"]))')" "67 of 29"
+    check "engine: the most used geometry" "$(json_get "$TMP/out" 'max(g["instances"] for g in j["geometries"])')" 20
+    expect_exit_within 0 300 "$pipe" "$P/voxelmap-only.json" "$engine" --assembly -o "$TMP/engine" --set voxelize.resolution=48
+    check "engine: every geometry prepared" "$(json_get "$TMP/engine/scene.json" 'sum(g["status"] == "ok" for g in j["geometries"])')" 29
+    expect_exit 0 "$dump" "$TMP/engine/scene.json" --check
+    expect_exit 3 "$dump" "$M/glTF2/RecursiveNodes/RecursiveNodes.gltf" --parts
+    expect_one_error_line
+    expect_exit 3 "$dump" "$M/glTF2/BoxWithInfinites-glTF-Binary/BoxWithInfinites.glb" --parts
+    expect_one_error_line
+else
+    echo "skipped: assimp-testmodels is not installed"
+fi
+
 finish
