@@ -43,6 +43,10 @@ Placement make_placement(const Mat3& r, const Vec3d& position) {
         const double z = 0.5 * std::sqrt(std::max(0.0, 1 - r[0][0] - r[1][1] + r[2][2]));
         q = {(r[1][0] - r[0][1]) / (4 * z), (r[0][2] + r[2][0]) / (4 * z), (r[1][2] + r[2][1]) / (4 * z), z};
     }
+    return make_placement(q, position);
+}
+
+Placement make_placement(std::array<double, 4> q, const Vec3d& position) {
     const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     for (double& c : q) c /= n;
     if (q[0] < 0)

@@ -50,6 +50,8 @@ struct Placement {
 // quaternion by Shepperd's method, normalised, its w made non-negative, and the matrix rebuilt
 // from it so that both forms agree.
 Placement make_placement(const std::array<std::array<double, 3>, 3>& rotation, const Vec3d& position);
+// The placement of a quaternion (w, x, y, z; normalised here) and a translation.
+Placement make_placement(std::array<double, 4> quaternion, const Vec3d& position);
 
 struct AssemblyGeometry {
     std::string id;            // "g0", "g1", ...: files are keyed by it

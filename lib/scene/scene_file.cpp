@@ -201,13 +201,8 @@ Scene from_json(const json& j, const std::string& where) {
         const auto q = p.numbers<4>("quaternion");
         const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
         if (std::abs(n - 1) > 1e-6) p.fail("quaternion", "part '" + out.name + "': must be a unit quaternion (w, x, y, z)");
-        const Vec3d t = p.vec("position");
         // The placement from the quaternion, so that the matrix can only agree with it.
-        const auto [w, x, y, z] = std::array<double, 4>{q[0] / n, q[1] / n, q[2] / n, q[3] / n};
-        const std::array<std::array<double, 3>, 3> r{{{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
-                                                     {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
-                                                     {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}}};
-        out.placement = make_placement(r, t);
+        out.placement = make_placement(q, p.vec("position"));
         const auto m = p.numbers<16>("matrix");
         for (std::size_t k = 0; k < 16; ++k)
             if (std::abs(m[k] - out.placement.matrix[k]) > 1e-6 * (1 + std::abs(m[k])))
