@@ -123,10 +123,10 @@ std::vector<std::filesystem::path> write_plots(const std::filesystem::path& dir,
         // Multibody scenes: the narrow phase's median step time against the number of copies (log-log).
         if (hb::copy_counts(scene).size() > 1) {
             hp::plot::LineChart by_count;
-            by_count.title = what.str() + ": narrow phase per step (median over the window) against copies";
+            by_count.title = what.str() + ": narrow phase per step against N";
             by_count.x.label = "copies N";
             by_count.x.log = true;
-            by_count.y.label = "collision time per step (us)";
+            by_count.y.label = "median over the window (us)";
             by_count.y.log = true;
             for (const hb::MethodSummary& m : hb::summarize(runs)) {
                 if (m.rate != rate || m.restitution != restitution || m.count <= 0) continue;
@@ -271,10 +271,12 @@ int main(int argc, char** argv) {
         const std::filesystem::path cache = cache_path.empty() ? default_cache() : std::filesystem::path(cache_path);
         hb::SimHooks hooks;
         hooks.cache_dir = cache;
-        // Each object and pipeline is prepared (or found prepared) once per invocation.
+        // Each mesh and pipeline is prepared (or found prepared) once per invocation, whatever the
+        // objects (copies) that use it.
         std::vector<std::pair<std::string, hb::VpsFiles>> prepared;
         hooks.prepare = [&](const hb::SceneObject& o, const hb::PrepareSpec& p) {
-            std::string key = o.name + "\n" + p.pipeline.string() + "\n" + p.mesh.string();
+            std::string key = (p.mesh.empty() ? o.mesh.string() + "\n" + std::to_string(o.scale) : p.mesh.string()) +
+                              "\n" + p.pipeline.string();
             for (const std::string& s : p.set) key += "\n" + s;
             for (const auto& [k, files] : prepared)
                 if (k == key) return files;

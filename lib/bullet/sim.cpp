@@ -524,6 +524,7 @@ RunResult run_one(const Scene& scene, const std::vector<std::shared_ptr<ObjectGe
             Vec3d moved = os.position - start[d];
             moved = moved - down * dot(moved, down);
             result.max_drift = std::max(result.max_drift, length(moved));
+            if (!result.drift_step && length(moved) > 0.01) result.drift_step = step;
             if (step == scene.steps) {
                 result.drift = std::max(result.drift, length(moved));
                 result.final_pile_penetration = std::max(result.final_pile_penetration, os.pile_penetration);
@@ -674,8 +675,9 @@ std::vector<MethodSummary> summarize(const std::vector<RunResult>& runs) {
     }
     for (std::size_t g = 0; g < out.size(); ++g) {
         MethodSummary& s = out[g];
-        std::vector<double> means, maxes, finals, pile_finals, drifts;
+        std::vector<double> means, maxes, finals, pile_finals, drifts, drift_steps;
         for (const RunResult* r : groups[g]) {
+            drift_steps.push_back(r->drift_step > 0 ? r->drift_step : std::numeric_limits<double>::infinity());
             pile_finals.push_back(r->final_pile_penetration);
             drifts.push_back(r->drift);
             s.max_pile_penetration = std::max(s.max_pile_penetration, r->max_pile_penetration);
@@ -695,6 +697,8 @@ std::vector<MethodSummary> summarize(const std::vector<RunResult>& runs) {
         s.final_penetration = median(finals);
         s.final_pile_penetration = median(pile_finals);
         s.drift = median(drifts);
+        const double ds = median(drift_steps);
+        s.drift_step = std::isfinite(ds) ? int(ds) : 0;
     }
     return out;
 }
@@ -722,6 +726,7 @@ nlohmann::json report_json(const Scene& scene, const std::vector<RunResult>& run
             e["median_final_pile_penetration"] = s.final_pile_penetration;
             e["median_drift"] = s.drift;
             e["max_drift"] = s.max_drift;
+            e["median_drift_step"] = s.drift_step;
         }
         summary.push_back(e);
     }
@@ -742,6 +747,7 @@ nlohmann::json report_json(const Scene& scene, const std::vector<RunResult>& run
             e["final_pile_penetration"] = r.final_pile_penetration;
             e["drift"] = r.drift;
             e["max_drift"] = r.max_drift;
+            e["drift_step"] = r.drift_step;
         }
         if (r.restitution >= 0) e["restitution"] = r.restitution;
         if (steps) {

@@ -171,6 +171,7 @@ struct RunResult {
     // gravity) of a centre of mass from its start, at the end and over all steps (the stack's drift).
     double max_pile_penetration = 0, final_pile_penetration = 0, drift = 0, max_drift = 0;
     double static_moved = 0;  // how far any static object's frame moved (0 unless something is wrong)
+    int drift_step = 0;       // the first step at which a centre of mass drifted more than 1 cm (0: never)
 };
 
 struct SimHooks {
@@ -197,6 +198,7 @@ struct MethodSummary {
     double final_penetration = 0;  // median over the runs
     double max_pile_penetration = 0, final_pile_penetration = 0;  // max; median over the runs
     double drift = 0, max_drift = 0;                                // median; max over the runs
+    int drift_step = 0;                                             // median over the runs (0: never)
     int fell_through = 0;
 };
 std::vector<MethodSummary> summarize(const std::vector<RunResult>& runs);
