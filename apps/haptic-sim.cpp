@@ -12,59 +12,12 @@
 #include "common/tool.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
-#include "pipeline/batch.hpp"
-#include "pipeline/pipeline.hpp"
 #include "plot/plot.hpp"
 #include "scene/scene_file.hpp"
 
 namespace hb = hp::bullet;
-namespace pl = hp::pipeline;
 
 namespace {
-
-std::filesystem::path default_cache() {
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "hapticprep";
-    if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".cache" / "hapticprep";
-    return ".hapticprep-cache";
-}
-
-// A VPS object's field and tree, made by the pipeline into CACHE/prepared/<pipeline>-<hash>/ and
-// reused while the mesh and the parameters stay the same (the pipeline's --resume).
-hb::VpsFiles prepare(const hb::SceneObject& object, const hb::PrepareSpec& spec, const std::filesystem::path& cache,
-                     const hp::app::Tool& tool) {
-    std::vector<pl::Override> overrides;
-    for (const std::string& s : spec.set) overrides.push_back(pl::parse_override(s));
-    const std::filesystem::path mesh = spec.mesh.empty() ? object.mesh : spec.mesh;
-    if (object.scale != 1 && spec.mesh.empty()) {
-        std::ostringstream scale;
-        scale.precision(17);
-        scale << "voxelize.scale=" << object.scale;
-        overrides.push_back(pl::parse_override(scale.str()));
-    }
-    const pl::Pipeline pipeline = pl::load_pipeline(spec.pipeline, overrides);
-    for (const char* stage : {"distance", "spheretree"}) {
-        bool found = false;
-        for (const pl::StageConfig& c : pipeline.stages) found = found || c.spec->name == stage;
-        if (!found)
-            hp::fail_input(spec.pipeline.string(), std::string("the pipeline has no '") + stage +
-                                                       "' stage: a VPS object needs its distance field and tree");
-    }
-    const std::filesystem::path outdir = cache / "prepared" / (pipeline.name + "-" + pipeline.params_hash());
-    const auto jobs = pl::plan_meshes({mesh});
-    pl::BatchOptions options;
-    options.outdir = outdir;
-    options.resume = true;
-    options.batch_meshes = jobs.size();
-    if (tool.text_output())
-        std::fprintf(stderr, "haptic-sim: preparing %s with %s in %s\n", mesh.string().c_str(),
-                     spec.pipeline.string().c_str(), outdir.string().c_str());
-    const pl::Manifest manifest = pl::run_batch(pipeline, jobs, options);
-    const pl::MeshEntry& entry = manifest.meshes.at(0);
-    if (entry.status != pl::MeshStatus::ok)
-        throw hp::Error(static_cast<hp::ExitCode>(entry.exit_code.value_or(3)),
-                        mesh.string() + ": preparing it failed: " + entry.error.value_or("unknown error"));
-    return {outdir / jobs[0].name / "distance.vdb", outdir / jobs[0].name / "spheretree.hps", {}};
-}
 
 // Like the paper's Figures 8 and 10: per rate and restitution, the narrow phase's time per step
 // (log scale) and the first dynamic object's kinetic energy per step (log scale), one series per
@@ -268,24 +221,10 @@ int main(int argc, char** argv) {
             }
             scene.methods = kept;
         }
-        const std::filesystem::path cache = cache_path.empty() ? default_cache() : std::filesystem::path(cache_path);
-        hb::SimHooks hooks;
-        hooks.cache_dir = cache;
-        // Each mesh and pipeline is prepared (or found prepared) once per invocation, whatever the
-        // objects (copies) that use it.
-        std::vector<std::pair<std::string, hb::VpsFiles>> prepared;
-        hooks.prepare = [&](const hb::SceneObject& o, const hb::PrepareSpec& p) {
-            std::string key = (p.mesh.empty() ? o.mesh.string() + "\n" + std::to_string(o.scale) : p.mesh.string()) +
-                              "\n" + p.pipeline.string();
-            for (const std::string& s : p.set) key += "\n" + s;
-            for (const auto& [k, files] : prepared)
-                if (k == key) return files;
-            prepared.emplace_back(key, prepare(o, p, cache, tool));
-            return prepared.back().second;
-        };
-        hooks.note = [&](const std::string& line) {
-            if (!tool.quiet && !tool.json) std::fprintf(stderr, "haptic-sim: %s\n", line.c_str());
-        };
+        const std::filesystem::path cache = cache_path.empty() ? hb::default_cache_dir() : std::filesystem::path(cache_path);
+        const hb::SimHooks hooks = hb::cached_hooks(cache, [&](const std::string& line) {
+            if (tool.text_output()) std::fprintf(stderr, "haptic-sim: %s\n", line.c_str());
+        });
         const std::vector<hb::RunResult> runs = hb::run_scene(scene, hooks);
         // Outputs only once every run is done, each written atomically.
         if (!report_path.empty()) hp::write_file_atomically(report_path, hb::report_json(scene, runs, true).dump(1) + "\n");

@@ -182,6 +182,18 @@ struct SimHooks {
     std::function<void(const std::string&)> note;  // progress lines (which run, cache hits)
 };
 
+// A VPS object's field and tree made by the pipeline of `spec` on the object's mesh (or spec.mesh),
+// as haptic-pipeline PIPELINE MESH -o CACHE/prepared/<pipeline>-<parameters' hash> --resume would:
+// made once, found on later runs. Throws hp::Error: bad_input when the pipeline lacks the distance
+// or spheretree stage, the batch's code when preparing fails.
+VpsFiles prepare_vps_files(const SceneObject& object, const PrepareSpec& spec, const std::filesystem::path& cache,
+                           const std::function<void(const std::string&)>& note);
+// haptic-sim's hooks: prepare_vps_files into `cache`, once per mesh and pipeline; HACD hulls in
+// `cache`; progress lines to `note`.
+SimHooks cached_hooks(const std::filesystem::path& cache, std::function<void(const std::string&)> note);
+// $XDG_CACHE_HOME/hapticprep, else ~/.cache/hapticprep, else .hapticprep-cache.
+std::filesystem::path default_cache_dir();
+
 std::vector<RunResult> run_scene(const Scene& scene, const SimHooks& hooks);
 
 // Runs grouped by (label, rate, restitution, count), over the rotations: the mean of the runs' mean
