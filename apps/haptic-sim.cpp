@@ -155,6 +155,7 @@ int main(int argc, char** argv) {
         "  haptic-sim out/fixture/scene.json --dynamic peg --mass 0.05 --steps 200   # a haptic-pipeline --assembly scene\n");
     std::string scene_path, report_path, csv_path, cache_path, only, plots_path;
     std::vector<std::string> dynamic_parts;
+    std::vector<int> counts;
     double default_mass = 1;
     int steps = 0, rotations = -1;
     tool.cli.add_option("SCENE", scene_path, "scene file (JSON, docs/sim.md)")->required();
@@ -173,6 +174,10 @@ int main(int argc, char** argv) {
                         "mass); repeat for several. Every other part is static");
     tool.cli.add_option("--mass", default_mass, "scene.json: the mass (kg) of the --dynamic parts without =KG (default 1)")
         ->check(CLI::PositiveNumber);
+    tool.cli.add_option("--count", counts, "multibody scenes: run these counts of copies instead of the scene's "
+                                           "(comma-separated)")
+        ->delimiter(',')
+        ->check(CLI::Range(1, 100000));
     tool.cli.add_option("--only", only, "run only these variants of the scene's \"methods\" (comma-separated names)");
     return tool.run(argc, argv, [&] {
         hb::Scene scene;
@@ -206,6 +211,15 @@ int main(int argc, char** argv) {
             if (scene.window_first > steps) scene.window_first = 1;
         }
         if (rotations >= 0) scene.rotations = rotations;
+        if (!counts.empty()) {
+            bool copied = false;
+            for (hb::SceneObject& o : scene.objects)
+                if (o.copies) {
+                    o.copies->counts = counts;
+                    copied = true;
+                }
+            if (!copied) hp::fail_usage("--count: the scene has no object with \"copies\"");
+        }
         if (!only.empty()) {
             std::vector<hb::MethodSpec> kept;
             std::stringstream names(only);

@@ -90,6 +90,8 @@ check "runs: hull at 1 and 3, gimpact at 1 (its max_count)" \
 check "copies named by their object" "$(json_get "$TMP/pile.out.json" 'j["runs"][2]["objects"]')" \
     "['cube#1', 'cube#2', 'cube#3']"
 [ -s "$TMP/plots/cube-pile-count.png" ] && pass "plot against the count" || fail "no cube-pile-count.png"
+expect_exit 0 "$HP_BIN/haptic-sim" "$TMP/pile.json" --count 2 --only hull --report "$TMP/pile2.out.json" --quiet
+check "--count replaces the counts" "$(json_get "$TMP/pile2.out.json" '[r["count"] for r in j["runs"]]')" "[2]"
 
 # The pile's exact penetration between two moving cubes (no gravity): the first overlaps the second
 # by 0.1 m, offset by 0.25 m across; each step's depth of each cube's corners in the other, computed
@@ -102,6 +104,7 @@ cat >"$TMP/two.json" <<'JSON'
     "method": "hull"}]}
 JSON
 expect_exit 0 "$HP_BIN/haptic-sim" "$TMP/two.json" --report "$TMP/two.out.json" --quiet
+expect_exit 2 "$HP_BIN/haptic-sim" "$TMP/two.json" --count 2
 python3 - "$TMP/two.out.json" <<'PY' && pass "pile penetration = the corners' depth in the other cube" || fail "pile penetration"
 import itertools, json, sys
 def rot(q):
