@@ -23,18 +23,19 @@ for scene in ("bunny-pile", "sphere-stack"):
     counts = sorted({s["count"] for s in rows})
     by = {(s["method"], s["count"]): s for s in rows}
     out[scene] = [{k: s.get(k) for k in ("method", "kind", "count", "points", "median_collision_us",
-                                         "mean_collision_us", "mean_contacts", "max_pile_penetration",
+                                         "mean_collision_us", "mean_contacts", "mean_step_contacts", "max_pile_penetration",
                                          "median_final_pile_penetration", "median_drift", "max_drift",
                                          "median_drift_step", "fell_through")} for s in rows]
     w = j["scene"]["window"]
     text.append("")
-    text.append("%s: narrow phase per step, median over steps %d-%d (us; mean in brackets)" % (scene, w[0], w[1]))
+    text.append("%s: narrow phase per step, median over steps %d-%d (us; mean in brackets; contact points of all pairs per step)" % (scene, w[0], w[1]))
     text.append("%-6s" % "N" + "".join("%24s" % m for m in methods))
     for n in counts:
         cells = []
         for m in methods:
             s = by.get((m, n))
-            cells.append("%24s" % ("-" if s is None else "%.1f (%.1f)" % (s["median_collision_us"], s["mean_collision_us"])))
+            cells.append("%24s" % ("-" if s is None else "%.1f (%.1f) %dc" % (s["median_collision_us"], s["mean_collision_us"],
+                                                                          round(s.get("mean_step_contacts", 0)))))
         text.append("%-6d" % n + "".join(cells))
     if len(counts) > 1:
         text.append("%-6s" % "growth" + "".join(

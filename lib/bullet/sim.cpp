@@ -491,6 +491,8 @@ RunResult run_one(const Scene& scene, const std::vector<std::shared_ptr<ObjectGe
         world.stepSimulation(btScalar(dt), 0, btScalar(dt));
         StepRecord rec;
         rec.collision_us = dispatcher.last_us;
+        for (int k = 0; k < dispatcher.getNumManifolds(); ++k)
+            rec.contacts += dispatcher.getManifoldByIndexInternal(k)->getNumContacts();
         for (std::size_t s = 0; s < bodies.size(); ++s) {
             world_of[s] = from_bt(bodies[s].body->getWorldTransform()) * bodies[s].local_from_mesh;
             bodies[s].body->getCollisionShape()->getAabb(bodies[s].body->getWorldTransform(), aabb_min[s], aabb_max[s]);
@@ -552,11 +554,13 @@ RunResult run_one(const Scene& scene, const std::vector<std::shared_ptr<ObjectGe
         if (step < scene.window_first || step > scene.window_last) continue;
         times.push_back(r.collision_us);
         contacts += o.contacts;
+        result.mean_step_contacts += r.contacts;
         result.max_penetration_window = std::max(result.max_penetration_window, o.penetration);
     }
     for (double t : times) result.mean_collision_us += t / double(times.size());
     result.median_collision_us = median(times);
     result.mean_contacts = times.empty() ? 0 : contacts / double(times.size());
+    result.mean_step_contacts = times.empty() ? 0 : result.mean_step_contacts / double(times.size());
     result.final_penetration = result.steps.back().objects.front().penetration;
     result.fell_through = height(scene, result.steps.back().objects.front().position) < 0;
     return result;
@@ -686,6 +690,7 @@ std::vector<MethodSummary> summarize(const std::vector<RunResult>& runs) {
             maxes.push_back(r->max_penetration);
             finals.push_back(r->final_penetration);
             s.mean_contacts += r->mean_contacts / double(groups[g].size());
+            s.mean_step_contacts += r->mean_step_contacts / double(groups[g].size());
             s.max_penetration = std::max(s.max_penetration, r->max_penetration);
             s.max_penetration_window = std::max(s.max_penetration_window, r->max_penetration_window);
             s.fell_through += r->fell_through;
@@ -715,7 +720,8 @@ nlohmann::json report_json(const Scene& scene, const std::vector<RunResult>& run
         json e = {{"method", s.label}, {"kind", s.method}, {"rate", s.rate}, {"runs", s.runs},
                   {"points", s.points}, {"parts", s.parts},
                   {"mean_collision_us", s.mean_collision_us}, {"median_collision_us", s.median_collision_us},
-                  {"mean_contacts", s.mean_contacts}, {"max_penetration", s.max_penetration},
+                  {"mean_contacts", s.mean_contacts}, {"mean_step_contacts", s.mean_step_contacts},
+                  {"max_penetration", s.max_penetration},
                   {"median_max_penetration", s.median_max_penetration},
                   {"max_penetration_window", s.max_penetration_window},
                   {"median_final_penetration", s.final_penetration}, {"fell_through", s.fell_through}};
@@ -736,6 +742,7 @@ nlohmann::json report_json(const Scene& scene, const std::vector<RunResult>& run
         json e = {{"method", r.label}, {"kind", r.method}, {"rate", r.rate}, {"points", r.points}, {"parts", r.parts},
                   {"objects", r.dynamic_objects}, {"mean_collision_us", r.mean_collision_us},
                   {"median_collision_us", r.median_collision_us}, {"mean_contacts", r.mean_contacts},
+                  {"mean_step_contacts", r.mean_step_contacts},
                   {"max_penetration", r.max_penetration}, {"max_penetration_window", r.max_penetration_window},
                   {"final_penetration", r.final_penetration}, {"lowest_height", r.lowest_height},
                   {"first_contact_step", r.first_contact_step}, {"fell_through", r.fell_through},
@@ -759,7 +766,7 @@ nlohmann::json report_json(const Scene& scene, const std::vector<RunResult>& run
                                     {"quaternion", json::array({o.quaternion[0], o.quaternion[1], o.quaternion[2], o.quaternion[3]})},
                                     {"kinetic", o.kinetic}, {"penetration", o.penetration},
                                     {"pile_penetration", o.pile_penetration}});
-                st.push_back({{"collision_us", s.collision_us}, {"objects", objs}});
+                st.push_back({{"collision_us", s.collision_us}, {"contacts", s.contacts}, {"objects", objs}});
             }
             e["steps"] = st;
         }

@@ -144,6 +144,7 @@ struct ObjectStep {
 };
 struct StepRecord {
     double collision_us = 0;           // the narrow phase of the step (dispatchAllCollisionPairs)
+    int contacts = 0;                  // the points of all the dispatcher's manifolds after the step
     std::vector<ObjectStep> objects;   // the scene's dynamic objects, in order
 };
 
@@ -160,6 +161,7 @@ struct RunResult {
     std::vector<StepRecord> steps;
     // Over the window: mean and median narrow-phase time, mean contacts of the first dynamic object.
     double mean_collision_us = 0, median_collision_us = 0, mean_contacts = 0;
+    double mean_step_contacts = 0;  // over the window: the points of all manifolds (every pair), per step
     // First dynamic object: deepest penetration over all steps and over the window, at the end;
     // the lowest centre of mass height (along the first static plane's or box's up direction, else z);
     // the first step with a contact (0: none); whether its centre of mass ends below the ground.
@@ -205,7 +207,7 @@ struct MethodSummary {
     double rate = 0, restitution = -1;
     int count = 0;
     std::size_t runs = 0, points = 0, parts = 0;
-    double mean_collision_us = 0, median_collision_us = 0, mean_contacts = 0;
+    double mean_collision_us = 0, median_collision_us = 0, mean_contacts = 0, mean_step_contacts = 0;
     double max_penetration = 0, median_max_penetration = 0, max_penetration_window = 0;
     double final_penetration = 0;  // median over the runs
     double max_pile_penetration = 0, final_pile_penetration = 0;  // max; median over the runs
