@@ -2,23 +2,29 @@
 """Prints haptic-sim's multibody scenes side by side: the narrow phase's time per step against the
 number of bodies N for every method (bunny-pile: N bunnies dropped into a box; sphere-stack: the
 paper's stack of N balls), the pile's exact penetrations and the stack's drift.
-usage: sim_multibody.py DIR [--json]   DIR: haptic-sim --json outputs bunny-pile.json, sphere-stack.json;
---json: the same tables as one JSON object on stdout."""
+usage: sim_multibody.py DIR... [--json]   DIR: haptic-sim --json outputs bunny-pile.json, sphere-stack.json
+(several folders: their summaries side by side, e.g. runs split with --only); --json: the same tables
+as one JSON object on stdout."""
 import json
 import os
 import sys
 
-d = sys.argv[1]
-as_json = "--json" in sys.argv[2:]
+dirs = [a for a in sys.argv[1:] if a != "--json"]
+as_json = "--json" in sys.argv[1:]
 out = {}
 text = []
 for scene in ("bunny-pile", "sphere-stack"):
-    try:
-        j = json.load(open(os.path.join(d, scene + ".json")))
-    except (OSError, ValueError):
+    j, rows = None, []
+    for d in dirs:
+        try:
+            part = json.load(open(os.path.join(d, scene + ".json")))
+        except (OSError, ValueError):
+            continue
+        j = j or part
+        rows += [s for s in part["summary"] if s.get("count", 0) > 0]
+    if j is None:
         text.append("sim %s: no result" % scene)
         continue
-    rows = [s for s in j["summary"] if s.get("count", 0) > 0]
     methods = list(dict.fromkeys(s["method"] for s in rows))
     counts = sorted({s["count"] for s in rows})
     by = {(s["method"], s["count"]): s for s in rows}
@@ -39,7 +45,7 @@ for scene in ("bunny-pile", "sphere-stack"):
         text.append("%-6d" % n + "".join(cells))
     if len(counts) > 1:
         text.append("%-6s" % "growth" + "".join(
-            "%24s" % ("x%.1f from N=%d to %d" % (by[(m, hi)]["median_collision_us"] / max(by[(m, lo)]["median_collision_us"], 1e-9), lo, hi)
+            "%24s" % ("x%.3g from N=%d to %d" % (by[(m, hi)]["median_collision_us"] / max(by[(m, lo)]["median_collision_us"], 1e-9), lo, hi)
                       if (m, lo) in by and (m, hi) in by else "-")
             for m in methods for lo, hi in [(counts[0], max(c for c in counts if (m, c) in by))]))
     text.append("%s: the pile's exact penetration (mm: max over the run / median at the end), drift across gravity (mm: at the end / max), first step drifting > 1 cm" % scene)
