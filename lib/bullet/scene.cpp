@@ -214,7 +214,7 @@ Scene load_scene(const std::filesystem::path& file) {
                                                                            "runs as haptic-sim SCENE.json --dynamic PART"
                                                                          : ""));
     r.only_keys(j, "", {"name", "description", "gravity", "rate", "steps", "window", "deactivation", "rotations",
-                        "restitution", "objects", "methods"});
+                        "restitution", "objects", "methods", "pile_every"});
     Scene s;
     s.file = file;
     s.name = j.contains("name") ? r.string(j["name"], "name") : file.stem().string();
@@ -240,6 +240,7 @@ Scene load_scene(const std::filesystem::path& file) {
         if (rot.contains("count")) s.rotations = r.integer(rot["count"], "rotations.count", 0);
         if (rot.contains("seed")) s.rotation_seed = static_cast<std::uint64_t>(r.integer(rot["seed"], "rotations.seed", 0));
     }
+    if (j.contains("pile_every")) s.pile_every = r.integer(j["pile_every"], "pile_every", 1);
     if (j.contains("restitution")) s.restitutions = r.numbers(j["restitution"], "restitution", 0, false);
 
     if (!j.contains("objects") || !j["objects"].is_array() || j["objects"].empty())

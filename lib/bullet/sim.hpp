@@ -103,6 +103,7 @@ struct Scene {
     std::vector<double> restitutions;       // sweep: the dynamic objects' restitution (empty: as given)
     std::vector<SceneObject> objects;
     std::vector<MethodSpec> methods;        // run variants; empty: one run with the objects' own methods
+    int pile_every = 1;                     // the pile's penetrations between moving bodies every this many steps (and the last)
     std::string source_kind = "sim";        // "sim": a haptic-sim scene file; "assembly": a scene.json
 };
 
