@@ -3,6 +3,7 @@
 // energy and the exact penetration (Sagardia et al. 2014, section 4). Scenes: docs/sim.md; the
 // runs: lib/bullet/sim.hpp. Built only with lib/bullet.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -11,58 +12,12 @@
 #include "common/tool.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
-#include "pipeline/batch.hpp"
-#include "pipeline/pipeline.hpp"
 #include "plot/plot.hpp"
+#include "scene/scene_file.hpp"
 
 namespace hb = hp::bullet;
-namespace pl = hp::pipeline;
 
 namespace {
-
-std::filesystem::path default_cache() {
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "hapticprep";
-    if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".cache" / "hapticprep";
-    return ".hapticprep-cache";
-}
-
-// A VPS object's field and tree, made by the pipeline into CACHE/prepared/<pipeline>-<hash>/ and
-// reused while the mesh and the parameters stay the same (the pipeline's --resume).
-hb::VpsFiles prepare(const hb::SceneObject& object, const hb::PrepareSpec& spec, const std::filesystem::path& cache,
-                     const hp::app::Tool& tool) {
-    std::vector<pl::Override> overrides;
-    for (const std::string& s : spec.set) overrides.push_back(pl::parse_override(s));
-    const std::filesystem::path mesh = spec.mesh.empty() ? object.mesh : spec.mesh;
-    if (object.scale != 1 && spec.mesh.empty()) {
-        std::ostringstream scale;
-        scale.precision(17);
-        scale << "voxelize.scale=" << object.scale;
-        overrides.push_back(pl::parse_override(scale.str()));
-    }
-    const pl::Pipeline pipeline = pl::load_pipeline(spec.pipeline, overrides);
-    for (const char* stage : {"distance", "spheretree"}) {
-        bool found = false;
-        for (const pl::StageConfig& c : pipeline.stages) found = found || c.spec->name == stage;
-        if (!found)
-            hp::fail_input(spec.pipeline.string(), std::string("the pipeline has no '") + stage +
-                                                       "' stage: a VPS object needs its distance field and tree");
-    }
-    const std::filesystem::path outdir = cache / "prepared" / (pipeline.name + "-" + pipeline.params_hash());
-    const auto jobs = pl::plan_meshes({mesh});
-    pl::BatchOptions options;
-    options.outdir = outdir;
-    options.resume = true;
-    options.batch_meshes = jobs.size();
-    if (tool.text_output())
-        std::fprintf(stderr, "haptic-sim: preparing %s with %s in %s\n", mesh.string().c_str(),
-                     spec.pipeline.string().c_str(), outdir.string().c_str());
-    const pl::Manifest manifest = pl::run_batch(pipeline, jobs, options);
-    const pl::MeshEntry& entry = manifest.meshes.at(0);
-    if (entry.status != pl::MeshStatus::ok)
-        throw hp::Error(static_cast<hp::ExitCode>(entry.exit_code.value_or(3)),
-                        mesh.string() + ": preparing it failed: " + entry.error.value_or("unknown error"));
-    return {outdir / jobs[0].name / "distance.vdb", outdir / jobs[0].name / "spheretree.hps", {}};
-}
 
 // Like the paper's Figures 8 and 10: per rate and restitution, the narrow phase's time per step
 // (log scale) and the first dynamic object's kinetic energy per step (log scale), one series per
@@ -95,8 +50,9 @@ std::vector<std::filesystem::path> write_plots(const std::filesystem::path& dir,
         energy.title = what.str() + ": kinetic energy";
         energy.y.label = "kinetic energy (J)";
         energy.y.log = true;
+        const int first_count = runs.empty() ? 0 : runs.front().count;
         for (const hb::RunResult& r : runs) {
-            if (r.rate != rate || r.restitution != restitution || r.rotation > 0) continue;
+            if (r.rate != rate || r.restitution != restitution || r.rotation > 0 || r.count != first_count) continue;
             hp::plot::Series t, e;
             t.name = e.name = r.label;
             for (std::size_t k = 0; k < r.steps.size(); ++k) {
@@ -117,6 +73,30 @@ std::vector<std::filesystem::path> write_plots(const std::filesystem::path& dir,
         hp::plot::write_png(ep, {energy}, 1000, 540);
         written.push_back(tp);
         written.push_back(ep);
+        // Multibody scenes: the narrow phase's median step time against the number of copies (log-log).
+        if (hb::copy_counts(scene).size() > 1) {
+            hp::plot::LineChart by_count;
+            by_count.title = what.str() + ": narrow phase per step against N";
+            by_count.x.label = "copies N";
+            by_count.x.log = true;
+            by_count.y.label = "median over the window (us)";
+            by_count.y.log = true;
+            for (const hb::MethodSummary& m : hb::summarize(runs)) {
+                if (m.rate != rate || m.restitution != restitution || m.count <= 0) continue;
+                auto it = std::find_if(by_count.series.begin(), by_count.series.end(),
+                                       [&](const hp::plot::Series& x) { return x.name == m.label; });
+                if (it == by_count.series.end()) {
+                    by_count.series.emplace_back();
+                    it = std::prev(by_count.series.end());
+                    it->name = m.label;
+                }
+                it->x.push_back(double(m.count));
+                it->y.push_back(std::max(m.median_collision_us, 1e-3));
+            }
+            const std::filesystem::path cp = dir / (stem.str() + "-count.png");
+            hp::plot::write_png(cp, {by_count}, 1000, 540);
+            written.push_back(cp);
+        }
     }
     return written;
 }
@@ -128,16 +108,30 @@ std::string text_summary(const hb::Scene& scene, const std::vector<hb::RunResult
                   scene.window_first, scene.window_last,
                   scene.rotations > 0 ? (", " + std::to_string(scene.rotations) + " random rotations each").c_str() : "");
     out << line;
-    std::snprintf(line, sizeof line, "%-16s %-8s %6s %6s %5s %8s %12s %12s %9s %13s %13s %6s\n", "method", "kind", "rate",
+    const bool copies = hb::copy_counts(scene).front() > 0;
+    std::snprintf(line, sizeof line, "%-16s %-8s %6s %6s %5s %8s %12s %12s %9s %13s %13s %6s", "method", "kind", "rate",
                   "restit", "runs", "points", "mean us", "median us", "contacts", "max pen mm", "median pen mm", "fell");
     out << line;
+    // Multibody scenes: the copies, the pile's deepest exact penetration (any body into any other),
+    // the largest drift across gravity at the end.
+    if (copies) {
+        std::snprintf(line, sizeof line, " %6s %12s %14s %9s", "N", "pile pen mm", "final pile mm", "drift mm");
+        out << line;
+    }
+    out << "\n";
     for (const hb::MethodSummary& s : hb::summarize(runs)) {
-        std::snprintf(line, sizeof line, "%-16s %-8s %6g %6s %5zu %8zu %12.2f %12.2f %9.2f %13.2f %13.2f %6d\n",
+        std::snprintf(line, sizeof line, "%-16s %-8s %6g %6s %5zu %8zu %12.2f %12.2f %9.2f %13.2f %13.2f %6d",
                       s.label.c_str(), s.method.c_str(), s.rate,
                       s.restitution >= 0 ? std::to_string(s.restitution).substr(0, 4).c_str() : "-", s.runs, s.points,
                       s.mean_collision_us, s.median_collision_us, s.mean_contacts, s.max_penetration * 1000,
                       s.median_max_penetration * 1000, s.fell_through);
         out << line;
+        if (copies) {
+            std::snprintf(line, sizeof line, " %6d %12.2f %14.2f %9.2f", s.count, s.max_pile_penetration * 1000,
+                          s.final_pile_penetration * 1000, s.drift * 1000);
+            out << line;
+        }
+        out << "\n";
     }
     return out.str();
 }
@@ -156,8 +150,13 @@ int main(int argc, char** argv) {
         "  haptic-sim scenes/bouncing-ball.json\n"
         "  haptic-sim scenes/bunny-drop-box.json --report bunny.json --csv bunny.csv --plots plots\n"
         "  haptic-sim scenes/bunny-drop-plane.json --only vps-799,hacd --rotations 3 --json\n"
-        "  haptic-sim my-scene.json --steps 100 --cache /tmp/hp-cache --quiet --report r.json\n");
+        "  haptic-sim my-scene.json --steps 100 --cache /tmp/hp-cache --quiet --report r.json\n"
+        "  haptic-sim scenes/bunny-pile.json --plots plots     # 1, 8, 64 bunnies dropped into a box\n"
+        "  haptic-sim out/fixture/scene.json --dynamic peg --mass 0.05 --steps 200   # a haptic-pipeline --assembly scene\n");
     std::string scene_path, report_path, csv_path, cache_path, only, plots_path;
+    std::vector<std::string> dynamic_parts;
+    std::vector<int> counts;
+    double default_mass = 1;
     int steps = 0, rotations = -1;
     tool.cli.add_option("SCENE", scene_path, "scene file (JSON, docs/sim.md)")->required();
     tool.cli.add_option("--report", report_path, "write the report with every step (JSON)");
@@ -170,15 +169,57 @@ int main(int argc, char** argv) {
         ->check(CLI::PositiveNumber);
     tool.cli.add_option("--rotations", rotations, "override the scene's number of random rotations")
         ->check(CLI::NonNegativeNumber);
+    tool.cli.add_option("--dynamic", dynamic_parts,
+                        "scene.json of haptic-pipeline --assembly: this part moves (its name or index; NAME=KG gives its "
+                        "mass); repeat for several. Every other part is static");
+    tool.cli.add_option("--mass", default_mass, "scene.json: the mass (kg) of the --dynamic parts without =KG (default 1)")
+        ->check(CLI::PositiveNumber);
+    tool.cli.add_option("--count", counts, "multibody scenes: run these counts of copies instead of the scene's "
+                                           "(comma-separated)")
+        ->delimiter(',')
+        ->check(CLI::Range(1, 100000));
     tool.cli.add_option("--only", only, "run only these variants of the scene's \"methods\" (comma-separated names)");
     return tool.run(argc, argv, [&] {
-        hb::Scene scene = hb::load_scene(scene_path);
+        hb::Scene scene;
+        if (hp::scene::looks_like_scene(scene_path)) {
+            std::vector<hb::DynamicPart> parts;
+            for (const std::string& d : dynamic_parts) {
+                hb::DynamicPart part{d, default_mass};
+                if (const auto eq = d.rfind('='); eq != std::string::npos) {
+                    part.name = d.substr(0, eq);
+                    char* end = nullptr;
+                    const std::string kg = d.substr(eq + 1);
+                    part.mass = std::strtod(kg.c_str(), &end);
+                    if (kg.empty() || *end || !(part.mass > 0) || !std::isfinite(part.mass))
+                        hp::fail_usage("--dynamic " + d + ": the mass after '=' must be a number > 0 (kg)");
+                }
+                parts.push_back(part);
+            }
+            std::vector<std::string> notes;
+            scene = hb::scene_from_assembly(scene_path, parts, &notes);
+            for (const std::string& n : notes)
+                if (tool.text_output()) std::fprintf(stderr, "haptic-sim: %s\n", n.c_str());
+        } else {
+            if (!dynamic_parts.empty())
+                hp::fail_usage("--dynamic: only for a scene.json of haptic-pipeline --assembly; " + scene_path +
+                               " is a haptic-sim scene file (give masses in it)");
+            scene = hb::load_scene(scene_path);
+        }
         if (steps > 0) {
             scene.steps = steps;
             scene.window_last = std::min(scene.window_last, steps);
             if (scene.window_first > steps) scene.window_first = 1;
         }
         if (rotations >= 0) scene.rotations = rotations;
+        if (!counts.empty()) {
+            bool copied = false;
+            for (hb::SceneObject& o : scene.objects)
+                if (o.copies) {
+                    o.copies->counts = counts;
+                    copied = true;
+                }
+            if (!copied) hp::fail_usage("--count: the scene has no object with \"copies\"");
+        }
         if (!only.empty()) {
             std::vector<hb::MethodSpec> kept;
             std::stringstream names(only);
@@ -194,22 +235,10 @@ int main(int argc, char** argv) {
             }
             scene.methods = kept;
         }
-        const std::filesystem::path cache = cache_path.empty() ? default_cache() : std::filesystem::path(cache_path);
-        hb::SimHooks hooks;
-        hooks.cache_dir = cache;
-        // Each object and pipeline is prepared (or found prepared) once per invocation.
-        std::vector<std::pair<std::string, hb::VpsFiles>> prepared;
-        hooks.prepare = [&](const hb::SceneObject& o, const hb::PrepareSpec& p) {
-            std::string key = o.name + "\n" + p.pipeline.string() + "\n" + p.mesh.string();
-            for (const std::string& s : p.set) key += "\n" + s;
-            for (const auto& [k, files] : prepared)
-                if (k == key) return files;
-            prepared.emplace_back(key, prepare(o, p, cache, tool));
-            return prepared.back().second;
-        };
-        hooks.note = [&](const std::string& line) {
-            if (!tool.quiet && !tool.json) std::fprintf(stderr, "haptic-sim: %s\n", line.c_str());
-        };
+        const std::filesystem::path cache = cache_path.empty() ? hb::default_cache_dir() : std::filesystem::path(cache_path);
+        const hb::SimHooks hooks = hb::cached_hooks(cache, [&](const std::string& line) {
+            if (tool.text_output()) std::fprintf(stderr, "haptic-sim: %s\n", line.c_str());
+        });
         const std::vector<hb::RunResult> runs = hb::run_scene(scene, hooks);
         // Outputs only once every run is done, each written atomically.
         if (!report_path.empty()) hp::write_file_atomically(report_path, hb::report_json(scene, runs, true).dump(1) + "\n");

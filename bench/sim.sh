@@ -16,6 +16,20 @@ if [ -x "$bin/haptic-sim" ] && [ -f "$meshes/stanford-bunny.obj" ]; then
             echo "bench: haptic-sim scenes/$scene.json failed" >&2
     done
     python3 bench/sim_report.py "$simdir" "$results"
+    # Multibody scenes (issue 39): 1, 8, 64 bunnies dropped into a box (VPS, HACD; GImpact up to 8)
+    # and the paper's stack of 2, 4, 8 balls, side by side: the narrow phase per step against N, the
+    # pile's exact penetrations, the stack's drift (bench/sim_multibody.py; --json for the same as
+    # JSON), and the plots <scene>-count.png / -time.png / -energy.png in HP_SIM_PLOTS (default
+    # build/sim-plots). BENCH_SIM_MULTIBODY=0 skips them (the pile takes tens of minutes: GImpact).
+    if [ "${BENCH_SIM_MULTIBODY:-1}" != 0 ]; then
+        simplots=${HP_SIM_PLOTS:-build/sim-plots}
+        for scene in sphere-stack bunny-pile; do
+            echo "bench: sim $scene" >&2
+            "$bin/haptic-sim" "scenes/$scene.json" --cache "$simcache" --json --threads 1 --plots "$simplots" \
+                >"$simdir/$scene.json" || echo "bench: haptic-sim scenes/$scene.json failed" >&2
+        done
+        python3 bench/sim_multibody.py "$simdir"
+    fi
     # The ball from BENCH_SIM_HEIGHTS drop heights (default 40; 0 skips): the distribution of the
     # maximum penetration per method, the per-height difference VPS fine - native, the impacts' timing.
     if [ "${BENCH_SIM_HEIGHTS:-40}" -gt 0 ]; then

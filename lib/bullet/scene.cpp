@@ -123,6 +123,36 @@ struct Reader {
         if (j.contains("concavity")) m.concavity = number_at_least(j["concavity"], w + "concavity", 0, true);
     }
 
+    // {"count": N or [N, ...], "layout": "grid" | "column", "spacing": m, "rotate": bool, "seed": S}
+    Copies copies(const json& j, const std::string& key) const {
+        if (!j.is_object()) fail(key, "must be {\"count\": N or [N, ...], \"layout\": \"grid\" or \"column\", ...}");
+        only_keys(j, key, {"count", "layout", "spacing", "rotate", "seed"});
+        Copies c;
+        if (!j.contains("count")) fail(key + ".count", "missing (how many copies; an array: one run per count)");
+        const json& n = j["count"];
+        if (n.is_array()) {
+            if (n.empty()) fail(key + ".count", "must not be empty");
+            for (std::size_t i = 0; i < n.size(); ++i) c.counts.push_back(integer(n[i], key + ".count[" + std::to_string(i) + "]", 1));
+        } else {
+            c.counts.push_back(integer(n, key + ".count", 1));
+        }
+        for (int v : c.counts)
+            if (v > 100000) fail(key + ".count", "at most 100000 copies");
+        if (j.contains("layout")) {
+            const std::string l = string(j["layout"], key + ".layout");
+            if (l == "column") c.layout = Copies::Layout::column;
+            else if (l != "grid") fail(key + ".layout", "must be \"grid\" or \"column\"");
+        }
+        c.rotate = c.layout == Copies::Layout::grid;
+        if (j.contains("spacing")) c.spacing = number_at_least(j["spacing"], key + ".spacing", 0, true);
+        if (j.contains("rotate")) {
+            if (!j["rotate"].is_boolean()) fail(key + ".rotate", "must be true or false");
+            c.rotate = j["rotate"].get<bool>();
+        }
+        if (j.contains("seed")) c.seed = static_cast<std::uint64_t>(integer(j["seed"], key + ".seed", 0));
+        return c;
+    }
+
     // What a method needs of its object.
     void check_method(const SceneObject& o, const MethodSpec& m, const std::string& key) const {
         switch (m.method) {
@@ -177,8 +207,14 @@ Scene load_scene(const std::filesystem::path& file) {
                                       ": not a JSON file (a scene: docs/sim.md)");
     }
     if (!j.is_object()) fail_input(file.string(), "a scene must be a JSON object (docs/sim.md)");
+    // A scene.json of haptic-pipeline --assembly is another format (lib/scene): say so, not "unknown key".
+    if (j.contains("format"))
+        fail_input(file.string(), "format: " + j["format"].dump() + " is not a haptic-sim scene file (docs/sim.md)" +
+                                      (j["format"] == "hapticprep-scene" ? "; a scene.json of haptic-pipeline --assembly "
+                                                                           "runs as haptic-sim SCENE.json --dynamic PART"
+                                                                         : ""));
     r.only_keys(j, "", {"name", "description", "gravity", "rate", "steps", "window", "deactivation", "rotations",
-                        "restitution", "objects", "methods"});
+                        "restitution", "objects", "methods", "pile_every"});
     Scene s;
     s.file = file;
     s.name = j.contains("name") ? r.string(j["name"], "name") : file.stem().string();
@@ -204,6 +240,7 @@ Scene load_scene(const std::filesystem::path& file) {
         if (rot.contains("count")) s.rotations = r.integer(rot["count"], "rotations.count", 0);
         if (rot.contains("seed")) s.rotation_seed = static_cast<std::uint64_t>(r.integer(rot["seed"], "rotations.seed", 0));
     }
+    if (j.contains("pile_every")) s.pile_every = r.integer(j["pile_every"], "pile_every", 1);
     if (j.contains("restitution")) s.restitutions = r.numbers(j["restitution"], "restitution", 0, false);
 
     if (!j.contains("objects") || !j["objects"].is_array() || j["objects"].empty())
@@ -215,7 +252,8 @@ Scene load_scene(const std::filesystem::path& file) {
         if (!o.is_object()) r.fail(key, "must be an object");
         r.only_keys(o, key, {"name", "plane", "box", "sphere", "mesh", "scale", "position", "quaternion", "origin", "mass",
                              "restitution", "friction", "method", "field", "tree", "prepare", "traversal", "level",
-                             "budget_us", "budget_tests", "coherent", "margin", "clusters", "max_vertices", "concavity"});
+                             "budget_us", "budget_tests", "coherent", "margin", "clusters", "max_vertices", "concavity",
+                             "copies"});
         SceneObject obj;
         obj.name = o.contains("name") ? r.string(o["name"], key + ".name") : "object" + std::to_string(i + 1);
         if (!names.insert(obj.name).second) r.fail(key + ".name", "'" + obj.name + "' is used twice");
@@ -272,8 +310,12 @@ Scene load_scene(const std::filesystem::path& file) {
         r.method_keys(o, key, obj.method);
         obj.method.name = method_name(obj.method.method);
         obj.method.object = obj.name;
+        if (o.contains("copies")) obj.copies = r.copies(o["copies"], key + ".copies");
         s.objects.push_back(std::move(obj));
     }
+    std::size_t copied = 0;
+    for (const SceneObject& o : s.objects) copied += o.copies.has_value();
+    if (copied > 1) r.fail("objects", "only one object may have 'copies'");
     std::size_t dynamic = 0;
     for (const SceneObject& o : s.objects) dynamic += o.mass > 0;
     if (dynamic == 0) r.fail("objects", "no object has a mass > 0: nothing moves");
@@ -287,7 +329,7 @@ Scene load_scene(const std::filesystem::path& file) {
             const std::string key = "methods[" + std::to_string(i) + "]";
             if (!m.is_object()) r.fail(key, "must be an object");
             r.only_keys(m, key, {"name", "object", "method", "field", "tree", "prepare", "traversal", "level", "budget_us",
-                                 "budget_tests", "coherent", "margin", "clusters", "max_vertices", "concavity"});
+                                 "budget_tests", "coherent", "margin", "clusters", "max_vertices", "concavity", "max_count"});
             if (!m.contains("object")) r.fail(key + ".object", "missing (the name of the object it applies to)");
             if (!m.contains("method")) r.fail(key + ".method", "missing (vps, gimpact, hull, hacd, native)");
             MethodSpec spec;
@@ -297,6 +339,7 @@ Scene load_scene(const std::filesystem::path& file) {
                 if (o.name == spec.object) target = &o;
             if (!target) r.fail(key + ".object", "no object is named '" + spec.object + "'");
             r.method_keys(m, key, spec);
+            if (m.contains("max_count")) spec.max_count = r.integer(m["max_count"], key + ".max_count", 1);
             spec.name = m.contains("name") ? r.string(m["name"], key + ".name") : method_name(spec.method);
             if (!labels.insert(spec.name).second) r.fail(key + ".name", "'" + spec.name + "' is used twice");
             r.check_method(*target, spec, key);

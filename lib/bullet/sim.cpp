@@ -90,30 +90,83 @@ MassProperties analytic_mass(const SceneObject& o) {
     return m;
 }
 
-ObjectGeometry make_geometry(const SceneObject& o) {
-    ObjectGeometry g;
+// The exact signed distance of a mesh object: its BVH and pseudo-normals (a static mesh, or any
+// mesh of a scene with several dynamic objects: the pile's penetrations).
+void add_distance(ObjectGeometry& g) {
+    if (g.bvh || !g.mesh) return;
+    // Signed volume of the triangles as wound: its sign says which way the pseudo-normals point.
+    double v = 0;
+    const auto& m = g.mesh->mesh;
+    for (const auto& t : m.triangles) v += dot(m.vertices[t[0]], cross(m.vertices[t[1]], m.vertices[t[2]]));
+    g.outward = v >= 0 ? 1 : -1;
+    g.bvh = std::make_unique<TriangleBvh>(m);
+    g.normals = std::make_unique<PseudoNormals>(m);
+}
+
+std::shared_ptr<ObjectGeometry> make_geometry(const SceneObject& o) {
+    auto g = std::make_shared<ObjectGeometry>();
     if (!o.mesh.empty()) {
         MeshLoadOptions options;
         options.scale = o.scale;
-        g.mesh = load_mesh(o.mesh, options);
-        if (g.mesh->mesh.triangles.empty()) fail_input(o.mesh.string(), "the mesh has no triangles");
+        options.units = o.units;
+        options.part = o.part;
+        g->mesh = load_mesh(o.mesh, options);
+        if (g->mesh->mesh.triangles.empty()) fail_input(o.mesh.string(), "the mesh has no triangles");
     }
     if (o.shape != SceneObject::Shape::mesh) {
-        g.mass = analytic_mass(o);
-    } else {
-        g.mass = mass_properties_of_mesh(g.mesh->mesh.vertices, g.mesh->mesh.triangles);
-        if (!(g.mass.volume > 0)) fail_input(o.mesh.string(), "the mesh encloses no volume: not a solid for Bullet");
-    }
-    if (o.mass == 0 && o.shape == SceneObject::Shape::mesh) {
-        // Signed volume of the triangles as wound: its sign says which way the pseudo-normals point.
-        double v = 0;
-        const auto& m = g.mesh->mesh;
-        for (const auto& t : m.triangles) v += dot(m.vertices[t[0]], cross(m.vertices[t[1]], m.vertices[t[2]]));
-        g.outward = v >= 0 ? 1 : -1;
-        g.bvh = std::make_unique<TriangleBvh>(m);
-        g.normals = std::make_unique<PseudoNormals>(m);
+        g->mass = analytic_mass(o);
+    } else if (g->mesh) {
+        g->mass = mass_properties_of_mesh(g->mesh->mesh.vertices, g->mesh->mesh.triangles);
+        if (!(g->mass.volume > 0)) fail_input(o.mesh.string(), "the mesh encloses no volume: not a solid for Bullet");
     }
     return g;
+}
+
+// Geometries by what they are made of: the copies of an object and the instances of a scene.json
+// geometry load their mesh (and build its distance) once.
+struct GeometryCache {
+    std::vector<std::pair<std::string, std::shared_ptr<ObjectGeometry>>> loaded;
+    std::shared_ptr<ObjectGeometry> get(const SceneObject& o, bool distance) {
+        std::shared_ptr<ObjectGeometry> g;
+        if (o.shape != SceneObject::Shape::mesh || o.mesh.empty()) {
+            g = make_geometry(o);  // analytic or nothing to load
+        } else {
+            std::ostringstream key;
+            key.precision(17);
+            key << o.mesh.string() << '\n' << o.scale << '\n' << o.units << '\n' << o.part;
+            for (const auto& [k, loaded_g] : loaded)
+                if (k == key.str()) g = loaded_g;
+            if (!g) {
+                g = make_geometry(o);
+                loaded.emplace_back(key.str(), g);
+            }
+        }
+        if (distance && o.shape == SceneObject::Shape::mesh) add_distance(*g);
+        return g;
+    }
+};
+
+double bounding_diameter(const SceneObject& o, const ObjectGeometry& g) {
+    switch (o.shape) {
+    case SceneObject::Shape::sphere: return 2 * o.radius;
+    case SceneObject::Shape::box: return 2 * length(o.half_extents);
+    case SceneObject::Shape::plane: return 0;
+    case SceneObject::Shape::mesh: break;
+    }
+    if (!g.mesh) return 0;
+    Aabb box;
+    for (const Vec3d& v : g.mesh->mesh.vertices) box.extend(v);
+    return box.diagonal();
+}
+
+std::array<double, 4> quaternion_product(const std::array<double, 4>& a, const std::array<double, 4>& b) {
+    return {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3], a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+            a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1], a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
+}
+
+// Whether a run variant replaces this object's method (the object itself or a copy of it).
+bool applies_to(const MethodSpec& variant, const SceneObject& o) {
+    return variant.object == o.name || (!o.group.empty() && variant.object == o.group);
 }
 
 // The principal frame of the mass properties: local = R (p - c).
@@ -296,7 +349,7 @@ struct Penetration {
                 break;
             }
             case SceneObject::Shape::mesh: {
-                if (box_distance2(gs.bvh->nodes()[0].box, q) > 0) continue;
+                if (!gs.bvh || box_distance2(gs.bvh->nodes()[0].box, q) > 0) continue;
                 const MeshHit hit = gs.bvh->closest(q);
                 if (hit.triangle == UINT32_MAX) continue;
                 const Vec3d n = gs.normals->at(hit.triangle, hit.closest) * gs.outward;
@@ -348,8 +401,8 @@ struct RunSpec {
     double rate = 0, restitution = -1;
 };
 
-RunResult run_one(const Scene& scene, const std::vector<ObjectGeometry>& geometry, const RunSpec& spec,
-                  const SimHooks& hooks, VpsCache& cache) {
+RunResult run_one(const Scene& scene, const std::vector<std::shared_ptr<ObjectGeometry>>& geometry, const RunSpec& spec,
+                  int count, const SimHooks& hooks, VpsCache& cache) {
     btDefaultCollisionConfiguration config;
     TimedDispatcher dispatcher(&config);
     // VPS-VPS, VPS-plane, VPS-box with this variant's traversal; GImpact's algorithm for its shapes.
@@ -367,16 +420,17 @@ RunResult run_one(const Scene& scene, const std::vector<ObjectGeometry>& geometr
     result.rotation = spec.rotation;
     result.rate = spec.rate;
     result.restitution = spec.restitution;
+    result.count = count;
     std::vector<Body> bodies(scene.objects.size());
     std::vector<std::size_t> dynamic;
     for (std::size_t i = 0; i < scene.objects.size(); ++i) {
         const SceneObject& o = scene.objects[i];
         Body& b = bodies[i];
         b.object = &o;
-        b.geometry = &geometry[i];
-        const MethodSpec& m = spec.variant && spec.variant->object == o.name ? *spec.variant : o.method;
+        b.geometry = geometry[i].get();
+        const MethodSpec& m = spec.variant && applies_to(*spec.variant, o) ? *spec.variant : o.method;
         make_shape(b, m, hooks, cache);
-        if (spec.variant ? spec.variant->object == o.name : o.mass > 0 && result.method.empty()) {
+        if (result.method.empty() && (spec.variant ? applies_to(*spec.variant, o) : o.mass > 0)) {
             result.method = method_name(m.method);
             result.label = spec.variant ? spec.variant->name : m.name;
             result.points = b.points;
@@ -385,7 +439,7 @@ RunResult run_one(const Scene& scene, const std::vector<ObjectGeometry>& geometr
         // World pose of the mesh frame; random rotations turn dynamic objects about their centre of mass.
         // A plane is placed by its normal and offset alone.
         Rigid world_from_mesh = o.shape == SceneObject::Shape::plane ? Rigid{} : rigid_of(o.quaternion, o.position);
-        const Vec3d com = geometry[i].mass.center_of_mass;
+        const Vec3d com = geometry[i]->mass.center_of_mass;
         if (o.position_is_center_of_mass) world_from_mesh.t = o.position - world_from_mesh.rotate(com);
         if (o.mass > 0 && spec.rotation >= 0) {
             const Vec3d com_world = world_from_mesh(com);
@@ -398,7 +452,7 @@ RunResult run_one(const Scene& scene, const std::vector<ObjectGeometry>& geometr
             if (m.method == Method::vps || m.method == Method::native) {
                 b.shapes[0]->calculateLocalInertia(btScalar(o.mass), inertia);
             } else {
-                const MassProperties& mp = geometry[i].mass;
+                const MassProperties& mp = geometry[i]->mass;
                 inertia = to_bt(mp.principal_moments * (o.mass / mp.volume));
             }
         }
@@ -424,12 +478,30 @@ RunResult run_one(const Scene& scene, const std::vector<ObjectGeometry>& geometr
 
     const double dt = 1.0 / spec.rate;
     result.steps.reserve(static_cast<std::size_t>(scene.steps));
+    // The drift is measured across gravity (along z without gravity).
+    const Vec3d down = length(scene.gravity) > 0 ? normalized(scene.gravity) : Vec3d{0, 0, -1};
+    std::vector<Vec3d> start;
+    for (std::size_t i : dynamic) start.push_back(from_bt(bodies[i].body->getWorldTransform().getOrigin()));
+    std::vector<Vec3d> static_start;
+    for (const Body& b : bodies) static_start.push_back(from_bt(b.body->getWorldTransform().getOrigin()));
+    std::vector<Rigid> world_of(bodies.size());
+    std::vector<btVector3> aabb_min(bodies.size()), aabb_max(bodies.size());
     for (int step = 1; step <= scene.steps; ++step) {
         dispatcher.last_us = 0;
         world.stepSimulation(btScalar(dt), 0, btScalar(dt));
         StepRecord rec;
         rec.collision_us = dispatcher.last_us;
-        for (std::size_t i : dynamic) {
+        for (int k = 0; k < dispatcher.getNumManifolds(); ++k)
+            rec.contacts += dispatcher.getManifoldByIndexInternal(k)->getNumContacts();
+        for (std::size_t s = 0; s < bodies.size(); ++s) {
+            world_of[s] = from_bt(bodies[s].body->getWorldTransform()) * bodies[s].local_from_mesh;
+            bodies[s].body->getCollisionShape()->getAabb(bodies[s].body->getWorldTransform(), aabb_min[s], aabb_max[s]);
+        }
+        // Between moving bodies every pile_every steps and at the last (each costs a BVH query per
+        // vertex in the other's box: seconds a step for a pile of 64 bunnies); the statics every step.
+        const bool pile_step = step % scene.pile_every == 0 || step == scene.steps;
+        for (std::size_t d = 0; d < dynamic.size(); ++d) {
+            const std::size_t i = dynamic[d];
             const Body& b = bodies[i];
             ObjectStep os;
             for (int k = 0; k < dispatcher.getNumManifolds(); ++k) {
@@ -444,15 +516,33 @@ RunResult run_one(const Scene& scene, const std::vector<ObjectGeometry>& geometr
             const btQuaternion q = to_bt(world_a).getRotation();
             os.quaternion = {double(q.w()), double(q.x()), double(q.y()), double(q.z())};
             for (std::size_t s = 0; s < bodies.size(); ++s) {
-                if (scene.objects[s].mass > 0) continue;
-                const Rigid world_s = from_bt(bodies[s].body->getWorldTransform()) * bodies[s].local_from_mesh;
-                os.penetration = std::max(os.penetration, Penetration::into(*b.object, *b.geometry, world_a,
-                                                                           scene.objects[s], geometry[s], world_s));
+                if (s == i) continue;
+                const bool other_dynamic = scene.objects[s].mass > 0;
+                // Another dynamic object only where the boxes overlap (a static plane's box is all space).
+                if (other_dynamic && !pile_step) continue;
+                if (other_dynamic && !TestAabbAgainstAabb2(aabb_min[i], aabb_max[i], aabb_min[s], aabb_max[s])) continue;
+                const double depth =
+                    Penetration::into(*b.object, *b.geometry, world_a, scene.objects[s], *geometry[s], world_of[s]);
+                if (!other_dynamic) os.penetration = std::max(os.penetration, depth);
+                os.pile_penetration = std::max(os.pile_penetration, depth);
+            }
+            result.max_pile_penetration = std::max(result.max_pile_penetration, os.pile_penetration);
+            Vec3d moved = os.position - start[d];
+            moved = moved - down * dot(moved, down);
+            result.max_drift = std::max(result.max_drift, length(moved));
+            if (!result.drift_step && length(moved) > 0.01) result.drift_step = step;
+            if (step == scene.steps) {
+                result.drift = std::max(result.drift, length(moved));
+                result.final_pile_penetration = std::max(result.final_pile_penetration, os.pile_penetration);
             }
             rec.objects.push_back(os);
         }
         result.steps.push_back(std::move(rec));
     }
+    for (std::size_t s = 0; s < bodies.size(); ++s)
+        if (scene.objects[s].mass == 0)
+            result.static_moved = std::max(
+                result.static_moved, length(from_bt(bodies[s].body->getWorldTransform().getOrigin()) - static_start[s]));
     for (Body& b : bodies) world.removeRigidBody(b.body.get());
 
     // The summary of the first dynamic object.
@@ -468,11 +558,13 @@ RunResult run_one(const Scene& scene, const std::vector<ObjectGeometry>& geometr
         if (step < scene.window_first || step > scene.window_last) continue;
         times.push_back(r.collision_us);
         contacts += o.contacts;
+        result.mean_step_contacts += r.contacts;
         result.max_penetration_window = std::max(result.max_penetration_window, o.penetration);
     }
     for (double t : times) result.mean_collision_us += t / double(times.size());
     result.median_collision_us = median(times);
     result.mean_contacts = times.empty() ? 0 : contacts / double(times.size());
+    result.mean_step_contacts = times.empty() ? 0 : result.mean_step_contacts / double(times.size());
     result.final_penetration = result.steps.back().objects.front().penetration;
     result.fell_through = height(scene, result.steps.back().objects.front().position) < 0;
     return result;
@@ -480,9 +572,58 @@ RunResult run_one(const Scene& scene, const std::vector<ObjectGeometry>& geometr
 
 }  // namespace
 
+std::vector<int> copy_counts(const Scene& scene) {
+    for (const SceneObject& o : scene.objects)
+        if (o.copies) return o.copies->counts;
+    return {0};
+}
+
+Scene expand_copies(const Scene& scene, int count, const std::vector<Vec3d>& center_of_mass,
+                    const std::vector<double>& bounding_diameter) {
+    Scene out = scene;
+    out.objects.clear();
+    for (std::size_t k = 0; k < scene.objects.size(); ++k) {
+        const SceneObject& o = scene.objects[k];
+        if (!o.copies) {
+            out.objects.push_back(o);
+            continue;
+        }
+        const Copies& c = *o.copies;
+        const double spacing = c.spacing > 0 ? c.spacing : bounding_diameter[k] > 0 ? 1.2 * bounding_diameter[k] : 1;
+        // Where the original's centre of mass is: the copies are laid out from it.
+        const Rigid placed = rigid_of(o.quaternion, o.position);
+        const Vec3d com = o.position_is_center_of_mass ? o.position : placed(center_of_mass[k]);
+        int side = 1;
+        while (side * side * side < count) ++side;
+        for (int i = 0; i < count; ++i) {
+            SceneObject copy = o;
+            copy.copies.reset();
+            copy.name = o.name + "#" + std::to_string(i + 1);
+            copy.group = o.name;
+            copy.method.object = copy.name;
+            Vec3d offset{0, 0, spacing * i};
+            if (c.layout == Copies::Layout::grid) {
+                const double mid = 0.5 * (side - 1);
+                offset = {spacing * (i % side - mid), spacing * ((i / side) % side - mid), spacing * (i / (side * side))};
+            }
+            copy.position = com + offset;
+            copy.position_is_center_of_mass = true;
+            if (c.rotate) copy.quaternion = quaternion_product(random_rotation(c.seed, i), o.quaternion);
+            out.objects.push_back(std::move(copy));
+        }
+    }
+    return out;
+}
+
 std::vector<RunResult> run_scene(const Scene& scene, const SimHooks& hooks) {
-    std::vector<ObjectGeometry> geometry;
-    for (const SceneObject& o : scene.objects) geometry.push_back(make_geometry(o));
+    GeometryCache geometries;
+    std::vector<Vec3d> coms;
+    std::vector<double> diameters;
+    for (const SceneObject& o : scene.objects) {
+        const auto g = geometries.get(o, false);
+        coms.push_back(g->mass.center_of_mass);
+        diameters.push_back(bounding_diameter(o, *g));
+    }
     std::vector<const MethodSpec*> variants;
     for (const MethodSpec& m : scene.methods) variants.push_back(&m);
     if (variants.empty()) variants.push_back(nullptr);
@@ -490,19 +631,31 @@ std::vector<RunResult> run_scene(const Scene& scene, const SimHooks& hooks) {
     if (restitutions.empty()) restitutions.push_back(-1);
     std::vector<RunResult> runs;
     VpsCache cache;
-    for (double rate : scene.rates)
+    for (int count : copy_counts(scene)) {
+        const Scene s = count > 0 ? expand_copies(scene, count, coms, diameters) : scene;
+        std::size_t dynamic = 0;
+        for (const SceneObject& o : s.objects) dynamic += o.mass > 0;
+        // Each object's geometry, shared by copies and instances; the exact distance of every static
+        // mesh, and of every mesh when several bodies move (the pile's penetrations).
+        std::vector<std::shared_ptr<ObjectGeometry>> geometry;
+        for (const SceneObject& o : s.objects) geometry.push_back(geometries.get(o, o.mass == 0 || dynamic > 1));
+    for (double rate : s.rates)
         for (double restitution : restitutions)
             for (const MethodSpec* variant : variants)
-                for (int rot = scene.rotations > 0 ? 0 : -1; rot < std::max(scene.rotations, 0); ++rot) {
+                for (int rot = s.rotations > 0 ? 0 : -1; rot < std::max(s.rotations, 0); ++rot) {
+                    if (variant && variant->max_count > 0 && count > variant->max_count) continue;
                     if (hooks.note) {
                         std::ostringstream line;
-                        line << "run " << (variant ? variant->name : std::string("scene")) << " at " << rate << " Hz";
+                        line << "run " << (variant ? variant->name : std::string("scene"));
+                        if (count > 0) line << " with " << count << " copies";
+                        line << " at " << rate << " Hz";
                         if (restitution >= 0) line << ", restitution " << restitution;
                         if (rot >= 0) line << ", rotation " << rot + 1 << "/" << scene.rotations;
                         hooks.note(line.str());
                     }
-                    runs.push_back(run_one(scene, geometry, RunSpec{variant, rot, rate, restitution}, hooks, cache));
+                    runs.push_back(run_one(s, geometry, RunSpec{variant, rot, rate, restitution}, count, hooks, cache));
                 }
+    }
     return runs;
 }
 
@@ -511,13 +664,16 @@ std::vector<MethodSummary> summarize(const std::vector<RunResult>& runs) {
     std::vector<std::vector<const RunResult*>> groups;
     for (const RunResult& r : runs) {
         std::size_t g = 0;
-        while (g < out.size() && !(out[g].label == r.label && out[g].rate == r.rate && out[g].restitution == r.restitution)) ++g;
+        while (g < out.size() && !(out[g].label == r.label && out[g].rate == r.rate && out[g].restitution == r.restitution &&
+                                   out[g].count == r.count))
+            ++g;
         if (g == out.size()) {
             MethodSummary s;
             s.label = r.label;
             s.method = r.method;
             s.rate = r.rate;
             s.restitution = r.restitution;
+            s.count = r.count;
             s.points = r.points;
             s.parts = r.parts;
             out.push_back(s);
@@ -527,12 +683,18 @@ std::vector<MethodSummary> summarize(const std::vector<RunResult>& runs) {
     }
     for (std::size_t g = 0; g < out.size(); ++g) {
         MethodSummary& s = out[g];
-        std::vector<double> means, maxes, finals;
+        std::vector<double> means, maxes, finals, pile_finals, drifts, drift_steps;
         for (const RunResult* r : groups[g]) {
+            drift_steps.push_back(r->drift_step > 0 ? r->drift_step : std::numeric_limits<double>::infinity());
+            pile_finals.push_back(r->final_pile_penetration);
+            drifts.push_back(r->drift);
+            s.max_pile_penetration = std::max(s.max_pile_penetration, r->max_pile_penetration);
+            s.max_drift = std::max(s.max_drift, r->max_drift);
             means.push_back(r->mean_collision_us);
             maxes.push_back(r->max_penetration);
             finals.push_back(r->final_penetration);
             s.mean_contacts += r->mean_contacts / double(groups[g].size());
+            s.mean_step_contacts += r->mean_step_contacts / double(groups[g].size());
             s.max_penetration = std::max(s.max_penetration, r->max_penetration);
             s.max_penetration_window = std::max(s.max_penetration_window, r->max_penetration_window);
             s.fell_through += r->fell_through;
@@ -542,6 +704,10 @@ std::vector<MethodSummary> summarize(const std::vector<RunResult>& runs) {
         for (const RunResult* r : groups[g]) s.median_collision_us += r->median_collision_us / double(groups[g].size());
         s.median_max_penetration = median(maxes);
         s.final_penetration = median(finals);
+        s.final_pile_penetration = median(pile_finals);
+        s.drift = median(drifts);
+        const double ds = median(drift_steps);
+        s.drift_step = std::isfinite(ds) ? int(ds) : 0;
     }
     return out;
 }
@@ -550,7 +716,7 @@ nlohmann::json report_json(const Scene& scene, const std::vector<RunResult>& run
     using nlohmann::json;
     auto vec = [](Vec3d v) { return json::array({v.x, v.y, v.z}); };
     json j;
-    j["scene"] = {{"name", scene.name}, {"file", scene.file.string()}, {"steps", scene.steps},
+    j["scene"] = {{"name", scene.name}, {"file", scene.file.string()}, {"kind", scene.source_kind}, {"steps", scene.steps},
                   {"window", json::array({scene.window_first, scene.window_last})}, {"rotations", scene.rotations},
                   {"gravity", vec(scene.gravity)}};
     json summary = json::array();
@@ -558,11 +724,20 @@ nlohmann::json report_json(const Scene& scene, const std::vector<RunResult>& run
         json e = {{"method", s.label}, {"kind", s.method}, {"rate", s.rate}, {"runs", s.runs},
                   {"points", s.points}, {"parts", s.parts},
                   {"mean_collision_us", s.mean_collision_us}, {"median_collision_us", s.median_collision_us},
-                  {"mean_contacts", s.mean_contacts}, {"max_penetration", s.max_penetration},
+                  {"mean_contacts", s.mean_contacts}, {"mean_step_contacts", s.mean_step_contacts},
+                  {"max_penetration", s.max_penetration},
                   {"median_max_penetration", s.median_max_penetration},
                   {"max_penetration_window", s.max_penetration_window},
                   {"median_final_penetration", s.final_penetration}, {"fell_through", s.fell_through}};
         if (s.restitution >= 0) e["restitution"] = s.restitution;
+        if (s.count > 0) {
+            e["count"] = s.count;
+            e["max_pile_penetration"] = s.max_pile_penetration;
+            e["median_final_pile_penetration"] = s.final_pile_penetration;
+            e["median_drift"] = s.drift;
+            e["max_drift"] = s.max_drift;
+            e["median_drift_step"] = s.drift_step;
+        }
         summary.push_back(e);
     }
     j["summary"] = summary;
@@ -571,10 +746,20 @@ nlohmann::json report_json(const Scene& scene, const std::vector<RunResult>& run
         json e = {{"method", r.label}, {"kind", r.method}, {"rate", r.rate}, {"points", r.points}, {"parts", r.parts},
                   {"objects", r.dynamic_objects}, {"mean_collision_us", r.mean_collision_us},
                   {"median_collision_us", r.median_collision_us}, {"mean_contacts", r.mean_contacts},
+                  {"mean_step_contacts", r.mean_step_contacts},
                   {"max_penetration", r.max_penetration}, {"max_penetration_window", r.max_penetration_window},
                   {"final_penetration", r.final_penetration}, {"lowest_height", r.lowest_height},
-                  {"first_contact_step", r.first_contact_step}, {"fell_through", r.fell_through}};
+                  {"first_contact_step", r.first_contact_step}, {"fell_through", r.fell_through},
+                  {"static_moved", r.static_moved}};
         if (r.rotation >= 0) e["rotation"] = r.rotation;
+        if (r.count > 0) {
+            e["count"] = r.count;
+            e["max_pile_penetration"] = r.max_pile_penetration;
+            e["final_pile_penetration"] = r.final_pile_penetration;
+            e["drift"] = r.drift;
+            e["max_drift"] = r.max_drift;
+            e["drift_step"] = r.drift_step;
+        }
         if (r.restitution >= 0) e["restitution"] = r.restitution;
         if (steps) {
             json st = json::array();
@@ -583,8 +768,9 @@ nlohmann::json report_json(const Scene& scene, const std::vector<RunResult>& run
                 for (const ObjectStep& o : s.objects)
                     objs.push_back({{"contacts", o.contacts}, {"position", vec(o.position)}, {"velocity", vec(o.velocity)},
                                     {"quaternion", json::array({o.quaternion[0], o.quaternion[1], o.quaternion[2], o.quaternion[3]})},
-                                    {"kinetic", o.kinetic}, {"penetration", o.penetration}});
-                st.push_back({{"collision_us", s.collision_us}, {"objects", objs}});
+                                    {"kinetic", o.kinetic}, {"penetration", o.penetration},
+                                    {"pile_penetration", o.pile_penetration}});
+                st.push_back({{"collision_us", s.collision_us}, {"contacts", s.contacts}, {"objects", objs}});
             }
             e["steps"] = st;
         }

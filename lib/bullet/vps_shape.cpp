@@ -214,6 +214,9 @@ std::shared_ptr<const VpsData> load_vps_data(const VpsFiles& files) {
             options.units = params["units"].get<std::string>();
         if (params.is_object() && params.contains("scale") && params["scale"].is_number())
             options.scale = params["scale"].get<double>();
+        // A part of an assembly file: the geometry the tree was made from, in its own frame.
+        if (params.is_object() && params.contains("part") && params["part"].is_string())
+            options.part = params["part"].get<std::string>();
         const LoadedMesh mesh = load_mesh(files.mesh, options);
         check_source_hash(files.mesh.string(), mesh.source_hash, files.tree.string(), "tree",
                           data->moving.metadata.value("source_hash", ""), false, "another mesh");
