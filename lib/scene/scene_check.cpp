@@ -163,6 +163,8 @@ SceneCheck run_scene_check(const SceneCheckSpec& spec, const Progress& progress)
     r["geometries_loaded"] = sq.geometries_loaded();
     r["field_bytes"] = sq.memory_bytes();
     r["load_seconds"] = sq.load_seconds();
+    const LoadTimes& lt = sq.load_times();
+    r["load"] = {{"verify_seconds", lt.verify}, {"fields_seconds", lt.fields}, {"tool_seconds", lt.tool}, {"reach_seconds", lt.reach}};
     r["mode"] = spec.mode;
     r["level"] = mode == QueryMode::segmented ? json(spec.level) : json(nullptr);
     r["budget_us"] = spec.budget_us;

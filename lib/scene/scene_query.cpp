@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
-#include <tbb/parallel_reduce.h>
 #include <tbb/task_arena.h>
 
 #include "core/clock.hpp"
@@ -68,39 +68,31 @@ Contact contact_to_world(const Placement& placement, const Contact& c) {
 
 Aabb positive_reach(const DistanceSampler& field) {
     const GridSpec& g = field.grid();
-    struct Range {
-        std::array<int, 3> lo{std::numeric_limits<int>::max(), std::numeric_limits<int>::max(), std::numeric_limits<int>::max()};
-        std::array<int, 3> hi{-1, -1, -1};
+    const auto& d = g.dims;
+    // Whether the slice `index` across `axis` holds a positive sample.
+    auto slice_positive = [&](int axis, int index) {
+        const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+        std::array<int, 3> c{};
+        c[axis] = index;
+        for (c[v] = 0; c[v] < d[v]; ++c[v])
+            for (c[u] = 0; c[u] < d[u]; ++c[u])
+                if (field.sample(c[0], c[1], c[2]) > 0) return true;
+        return false;
     };
-    // Min and max are independent of the order: the same box for any split.
-    const Range r = tbb::parallel_reduce(
-        tbb::blocked_range<int>(0, g.dims[2]), Range{},
-        [&](const tbb::blocked_range<int>& ks, Range acc) {
-            for (int k = ks.begin(); k < ks.end(); ++k)
-                for (int j = 0; j < g.dims[1]; ++j)
-                    for (int i = 0; i < g.dims[0]; ++i)
-                        if (field.sample(i, j, k) > 0) {
-                            const std::array<int, 3> c{i, j, k};
-                            for (int a = 0; a < 3; ++a) {
-                                acc.lo[a] = std::min(acc.lo[a], c[a]);
-                                acc.hi[a] = std::max(acc.hi[a], c[a]);
-                            }
-                        }
-            return acc;
-        },
-        [](Range a, const Range& b) {
-            for (int k = 0; k < 3; ++k) {
-                a.lo[k] = std::min(a.lo[k], b.lo[k]);
-                a.hi[k] = std::max(a.hi[k], b.hi[k]);
-            }
-            return a;
-        });
+    // From each side inwards to the first slice with a positive sample: the same box as testing
+    // every sample, at the cost of the few slices of padding and outside layers on each side.
+    std::array<int, 3> lo{}, hi{};
+    for (int a = 0; a < 3; ++a) {
+        lo[a] = 0;
+        while (lo[a] < d[a] && !slice_positive(a, lo[a])) ++lo[a];
+        if (lo[a] == d[a]) return {};  // no positive sample: V <= 0 everywhere
+        hi[a] = d[a] - 1;
+        while (hi[a] > lo[a] && !slice_positive(a, hi[a])) --hi[a];
+    }
     Aabb box;
-    if (r.hi[0] < 0) return box;  // no positive sample: V <= 0 everywhere
-    const double s = g.voxel_size;
-    box.extend(g.center(r.lo[0], r.lo[1], r.lo[2]));
-    box.extend(g.center(r.hi[0], r.hi[1], r.hi[2]));
-    double pad = s;
+    box.extend(g.center(lo[0], lo[1], lo[2]));
+    box.extend(g.center(hi[0], hi[1], hi[2]));
+    double pad = g.voxel_size;
     const double border = field.border_max_value();
     if (border > 0) pad += border;
     box.min = box.min - Vec3d{pad, pad, pad};
@@ -127,6 +119,7 @@ struct SceneQuery::State {
     std::vector<Aabb> reach;                 // per part (empty when not static)
     BroadPhase broad;
     double load_seconds = 0;
+    LoadTimes load_times;
     std::vector<std::string> warnings;
 
     // Per worker: one query per loaded geometry (scratch), sharing the first one's packed tree.
@@ -196,7 +189,23 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const ToolSpec& tool, const Q
                                " failed to prepare (" + sc.geometries[g].error + ")");
         if (std::find(verify.begin(), verify.end(), g) == verify.end()) verify.push_back(g);
     }
-    verify_scene_files(scene_path, sc, verify);
+    {
+        // Only the files this query reads are checked (hashing the others would only add to the
+        // load): the static geometries' fields and the tool's tree, with verify_scene_files' messages.
+        Scene read = sc;
+        for (std::size_t g = 0; g < read.geometries.size(); ++g) {
+            auto& files = read.geometries[g].files;
+            const bool field = s.geometry_slot[g] != State::npos;
+            const bool tree = s.tool_part && sc.parts[*s.tool_part].geometry == g;
+            const std::string kind = files.count("distance") ? "distance" : "voxelmap";
+            for (auto it = files.begin(); it != files.end();)
+                it = (field && it->first == kind) || (tree && it->first == "tree") ? std::next(it) : files.erase(it);
+        }
+        const auto tv = Clock::now();
+        verify_scene_files(scene_path, read, verify);
+        s.load_times.verify = seconds_since(tv);
+    }
+    const auto tf = Clock::now();
 
     // The fields, once per geometry.
     auto first_part_of = [&](std::size_t g) {
@@ -221,6 +230,8 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const ToolSpec& tool, const Q
         }
         s.field_files.push_back(file);
     }
+    s.load_times.fields = seconds_since(tf);
+    const auto tt = Clock::now();
     // The tool.
     if (s.tool_part) {
         const ScenePart& p = sc.parts[*s.tool_part];
@@ -250,6 +261,8 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const ToolSpec& tool, const Q
     for (const auto& c : s.tool.tree.clusters) r = std::max(r, length(c.sphere.center - s.tool_center) + c.sphere.radius);
     s.tool_radius = r * (1 + 1e-9);
 
+    s.load_times.tool = seconds_since(tt);
+    const auto tr = Clock::now();
     // Reach per geometry (local), per static part (world), and the hierarchy over them.
     std::vector<Aabb> local(s.fields.size());
     for (std::size_t k = 0; k < s.fields.size(); ++k) local[k] = positive_reach(s.fields[k].field);
@@ -271,6 +284,7 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const ToolSpec& tool, const Q
             for (const StaticField& f : s.fields) w.queries.push_back(std::make_unique<VpsQuery>(f.field, first));
     }
     if (s.threads > 1) s.arena = std::make_unique<tbb::task_arena>(s.threads);
+    s.load_times.reach = seconds_since(tr);
     s.load_seconds = seconds_since(t0);
 }
 
@@ -328,7 +342,7 @@ const FrameResult& SceneQuery::query(const Pose& pose) {
     f.contacts.clear();
     QueryOptions opt = pair_options(n);
     if (s.threads == 1 || n < 2) {
-        const auto deadline = t0 + std::chrono::nanoseconds(static_cast<long long>(s.options.budget_us * 1000));
+        const auto deadline = t0 + std::chrono::nanoseconds(static_cast<long long>(std::min(s.options.budget_us, 1e12) * 1000));
         for (std::size_t k = 0; k < n; ++k) {
             if (s.options.mode == QueryMode::time_critical) {
                 // The frame's remaining time, shared by the pairs left.
@@ -402,6 +416,7 @@ std::size_t SceneQuery::memory_bytes() const {
     return b;
 }
 double SceneQuery::load_seconds() const { return state_->load_seconds; }
+const LoadTimes& SceneQuery::load_times() const { return state_->load_times; }
 std::vector<std::string> SceneQuery::warnings() const { return state_->warnings; }
 
 }  // namespace hp::scene

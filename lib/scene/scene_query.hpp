@@ -4,7 +4,7 @@
 // In: a scene.json (scene_file.hpp) and a tool: one of its parts (it then moves and is no longer
 // static) or an outside point-sphere tree file. A pose places the tool's geometry frame in the
 // world: world point = R p + t (the frame of its tree's points).
-// Load (once): the scene's files are verified (verify_scene_files, for the geometries used), each
+// Load (once): the files it reads are verified (verify_scene_files: present, size and hash), each
 // geometry's distance field (or voxelmap) and the tool's tree are loaded ONCE, whatever the number
 // of its instances. Per static part the world box where its V can be positive (its reach: the
 // box of its positive samples plus one voxel, plus the border's largest value when it is
@@ -84,6 +84,14 @@ struct FrameResult {
     double broad_us = 0, narrow_us = 0, frame_us = 0;
 };
 
+// Where a scene's load goes, in seconds (wall clock).
+struct LoadTimes {
+    double verify = 0;  // sizes and hashes of the files read
+    double fields = 0;  // the static geometries' fields
+    double tool = 0;    // the tool's tree and its check
+    double reach = 0;   // the reach boxes, the hierarchy and the queries (the tool's tree packed once)
+};
+
 class SceneQuery {
 public:
     SceneQuery(const std::filesystem::path& scene_path, const ToolSpec& tool, const QueryOptions& options, int threads = 1);
@@ -114,6 +122,7 @@ public:
     std::size_t geometries_loaded() const;                    // fields loaded (each once)
     std::size_t memory_bytes() const;                         // the loaded fields' samples
     double load_seconds() const;
+    const LoadTimes& load_times() const;
     std::vector<std::string> warnings() const;                // parts left out (failed geometries)
     // The options a pair of a frame with `candidates` pairs runs with (its share of the budgets).
     QueryOptions pair_options(std::size_t candidates) const;

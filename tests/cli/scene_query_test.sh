@@ -12,12 +12,12 @@ cat >"$TMP/pipe.json" <<'JSON'
   {"stage": "pointshell"},
   {"stage": "spheretree", "k": 4, "seed": 1}]}
 JSON
-expect_exit 0 "$HP_BIN/haptic-pipeline" "$TMP/pipe.json" "$TMP/pegs.gltf" --assembly -o "$TMP/out" --quiet
-scene="$TMP/out/scene.json"
+expect_exit 0 "$HP_BIN/haptic-pipeline" "$TMP/pipe.json" "$TMP/pegs.gltf" --assembly -o "$TMP/prep" --quiet
+scene="$TMP/prep/scene.json"
 [ -s "$scene" ] && pass "scene.json written" || fail "no scene.json"
 
 # Contact poses against each static part in turn; every frame touches its target.
-expect_exit 0 "$query" --scene "$scene" --tool assembly/peg --scenario contact --count 60 --seed 2 --threads 1 \
+expect_exit 0 "$query" --scene "$scene" --tool peg --scenario contact --count 60 --seed 2 --threads 1 \
     --budget-us 1e6 --json --report "$TMP/r1.json" --csv "$TMP/c1.csv" --write-poses "$TMP/poses.json"
 cp "$TMP/out" "$TMP/stdout.json"
 expect_json "$TMP/stdout.json"
@@ -28,18 +28,18 @@ check "every frame touches a part" "$(json_get "$TMP/r1.json" 'all(f["parts_touc
 check "percentiles of every figure" "$(json_get "$TMP/stdout.json" 'all("p99" in j[k] for k in ["broad_phase_parts","parts_touched","contacts","broad_phase_us","narrow_phase_us","frame_us"])')" True
 expect_grep '^frame,part,contacts,' "$TMP/c1.csv"
 expect_grep '^0,\*,' "$TMP/c1.csv"
-expect_grep ',assembly/plate,' "$TMP/c1.csv"
-expect_exit 0 "$query" --scene "$scene" --tool assembly/peg --scenario contact --count 60 --seed 2 --threads 1 --budget-us 1e6
+expect_grep ',plate,' "$TMP/c1.csv"
+expect_exit 0 "$query" --scene "$scene" --tool peg --scenario contact --count 60 --seed 2 --threads 1 --budget-us 1e6
 expect_grep '^frame ' "$TMP/out"
 expect_grep 'broad phase' "$TMP/out"
 
 # Byte-identical results for any thread count (timing columns aside), in every mode.
 for mode in full brute "segmented --level 2" "time-critical --budget-tests 30"; do
     # shellcheck disable=SC2086
-    expect_exit 0 "$query" --scene "$scene" --tool assembly/peg --poses "$TMP/poses.json" --mode $mode --threads 1 \
+    expect_exit 0 "$query" --scene "$scene" --tool peg --poses "$TMP/poses.json" --mode $mode --threads 1 \
         --budget-us 1e9 --csv "$TMP/m1.csv" --quiet
     # shellcheck disable=SC2086
-    expect_exit 0 "$query" --scene "$scene" --tool assembly/peg --poses "$TMP/poses.json" --mode $mode --threads 2 \
+    expect_exit 0 "$query" --scene "$scene" --tool peg --poses "$TMP/poses.json" --mode $mode --threads 2 \
         --budget-us 1e9 --csv "$TMP/m2.csv" --quiet
     if cmp -s <(cut -d, -f1-16 "$TMP/m1.csv") <(cut -d, -f1-16 "$TMP/m2.csv"); then
         pass "$mode: --threads 1 and 2 give the same CSV"
@@ -66,7 +66,7 @@ for i, f in enumerate(report["per_frame"][:20]):
         pos = [m[0]*d[0]+m[4]*d[1]+m[8]*d[2], m[1]*d[0]+m[5]*d[1]+m[9]*d[2], m[2]*d[0]+m[6]*d[1]+m[10]*d[2]]
         q = p["quaternion"]
         by_part.setdefault(pr["part"], []).append(({"position": pos, "quaternion": qmul([q[0], -q[1], -q[2], -q[3]], poses[i]["quaternion"])}, pr))
-tool = os.path.join(os.path.dirname(sys.argv[1]), geoms[parts["assembly/peg"]["geometry"]]["files"]["tree"]["file"])
+tool = os.path.join(os.path.dirname(sys.argv[1]), geoms[parts["peg"]["geometry"]]["files"]["tree"]["file"])
 for k, (name, items) in enumerate(sorted(by_part.items())):
     g = geoms[parts[name]["geometry"]]
     field = os.path.join(os.path.dirname(sys.argv[1]), g["files"]["distance"]["file"])
@@ -99,20 +99,20 @@ check "outside tool: all parts static" "$(json_get "$TMP/out" 'j["static_parts"]
 # Bad input: exit 3, one line naming the file and the part.
 cp -r "$(dirname "$scene")" "$TMP/missing"
 rm "$TMP/missing/g0/distance.vdb"
-expect_exit 3 "$query" --scene "$TMP/missing/scene.json" --tool assembly/peg --scenario contact --count 5
+expect_exit 3 "$query" --scene "$TMP/missing/scene.json" --tool peg --scenario contact --count 5
 expect_one_error_line
-expect_grep "part 'assembly/plate'.*g0/distance.vdb: missing" "$TMP/err"
+expect_grep "part 'plate'.*g0/distance.vdb: missing" "$TMP/err"
 cp -r "$(dirname "$scene")" "$TMP/changed"
 printf x >>"$TMP/changed/g1/distance.vdb"
 expect_exit 3 "$query" --scene "$TMP/changed/scene.json" --tool-files "$tree" --scenario contact --count 5
 expect_one_error_line
-expect_grep "part 'assembly/peg.*g1/distance.vdb: changed" "$TMP/err"
+expect_grep "part 'peg.*g1/distance.vdb: changed" "$TMP/err"
 expect_exit 3 "$query" --scene "$scene" --tool no/such/peg --scenario contact --count 5
 expect_one_error_line
 expect_grep "scene.json.*no part 'no/such/peg'" "$TMP/err"
 # Usage: --scene with --static, --tool without --scene, an ist mode.
-expect_exit 2 "$query" --scene "$scene" --static "$TMP/x.vdb" --tool assembly/peg --scenario contact
-expect_exit 2 "$query" --static "$TMP/x.vdb" --moving "$TMP/y.hps" --tool assembly/peg --scenario contact
-expect_exit 2 "$query" --scene "$scene" --tool assembly/peg --scenario contact --mode ist
+expect_exit 2 "$query" --scene "$scene" --static "$TMP/x.vdb" --tool peg --scenario contact
+expect_exit 2 "$query" --static "$TMP/x.vdb" --moving "$TMP/y.hps" --tool peg --scenario contact
+expect_exit 2 "$query" --scene "$scene" --tool peg --scenario contact --mode ist
 expect_exit 2 "$query" --scenario contact
 finish
