@@ -117,6 +117,7 @@ struct SceneQuery::State {
     std::vector<fs::path> field_files;
     std::vector<std::size_t> part_slot;      // per part: its geometry's slot (npos when not static)
     std::vector<Aabb> reach;                 // per part (empty when not static)
+    std::vector<Aabb> local_reach;           // per geometry slot, in its frame (widened for rounding)
     BroadPhase broad;
     double load_seconds = 0;
     LoadTimes load_times;
@@ -275,6 +276,7 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const ToolSpec& tool, const Q
         boxes.push_back(s.reach[i]);
     }
     s.broad = BroadPhase(boxes);
+    for (const Aabb& b : local) s.local_reach.push_back(widen_for_rounding(b));
 
     // The queries: one per worker and geometry, all sharing one packed tree.
     s.workers.resize(static_cast<std::size_t>(s.threads));
@@ -307,7 +309,19 @@ void SceneQuery::candidates(const Pose& pose, std::vector<std::uint32_t>& out) c
     const Vec3d center{dot(rot[0], s.tool_center) + pose.position.x, dot(rot[1], s.tool_center) + pose.position.y,
                        dot(rot[2], s.tool_center) + pose.position.z};
     s.broad.query(center, s.tool_radius, out);
-    for (std::uint32_t& i : out) i = s.static_parts[i];  // still ascending: so is static_parts
+    // The hierarchy's world boxes hold the placed reach boxes loosely (a rotated box's bounds); the
+    // ball is then tested against the reach box itself, in the part's frame.
+    std::size_t kept = 0;
+    for (std::uint32_t i : out) {
+        const std::uint32_t part = s.static_parts[i];
+        const Placement& pl = s.scene.parts[part].placement;
+        const auto& m = pl.matrix;
+        const Vec3d d = center - pl.position;
+        const Vec3d local{m[0] * d.x + m[4] * d.y + m[8] * d.z, m[1] * d.x + m[5] * d.y + m[9] * d.z,
+                          m[2] * d.x + m[6] * d.y + m[10] * d.z};
+        if (squared_distance(s.local_reach[s.part_slot[part]], local) <= s.tool_radius * s.tool_radius) out[kept++] = part;
+    }
+    out.resize(kept);  // still ascending: so is static_parts
 }
 
 void SceneQuery::State::run_pair(std::size_t worker, std::size_t index, const Pose& pose, const QueryOptions& opt,

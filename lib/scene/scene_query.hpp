@@ -10,8 +10,9 @@
 // box of its positive samples plus one voxel, plus the border's largest value when it is
 // positive), and a bounding volume hierarchy over those boxes (broad_phase.hpp).
 // Per frame (query): broad phase — the tool's ball (a centre and a radius holding all its points
-// and all its tree's spheres) against the hierarchy; a part outside its reach can have no
-// contact, so none is dropped. Narrow phase — the pair query of lib/contact (every mode) per
+// and all its tree's spheres) against the hierarchy, then against each hit's reach box in the
+// part's own frame (the world box of a rotated box is loose); a part outside its reach can have
+// no contact, so none is dropped. Narrow phase — the pair query of lib/contact (every mode) per
 // candidate part, in ascending part order, with the pose composed into the part's frame
 // (placement⁻¹ · pose, compose_into); its contacts are mapped back to the world (contact_to_world)
 // and appended, and its force and torque rotated to the world (the torque stays about the
