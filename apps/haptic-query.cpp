@@ -15,6 +15,7 @@
 #include "query/scenario.hpp"
 #include "report/query_report.hpp"
 #include "query/validate_exact.hpp"
+#include "scene/scene_check.hpp"
 
 int main(int argc, char** argv) {
     hp::app::Tool tool(
@@ -48,11 +49,22 @@ int main(int argc, char** argv) {
         "  haptic-query --static part.dist.vdb --moving tool.hps --mode ist --moving-octree tool.hoct --static-octree part.hoct \\\n"
         "      --scenario contact --count 1000\n"
         "  haptic-query --static part.dist.vdb --moving tool.hps --validate exact --static-mesh part.obj --moving-mesh tool.obj \\\n"
-        "      --poses trajectory.json --fail-on-tunnel\n");
+        "      --poses trajectory.json --fail-on-tunnel\n"
+        "  haptic-query --scene out/fixture/scene.json --tool assembly/peg --scenario contact --count 2000 --threads 1\n"
+        "  haptic-query --scene out/fixture/scene.json --tool-files hand.hps --poses world_poses.json --csv frames.csv\n"
+        "A scene (--scene, haptic-pipeline --assembly; docs/scene.md): the tool (--tool PART, or --tool-files TREE.hps)\n"
+        "moves in the world frame against every other part: broad phase over the parts' bounds, then the pair query\n"
+        "per candidate part in its own frame; the budget is per frame. --target PART: the part a scenario's poses\n"
+        "are made against (default: each static part in turn).\n");
     std::string static_path, moving_path, report_path, csv_path, write_poses_path;
     std::string junit_path, plot_path;
-    tool.cli.add_option("--static", static_path, "static object: distance field (haptic-distance) or voxelmap")->required();
-    tool.cli.add_option("--moving", moving_path, "moving object: pointshell with its tree (haptic-spheretree)")->required();
+    std::string scene_path, tool_part, tool_files, target_part;
+    tool.cli.add_option("--static", static_path, "static object: distance field (haptic-distance) or voxelmap (required without --scene)");
+    tool.cli.add_option("--moving", moving_path, "moving object: pointshell with its tree (haptic-spheretree) (required without --scene)");
+    tool.cli.add_option("--scene", scene_path, "a scene.json (haptic-pipeline --assembly): query a tool against all its parts");
+    tool.cli.add_option("--tool", tool_part, "--scene: the part that moves (its name or index)");
+    tool.cli.add_option("--tool-files", tool_files, "--scene: an outside tool, its point-sphere tree file (haptic-spheretree)");
+    tool.cli.add_option("--target", target_part, "--scene with a scenario: the static part the poses are made against (default: each in turn)");
     hp::app::StageCall call(tool, "query");
     tool.cli.add_option("--report", report_path, "write the report (JSON, with per-query results)");
     tool.cli.add_option("--csv", csv_path, "write per-query results as CSV");
@@ -73,6 +85,43 @@ int main(int argc, char** argv) {
             CPU_SET(sched_getcpu(), &set);
             sched_setaffinity(0, sizeof set, &set);
         }
+        if (!scene_path.empty()) {
+            if (!static_path.empty() || !moving_path.empty())
+                hp::fail_usage("--scene gives the static parts and --tool or --tool-files the moving one; not with --static or --moving");
+            if (opt.validate || !junit_path.empty() || !plot_path.empty() || !cfm_path.empty() || !static_mesh_path.empty() ||
+                !moving_mesh_path.empty() || opt.moving_octree || opt.static_octree)
+                hp::fail_usage("--scene runs the modes full, brute, segmented and time-critical with --report, --csv and "
+                               "--write-poses; not --validate, --junit, --plot, --cfm or octrees");
+            hp::scene::SceneCheckSpec spec;
+            spec.scene_path = scene_path;
+            spec.tool = {tool_part, tool_files};
+            if (opt.poses) spec.poses_path = *opt.poses;
+            if (opt.scenario) spec.scenario = *opt.scenario;
+            spec.target = target_part;
+            spec.count = opt.count;
+            spec.seed = opt.seed;
+            spec.depth = opt.depth;
+            spec.mode = opt.mode;
+            spec.level = opt.level.value_or(0);
+            spec.budget_us = opt.budget_us;
+            spec.budget_tests = opt.budget_tests.value_or(0);
+            spec.max_over_budget = opt.max_over_budget.value_or(-1.0);
+            spec.warmup = opt.warmup;
+            spec.threads = tool.threads;
+            const hp::scene::SceneCheck check = hp::scene::run_scene_check(spec, tool.progress());
+            for (const std::string& w : check.warnings) tool.warn(w);
+            if (!write_poses_path.empty()) hp::write_poses(write_poses_path, check.poses);
+            const nlohmann::json report = hp::scene::full_report(check);
+            if (!report_path.empty()) hp::write_file_atomically(report_path, report.dump(1) + "\n");
+            if (!csv_path.empty()) hp::write_file_atomically(csv_path, hp::scene::to_csv(check));
+            tool.print_json(report);
+            if (tool.text_output()) std::fputs(hp::scene::format_text(check).c_str(), stdout);
+            return check.pass ? 0 : 1;
+        }
+        if (!tool_part.empty() || !tool_files.empty() || !target_part.empty())
+            hp::fail_usage("--tool, --tool-files and --target serve only --scene");
+        if (static_path.empty() || moving_path.empty())
+            hp::fail_usage(static_path.empty() ? "--static is required (or --scene)" : "--moving is required (or --scene)");
         if (opt.validate) {
             if (!junit_path.empty() || !plot_path.empty())
                 hp::fail_usage("--junit and --plot report timing checks; --validate exact writes its findings with --report");

@@ -30,6 +30,8 @@ done
 [ -f bench/assembly.sh ] && source bench/assembly.sh
 # Narrow-band fields next to OpenVDB's narrow band and to the dense ones (bench/band.sh).
 [ -f bench/band.sh ] && source bench/band.sh
+# A tool against a scene of 1,000 placed parts of 10 geometries (bench/scene.sh, docs/scene.md).
+[ -f bench/scene.sh ] && source bench/scene.sh
 # Implicit sphere trees (docs/octree.md): the bunny at 0.001 against itself in shallow contact, next
 # to VPS on the same poses, with the one-child and side optimizations on and off.
 if [ -f "$meshes/stanford-bunny.obj" ]; then

@@ -427,6 +427,10 @@ VpsQuery::VpsQuery(const DistanceSampler& field, const MovingObject& moving, con
     if (options_.mode != QueryMode::brute) packed_ = std::make_shared<const detail::PackedTree>(*moving_.tree, moving_.points, moving_.normals);
 }
 
+VpsQuery::VpsQuery(const DistanceSampler& field, const VpsQuery& same_moving)
+    : field_(field), moving_(same_moving.moving_), options_(same_moving.options_), queue_(same_moving.queue_.size()),
+      packed_(same_moving.packed_) {}
+
 const QueryResult& VpsQuery::operator()(const Pose& pose) {
     run_into(field_, moving_, packed_.get(), pose, options_, result_, queue_);
     return result_;

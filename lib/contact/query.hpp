@@ -104,6 +104,14 @@ struct PackedTree;  // the tree laid out for the traversal (query.cpp)
 class VpsQuery {
 public:
     VpsQuery(const DistanceSampler& field, const MovingObject& moving, const QueryOptions& options);
+    // The same moving object and options against another static field, sharing `same_moving`'s
+    // packed tree (nothing packed again): one query per static object of a scene (lib/scene).
+    VpsQuery(const DistanceSampler& field, const VpsQuery& same_moving);
+    // time_critical: the budgets of the next calls (a scene shares one frame's budget among its pairs).
+    void set_budget(double budget_us, std::size_t budget_tests) {
+        options_.budget_us = budget_us;
+        options_.budget_tests = budget_tests;
+    }
     // The result stays valid until the next call.
     const QueryResult& operator()(const Pose& pose);
     const QueryOptions& options() const { return options_; }

@@ -29,9 +29,10 @@ const std::map<std::string, std::vector<std::string>>& executable_only() {
         // --static/--moving: the pipeline's field and tree; --report: the stage's output; --csv,
         // --write-poses, --junit and --plot: further output files (a pipeline writes one file per
         // stage; haptic-pipeline has its own --junit and --plot for the batch). --static-mesh and
-        // --moving-mesh: the meshes of --validate exact.
+        // --moving-mesh: the meshes of --validate exact. --scene, --tool, --tool-files, --target: a
+        // scene instead of a pair (docs/scene.md; a pipeline's query stage checks one geometry).
         {"query", {"--static", "--moving", "--report", "--csv", "--write-poses", "--junit", "--plot", "--static-mesh",
-                   "--moving-mesh"}},
+                   "--moving-mesh", "--scene", "--tool", "--tool-files", "--target"}},
         {"octree", {"VOXELMAP", "--output"}},
     };
     return only;

@@ -1,0 +1,94 @@
+#pragma once
+// lib/scene/scene_check — the body of `haptic-query --scene`: load the scene and the tool once
+// (scene_query.hpp), get the tool's world poses, time one frame per pose against the budget and
+// make the report (docs/scene.md, "Querying a scene").
+//
+// Poses: a poses file (world frame), or a generated scenario (query/scenario.hpp) against target
+// parts: pose block b (one pose; a path of 50 for approach and trajectory) is made against the
+// static part `target` (when given) or else the b-th static part cyclically, by the scenario of
+// that part's own field, then composed with its placement (placement · pose). The poses of one
+// geometry come from one generate_scenario call with the seed mixed with the geometry's index:
+// reproducible, independent of the thread count.
+// Report: per frame the parts in the broad phase, the parts touched, the contacts, the broad-phase,
+// narrow-phase and frame times; percentiles (query/timing.hpp, nearest rank) of each; frames over
+// the budget; pass when the frame p99 (or the fraction over budget, max_over_budget >= 0) holds.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/progress.hpp"
+#include "contact/query.hpp"
+#include "query/timing.hpp"
+#include "scene/scene_query.hpp"
+
+namespace hp::scene {
+
+struct SceneCheckSpec {
+    std::filesystem::path scene_path;
+    ToolSpec tool;
+    std::filesystem::path poses_path;  // world frame; or else `scenario`
+    std::string scenario;
+    std::string target;                // scenario: the static part the poses are made against ("": each in turn)
+    std::size_t count = 1000;
+    std::uint64_t seed = 1;
+    double depth = 5;
+    std::string mode = "full";         // full, brute, segmented or time-critical
+    int level = 0;
+    double budget_us = 1000;           // per frame
+    std::size_t budget_tests = 0;      // time-critical: per frame, shared by its pairs
+    double max_over_budget = -1;
+    std::optional<std::size_t> warmup; // default min(poses, 100)
+    int threads = 1;
+};
+
+// What a timed frame keeps (not the contacts).
+struct PairSummary {
+    std::uint32_t part = 0;
+    std::size_t contacts = 0;
+    double max_penetration = 0;
+    Vec3d force, torque;
+    std::size_t spheres_tested = 0, points_tested = 0;
+    int level_reached = 0;
+    bool interrupted = false;
+};
+struct FrameSummary {
+    std::size_t broad_phase_parts = 0, parts_touched = 0, contacts = 0, interrupted_pairs = 0;
+    double max_penetration = 0;
+    Vec3d force, torque;
+    double broad_us = 0, narrow_us = 0, frame_us = 0;
+    std::vector<PairSummary> pairs;
+};
+FrameSummary summarize(const FrameResult& frame);
+
+struct SceneCheck {
+    nlohmann::json report;     // the summary
+    nlohmann::json per_frame;  // one object per pose
+    std::vector<Pose> poses;
+    std::vector<FrameSummary> frames;
+    std::vector<std::string> warnings;
+    std::vector<std::string> part_names;  // the scene's, by part index
+    bool pass = false;
+};
+
+// Parses "full", "brute", "segmented", "time-critical"; hp::Error(usage) otherwise (ist modes:
+// not with a scene).
+QueryMode parse_scene_mode(const std::string& name);
+
+// The generated poses of `spec` (scenario) for the loaded scene, world frame.
+std::vector<Pose> scene_scenario(const SceneQuery& sq, const SceneCheckSpec& spec, const Progress& progress = {});
+
+// Throws hp::Error: usage for a bad mode, level, scenario or target; bad_input for the scene's
+// files (scene_query.hpp) and a poses file that fails.
+SceneCheck run_scene_check(const SceneCheckSpec& spec, const Progress& progress = {});
+
+nlohmann::json full_report(const SceneCheck& check);
+// One line per pair of every frame and one per frame (part "*": the frame's totals and times).
+std::string to_csv(const SceneCheck& check);
+std::string format_text(const SceneCheck& check);
+
+}  // namespace hp::scene

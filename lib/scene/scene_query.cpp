@@ -1,0 +1,436 @@
+#include "scene/scene_query.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iterator>
+#include <limits>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "core/clock.hpp"
+#include "core/error.hpp"
+#include "query/timing.hpp"
+
+namespace hp::scene {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Quat = std::array<double, 4>;
+
+Quat multiply(const Quat& a, const Quat& b) {
+    return {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3], a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+            a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1], a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
+}
+
+double elapsed_us(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::micro>(b - a).count();
+}
+
+// A world box widened by the rounding of placing its corners (and of composing poses).
+Aabb widen_for_rounding(Aabb b) {
+    if (b.empty()) return b;
+    const double m = std::max({std::abs(b.min.x), std::abs(b.min.y), std::abs(b.min.z), std::abs(b.max.x),
+                               std::abs(b.max.y), std::abs(b.max.z)});
+    const double e = 1e-9 * (m + b.diagonal());
+    b.min = b.min - Vec3d{e, e, e};
+    b.max = b.max + Vec3d{e, e, e};
+    return b;
+}
+
+}  // namespace
+
+Pose compose_into(const Placement& placement, const Pose& world) {
+    const auto& m = placement.matrix;
+    const Vec3d d = world.position - placement.position;
+    // R^T d, R from the matrix rows (the placement's rotation).
+    const Vec3d t{m[0] * d.x + m[4] * d.y + m[8] * d.z, m[1] * d.x + m[5] * d.y + m[9] * d.z,
+                  m[2] * d.x + m[6] * d.y + m[10] * d.z};
+    const auto& q = placement.quaternion;
+    return {t, multiply({q[0], -q[1], -q[2], -q[3]}, world.quaternion)};
+}
+
+Vec3d rotate_to_world(const Placement& placement, const Vec3d& v) {
+    const auto& m = placement.matrix;
+    return {m[0] * v.x + m[1] * v.y + m[2] * v.z, m[4] * v.x + m[5] * v.y + m[6] * v.z, m[8] * v.x + m[9] * v.y + m[10] * v.z};
+}
+
+Contact contact_to_world(const Placement& placement, const Contact& c) {
+    Contact w = c;
+    w.position = placement.apply(c.position);
+    w.normal = rotate_to_world(placement, c.normal);
+    return w;
+}
+
+Aabb positive_reach(const DistanceSampler& field) {
+    const GridSpec& g = field.grid();
+    const auto& d = g.dims;
+    // Whether the slice `index` across `axis` holds a positive sample.
+    auto slice_positive = [&](int axis, int index) {
+        const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+        std::array<int, 3> c{};
+        c[axis] = index;
+        for (c[v] = 0; c[v] < d[v]; ++c[v])
+            for (c[u] = 0; c[u] < d[u]; ++c[u])
+                if (field.sample(c[0], c[1], c[2]) > 0) return true;
+        return false;
+    };
+    // From each side inwards to the first slice with a positive sample: the same box as testing
+    // every sample, at the cost of the few slices of padding and outside layers on each side.
+    std::array<int, 3> lo{}, hi{};
+    for (int a = 0; a < 3; ++a) {
+        lo[a] = 0;
+        while (lo[a] < d[a] && !slice_positive(a, lo[a])) ++lo[a];
+        if (lo[a] == d[a]) return {};  // no positive sample: V <= 0 everywhere
+        hi[a] = d[a] - 1;
+        while (hi[a] > lo[a] && !slice_positive(a, hi[a])) --hi[a];
+    }
+    Aabb box;
+    box.extend(g.center(lo[0], lo[1], lo[2]));
+    box.extend(g.center(hi[0], hi[1], hi[2]));
+    double pad = g.voxel_size;
+    const double border = field.border_max_value();
+    if (border > 0) pad += border;
+    box.min = box.min - Vec3d{pad, pad, pad};
+    box.max = box.max + Vec3d{pad, pad, pad};
+    return box;
+}
+
+struct SceneQuery::State {
+    fs::path scene_path;
+    Scene scene;
+    QueryOptions options;
+    int threads = 1;
+    std::optional<std::size_t> tool_part;
+    fs::path tool_file;
+    MovingObjectData tool;
+    MovingObject tool_view;
+    Vec3d tool_center;
+    double tool_radius = 0;
+    std::vector<std::uint32_t> static_parts;
+    std::vector<std::size_t> geometry_slot;  // per geometry: index into fields, or npos
+    std::vector<StaticField> fields;         // one per geometry used
+    std::vector<fs::path> field_files;
+    std::vector<std::size_t> part_slot;      // per part: its geometry's slot (npos when not static)
+    std::vector<Aabb> reach;                 // per part (empty when not static)
+    std::vector<Aabb> local_reach;           // per geometry slot, in its frame (widened for rounding)
+    BroadPhase broad;
+    double load_seconds = 0;
+    LoadTimes load_times;
+    std::vector<std::string> warnings;
+
+    // Per worker: one query per loaded geometry (scratch), sharing the first one's packed tree.
+    struct Worker {
+        std::vector<std::unique_ptr<VpsQuery>> queries;
+    };
+    std::vector<Worker> workers;
+    std::unique_ptr<tbb::task_arena> arena;
+    // Frame scratch.
+    FrameResult frame;
+    std::vector<std::vector<Contact>> pair_contacts;  // threads > 1: per candidate
+    std::vector<std::uint32_t> broad_hits;
+
+    static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+    VpsQuery& query_for(std::size_t worker, std::size_t slot) { return *workers[worker].queries[slot]; }
+    void run_pair(std::size_t worker, std::size_t index, const Pose& pose, const QueryOptions& opt,
+                  std::vector<Contact>& out);
+};
+
+namespace {
+
+std::string part_where(const fs::path& scene_path, const std::string& part) {
+    return scene_path.string() + ": part '" + part + "'";
+}
+
+}  // namespace
+
+SceneQuery::SceneQuery(const fs::path& scene_path, const ToolSpec& tool, const QueryOptions& options, int threads)
+    : state_(std::make_unique<State>()) {
+    const auto t0 = Clock::now();
+    State& s = *state_;
+    s.scene_path = scene_path;
+    s.options = options;
+    s.threads = threads > 0 ? threads : std::max(1, tbb::this_task_arena::max_concurrency());
+    s.scene = read_scene(scene_path);
+    const Scene& sc = s.scene;
+    const std::string where = scene_path.string();
+    if (tool.part.empty() == tool.tree_file.empty())
+        fail_usage("give the tool as one part of the scene (--tool NAME) or as a tree file (--tool-files TREE.hps)");
+    if (!tool.part.empty()) s.tool_part = sc.find_part(tool.part, where + ": --tool");
+
+    // The geometries used: those of the static parts (and the tool's).
+    s.geometry_slot.assign(sc.geometries.size(), State::npos);
+    s.part_slot.assign(sc.parts.size(), State::npos);
+    s.reach.assign(sc.parts.size(), Aabb{});
+    std::vector<std::size_t> used;
+    for (std::size_t i = 0; i < sc.parts.size(); ++i) {
+        if (s.tool_part && *s.tool_part == i) continue;
+        const std::size_t g = sc.parts[i].geometry;
+        if (!sc.geometries[g].ok) {
+            s.warnings.push_back(part_where(scene_path, sc.parts[i].name) + ": left out (its geometry " + sc.geometries[g].id +
+                                 " failed to prepare: " + sc.geometries[g].error + ")");
+            continue;
+        }
+        if (s.geometry_slot[g] == State::npos) {
+            s.geometry_slot[g] = used.size();
+            used.push_back(g);
+        }
+        s.static_parts.push_back(static_cast<std::uint32_t>(i));
+    }
+    std::vector<std::size_t> verify = used;
+    if (s.tool_part) {
+        const std::size_t g = sc.parts[*s.tool_part].geometry;
+        if (!sc.geometries[g].ok)
+            fail_input("", part_where(scene_path, sc.parts[*s.tool_part].name) + ": the tool's geometry " + sc.geometries[g].id +
+                               " failed to prepare (" + sc.geometries[g].error + ")");
+        if (std::find(verify.begin(), verify.end(), g) == verify.end()) verify.push_back(g);
+    }
+    {
+        // Only the files this query reads are checked (hashing the others would only add to the
+        // load): the static geometries' fields and the tool's tree, with verify_scene_files' messages.
+        Scene read = sc;
+        for (std::size_t g = 0; g < read.geometries.size(); ++g) {
+            auto& files = read.geometries[g].files;
+            const bool field = s.geometry_slot[g] != State::npos;
+            const bool tree = s.tool_part && sc.parts[*s.tool_part].geometry == g;
+            const std::string kind = files.count("distance") ? "distance" : "voxelmap";
+            for (auto it = files.begin(); it != files.end();)
+                it = (field && it->first == kind) || (tree && it->first == "tree") ? std::next(it) : files.erase(it);
+        }
+        const auto tv = Clock::now();
+        verify_scene_files(scene_path, read, verify);
+        s.load_times.verify = seconds_since(tv);
+    }
+    const auto tf = Clock::now();
+
+    // The fields, once per geometry.
+    auto first_part_of = [&](std::size_t g) {
+        for (std::uint32_t i : s.static_parts)
+            if (sc.parts[i].geometry == g) return sc.parts[i].name;
+        return sc.geometries[g].first_part;
+    };
+    auto rethrow_for = [&](const std::string& part, const Error& e) -> void {
+        throw Error(e.code(), part_where(scene_path, part) + ": " + e.what());
+    };
+    for (std::size_t g : used) {
+        const SceneGeometry& geometry = sc.geometries[g];
+        const std::string kind = geometry.files.count("distance") ? "distance" : "voxelmap";
+        if (!geometry.files.count(kind))
+            fail_input("", part_where(scene_path, first_part_of(g)) + ": geometry " + geometry.id +
+                               " has no distance field nor voxelmap (add the voxelize and distance stages to the pipeline)");
+        const fs::path file = geometry_file(scene_path, sc, g, kind);
+        try {
+            s.fields.push_back(load_static_field(file));
+        } catch (const Error& e) {
+            rethrow_for(first_part_of(g), e);
+        }
+        s.field_files.push_back(file);
+    }
+    s.load_times.fields = seconds_since(tf);
+    const auto tt = Clock::now();
+    // The tool.
+    if (s.tool_part) {
+        const ScenePart& p = sc.parts[*s.tool_part];
+        const SceneGeometry& geometry = sc.geometries[p.geometry];
+        if (!geometry.files.count("tree"))
+            fail_input("", part_where(scene_path, p.name) + ": the tool's geometry " + geometry.id +
+                               " has no point-sphere tree (add the pointshell and spheretree stages to the pipeline)");
+        s.tool_file = geometry_file(scene_path, sc, p.geometry, "tree");
+    } else {
+        s.tool_file = tool.tree_file;
+    }
+    try {
+        s.tool = load_moving_object(s.tool_file);
+    } catch (const Error& e) {
+        if (!s.tool_part) throw;
+        rethrow_for(sc.parts[*s.tool_part].name, e);
+    }
+    if (!tree_covers_points(s.tool.tree, s.tool.points))
+        fail_input(s.tool_file.string(),
+                   "the point-sphere tree does not hold all its points in its spheres (rebuild it with haptic-spheretree)");
+    s.tool_view = s.tool.view();
+    // The tool's ball: the root sphere's centre; every point and every sphere inside (a contact is a
+    // point, and the time-critical mode's contacts lie on spheres).
+    s.tool_center = s.tool.tree.clusters.empty() ? Vec3d{} : s.tool.tree.clusters[0].sphere.center;
+    double r = 0;
+    for (const Vec3d& p : s.tool.points) r = std::max(r, length(p - s.tool_center));
+    for (const auto& c : s.tool.tree.clusters) r = std::max(r, length(c.sphere.center - s.tool_center) + c.sphere.radius);
+    s.tool_radius = r * (1 + 1e-9);
+
+    s.load_times.tool = seconds_since(tt);
+    const auto tr = Clock::now();
+    // Reach per geometry (local), per static part (world), and the hierarchy over them.
+    std::vector<Aabb> local(s.fields.size());
+    for (std::size_t k = 0; k < s.fields.size(); ++k) local[k] = positive_reach(s.fields[k].field);
+    std::vector<Aabb> boxes;
+    boxes.reserve(s.static_parts.size());
+    for (std::uint32_t i : s.static_parts) {
+        const std::size_t slot = s.geometry_slot[sc.parts[i].geometry];
+        s.part_slot[i] = slot;
+        s.reach[i] = widen_for_rounding(world_bounds(local[slot], sc.parts[i].placement));
+        boxes.push_back(s.reach[i]);
+    }
+    s.broad = BroadPhase(boxes);
+    for (const Aabb& b : local) s.local_reach.push_back(widen_for_rounding(b));
+
+    // The queries: one per worker and geometry, all sharing one packed tree.
+    s.workers.resize(static_cast<std::size_t>(s.threads));
+    if (!s.fields.empty()) {
+        const VpsQuery first(s.fields[0].field, s.tool_view, options);  // checks the options against the tree
+        for (auto& w : s.workers)
+            for (const StaticField& f : s.fields) w.queries.push_back(std::make_unique<VpsQuery>(f.field, first));
+    }
+    if (s.threads > 1) s.arena = std::make_unique<tbb::task_arena>(s.threads);
+    s.load_times.reach = seconds_since(tr);
+    s.load_seconds = seconds_since(t0);
+}
+
+SceneQuery::SceneQuery(SceneQuery&&) noexcept = default;
+SceneQuery& SceneQuery::operator=(SceneQuery&&) noexcept = default;
+SceneQuery::~SceneQuery() = default;
+
+QueryOptions SceneQuery::pair_options(std::size_t candidates) const {
+    QueryOptions o = state_->options;
+    const std::size_t n = std::max<std::size_t>(1, candidates);
+    if (o.budget_tests > 0) o.budget_tests = std::max<std::size_t>(1, o.budget_tests / n);
+    o.budget_us = o.budget_us * static_cast<double>(std::min<std::size_t>(static_cast<std::size_t>(state_->threads), n)) /
+                  static_cast<double>(n);
+    return o;
+}
+
+void SceneQuery::candidates(const Pose& pose, std::vector<std::uint32_t>& out) const {
+    const State& s = *state_;
+    const auto rot = rotation_rows(pose.quaternion);
+    const Vec3d center{dot(rot[0], s.tool_center) + pose.position.x, dot(rot[1], s.tool_center) + pose.position.y,
+                       dot(rot[2], s.tool_center) + pose.position.z};
+    s.broad.query(center, s.tool_radius, out);
+    // The hierarchy's world boxes hold the placed reach boxes loosely (a rotated box's bounds); the
+    // ball is then tested against the reach box itself, in the part's frame.
+    std::size_t kept = 0;
+    for (std::uint32_t i : out) {
+        const std::uint32_t part = s.static_parts[i];
+        const Placement& pl = s.scene.parts[part].placement;
+        const auto& m = pl.matrix;
+        const Vec3d d = center - pl.position;
+        const Vec3d local{m[0] * d.x + m[4] * d.y + m[8] * d.z, m[1] * d.x + m[5] * d.y + m[9] * d.z,
+                          m[2] * d.x + m[6] * d.y + m[10] * d.z};
+        if (squared_distance(s.local_reach[s.part_slot[part]], local) <= s.tool_radius * s.tool_radius) out[kept++] = part;
+    }
+    out.resize(kept);  // still ascending: so is static_parts
+}
+
+void SceneQuery::State::run_pair(std::size_t worker, std::size_t index, const Pose& pose, const QueryOptions& opt,
+                                 std::vector<Contact>& out) {
+    const std::uint32_t part = frame.candidates[index];
+    const ScenePart& p = scene.parts[part];
+    VpsQuery& q = query_for(worker, part_slot[part]);
+    q.set_budget(opt.budget_us, opt.budget_tests);
+    const QueryResult& r = q(compose_into(p.placement, pose));
+    PairResult& pr = frame.pairs[index];
+    pr.part = part;
+    pr.contacts = r.contacts.size();
+    pr.force = rotate_to_world(p.placement, r.force);
+    pr.torque = rotate_to_world(p.placement, r.torque);
+    pr.max_penetration = r.max_penetration;
+    pr.spheres_tested = r.spheres_tested;
+    pr.points_tested = r.points_tested;
+    pr.level_reached = r.level_reached;
+    pr.interrupted = r.interrupted;
+    pr.cfm_contacts = r.cfm_contacts;
+    for (const Contact& c : r.contacts) out.push_back(contact_to_world(p.placement, c));
+}
+
+const FrameResult& SceneQuery::query(const Pose& pose) {
+    State& s = *state_;
+    FrameResult& f = s.frame;
+    const auto t0 = Clock::now();
+    candidates(pose, f.candidates);
+    const auto t1 = Clock::now();
+    const std::size_t n = f.candidates.size();
+    f.pairs.assign(n, PairResult{});
+    f.contacts.clear();
+    QueryOptions opt = pair_options(n);
+    if (s.threads == 1 || n < 2) {
+        const auto deadline = t0 + std::chrono::nanoseconds(static_cast<long long>(std::min(s.options.budget_us, 1e12) * 1000));
+        for (std::size_t k = 0; k < n; ++k) {
+            if (s.options.mode == QueryMode::time_critical) {
+                // The frame's remaining time, shared by the pairs left.
+                const double left = std::max(0.0, elapsed_us(Clock::now(), deadline));
+                opt.budget_us = left / static_cast<double>(n - k);
+            }
+            f.pairs[k].first_contact = f.contacts.size();
+            s.run_pair(0, k, pose, opt, f.contacts);
+        }
+    } else {
+        if (s.pair_contacts.size() < n) s.pair_contacts.resize(n);
+        s.arena->execute([&] {
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1), [&](const tbb::blocked_range<std::size_t>& range) {
+                const int w = tbb::this_task_arena::current_thread_index();
+                const std::size_t worker = w < 0 ? 0 : static_cast<std::size_t>(w);
+                for (std::size_t k = range.begin(); k < range.end(); ++k) {
+                    s.pair_contacts[k].clear();
+                    s.run_pair(worker, k, pose, opt, s.pair_contacts[k]);
+                }
+            });
+        });
+        for (std::size_t k = 0; k < n; ++k) {
+            f.pairs[k].first_contact = f.contacts.size();
+            f.contacts.insert(f.contacts.end(), s.pair_contacts[k].begin(), s.pair_contacts[k].end());
+        }
+    }
+    f.force = {};
+    f.torque = {};
+    f.max_penetration = 0;
+    f.parts_touched = 0;
+    for (const PairResult& p : f.pairs) {
+        f.force = f.force + p.force;
+        f.torque = f.torque + p.torque;
+        f.max_penetration = std::max(f.max_penetration, p.max_penetration);
+        f.parts_touched += p.contacts > 0;
+    }
+    const auto t2 = Clock::now();
+    f.broad_us = elapsed_us(t0, t1);
+    f.narrow_us = elapsed_us(t1, t2);
+    f.frame_us = elapsed_us(t0, t2);
+    return f;
+}
+
+const Scene& SceneQuery::scene() const { return state_->scene; }
+const fs::path& SceneQuery::scene_path() const { return state_->scene_path; }
+const QueryOptions& SceneQuery::options() const { return state_->options; }
+int SceneQuery::threads() const { return state_->threads; }
+std::optional<std::size_t> SceneQuery::tool_part() const { return state_->tool_part; }
+const fs::path& SceneQuery::tool_file() const { return state_->tool_file; }
+const MovingObjectData& SceneQuery::tool() const { return state_->tool; }
+MovingObject SceneQuery::tool_view() const { return state_->tool_view; }
+Vec3d SceneQuery::tool_center() const { return state_->tool_center; }
+double SceneQuery::tool_radius() const { return state_->tool_radius; }
+const std::vector<std::uint32_t>& SceneQuery::static_parts() const { return state_->static_parts; }
+const StaticField& SceneQuery::field(std::size_t part) const {
+    const std::size_t slot = state_->part_slot.at(part);
+    if (slot == State::npos) fail_usage("part " + std::to_string(part) + " is not a static part of the scene");
+    return state_->fields[slot];
+}
+const fs::path& SceneQuery::field_file(std::size_t part) const {
+    const std::size_t slot = state_->part_slot.at(part);
+    if (slot == State::npos) fail_usage("part " + std::to_string(part) + " is not a static part of the scene");
+    return state_->field_files[slot];
+}
+const Aabb& SceneQuery::reach(std::size_t part) const { return state_->reach.at(part); }
+const BroadPhase& SceneQuery::broad_phase() const { return state_->broad; }
+std::size_t SceneQuery::geometries_loaded() const { return state_->fields.size(); }
+std::size_t SceneQuery::memory_bytes() const {
+    std::size_t b = 0;
+    for (const StaticField& f : state_->fields) b += f.field.memory_bytes();
+    return b;
+}
+double SceneQuery::load_seconds() const { return state_->load_seconds; }
+const LoadTimes& SceneQuery::load_times() const { return state_->load_times; }
+std::vector<std::string> SceneQuery::warnings() const { return state_->warnings; }
+
+}  // namespace hp::scene

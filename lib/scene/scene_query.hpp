@@ -1,0 +1,138 @@
+#pragma once
+// lib/scene/scene_query — one tool against every part of a scene (docs/scene.md, "Querying a scene").
+//
+// In: a scene.json (scene_file.hpp) and a tool: one of its parts (it then moves and is no longer
+// static) or an outside point-sphere tree file. A pose places the tool's geometry frame in the
+// world: world point = R p + t (the frame of its tree's points).
+// Load (once): the files it reads are verified (verify_scene_files: present, size and hash), each
+// geometry's distance field (or voxelmap) and the tool's tree are loaded ONCE, whatever the number
+// of its instances. Per static part the world box where its V can be positive (its reach: the
+// box of its positive samples plus one voxel, plus the border's largest value when it is
+// positive), and a bounding volume hierarchy over those boxes (broad_phase.hpp).
+// Per frame (query): broad phase — the tool's ball (a centre and a radius holding all its points
+// and all its tree's spheres) against the hierarchy, then against each hit's reach box in the
+// part's own frame (the world box of a rotated box is loose); a part outside its reach can have
+// no contact, so none is dropped. Narrow phase — the pair query of lib/contact (every mode) per
+// candidate part, in ascending part order, with the pose composed into the part's frame
+// (placement⁻¹ · pose, compose_into); its contacts are mapped back to the world (contact_to_world)
+// and appended, and its force and torque rotated to the world (the torque stays about the
+// tool's origin) and summed in that order.
+// Time-critical: the frame's budget is shared by its pairs. budget_tests: each pair gets
+// max(1, budget_tests / candidates) tests (pair_options: deterministic). budget_us: one thread
+// gives each pair the frame's remaining time divided by the pairs left; several threads give each
+// pair budget_us x min(threads, candidates) / candidates.
+// Threads: `threads` > 1 (0: all cores) runs a frame's pairs on a TBB arena of that many threads, one set of
+// queries per worker; every pair writes its own slot and the merge runs in candidate order, so the
+// results are byte-identical for any thread count (the timings are not).
+// Errors: hp::Error(bad_input) naming the scene file and the part: a missing or changed file, a
+// tool name that is not in the scene, a tool geometry without a tree file, a file its reader refuses.
+// Memory: the fields of the geometries of the static parts and the tool's tree, once each; per
+// worker one query (its scratch) per geometry, sharing the tool's packed tree.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "contact/query.hpp"
+#include "math/vec.hpp"
+#include "mesh/assembly.hpp"
+#include "query/session.hpp"
+#include "query/static_field.hpp"
+#include "scene/broad_phase.hpp"
+#include "scene/scene_file.hpp"
+
+namespace hp::scene {
+
+// placement⁻¹ · pose: the pose of the same motion seen from the part's frame.
+Pose compose_into(const Placement& placement, const Pose& world);
+// R v (a direction from the part's frame to the world).
+Vec3d rotate_to_world(const Placement& placement, const Vec3d& v);
+// A contact of the part's frame in the world: position placed, normal rotated, the rest kept.
+Contact contact_to_world(const Placement& placement, const Contact& c);
+
+// The box of a field's grid where V can be positive (empty when it can be nowhere): the centres of
+// its positive samples, widened by one voxel (trilinear cells), and by the border's largest value
+// when that is positive (the continuation outside the grid, field/field.hpp).
+Aabb positive_reach(const DistanceSampler& field);
+
+struct ToolSpec {
+    std::string part;                 // a part of the scene (name or index), or
+    std::filesystem::path tree_file;  // an outside tool: its point-sphere tree (haptic-spheretree)
+};
+
+// One pair of a frame: what the pair query of a candidate part found, in the world frame.
+struct PairResult {
+    std::uint32_t part = 0;           // index into Scene::parts
+    std::size_t first_contact = 0;    // its contacts: FrameResult::contacts[first_contact, + contacts)
+    std::size_t contacts = 0;
+    Vec3d force, torque;              // world frame; torque about the tool's origin
+    double max_penetration = 0;
+    std::size_t spheres_tested = 0, points_tested = 0;
+    int level_reached = 0;
+    bool interrupted = false;
+    std::size_t cfm_contacts = 0;
+};
+
+struct FrameResult {
+    std::vector<std::uint32_t> candidates;  // static parts in the broad phase, ascending part index
+    std::vector<PairResult> pairs;          // one per candidate, same order
+    std::vector<Contact> contacts;          // world frame, pair after pair
+    Vec3d force, torque;                    // totals, world frame
+    double max_penetration = 0;
+    std::size_t parts_touched = 0;          // pairs with a contact
+    double broad_us = 0, narrow_us = 0, frame_us = 0;
+};
+
+// Where a scene's load goes, in seconds (wall clock).
+struct LoadTimes {
+    double verify = 0;  // sizes and hashes of the files read
+    double fields = 0;  // the static geometries' fields
+    double tool = 0;    // the tool's tree and its check
+    double reach = 0;   // the reach boxes, the hierarchy and the queries (the tool's tree packed once)
+};
+
+class SceneQuery {
+public:
+    SceneQuery(const std::filesystem::path& scene_path, const ToolSpec& tool, const QueryOptions& options, int threads = 1);
+    SceneQuery(SceneQuery&&) noexcept;
+    SceneQuery& operator=(SceneQuery&&) noexcept;
+    ~SceneQuery();
+
+    // One frame at the tool's world pose; the result stays valid until the next call. After the
+    // first frames have grown the buffers, a frame on one thread allocates nothing.
+    const FrameResult& query(const Pose& pose);
+
+    const Scene& scene() const;
+    const std::filesystem::path& scene_path() const;
+    const QueryOptions& options() const;
+    int threads() const;
+    std::optional<std::size_t> tool_part() const;     // none for an outside tool
+    const std::filesystem::path& tool_file() const;   // the tool's tree file
+    const MovingObjectData& tool() const;
+    MovingObject tool_view() const;
+    // The tool's ball in its own frame: every point and every sphere of its tree inside.
+    Vec3d tool_center() const;
+    double tool_radius() const;
+    const std::vector<std::uint32_t>& static_parts() const;  // ascending part indices
+    const StaticField& field(std::size_t part) const;         // a static part's geometry's field
+    const std::filesystem::path& field_file(std::size_t part) const;
+    const Aabb& reach(std::size_t part) const;                // world box, static parts
+    const BroadPhase& broad_phase() const;                    // indices into static_parts()
+    std::size_t geometries_loaded() const;                    // fields loaded (each once)
+    std::size_t memory_bytes() const;                         // the loaded fields' samples
+    double load_seconds() const;
+    const LoadTimes& load_times() const;
+    std::vector<std::string> warnings() const;                // parts left out (failed geometries)
+    // The options a pair of a frame with `candidates` pairs runs with (its share of the budgets).
+    QueryOptions pair_options(std::size_t candidates) const;
+    // The broad phase alone: the candidates of a pose (ascending part indices).
+    void candidates(const Pose& pose, std::vector<std::uint32_t>& out) const;
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+}  // namespace hp::scene
