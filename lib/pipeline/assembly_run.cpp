@@ -35,6 +35,11 @@ AssemblyPlan plan_assembly(Pipeline& pipeline, const std::filesystem::path& file
     MeshLoadOptions mopt;
     if (vox->params.contains("scale") && vox->params["scale"].is_number()) mopt.scale = vox->params["scale"].get<double>();
     if (vox->params.contains("units") && vox->params["units"].is_string()) mopt.units = vox->params["units"].get<std::string>();
+    for (const char* key : {"linear_deflection", "angular_deflection"})
+        if (vox->params.contains(key) && vox->params[key].is_number())
+            (key[0] == 'l' ? mopt.linear_deflection : mopt.angular_deflection) = vox->params[key].get<double>();
+    if (vox->params.contains("voxel_size") && vox->params["voxel_size"].is_number()) mopt.voxel_size = vox->params["voxel_size"].get<double>();
+    mopt.resolution = vox->params.value("resolution", 128);
 
     AssemblyPlan plan;
     plan.file = file;
@@ -55,6 +60,13 @@ AssemblyPlan plan_assembly(Pipeline& pipeline, const std::filesystem::path& file
         vox->params["voxel_size"] = plan.voxel_size;
         vox->given["voxel_size"] = plan.voxel_size;
         vox->given.erase("resolution");
+        if (a.tessellation.linear_deflection > 0 && mopt.linear_deflection <= 0) {
+            // STEP/IGES: tessellated again at the voxel size its parts' stages will use.
+            mopt.voxel_size = plan.voxel_size;
+            plan.assembly = read_assembly(file, mopt);
+            plan.local_bounds.clear();
+            for (const AssemblyGeometry& g : plan.assembly.geometries) plan.local_bounds.push_back(soup_bounds(g.soup, plan.assembly.factor));
+        }
     }
     for (std::size_t g = 0; g < a.geometries.size(); ++g)
         plan.jobs.push_back({a.geometries[g].id, file, "@" + std::to_string(g)});
