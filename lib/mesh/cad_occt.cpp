@@ -12,6 +12,8 @@
 
 #ifdef HP_HAVE_OCCT
 #include <chrono>
+#include <csetjmp>
+#include <csignal>
 #include <map>
 #include <sstream>
 
@@ -436,11 +438,58 @@ Assembly read_cad(const std::filesystem::path& path, const MeshLoadOptions& opti
 
 }  // namespace
 
+namespace {
+
+// OpenCASCADE can die of a signal deep inside on a damaged file (a bit flipped in an IGES
+// parameter, say). While this thread reads one, SIGSEGV, SIGBUS and SIGFPE jump back to the
+// reader's boundary, which refuses the file; the handlers before are put back afterwards. What
+// the jump skips is leaked: the tool exits, or goes on to its next file.
+thread_local sigjmp_buf* t_crash_jump = nullptr;
+constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGFPE};
+
+extern "C" void on_occt_crash(int sig) {
+    if (t_crash_jump) siglongjmp(*t_crash_jump, sig);
+    std::signal(sig, SIG_DFL);  // another thread: die of it as before
+    std::raise(sig);
+}
+
+class CrashGuard {
+public:
+    explicit CrashGuard(sigjmp_buf* jump) {
+        t_crash_jump = jump;
+        struct sigaction action {};
+        action.sa_handler = on_occt_crash;
+        sigemptyset(&action.sa_mask);
+        action.sa_flags = SA_NODEFER;
+        for (std::size_t i = 0; i < std::size(kCrashSignals); ++i) ::sigaction(kCrashSignals[i], &action, &previous_[i]);
+    }
+    ~CrashGuard() {
+        for (std::size_t i = 0; i < std::size(kCrashSignals); ++i) ::sigaction(kCrashSignals[i], &previous_[i], nullptr);
+        t_crash_jump = nullptr;
+    }
+    CrashGuard(const CrashGuard&) = delete;
+    CrashGuard& operator=(const CrashGuard&) = delete;
+
+private:
+    struct sigaction previous_[std::size(kCrashSignals)] {};
+};
+
+Assembly read_guarded(const std::filesystem::path& path, const MeshLoadOptions& options) {
+    sigjmp_buf jump;
+    const CrashGuard guard(&jump);
+    if (const int sig = sigsetjmp(jump, 1); sig != 0)
+        fail_input(path.string(), std::string("OpenCASCADE crashed reading the file (") + (sig == SIGFPE ? "SIGFPE" : sig == SIGBUS ? "SIGBUS" : "SIGSEGV") +
+                                      "): the file is damaged; check or export it again");
+    return read_cad(path, options);
+}
+
+}  // namespace
+
 Assembly read_cad_assembly(const std::filesystem::path& path, const MeshLoadOptions& options) {
     if (!(options.scale > 0) || !std::isfinite(options.scale)) fail_usage("the scale must be a positive number");
     unit_factor(options.units);  // refuses an unknown unit before any work
     try {
-        return read_cad(path, options);
+        return read_guarded(path, options);
     } catch (const Standard_Failure& e) {
         std::string what = e.GetMessageString() ? e.GetMessageString() : "";
         if (what.size() > 160) what = what.substr(0, 160) + "...";
