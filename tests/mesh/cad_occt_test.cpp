@@ -50,13 +50,17 @@ using std::numbers::pi;
 
 namespace {
 
+// One folder for the files of this run, removed at exit.
 fs::path temp_dir() {
-    static const fs::path dir = [] {
-        fs::path d = fs::temp_directory_path() / ("hp_cad_test_" + std::to_string(::getpid()));
-        fs::create_directories(d);
-        return d;
-    }();
-    return dir;
+    static const struct Folder {
+        fs::path path = fs::temp_directory_path() / ("hp_cad_test_" + std::to_string(::getpid()));
+        Folder() { fs::create_directories(path); }
+        ~Folder() {
+            std::error_code ec;
+            fs::remove_all(path, ec);
+        }
+    } folder;
+    return folder.path;
 }
 
 // Shapes are built in millimetres (OpenCASCADE's unit); the file declares `unit` ("MM", "M",
