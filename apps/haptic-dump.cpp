@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
                        "  haptic-dump part.stl --units mm       ... with coordinates converted from millimetres\n"
                        "  haptic-dump gearbox.glb --parts       the parts of an assembly: placements, geometries, instances\n"
                        "  haptic-dump gearbox.glb --part 3      one part in its own frame, as --part gives it to every tool\n"
+                       "  haptic-dump gearbox.step --parts      STEP/IGES: parts, tessellated and exact area and volume (docs/cad.md)\n"
                        "  haptic-dump bunny.layers.vdb          voxelmap: dimensions, metadata, layer histogram\n"
                        "  haptic-dump bunny.layers.vdb --json   the same as one JSON object\n"
                        "  haptic-dump bunny.hps                 pointshell: count, spacing, bounds, provenance\n"

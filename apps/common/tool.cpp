@@ -66,6 +66,16 @@ void Tool::add_mesh_options(MeshLoadOptions& options) {
     cli.add_option("--part", options.part,
                    "one part of a multi-part file in its own frame: its name, its index or @G for geometry G (--parts lists them)")
         ->type_name("NAME|INDEX");
+    cli.add_option("--linear-deflection", options.linear_deflection,
+                   "STEP/IGES: chord tolerance of the tessellation in world units (default: 0.25 x the voxel size, else "
+                   "the longest side / 512)")
+        ->check(CLI::PositiveNumber)
+        ->type_name("D");
+    cli.add_option("--angular-deflection", options.angular_deflection,
+                   "STEP/IGES: angular tolerance of the tessellation in radians")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str()
+        ->type_name("RAD");
 }
 
 nlohmann::json Tool::options_json() {

@@ -1,5 +1,6 @@
 #include "inspect/inspect.hpp"
 
+#include <cstdio>
 #include <system_error>
 
 #include "core/error.hpp"
@@ -34,6 +35,20 @@ Summary describe_mesh(const fs::path& path, const MeshLoadOptions& options) {
              format_diagnostics(m.diagnostics);
     s.json = {{"file", path.string()}, {"kind", "mesh"}, {"source_hash", m.source_hash},
               {"units", m.units}, {"mesh", to_json(m.diagnostics)}};
+    if (m.tessellation.linear_deflection > 0) {
+        const Tessellation& t = m.tessellation;
+        char buf[256];
+        std::snprintf(buf, sizeof buf,
+                      "tessellation %s in %s: linear deflection %.6g, angular %.6g rad; read %.3f s, meshed %.3f s\n",
+                      t.format == "iges" ? "IGES" : "STEP", t.file_unit.c_str(), t.linear_deflection, t.angular_deflection,
+                      t.seconds_read, t.seconds_mesh);
+        s.text += buf;
+        s.json["tessellation"] = {{"format", t.format}, {"linear_deflection", t.linear_deflection},
+                                  {"angular_deflection", t.angular_deflection}, {"file_unit", t.file_unit},
+                                  {"seconds_read", t.seconds_read}, {"seconds_mesh", t.seconds_mesh}};
+    }
+    for (const std::string& n : m.notes) s.text += "note         " + n + "\n";
+    if (!m.notes.empty()) s.json["notes"] = m.notes;
     if (!m.part.empty()) {
         s.text.insert(s.text.find("source hash"), "part         " + m.part_name + " (geometry " + m.part + ")\n");
         s.json["part"] = {{"name", m.part_name}, {"geometry", m.part}};

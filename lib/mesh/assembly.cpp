@@ -13,11 +13,11 @@
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/text.hpp"
+#include "mesh/assembly_build.hpp"
+#include "mesh/cad.hpp"
 #include "mesh/import.hpp"
 
 namespace hp {
-
-using Mat3 = std::array<std::array<double, 3>, 3>;
 
 Vec3d Placement::apply(const Vec3d& p) const {
     const auto& m = matrix;
@@ -104,7 +104,8 @@ TriMesh node_soup(const aiScene* scene, const aiNode* node, const Mat3& linear, 
 }
 
 // What a part needs to know of an aiMesh before its triangles are copied: a hash of its content
-// (vertices and faces as stored), its triangles and its points/lines. Computed once per mesh.
+// (vertices and faces as stored), its triangles and its points/lines. Computed once per mesh, so
+// that a file of many instances copies and hashes each mesh once, not once per part.
 struct MeshFacts {
     std::uint64_t hash = 0;
     std::size_t triangles = 0, dropped = 0;
@@ -126,6 +127,11 @@ MeshFacts mesh_facts(const aiMesh* mesh) {
         f.hash = hash64(face.mIndices, 3 * sizeof(unsigned), f.hash);
     }
     return f;
+}
+
+std::uint64_t soup_hash(const TriMesh& soup) {
+    const std::uint64_t h = hash64(soup.vertices.data(), soup.vertices.size() * sizeof(Vec3d));
+    return hash64(soup.triangles.data(), soup.triangles.size() * sizeof(soup.triangles[0]), h);
 }
 
 double det3(const Mat3& a) {
@@ -152,22 +158,22 @@ constexpr double kRigidTolerance = 1e-5;
 struct Walker {
     const aiScene* scene;
     std::string where;
-    Assembly& out;
-    std::map<std::string, std::size_t> geometry_of;  // content key -> geometry
-    std::vector<std::optional<MeshFacts>> facts;      // by aiMesh index, computed on first use
-    std::map<std::string, std::size_t> name_uses;
+    AssemblyBuilder& builder;
     std::set<const aiNode*> on_path;
+    std::vector<std::optional<MeshFacts>> facts;  // by aiMesh index, computed on first use
 
-    std::string unique_name(std::string name) {
-        const std::size_t n = ++name_uses[name];
-        if (n == 1) return name;
-        std::string candidate;
-        for (std::size_t k = n;; ++k) {
-            candidate = name + "#" + std::to_string(k);
-            if (!name_uses.count(candidate)) break;
+    AssemblyBuilder::Content content_of(const aiNode* node) {
+        AssemblyBuilder::Content c;
+        for (unsigned mi = 0; mi < node->mNumMeshes; ++mi) {
+            const unsigned index = node->mMeshes[mi];
+            if (index >= scene->mNumMeshes) continue;
+            if (facts.size() < scene->mNumMeshes) facts.resize(scene->mNumMeshes);
+            if (!facts[index]) facts[index] = mesh_facts(scene->mMeshes[index]);
+            c.triangles += facts[index]->triangles;
+            c.dropped += facts[index]->dropped;
+            c.key += hex64(facts[index]->hash) + ",";
         }
-        ++name_uses[candidate];
-        return candidate;
+        return c;
     }
 
     void visit(const aiNode* node, const aiMatrix4x4& parent, const std::string& path, int depth) {
@@ -175,7 +181,13 @@ struct Walker {
             fail_input(where, "node '" + path + "': the node graph is cyclic or deeper than 1000 levels (repair the export)");
         on_path.insert(node);
         const aiMatrix4x4 m = parent * node->mTransformation;
-        if (node->mNumMeshes > 0) add_part(node, m, path);
+        if (node->mNumMeshes > 0) {
+            const Mat3 a{{{m.a1, m.a2, m.a3}, {m.b1, m.b2, m.b3}, {m.c1, m.c2, m.c3}}};
+            const AssemblyBuilder::Content content = content_of(node);
+            builder.add_part(path.empty() ? std::string("root") : path, a, Vec3d{m.a4, m.b4, m.c4},
+                             [&](const Mat3& linear, std::size_t& dropped) { return node_soup(scene, node, linear, dropped); },
+                             &content);
+        }
         for (unsigned c = 0; c < node->mNumChildren; ++c) {
             const aiNode* child = node->mChildren[c];
             if (!child) continue;
@@ -185,80 +197,85 @@ struct Walker {
         }
         on_path.erase(node);
     }
-
-    void add_part(const aiNode* node, const aiMatrix4x4& m, const std::string& path) {
-        const std::string name = unique_name(path.empty() ? std::string("root") : path);
-        const Mat3 a{{{m.a1, m.a2, m.a3}, {m.b1, m.b2, m.b3}, {m.c1, m.c2, m.c3}}};
-        const Vec3d t{m.a4, m.b4, m.c4};
-        for (const auto& row : a)
-            for (double v : row)
-                if (!std::isfinite(v))
-                    fail_input(where, "part '" + name + "': its node transform has a NaN or infinite entry (repair the export)");
-        if (!is_finite(t))
-            fail_input(where, "part '" + name + "': its node transform has a NaN or infinite entry (repair the export)");
-
-        // Rigid up to a uniform scale s: a = s R with R a rotation.
-        const double det = det3(a);
-        const double s = std::cbrt(std::abs(det));
-        Mat3 r = a;
-        for (auto& row : r)
-            for (double& v : row) v = s > 0 ? v / s : 0;
-        const bool rotation = det > 0 && orthonormality_error(r) <= kRigidTolerance;
-        const bool unit_scale = rotation && std::abs(s - 1) <= kRigidTolerance;
-
-        Mat3 linear{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};
-        std::string baked, key_suffix;
-        if (rotation && !unit_scale) {
-            linear = {{{s, 0, 0}, {0, s, 0}, {0, 0, s}}};
-            char buf[64];
-            std::snprintf(buf, sizeof buf, "scale %.9g", s);
-            baked = buf;
-            key_suffix = "|" + baked;
-        } else if (!rotation) {
-            linear = a;
-            baked = det < 0 ? "reflection" : "non-uniform scale";
-            key_suffix = "|own " + std::to_string(out.parts.size());  // a geometry of its own
-        }
-        // The key: the content of the node's meshes, in order, and what is baked into them.
-        std::string key;
-        std::size_t triangles = 0, dropped = 0;
-        for (unsigned mi = 0; mi < node->mNumMeshes; ++mi) {
-            const unsigned index = node->mMeshes[mi];
-            if (index >= scene->mNumMeshes) continue;
-            if (facts.size() < scene->mNumMeshes) facts.resize(scene->mNumMeshes);
-            if (!facts[index]) facts[index] = mesh_facts(scene->mMeshes[index]);
-            triangles += facts[index]->triangles;
-            dropped += facts[index]->dropped;
-            key += hex64(facts[index]->hash) + ",";
-        }
-        if (triangles == 0) {
-            out.notes.push_back("part '" + name + "' has no triangles" +
-                                (dropped > 0 ? std::string(" (points or lines only)") : std::string()) + "; left out");
-            return;
-        }
-        key += key_suffix;
-        AssemblyPart part;
-        part.name = name;
-        part.index = out.parts.size();
-        part.dropped_primitives = dropped;
-        part.placement = make_placement(rotation ? r : Mat3{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, t * out.factor);
-        auto [it, fresh] = geometry_of.emplace(key, out.geometries.size());
-        if (fresh) {
-            AssemblyGeometry& g = out.geometries.emplace_back();
-            g.id = "g" + std::to_string(it->second);
-            std::size_t ignored = 0;
-            g.soup = node_soup(scene, node, linear, ignored);  // once per geometry
-            g.first_part = part.index;
-            g.baked = baked;
-            if (!baked.empty()) out.notes.push_back("part '" + name + "': its placement's " + baked + " is baked into geometry " + g.id);
-        }
-        part.geometry = it->second;
-        ++out.geometries[it->second].instances;
-        out.parts.push_back(std::move(part));
-    }
 };
 
 }  // namespace
+
+std::string AssemblyBuilder::unique_name(const std::string& name) {
+    const std::size_t n = ++name_uses_[name];
+    if (n == 1) return name;
+    std::string candidate;
+    for (std::size_t k = n;; ++k) {
+        candidate = name + "#" + std::to_string(k);
+        if (!name_uses_.count(candidate)) break;
+    }
+    ++name_uses_[candidate];
+    return candidate;
+}
+
+void AssemblyBuilder::add_part(const std::string& path, const Mat3& a, const Vec3d& t, const SoupOf& soup_of,
+                               const Content* content) {
+    const std::string name = unique_name(path);
+    for (const auto& row : a)
+        for (double v : row)
+            if (!std::isfinite(v))
+                fail_input(where_, "part '" + name + "': its node transform has a NaN or infinite entry (repair the export)");
+    if (!is_finite(t))
+        fail_input(where_, "part '" + name + "': its node transform has a NaN or infinite entry (repair the export)");
+
+    // Rigid up to a uniform scale s: a = s R with R a rotation.
+    const double det = det3(a);
+    const double s = std::cbrt(std::abs(det));
+    Mat3 r = a;
+    for (auto& row : r)
+        for (double& v : row) v = s > 0 ? v / s : 0;
+    const bool rotation = det > 0 && orthonormality_error(r) <= kRigidTolerance;
+    const bool unit_scale = rotation && std::abs(s - 1) <= kRigidTolerance;
+
+    Mat3 linear{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};
+    std::string baked, key_suffix;
+    if (rotation && !unit_scale) {
+        linear = {{{s, 0, 0}, {0, s, 0}, {0, 0, s}}};
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "scale %.9g", s);
+        baked = buf;
+        key_suffix = "|" + baked;
+    } else if (!rotation) {
+        linear = a;
+        baked = det < 0 ? "reflection" : "non-uniform scale";
+        key_suffix = "|own " + std::to_string(out_.parts.size());  // a geometry of its own
+    }
+    std::size_t dropped = content ? content->dropped : 0;
+    TriMesh soup;
+    if (!content) soup = soup_of(linear, dropped);
+    if (content ? content->triangles == 0 : soup.triangles.empty()) {
+        out_.notes.push_back("part '" + name + "' has no triangles" +
+                             (dropped > 0 ? std::string(" (points or lines only)") : std::string()) + "; left out");
+        return;
+    }
+    AssemblyPart part;
+    part.name = name;
+    part.index = out_.parts.size();
+    part.dropped_primitives = dropped;
+    part.placement = make_placement(rotation ? r : Mat3{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, t * out_.factor);
+    const std::string key = (content ? content->key : hex64(soup_hash(soup))) + key_suffix;
+    auto [it, fresh] = geometry_of_.emplace(key, out_.geometries.size());
+    if (fresh) {
+        AssemblyGeometry& g = out_.geometries.emplace_back();
+        g.id = "g" + std::to_string(it->second);
+        if (content) {
+            std::size_t ignored = 0;
+            soup = soup_of(linear, ignored);  // once per geometry
+        }
+        g.soup = std::move(soup);
+        g.first_part = part.index;
+        g.baked = baked;
+        if (!baked.empty()) out_.notes.push_back("part '" + name + "': its placement's " + baked + " is baked into geometry " + g.id);
+    }
+    part.geometry = it->second;
+    ++out_.geometries[it->second].instances;
+    out_.parts.push_back(std::move(part));
+}
 
 const AssemblyPart& Assembly::select(const std::string& selector, const std::string& where) const {
     auto listing = [&] {
@@ -286,6 +303,7 @@ const AssemblyPart& Assembly::select(const std::string& selector, const std::str
 Assembly read_assembly(const std::filesystem::path& path, const MeshLoadOptions& options) {
     const std::string where = path.string();
     if (!(options.scale > 0) || !std::isfinite(options.scale)) fail_usage("the scale must be a positive number");
+    if (is_cad_file(path)) return read_cad_assembly(path, options);
     const ImportedFile file = import_file(path);
     Assembly out;
     out.source_name = path.filename().string();
@@ -293,7 +311,8 @@ Assembly read_assembly(const std::filesystem::path& path, const MeshLoadOptions&
     out.units = options.units.empty() ? "" : "m";
     out.factor = unit_factor(options.units) * options.scale;
     if (file.scene->mRootNode) {
-        Walker walker{file.scene, where, out, {}, {}, {}, {}};
+        AssemblyBuilder builder(out, where);
+        Walker walker{file.scene, where, builder, {}, {}};
         const aiNode* root = file.scene->mRootNode;
         walker.visit(root, aiMatrix4x4(), "", 0);
     }
@@ -310,11 +329,39 @@ LoadedMesh prepare_geometry(const Assembly& assembly, std::size_t g, const MeshL
     m.source_hash = assembly.source_hash;
     m.part = "@" + std::to_string(g);
     m.part_name = assembly.parts[geometry.first_part].name;
+    if (assembly.units == "m") m.units = "m";  // STEP/IGES: metres whether --units is given or not
+    m.tessellation = assembly.tessellation;
+    m.notes = assembly.notes;
     return m;
 }
 
 namespace {
 nlohmann::json vec_json(const Vec3d& v) { return nlohmann::json::array({v.x, v.y, v.z}); }
+
+double surface_area(const TriMesh& m) {
+    double a = 0;
+    for (const auto& t : m.triangles)
+        a += 0.5 * length(cross(m.vertices[t[1]] - m.vertices[t[0]], m.vertices[t[2]] - m.vertices[t[0]]));
+    return a;
+}
+
+// STEP/IGES: the tessellation's area and volume next to the exact ones, in output units.
+struct Measures {
+    double area = 0, volume = 0, exact_area = -1, exact_volume = -1;
+};
+Measures measures(const Assembly& assembly, std::size_t g, const LoadedMesh& m) {
+    const AssemblyGeometry& geometry = assembly.geometries[g];
+    const double f = assembly.factor;
+    Measures r{surface_area(m.mesh), m.diagnostics.signed_volume, -1, -1};
+    if (geometry.exact_area >= 0) r.exact_area = geometry.exact_area * f * f;
+    if (geometry.exact_volume >= 0) r.exact_volume = geometry.exact_volume * f * f * f;
+    return r;
+}
+
+nlohmann::json tessellation_json(const Tessellation& t) {
+    return {{"format", t.format}, {"linear_deflection", t.linear_deflection}, {"angular_deflection", t.angular_deflection},
+            {"file_unit", t.file_unit}, {"seconds_read", t.seconds_read}, {"seconds_mesh", t.seconds_mesh}};
+}
 nlohmann::json box_json(const Aabb& b) { return {{"min", vec_json(b.min)}, {"max", vec_json(b.max)}}; }
 }  // namespace
 
@@ -342,8 +389,18 @@ nlohmann::json parts_json(const Assembly& assembly, const std::vector<LoadedMesh
                               {"triangles", prepared.at(i).diagnostics.triangles},
                               {"watertight", prepared.at(i).diagnostics.watertight},
                               {"baked", g.baked}});
+        if (assembly.tessellation.linear_deflection > 0) {
+            const Measures ms = measures(assembly, i, prepared.at(i));
+            auto& j = geometries.back();
+            j["area"] = ms.area;
+            j["volume"] = ms.volume;
+            j["exact_area"] = ms.exact_area >= 0 ? nlohmann::json(ms.exact_area) : nlohmann::json();
+            j["exact_volume"] = ms.exact_volume >= 0 ? nlohmann::json(ms.exact_volume) : nlohmann::json();
+        }
     }
-    return {{"parts", parts}, {"geometries", geometries}, {"notes", assembly.notes}};
+    nlohmann::json out{{"parts", parts}, {"geometries", geometries}, {"notes", assembly.notes}};
+    if (assembly.tessellation.linear_deflection > 0) out["tessellation"] = tessellation_json(assembly.tessellation);
+    return out;
 }
 
 std::string format_parts(const Assembly& assembly, const std::vector<LoadedMesh>& prepared) {
@@ -364,6 +421,23 @@ std::string format_parts(const Assembly& assembly, const std::vector<LoadedMesh>
                       with_commas(m.diagnostics.triangles).c_str(), p.placement.position.x, p.placement.position.y,
                       p.placement.position.z, q[0], q[1], q[2], q[3], w.min.x, w.min.y, w.min.z, w.max.x, w.max.y,
                       w.max.z);
+        o << buf;
+        if (assembly.tessellation.linear_deflection > 0) {
+            const Measures ms = measures(assembly, p.geometry, m);
+            char area[32] = "unknown", volume[32] = "none: no solid";
+            if (ms.exact_area >= 0) std::snprintf(area, sizeof area, "%.6g", ms.exact_area);
+            if (ms.exact_volume >= 0) std::snprintf(volume, sizeof volume, "%.6g", ms.exact_volume);
+            std::snprintf(buf, sizeof buf, "       area %.6g (exact %s), volume %.6g (exact %s)\n", ms.area, area,
+                          ms.volume, volume);
+            o << buf;
+        }
+    }
+    if (assembly.tessellation.linear_deflection > 0) {
+        const Tessellation& t = assembly.tessellation;
+        std::snprintf(buf, sizeof buf,
+                      "tessellation %s in %s: linear deflection %.6g, angular %.6g rad; read %.3f s, meshed %.3f s\n",
+                      t.format == "iges" ? "IGES" : "STEP", t.file_unit.c_str(), t.linear_deflection, t.angular_deflection,
+                      t.seconds_read, t.seconds_mesh);
         o << buf;
     }
     for (const std::string& n : assembly.notes) o << "note         " << n << "\n";

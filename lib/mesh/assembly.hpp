@@ -1,8 +1,8 @@
 #pragma once
 // lib/mesh/assembly — a mesh file as parts: the node graph kept instead of flattened.
 //
-// Contract: read_assembly() reads what load_mesh() reads (Assimp; the same checks of the file)
-// and keeps its structure. Every node that carries meshes is a part: its name is the node path
+// Contract: read_assembly() reads what load_mesh() reads (Assimp; the same checks of the file;
+// STEP and IGES through mesh/cad.hpp, whose parts are XCAF's shape instances) and keeps its structure. Every node that carries meshes is a part: its name is the node path
 // below the root ("frame/left/bolt"), made unique with "#2", "#3"...; its geometry is the triangles
 // of its meshes in the node's own frame; its placement is the accumulated node transform.
 // Geometries are shared by content: two nodes whose meshes hold the same triangles (glTF meshes
@@ -59,6 +59,9 @@ struct AssemblyGeometry {
     std::size_t first_part = 0;
     std::size_t instances = 0;
     std::string baked;         // "" or what was baked in: "scale 0.5", "reflection", "non-uniform scale"
+    // STEP/IGES: the exact surface area and volume of its solids (BRepGProp), in the soup's units
+    // (before --units/--scale); negative: unknown (a mesh file, or a baked geometry).
+    double exact_area = -1, exact_volume = -1;
 };
 
 struct AssemblyPart {
@@ -76,6 +79,7 @@ struct Assembly {
     std::string source_name, source_hash;
     std::string units;               // "m" when --units was given, "" otherwise (as LoadedMesh)
     double factor = 1.0;             // the units' factor times the scale, applied to placements
+    Tessellation tessellation;       // STEP/IGES: how the geometries were tessellated
 
     // The part a selector names (a name, an index, "@G"); hp::Error(usage) listing what exists otherwise.
     const AssemblyPart& select(const std::string& selector, const std::string& where) const;

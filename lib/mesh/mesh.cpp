@@ -18,6 +18,7 @@
 #include "core/hash.hpp"
 #include "core/text.hpp"
 #include "mesh/assembly.hpp"
+#include "mesh/cad.hpp"
 #include "mesh/import.hpp"
 #include "mesh/orient.hpp"
 
@@ -380,6 +381,28 @@ LoadedMesh load_mesh(const std::filesystem::path& path, const MeshLoadOptions& o
         const Assembly assembly = read_assembly(path, options);
         const AssemblyPart& part = assembly.select(options.part, where);
         return prepare_geometry(assembly, part.geometry, options, where + ": part '" + part.name + "'");
+    }
+    if (is_cad_file(path)) {
+        // STEP/IGES: every part placed into the world (in the soups' units: prepare_mesh scales).
+        const Assembly assembly = read_cad_assembly(path, options);
+        TriMesh soup;
+        for (const AssemblyPart& p : assembly.parts) {
+            const TriMesh& g = assembly.geometries[p.geometry].soup;
+            const auto base = static_cast<std::uint32_t>(soup.vertices.size());
+            const auto& m = p.placement.matrix;
+            const Vec3d t = p.placement.position / assembly.factor;
+            for (const Vec3d& v : g.vertices)
+                soup.vertices.push_back({m[0] * v.x + m[1] * v.y + m[2] * v.z + t.x, m[4] * v.x + m[5] * v.y + m[6] * v.z + t.y,
+                                         m[8] * v.x + m[9] * v.y + m[10] * v.z + t.z});
+            for (const auto& tri : g.triangles) soup.triangles.push_back({tri[0] + base, tri[1] + base, tri[2] + base});
+        }
+        LoadedMesh result = prepare_mesh(std::move(soup), options, where);
+        result.source_name = assembly.source_name;
+        result.source_hash = assembly.source_hash;
+        result.units = assembly.units;
+        result.tessellation = assembly.tessellation;
+        result.notes = assembly.notes;
+        return result;
     }
     const ImportedFile file = import_file(path);
     const aiScene* scene = file.scene;

@@ -1,7 +1,8 @@
 #pragma once
 // lib/mesh — triangle meshes in, welded and diagnosed.
 //
-// Contract: load_mesh() reads any format Assimp reads, applies node transforms, triangulates,
+// Contract: load_mesh() reads any format Assimp reads (and STEP/IGES through OpenCASCADE when the
+// build has it: mesh/cad.hpp, docs/cad.md), applies node transforms, triangulates,
 // drops points and lines, applies --scale/--units, welds vertices by position (tolerance
 // relative to the bounding-box diagonal), drops degenerate and duplicate triangles, and computes
 // the diagnostics below on the welded mesh. Units: whatever the file holds times the scale; all
@@ -62,6 +63,22 @@ struct MeshLoadOptions {
                                      // (cavities inward); see mesh/orient.hpp
     std::string part;  // "": the whole file flattened; else one part in its own frame: its name,
                        // its index or "@G" for geometry G (mesh/assembly.hpp)
+    // STEP and IGES (docs/cad.md): the tessellation's chord tolerance in output units (0: 0.25 x
+    // voxel_size when that is known, else 0.25 x the file's longest side / resolution) and its
+    // angular tolerance in radians. Other files ignore them.
+    double linear_deflection = 0;
+    double angular_deflection = 0.35;
+    double voxel_size = 0;  // the voxel size the mesh is for, when known (0: unknown)
+    int resolution = 128;   // ... else voxels along the longest side
+};
+
+// How a STEP or IGES file was tessellated (linear_deflection 0: the file is a mesh).
+struct Tessellation {
+    std::string format;            // "step", "iges"
+    double linear_deflection = 0;  // output units
+    double angular_deflection = 0; // radians
+    std::string file_unit;         // the unit the file declares ("mm", "inch", ...)
+    double seconds_read = 0, seconds_mesh = 0;
 };
 
 struct LoadedMesh {
@@ -72,6 +89,8 @@ struct LoadedMesh {
     std::string units;        // units of the coordinates ("m", or "" when unknown)
     std::string part;         // a part was selected: "@G", its geometry (what files record)
     std::string part_name;    // ... and the part's name
+    Tessellation tessellation;  // STEP/IGES: how the triangles were made
+    std::vector<std::string> notes;  // STEP/IGES: what import says (faces that did not mesh, --units over the file's unit)
 };
 
 // The factor of a unit ("" and "m": 1, "mm", "cm", "in"); hp::Error(usage) for another.

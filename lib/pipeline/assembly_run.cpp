@@ -35,14 +35,18 @@ AssemblyPlan plan_assembly(Pipeline& pipeline, const std::filesystem::path& file
     MeshLoadOptions mopt;
     if (vox->params.contains("scale") && vox->params["scale"].is_number()) mopt.scale = vox->params["scale"].get<double>();
     if (vox->params.contains("units") && vox->params["units"].is_string()) mopt.units = vox->params["units"].get<std::string>();
+    for (const char* key : {"linear_deflection", "angular_deflection"})
+        if (vox->params.contains(key) && vox->params[key].is_number())
+            (key[0] == 'l' ? mopt.linear_deflection : mopt.angular_deflection) = vox->params[key].get<double>();
+    if (vox->params.contains("voxel_size") && vox->params["voxel_size"].is_number()) mopt.voxel_size = vox->params["voxel_size"].get<double>();
+    mopt.resolution = vox->params.value("resolution", 128);
 
     AssemblyPlan plan;
     plan.file = file;
     plan.assembly = std::make_shared<const Assembly>(read_assembly(file, mopt));
-    const Assembly& a = *plan.assembly;
     Aabb world;
-    for (const AssemblyGeometry& g : a.geometries) plan.local_bounds.push_back(soup_bounds(g.soup, a.factor));
-    for (const AssemblyPart& p : a.parts) world.extend(hp::world_bounds(plan.local_bounds[p.geometry], p.placement));
+    for (const AssemblyGeometry& g : plan.assembly->geometries) plan.local_bounds.push_back(soup_bounds(g.soup, plan.assembly->factor));
+    for (const AssemblyPart& p : plan.assembly->parts) world.extend(hp::world_bounds(plan.local_bounds[p.geometry], p.placement));
 
     if (vox->params.contains("voxel_size") && vox->params["voxel_size"].is_number()) {
         plan.voxel_size = vox->params["voxel_size"].get<double>();
@@ -55,9 +59,20 @@ AssemblyPlan plan_assembly(Pipeline& pipeline, const std::filesystem::path& file
         vox->params["voxel_size"] = plan.voxel_size;
         vox->given["voxel_size"] = plan.voxel_size;
         vox->given.erase("resolution");
+        if (plan.assembly->tessellation.linear_deflection > 0 && mopt.linear_deflection <= 0) {
+            // STEP/IGES: tessellated again at the voxel size its parts' stages will use.
+            mopt.voxel_size = plan.voxel_size;
+            plan.assembly = std::make_shared<const Assembly>(read_assembly(file, mopt));
+            plan.local_bounds.clear();
+            for (const AssemblyGeometry& g : plan.assembly->geometries)
+                plan.local_bounds.push_back(soup_bounds(g.soup, plan.assembly->factor));
+        }
     }
-    for (std::size_t g = 0; g < a.geometries.size(); ++g)
-        plan.jobs.push_back({a.geometries[g].id, file, "@" + std::to_string(g), plan.assembly});
+    // Meshes are shared with the stages; a CAD file is tessellated by each stage as its options say.
+    const bool share = plan.assembly->tessellation.linear_deflection <= 0;
+    for (std::size_t g = 0; g < plan.assembly->geometries.size(); ++g)
+        plan.jobs.push_back({plan.assembly->geometries[g].id, file, "@" + std::to_string(g),
+                             share ? plan.assembly : std::shared_ptr<const Assembly>()});
     return plan;
 }
 

@@ -35,7 +35,8 @@ void run_stages(const MeshRun& run, const MeshJob& job, MeshEntry& entry, std::s
     std::map<std::string, LoadedMesh> meshes;  // by load options
     auto load = [&](MeshLoadOptions mopt) -> const LoadedMesh& {
         if (mopt.part.empty()) mopt.part = job.part;  // an assembly's geometry (batch.hpp)
-        const std::string key = nlohmann::json{mopt.scale, mopt.units, mopt.weld_tolerance, mopt.part}.dump();
+        const std::string key = nlohmann::json{mopt.scale, mopt.units, mopt.weld_tolerance, mopt.part, mopt.linear_deflection,
+                                                 mopt.angular_deflection, mopt.voxel_size, mopt.resolution}.dump();
         auto it = meshes.find(key);
         if (it == meshes.end()) {
             if (job.assembly && !mopt.part.empty()) {

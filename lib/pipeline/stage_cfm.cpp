@@ -107,8 +107,10 @@ CfmSummary run_cfm(const StageContext& ctx, const CfmParams& p) {
     if (p.scale) mopt.scale = *p.scale;
     else if (params.contains("scale") && params["scale"].is_number()) mopt.scale = params["scale"].get<double>();
     mopt.part = part_or(p.part, params);
+    tessellation_or(mopt, p, params);
     const LoadedMesh& m = ctx.load_mesh(mopt);
     std::vector<std::string> warnings;
+    add_import_notes(warnings, ctx.mesh.string(), m);
     const std::string recorded = shell.metadata.value("source_hash", "");
     const std::string mismatch =
         check_source_hash(ctx.mesh.string(), m.source_hash, tree_path.string(), "tree", recorded, force, ctx.option_name("force"));
@@ -130,6 +132,7 @@ CfmSummary run_cfm(const StageContext& ctx, const CfmParams& p) {
                         {"normal_orientation", opt.outward_sign < 0 ? "outward (mesh wound inward, flipped)" : "outward"},
                         {"feature_index", "face: triangle; edge: 3t+i of the lowest triangle t with it; vertex: vertex"}};
     if (!m.part.empty()) meta["parameters"]["part"] = m.part;
+    record_tessellation(meta["parameters"], m);
     const auto t_write = std::chrono::steady_clock::now();
     write_cfm_file(ctx.output, meta, map);
     const double write_s = seconds_since(t_write);

@@ -255,8 +255,10 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
     mopt.units = p.units ? *p.units : params.value("units", "");
     mopt.scale = p.scale ? *p.scale : params.value("scale", 1.0);
     mopt.part = part_or(p.part, params);
+    tessellation_or(mopt, p, params);
     const LoadedMesh& m = ctx.load_mesh(mopt);
     std::vector<std::string> warnings;
+    add_import_notes(warnings, ctx.mesh.string(), m);
     const std::string mismatch = check_source_hash(ctx.mesh.string(), m.source_hash, map_path.string(), "voxelmap",
                                                    info.metadata.value("source_hash", ""), force, ctx.option_name("force"));
     if (!mismatch.empty()) warnings.push_back(mismatch);

@@ -104,8 +104,10 @@ PointshellSummary run_pointshell(const StageContext& ctx, const PointshellParams
     mopt.units = p.units ? *p.units : params.value("units", "");
     mopt.scale = p.scale ? *p.scale : params.value("scale", 1.0);
     mopt.part = part_or(p.part, params);
+    tessellation_or(mopt, p, params);
     const LoadedMesh& m = ctx.load_mesh(mopt);
     std::vector<std::string> warnings;
+    add_import_notes(warnings, ctx.mesh.string(), m);
     const std::string mismatch = check_source_hash(ctx.mesh.string(), m.source_hash, field_path.string(), "field",
                                                    info.metadata.value("source_hash", ""), force, ctx.option_name("force"));
     if (!mismatch.empty()) warnings.push_back(mismatch);
@@ -154,6 +156,7 @@ PointshellSummary run_pointshell(const StageContext& ctx, const PointshellParams
                         {"normal_source", r.normal_source},
                         {"statistics", stats}};
     if (!m.part.empty()) meta["parameters"]["part"] = m.part;
+    record_tessellation(meta["parameters"], m);
     const auto t3 = std::chrono::steady_clock::now();
     write_shell_file(ctx.output, meta, r.shell);
     const double write_s = seconds_since(t3);

@@ -31,6 +31,7 @@ struct VoxelizeParams {
     double scale = 1.0;
     std::optional<std::string> units;
     std::optional<std::string> part;  // one part of an assembly in its own frame (mesh/assembly.hpp)
+    std::optional<double> linear_deflection, angular_deflection;  // STEP/IGES tessellation (docs/cad.md)
     std::optional<int> band;  // narrow band in voxels; 0 = dense; unset = dense while it fits comfortably
 };
 
@@ -43,6 +44,7 @@ struct DistanceParams {
     std::optional<double> scale;
     std::optional<std::string> units;
     std::optional<std::string> part;
+    std::optional<double> linear_deflection, angular_deflection;
     std::optional<int> band;  // narrow band in voxels; 0 = dense; unset = the voxelmap's
     std::optional<int> exact_layers;  // dense: exact wherever |layer| <= N; unset = 3 (9 if 6-connected)
 };
@@ -54,6 +56,7 @@ struct PointshellParams {
     std::optional<double> scale;
     std::optional<std::string> units;
     std::optional<std::string> part;
+    std::optional<double> linear_deflection, angular_deflection;
 };
 
 struct SpheretreeParams {
@@ -71,6 +74,7 @@ struct CfmParams {
     std::optional<double> scale;
     std::optional<std::string> units;
     std::optional<std::string> part;
+    std::optional<double> linear_deflection, angular_deflection;
 };
 
 struct OctreeParams {
@@ -269,6 +273,42 @@ void declare_mesh_options(Declare<P>& d, const std::string& inherit) {
     d(&P::part, "part",
       "one part of a multi-part file in its own frame: its name, its index or @G for geometry G (haptic-dump FILE "
       "--parts lists them)" + inherit);
+    declare_tessellation_options(d, inherit);
+}
+
+// --linear-deflection and --angular-deflection: how a STEP or IGES file is tessellated.
+template <class P>
+void declare_tessellation_options(Declare<P>& d, const std::string& inherit) {
+    d(&P::linear_deflection, "linear_deflection",
+      "STEP/IGES: chord tolerance of the tessellation in world units (default: 0.25 x the voxel size)" + inherit)
+        .above_zero();
+    d(&P::angular_deflection, "angular_deflection", "STEP/IGES: angular tolerance of the tessellation in radians (default: 0.35)" + inherit)
+        .above_zero();
+}
+
+// The tessellation of a stage that reads the mesh again: the option when given, else what the
+// input file `recorded` in its parameters (the voxelmap's, the field's, the tree's), so that every
+// stage meshes a STEP/IGES file as the first one did.
+template <class P>
+void tessellation_or(MeshLoadOptions& mopt, const P& p, const nlohmann::json& recorded) {
+    auto pick = [&](const std::optional<double>& given, const char* key, double& out) {
+        if (given) out = *given;
+        else if (recorded.is_object() && recorded.contains(key) && recorded[key].is_number()) out = recorded[key].get<double>();
+    };
+    pick(p.linear_deflection, "linear_deflection", mopt.linear_deflection);
+    pick(p.angular_deflection, "angular_deflection", mopt.angular_deflection);
+}
+
+// A STEP/IGES mesh's tessellation into a file's parameters (nothing for other meshes).
+inline void record_tessellation(nlohmann::json& params, const LoadedMesh& m) {
+    if (m.tessellation.linear_deflection <= 0) return;
+    params["linear_deflection"] = m.tessellation.linear_deflection;
+    params["angular_deflection"] = m.tessellation.angular_deflection;
+}
+
+// What import said about a STEP/IGES file, as the stage's warnings.
+inline void add_import_notes(std::vector<std::string>& warnings, const std::string& mesh, const LoadedMesh& m) {
+    for (const std::string& n : m.notes) warnings.push_back(mesh + ": " + n);
 }
 
 // The part the stage reads: the option when given, else the one `recorded` in the input file's

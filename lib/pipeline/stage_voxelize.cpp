@@ -117,6 +117,9 @@ VoxelizeSummary run_voxelize(const StageContext& ctx, const VoxelizeParams& p) {
     mopt.scale = p.scale;
     if (p.units) mopt.units = *p.units;
     if (p.part) mopt.part = *p.part;
+    mopt.voxel_size = p.voxel_size.value_or(0.0);
+    mopt.resolution = p.resolution;
+    tessellation_or(mopt, p, nlohmann::json::object());
     const double voxel_size = p.voxel_size.value_or(0.0);
     const int resolution = p.resolution;
     const int pad = p.pad;
@@ -135,6 +138,7 @@ VoxelizeSummary run_voxelize(const StageContext& ctx, const VoxelizeParams& p) {
 
     const LoadedMesh& m = ctx.load_mesh(mopt);
     std::vector<std::string> warnings;
+    add_import_notes(warnings, ctx.mesh.string(), m);
     if (!m.diagnostics.watertight)
         warnings.push_back(ctx.mesh.string() + ": the mesh is not watertight (" +
                            std::to_string(m.diagnostics.boundary_edges) + " boundary edges); inside/outside by " + ctx.option_name("fill") + " " +
@@ -164,6 +168,7 @@ VoxelizeSummary run_voxelize(const StageContext& ctx, const VoxelizeParams& p) {
     nlohmann::json params{{"voxel_size", s}, {"pad", pad}, {"fill", fill}, {"max_layers", vopt.max_layers},
                           {"connectivity", vopt.connectivity}, {"scale", mopt.scale}, {"units", mopt.units}};
     if (mode.band > 0) params["band"] = mode.band;
+    record_tessellation(params, m);
     if (!m.part.empty()) params["part"] = m.part;  // the geometry, so that its files are the same from any instance
     nlohmann::json meta{{"kind", "voxelmap"},
                         {"tool", "haptic-voxelize"},

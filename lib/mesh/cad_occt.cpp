@@ -1,0 +1,503 @@
+// STEP and IGES through OpenCASCADE (mesh/cad.hpp): the one unit of the library that includes its
+// headers, and only when the build found it (HP_HAVE_OCCT).
+#include "mesh/cad.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "core/error.hpp"
+
+#ifdef HP_HAVE_OCCT
+#include <chrono>
+#include <csetjmp>
+#include <csignal>
+#include <map>
+#include <sstream>
+
+#include <tbb/task_arena.h>
+
+#include <BRepBndLib.hxx>
+#include <BRepGProp.hxx>
+#include <BRepMesh_IncrementalMesh.hxx>
+#include <BRep_Tool.hxx>
+#include <Bnd_Box.hxx>
+#include <GProp_GProps.hxx>
+#include <IGESCAFControl_Reader.hxx>
+#include <IGESData_IGESModel.hxx>
+#include <IGESControl_Reader.hxx>
+#include <Message.hxx>
+#include <Message_Messenger.hxx>
+#include <Message_PrinterOStream.hxx>
+#include <Poly_PolygonOnTriangulation.hxx>
+#include <Poly_Triangulation.hxx>
+#include <STEPCAFControl_Reader.hxx>
+#include <STEPControl_Reader.hxx>
+#include <Standard_Failure.hxx>
+#include <TColStd_SequenceOfAsciiString.hxx>
+#include <TDataStd_Name.hxx>
+#include <TDocStd_Document.hxx>
+#include <TDF_LabelSequence.hxx>
+#include <TopExp.hxx>
+#include <TopExp_Explorer.hxx>
+#include <TopTools_IndexedMapOfShape.hxx>
+#include <TopoDS.hxx>
+#include <TopoDS_Edge.hxx>
+#include <TopoDS_Face.hxx>
+#include <TopoDS_Iterator.hxx>
+#include <TopoDS_Vertex.hxx>
+#include <XCAFApp_Application.hxx>
+#include <XCAFDoc_DocumentTool.hxx>
+#include <XCAFDoc_ShapeTool.hxx>
+
+#include "core/atomic_file.hpp"
+#include "core/hash.hpp"
+#include "mesh/assembly_build.hpp"
+#endif
+
+namespace hp {
+
+std::string_view cad_kind(std::string_view head) {
+    std::size_t i = 0;
+    while (i < head.size() && std::isspace(static_cast<unsigned char>(head[i]))) ++i;
+    if (head.substr(i).starts_with("ISO-10303-21;")) return "step";
+    // IGES: fixed 80-column records, the first one of the Start section ('S' in column 73).
+    const std::size_t eol = head.find_first_of("\r\n");
+    const std::string_view first = head.substr(0, eol);
+    if (first.size() >= 73 && first.size() <= 82 && first[72] == 'S') return "iges";
+    return "";
+}
+
+std::string_view cad_file_kind(const std::filesystem::path& path) {
+    char buf[128];
+    std::size_t n = 0;
+    if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+        n = std::fread(buf, 1, sizeof buf, f);
+        std::fclose(f);
+    }
+    const std::string_view kind = cad_kind(std::string_view(buf, n));
+    if (!kind.empty()) return kind;
+    std::string ext = path.extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (ext == ".step" || ext == ".stp") return "step";
+    if (ext == ".iges" || ext == ".igs") return "iges";
+    return "";
+}
+
+#ifndef HP_HAVE_OCCT
+
+bool cad_supported() { return false; }
+
+Assembly read_cad_assembly(const std::filesystem::path& path, const MeshLoadOptions&) {
+    fail_input(path.string(), "is a " + std::string(cad_file_kind(path) == "iges" ? "IGES" : "STEP") +
+                                  " file, and this build reads STEP and IGES only with OpenCASCADE (run "
+                                  "scripts/install-deps.sh and build again), or convert it to a mesh format");
+}
+
+#else
+
+bool cad_supported() { return true; }
+
+namespace {
+
+// OpenCASCADE's messages go to std::cout by default: stdout carries the tools' --json.
+void silence_occt() {
+    static const bool done = [] {
+        const Handle(Message_Messenger)& messenger = Message::DefaultMessenger();
+        messenger->RemovePrinters(STANDARD_TYPE(Message_PrinterOStream));
+        return true;
+    }();
+    (void)done;
+}
+
+std::string label_name(const TDF_Label& label) {
+    Handle(TDataStd_Name) name;
+    if (!label.FindAttribute(TDataStd_Name::GetID(), name)) return "";
+    const TCollection_AsciiString ascii(name->Get(), '_');
+    std::string s = ascii.ToCString();
+    std::replace(s.begin(), s.end(), '/', '_');  // a path separator inside a name would split it
+    return s;
+}
+
+// Metres per unit of a STEP length unit's name ("MILLIMETRE", ".MILLI. METRE", "INCH"...).
+double step_unit_metres(std::string name, std::string& short_name) {
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    const std::pair<const char*, std::pair<const char*, double>> units[] = {
+        {"MICRO", {"um", 1e-6}}, {"MILLI", {"mm", 1e-3}}, {"CENTI", {"cm", 1e-2}}, {"DECI", {"dm", 0.1}},
+        {"KILO", {"km", 1e3}},   {"INCH", {"in", 0.0254}}, {"FOOT", {"ft", 0.3048}}, {"FEET", {"ft", 0.3048}},
+        {"METRE", {"m", 1.0}},   {"METER", {"m", 1.0}}};
+    for (const auto& [key, unit] : units)
+        if (name.find(key) != std::string::npos) {
+            short_name = unit.first;
+            return unit.second;
+        }
+    return 0;
+}
+
+// Metres per unit of an IGES file's unit flag (IGES 5.3, global parameter 14); 0 when unknown.
+double iges_unit_metres(int flag, std::string& name) {
+    const std::pair<const char*, double> units[] = {{"in", 0.0254}, {"mm", 1e-3},   {"in", 0.0254}, {"ft", 0.3048},
+                                                    {"mi", 1609.344}, {"m", 1.0},   {"km", 1e3},    {"mil", 2.54e-5},
+                                                    {"um", 1e-6},    {"cm", 1e-2}, {"uin", 2.54e-8}};
+    if (flag < 1 || flag > 11) return 0;
+    name = units[flag - 1].first;  // flag 3: the unit named in the file; taken as inches, the usual one
+    return units[flag - 1].second;
+}
+
+struct Geometry {
+    TopoDS_Shape shape;  // in its own frame
+    std::string name;    // of its first part, for notes
+};
+
+struct Reader {
+    std::string where;
+    Handle(XCAFDoc_ShapeTool) shapes;
+    std::vector<std::pair<std::string, TopoDS_Shape>> parts_of;  // filled by collect: path, located shape
+    std::vector<TopLoc_Location> located;
+    std::vector<std::string> notes;
+
+    // The parts below `label` seen through `loc`: components of assemblies, the label's shape
+    // otherwise (a top-level compound of solids: each solid).
+    void collect(const TDF_Label& label, const TopLoc_Location& loc, const std::string& path, int depth, bool top) {
+        if (depth > 1000) fail_input(where, "part '" + path + "': the assembly is cyclic or deeper than 1000 levels");
+        if (XCAFDoc_ShapeTool::IsAssembly(label)) {
+            TDF_LabelSequence components;
+            XCAFDoc_ShapeTool::GetComponents(label, components, false);
+            for (Standard_Integer i = 1; i <= components.Length(); ++i) {
+                const TDF_Label& c = components.Value(i);
+                TDF_Label referred;
+                if (!XCAFDoc_ShapeTool::GetReferredShape(c, referred)) continue;
+                std::string name = label_name(c);
+                if (name.empty()) name = label_name(referred);
+                if (name.empty()) name = "component" + std::to_string(i);
+                collect(referred, loc * XCAFDoc_ShapeTool::GetLocation(c), path.empty() ? name : path + "/" + name,
+                        depth + 1, false);
+            }
+            return;
+        }
+        const TopoDS_Shape shape = XCAFDoc_ShapeTool::GetShape(label);
+        if (shape.IsNull()) return;
+        std::string name = path.empty() ? label_name(label) : path;
+        if (name.empty()) name = "shape";
+        if (top && shape.ShapeType() == TopAbs_COMPOUND) {
+            // A free compound is a bag of parts: each of its solids, its shells and faces together.
+            std::vector<TopoDS_Shape> solids, rest;
+            for (TopoDS_Iterator it(shape); it.More(); it.Next())
+                (it.Value().ShapeType() == TopAbs_SOLID ? solids : rest).push_back(it.Value());
+            if (solids.size() > 1) {
+                for (std::size_t i = 0; i < solids.size(); ++i)
+                    add(name + "/solid" + std::to_string(i + 1), loc, solids[i]);
+                for (std::size_t i = 0; i < rest.size(); ++i) add(name + "/shape" + std::to_string(i + 1), loc, rest[i]);
+                return;
+            }
+        }
+        add(name, loc, shape);
+    }
+
+    void add(const std::string& path, const TopLoc_Location& loc, const TopoDS_Shape& shape) {
+        parts_of.emplace_back(path, shape.Located(TopLoc_Location()));
+        located.push_back(loc * shape.Location());
+    }
+};
+
+// The triangles of `shape`'s faces (meshed), in the shape's frame times `to_soup`. Nodes on an
+// edge come from the edge's one discretisation, so faces meet exactly along it (seams too).
+TriMesh shape_soup(const TopoDS_Shape& shape, double to_soup, const std::string& part, std::vector<std::string>& notes) {
+    TriMesh soup;
+    TopTools_IndexedMapOfShape edges, vertices;
+    TopExp::MapShapes(shape, TopAbs_EDGE, edges);
+    TopExp::MapShapes(shape, TopAbs_VERTEX, vertices);
+    std::map<std::pair<int, int>, std::uint32_t> shared;  // (edge index, node) or (-vertex index, 0) -> vertex
+    int face_number = 0, failed = 0;
+    std::string failed_faces;
+    for (TopExp_Explorer fx(shape, TopAbs_FACE); fx.More(); fx.Next()) {
+        ++face_number;
+        const TopoDS_Face& face = TopoDS::Face(fx.Current());
+        TopLoc_Location loc;
+        const Handle(Poly_Triangulation) tri = BRep_Tool::Triangulation(face, loc);
+        if (tri.IsNull() || tri->NbTriangles() == 0) {
+            if (++failed <= 5) failed_faces += (failed > 1 ? ", " : "") + std::to_string(face_number);
+            continue;
+        }
+        const gp_Trsf trsf = loc.Transformation();
+        const int n = tri->NbNodes();
+        std::vector<std::uint32_t> index(static_cast<std::size_t>(n) + 1, UINT32_MAX);
+        auto place = [&](int node) {
+            gp_Pnt p = tri->Node(node);
+            p.Transform(trsf);
+            soup.vertices.push_back({p.X() * to_soup, p.Y() * to_soup, p.Z() * to_soup});
+            return static_cast<std::uint32_t>(soup.vertices.size() - 1);
+        };
+        auto map_node = [&](int node, std::pair<int, int> key) {
+            if (node < 1 || node > n || index[static_cast<std::size_t>(node)] != UINT32_MAX) return;
+            auto it = shared.find(key);
+            if (it == shared.end()) it = shared.emplace(key, place(node)).first;
+            index[static_cast<std::size_t>(node)] = it->second;
+        };
+        for (TopExp_Explorer ex(face, TopAbs_EDGE); ex.More(); ex.Next()) {
+            const TopoDS_Edge& edge = TopoDS::Edge(ex.Current());
+            const int e = edges.FindIndex(edge);
+            TopoDS_Vertex first, last;
+            TopExp::Vertices(TopoDS::Edge(edge.Oriented(TopAbs_FORWARD)), first, last);
+            const int vf = first.IsNull() ? 0 : vertices.FindIndex(first), vl = last.IsNull() ? 0 : vertices.FindIndex(last);
+            const bool degenerated = BRep_Tool::Degenerated(edge);
+            // A seam is explored twice, forward and reversed: each gives its side's polygon.
+            const Handle(Poly_PolygonOnTriangulation)& poly = BRep_Tool::PolygonOnTriangulation(edge, tri, loc);
+            if (!poly.IsNull() && e > 0) {
+                const TColStd_Array1OfInteger& nodes = poly->Nodes();
+                const int lo = nodes.Lower(), hi = nodes.Upper();
+                for (int k = lo; k <= hi; ++k) {
+                    std::pair<int, int> key{e, k - lo};
+                    if ((k == lo || degenerated) && vf > 0) key = {-vf, 0};
+                    else if ((k == hi || degenerated) && vl > 0) key = {-vl, 0};
+                    map_node(nodes.Value(k), key);
+                }
+            }
+        }
+        for (int i = 1; i <= n; ++i)
+            if (index[static_cast<std::size_t>(i)] == UINT32_MAX) index[static_cast<std::size_t>(i)] = place(i);
+        const bool reversed = face.Orientation() == TopAbs_REVERSED;
+        for (int t = 1; t <= tri->NbTriangles(); ++t) {
+            int a = 0, b = 0, c = 0;
+            tri->Triangle(t).Get(a, b, c);
+            if (a < 1 || a > n || b < 1 || b > n || c < 1 || c > n) continue;
+            if (reversed) std::swap(b, c);
+            soup.triangles.push_back({index[static_cast<std::size_t>(a)], index[static_cast<std::size_t>(b)],
+                                      index[static_cast<std::size_t>(c)]});
+        }
+    }
+    if (failed > 0)
+        notes.push_back("part '" + part + "': " + std::to_string(failed) + " of " + std::to_string(face_number) +
+                        " faces did not mesh (face " + failed_faces + (failed > 5 ? ", ..." : "") +
+                        " in file order); they leave holes, so the part is an open mesh");
+    return soup;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+Assembly read_cad(const std::filesystem::path& path, const MeshLoadOptions& options) {
+    const std::string where = path.string();
+    const std::string kind(cad_file_kind(path));
+    const std::string format = kind == "iges" ? "IGES" : "STEP";
+    const auto t_read = std::chrono::steady_clock::now();
+    const std::string bytes = read_file(path);
+    if (bytes.empty()) fail_input(where, "the file is empty (0 bytes)");
+    if (cad_kind(std::string_view(bytes).substr(0, 128)) != kind)
+        fail_input(where, "not a " + format + " file (it does not start as one: " +
+                              (kind == "step" ? std::string("ISO-10303-21;") : std::string("'S' in column 73")) +
+                              "); check the file or its extension");
+    // A file cut short: STEP ends with END-ISO-10303-21;, IGES with its Terminate record ('T' in column 73).
+    std::size_t end = bytes.find_last_not_of(" \t\r\n\x1a");
+    end = end == std::string::npos ? 0 : end + 1;
+    const std::size_t line = bytes.find_last_of("\r\n", end == 0 ? 0 : end - 1);
+    const std::string_view last = std::string_view(bytes).substr(line == std::string::npos ? 0 : line + 1, end - (line == std::string::npos ? 0 : line + 1));
+    if (kind == "step" ? std::string_view(bytes).substr(0, end).find("END-ISO-10303-21;", end >= 64 ? end - 64 : 0) == std::string::npos
+                       : last.size() < 73 || last[72] != 'T')
+        fail_input(where, "the " + format + " file is cut short (no " +
+                              (kind == "step" ? std::string("END-ISO-10303-21; at its end") : std::string("Terminate section")) +
+                              "); copy or export it again");
+    silence_occt();
+
+    Handle(TDocStd_Document) doc;
+    XCAFApp_Application::GetApplication()->NewDocument("MDTV-XCAF", doc);
+    double file_metres = 0;
+    std::string file_unit;
+    bool transferred = false;
+    if (kind == "step") {
+        STEPCAFControl_Reader reader;
+        reader.SetNameMode(true);
+        reader.SetColorMode(false);
+        reader.SetLayerMode(false);
+        std::istringstream in(bytes);
+        if (reader.ChangeReader().ReadStream(path.filename().c_str(), in) != IFSelect_RetDone)
+            fail_input(where, "not a STEP file that can be read (its header or an entity is malformed)");
+        TColStd_SequenceOfAsciiString lengths, angles, solid_angles;
+        reader.ChangeReader().FileUnits(lengths, angles, solid_angles);
+        if (lengths.Length() > 0) file_metres = step_unit_metres(lengths.First().ToCString(), file_unit);
+        if (file_metres <= 0) {
+            file_metres = 1e-3;  // what OpenCASCADE assumes for a file without a length unit
+            file_unit = "mm (none declared)";
+        }
+        transferred = reader.Transfer(doc);
+    } else {
+        IGESCAFControl_Reader reader;
+        reader.SetNameMode(true);
+        reader.SetColorMode(false);
+        reader.SetLayerMode(false);
+        if (reader.ReadFile(path.c_str()) != IFSelect_RetDone)
+            fail_input(where, "not an IGES file that can be read (its sections or an entity are malformed)");
+        const int flag = reader.IGESModel()->GlobalSection().UnitFlag();
+        file_metres = iges_unit_metres(flag, file_unit);
+        if (!(file_metres > 0)) fail_input(where, "the IGES global section has no valid unit (flag " + std::to_string(flag) + ")");
+        transferred = reader.Transfer(doc);
+    }
+    if (!transferred) fail_input(where, "no shape could be read from the " + format + " file (no solid and no surface)");
+    // The shapes are in the document's unit: the one the reader set, else OpenCASCADE's millimetre.
+    double shape_metres = 1e-3;
+    if (!XCAFDoc_DocumentTool::GetLengthUnit(doc, shape_metres) || !(shape_metres > 0)) shape_metres = 1e-3;
+
+    Assembly out;
+    out.source_name = path.filename().string();
+    out.source_hash = hex64(hash64(bytes.data(), bytes.size()));
+    out.units = "m";
+    out.factor = unit_factor(options.units) * options.scale;
+    // The soups' units: metres, or the file's own numbers when --units overrides its unit.
+    const double soup_per_metre = options.units.empty() ? 1.0 : 1.0 / file_metres;
+    const double out_per_metre = soup_per_metre * out.factor;
+    const double soup_per_shape = soup_per_metre * shape_metres, out_per_shape = out_per_metre * shape_metres;
+    if (!options.units.empty())
+        out.notes.push_back("--units " + options.units + " overrides the file's unit (" + file_unit + ")");
+
+    Reader reader{where, XCAFDoc_DocumentTool::ShapeTool(doc->Main()), {}, {}, {}};
+    TDF_LabelSequence free;
+    reader.shapes->GetFreeShapes(free);
+    for (Standard_Integer i = 1; i <= free.Length(); ++i) {
+        std::string name = label_name(free.Value(i));
+        if (name.empty()) name = "shape" + std::to_string(i);
+        reader.collect(free.Value(i), TopLoc_Location(), name, 0, true);
+    }
+    std::size_t faces = 0;
+    for (const auto& part : reader.parts_of)
+        for (TopExp_Explorer fx(part.second, TopAbs_FACE); fx.More(); fx.Next()) ++faces;
+    if (faces == 0) fail_input(where, "no solid and no surface in the " + format + " file (only points or curves, or nothing)");
+    // Bounds before meshing, for the default chord tolerance.
+    Bnd_Box box;
+    for (std::size_t i = 0; i < reader.parts_of.size(); ++i)
+        BRepBndLib::Add(reader.parts_of[i].second.Located(reader.located[i]), box, false);
+    if (box.IsVoid()) fail_input(where, "no solid and no surface in the " + format + " file (only points or curves, or nothing)");
+    double x0, y0, z0, x1, y1, z1;
+    box.Get(x0, y0, z0, x1, y1, z1);
+    const double longest = std::max({x1 - x0, y1 - y0, z1 - z0}) * out_per_shape;
+    double linear = options.linear_deflection;
+    if (!(linear > 0)) linear = options.voxel_size > 0 ? 0.25 * options.voxel_size : 0.25 * longest / std::max(1, options.resolution);
+    if (!(linear > 0) || !std::isfinite(linear))
+        fail_input(where, "the shapes have no extent (a chord tolerance cannot be chosen; give --linear-deflection)");
+    if (!(options.angular_deflection > 0)) fail_usage("the angular deflection must be a positive number of radians");
+    out.tessellation.format = kind;
+    out.tessellation.linear_deflection = linear;
+    out.tessellation.angular_deflection = options.angular_deflection;
+    out.tessellation.file_unit = file_unit;
+    out.tessellation.seconds_read = seconds_since(t_read);
+
+    // Mesh each distinct shape once (instances share their faces), cores as the thread limit allows.
+    const auto t_mesh = std::chrono::steady_clock::now();
+    const bool parallel = tbb::this_task_arena::max_concurrency() > 1;
+    std::map<const void*, std::size_t> soup_of_shape;  // TShape -> index into soups
+    std::vector<TriMesh> soups;
+    std::vector<std::size_t> soup_index;
+    std::vector<std::string> mesh_notes;
+    for (const auto& [name, shape] : reader.parts_of) {
+        auto [it, fresh] = soup_of_shape.emplace(shape.TShape().get(), soups.size());
+        if (fresh) {
+            BRepMesh_IncrementalMesh mesher(shape, linear / out_per_shape, false, options.angular_deflection, parallel);
+            soups.push_back(shape_soup(shape, soup_per_shape, name, mesh_notes));
+        }
+        soup_index.push_back(it->second);
+    }
+    out.tessellation.seconds_mesh = seconds_since(t_mesh);
+
+    AssemblyBuilder builder(out, where);
+    std::vector<TopoDS_Shape> geometry_shapes;
+    for (std::size_t i = 0; i < reader.parts_of.size(); ++i) {
+        const gp_Trsf trsf = reader.located[i].Transformation();
+        Mat3 a;
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) a[r][c] = trsf.Value(r + 1, c + 1);
+        const Vec3d t{trsf.Value(1, 4) * soup_per_shape, trsf.Value(2, 4) * soup_per_shape, trsf.Value(3, 4) * soup_per_shape};
+        const TriMesh& local = soups[soup_index[i]];
+        builder.add_part(reader.parts_of[i].first, a, t, [&](const Mat3& m, std::size_t&) {
+            TriMesh soup = local;
+            if (m != Mat3{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}})
+                for (Vec3d& v : soup.vertices)
+                    v = {m[0][0] * v.x + m[0][1] * v.y + m[0][2] * v.z, m[1][0] * v.x + m[1][1] * v.y + m[1][2] * v.z,
+                         m[2][0] * v.x + m[2][1] * v.y + m[2][2] * v.z};
+            return soup;
+        });
+        if (out.geometries.size() > geometry_shapes.size()) geometry_shapes.push_back(reader.parts_of[i].second);
+    }
+    out.notes.insert(out.notes.end(), mesh_notes.begin(), mesh_notes.end());
+    if (out.parts.empty())
+        fail_input(where, "no triangles: no face of the " + format + " file could be meshed (" +
+                              std::to_string(reader.parts_of.size()) + " shapes)");
+    for (std::size_t g = 0; g < out.geometries.size(); ++g) {
+        if (!out.geometries[g].baked.empty()) continue;
+        GProp_GProps surface, volume;
+        BRepGProp::SurfaceProperties(geometry_shapes[g], surface);
+        out.geometries[g].exact_area = surface.Mass() * soup_per_shape * soup_per_shape;
+        if (TopExp_Explorer(geometry_shapes[g], TopAbs_SOLID).More()) {  // a volume only where solids bound one
+            BRepGProp::VolumeProperties(geometry_shapes[g], volume);
+            out.geometries[g].exact_volume = std::abs(volume.Mass()) * soup_per_shape * soup_per_shape * soup_per_shape;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+namespace {
+
+// OpenCASCADE can die of a signal deep inside on a damaged file (a bit flipped in an IGES
+// parameter, say). While this thread reads one, SIGSEGV, SIGBUS and SIGFPE jump back to the
+// reader's boundary, which refuses the file; the handlers before are put back afterwards. What
+// the jump skips is leaked: the tool exits, or goes on to its next file.
+thread_local sigjmp_buf* t_crash_jump = nullptr;
+constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGFPE};
+
+extern "C" void on_occt_crash(int sig) {
+    if (t_crash_jump) siglongjmp(*t_crash_jump, sig);
+    std::signal(sig, SIG_DFL);  // another thread: die of it as before
+    std::raise(sig);
+}
+
+class CrashGuard {
+public:
+    explicit CrashGuard(sigjmp_buf* jump) {
+        t_crash_jump = jump;
+        struct sigaction action {};
+        action.sa_handler = on_occt_crash;
+        sigemptyset(&action.sa_mask);
+        action.sa_flags = SA_NODEFER;
+        for (std::size_t i = 0; i < std::size(kCrashSignals); ++i) ::sigaction(kCrashSignals[i], &action, &previous_[i]);
+    }
+    ~CrashGuard() {
+        for (std::size_t i = 0; i < std::size(kCrashSignals); ++i) ::sigaction(kCrashSignals[i], &previous_[i], nullptr);
+        t_crash_jump = nullptr;
+    }
+    CrashGuard(const CrashGuard&) = delete;
+    CrashGuard& operator=(const CrashGuard&) = delete;
+
+private:
+    struct sigaction previous_[std::size(kCrashSignals)] {};
+};
+
+Assembly read_guarded(const std::filesystem::path& path, const MeshLoadOptions& options) {
+    sigjmp_buf jump;
+    const CrashGuard guard(&jump);
+    if (const int sig = sigsetjmp(jump, 1); sig != 0)
+        fail_input(path.string(), std::string("OpenCASCADE crashed reading the file (") + (sig == SIGFPE ? "SIGFPE" : sig == SIGBUS ? "SIGBUS" : "SIGSEGV") +
+                                      "): the file is damaged; check or export it again");
+    return read_cad(path, options);
+}
+
+}  // namespace
+
+Assembly read_cad_assembly(const std::filesystem::path& path, const MeshLoadOptions& options) {
+    if (!(options.scale > 0) || !std::isfinite(options.scale)) fail_usage("the scale must be a positive number");
+    unit_factor(options.units);  // refuses an unknown unit before any work
+    try {
+        return read_guarded(path, options);
+    } catch (const Standard_Failure& e) {
+        std::string what = e.GetMessageString() ? e.GetMessageString() : "";
+        if (what.size() > 160) what = what.substr(0, 160) + "...";
+        fail_input(path.string(), std::string("OpenCASCADE failed on the file (") + e.DynamicType()->Name() +
+                                      (what.empty() ? std::string() : ": " + what) + "); check or repair the file");
+    }
+}
+
+#endif
+
+}  // namespace hp

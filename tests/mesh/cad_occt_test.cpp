@@ -1,0 +1,362 @@
+// STEP and IGES files (mesh/cad.hpp, docs/cad.md), written here with OpenCASCADE itself and read
+// back through load_mesh and read_assembly. Oracles: closed forms of the solids' volumes and areas
+// (the tessellation within |dV| <= A d of the exact volume, A the exact area, d the chord
+// tolerance), the placements the test wrote, the units the files declare, and the same box written
+// as an OBJ. The executables are run for what only they show: exit codes and identical bytes for
+// any --threads.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <numbers>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include <BRepBuilderAPI_MakeEdge.hxx>
+#include <BRepBuilderAPI_MakeFace.hxx>
+#include <BRepBuilderAPI_MakeSolid.hxx>
+#include <BRepPrimAPI_MakeBox.hxx>
+#include <BRepPrimAPI_MakeCylinder.hxx>
+#include <BRepPrimAPI_MakeSphere.hxx>
+#include <IGESControl_Controller.hxx>
+#include <IGESControl_Writer.hxx>
+#include <Interface_Static.hxx>
+#include <STEPCAFControl_Writer.hxx>
+#include <STEPControl_Writer.hxx>
+#include <StepData_StepModel.hxx>
+#include <TDataStd_Name.hxx>
+#include <TDocStd_Document.hxx>
+#include <TopExp_Explorer.hxx>
+#include <TopoDS.hxx>
+#include <TopoDS_Shell.hxx>
+#include <TopoDS_Solid.hxx>
+#include <XCAFApp_Application.hxx>
+#include <XCAFDoc_DocumentTool.hxx>
+#include <XCAFDoc_ShapeTool.hxx>
+#include <gp_Pln.hxx>
+
+#include "core/error.hpp"
+#include "mesh/assembly.hpp"
+#include "mesh/cad.hpp"
+#include "voxel/grid.hpp"
+#include "voxel/voxelize.hpp"
+
+namespace fs = std::filesystem;
+using std::numbers::pi;
+
+namespace {
+
+// One folder for the files of this run, removed at exit.
+fs::path temp_dir() {
+    static const struct Folder {
+        fs::path path = fs::temp_directory_path() / ("hp_cad_test_" + std::to_string(::getpid()));
+        Folder() { fs::create_directories(path); }
+        ~Folder() {
+            std::error_code ec;
+            fs::remove_all(path, ec);
+        }
+    } folder;
+    return folder.path;
+}
+
+// Shapes are built in millimetres (OpenCASCADE's unit); the file declares `unit` ("MM", "M",
+// "INCH"), `unit_mm` millimetres long, and holds the coordinates converted to it.
+fs::path write_step(const TopoDS_Shape& shape, const std::string& name, const char* unit = "MM", double unit_mm = 1) {
+    const fs::path out = temp_dir() / name;
+    STEPControl_Writer writer;
+    Interface_Static::SetCVal("write.step.unit", unit);
+    writer.Model()->SetLocalLengthUnit(1);
+    writer.Model()->SetWriteLengthUnit(unit_mm);
+    EXPECT_EQ(writer.Transfer(shape, STEPControl_AsIs), IFSelect_RetDone);
+    EXPECT_EQ(writer.Write(out.c_str()), IFSelect_RetDone);
+    Interface_Static::SetCVal("write.step.unit", "MM");
+    return out;
+}
+
+fs::path write_iges(const TopoDS_Shape& shape, const std::string& name) {
+    const fs::path out = temp_dir() / name;
+    IGESControl_Controller::Init();
+    IGESControl_Writer writer("MM", 1);  // 1: B-rep solids
+    writer.AddShape(shape);
+    writer.ComputeModel();
+    EXPECT_TRUE(writer.Write(out.c_str()));
+    return out;
+}
+
+constexpr double kPinRadius = 2, kPinHeight = 10;  // mm
+struct PinPlacement {
+    double x, y, angle;
+};
+constexpr PinPlacement kPins[4] = {{-12, -12, 0}, {12, -12, 0.5}, {12, 12, 1.0}, {-12, 12, 2.5}};
+
+// A plate and four instances of one pin, each placed on it and turned about z.
+fs::path write_fixture() {
+    const fs::path out = temp_dir() / "fixture.step";
+    if (fs::exists(out)) return out;
+    Handle(TDocStd_Document) doc;
+    XCAFApp_Application::GetApplication()->NewDocument("MDTV-XCAF", doc);
+    Handle(XCAFDoc_ShapeTool) shapes = XCAFDoc_DocumentTool::ShapeTool(doc->Main());
+    const TDF_Label plate = shapes->AddShape(BRepPrimAPI_MakeBox(gp_Pnt(-20, -20, 0), 40, 40, 5).Shape(), false);
+    TDataStd_Name::Set(plate, "plate");
+    const TDF_Label pin = shapes->AddShape(BRepPrimAPI_MakeCylinder(kPinRadius, kPinHeight).Shape(), false);
+    TDataStd_Name::Set(pin, "pin");
+    const TDF_Label assembly = shapes->NewShape();
+    TDataStd_Name::Set(assembly, "fixture");
+    TDataStd_Name::Set(shapes->AddComponent(assembly, plate, TopLoc_Location()), "plate");
+    for (int i = 0; i < 4; ++i) {
+        gp_Trsf t;
+        t.SetRotation(gp::OZ(), kPins[i].angle);
+        t.SetTranslationPart(gp_Vec(kPins[i].x, kPins[i].y, 6));  // 1 mm above the plate: apart, not touching
+        TDataStd_Name::Set(shapes->AddComponent(assembly, pin, TopLoc_Location(t)), ("pin" + std::to_string(i + 1)).c_str());
+    }
+    shapes->UpdateAssemblies();
+    STEPCAFControl_Writer writer;
+    EXPECT_TRUE(writer.Transfer(doc, STEPControl_AsIs));
+    EXPECT_EQ(writer.Write(out.c_str()), IFSelect_RetDone);
+    return out;
+}
+
+// A closed, outward mesh whose volume is within A d of the exact one.
+void expect_within_bound(const hp::LoadedMesh& m, double exact_volume, double exact_area) {
+    const double d = m.tessellation.linear_deflection;
+    ASSERT_GT(d, 0);
+    EXPECT_EQ(m.diagnostics.boundary_edges, 0u);
+    EXPECT_EQ(m.diagnostics.nonmanifold_edges, 0u);
+    EXPECT_EQ(m.diagnostics.inconsistent_edges, 0u);
+    EXPECT_TRUE(m.diagnostics.watertight);
+    EXPECT_LE(std::abs(m.diagnostics.signed_volume - exact_volume), exact_area * d)
+        << "volume " << m.diagnostics.signed_volume << ", exact " << exact_volume << ", d " << d;
+}
+
+// Runs bin/TOOL ARGS (within a time limit); its exit code.
+int run(const std::string& tool_and_args) {
+    const std::string cmd = "timeout 120 " + (fs::path(HP_BINARY_DIR) / "bin" / "").string() + tool_and_args + " >/dev/null 2>&1";
+    const int status = std::system(cmd.c_str());
+    EXPECT_TRUE(WIFEXITED(status)) << cmd << " did not exit (a signal)";
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void spill(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
+
+}  // namespace
+
+TEST(Cad, DetectsStepAndIgesByContent) {
+    EXPECT_EQ(hp::cad_kind("ISO-10303-21;\nHEADER;"), "step");
+    EXPECT_EQ(hp::cad_kind("  \nISO-10303-21;"), "step");
+    EXPECT_EQ(hp::cad_kind(std::string(72, ' ') + "S      1\n"), "iges");
+    EXPECT_EQ(hp::cad_kind("solid cube\n"), "");
+    // A STEP file named .stl is read as STEP.
+    const fs::path box = write_step(BRepPrimAPI_MakeBox(1, 2, 3).Shape(), "box-as.stl");
+    EXPECT_EQ(hp::load_mesh(box).tessellation.format, "step");
+}
+
+TEST(Cad, StepBoxInMillimetresIsReadInMetres) {
+    const fs::path file = write_step(BRepPrimAPI_MakeBox(10, 20, 30).Shape(), "box-mm.step");
+    const hp::LoadedMesh m = hp::load_mesh(file);
+    EXPECT_EQ(m.units, "m");
+    EXPECT_EQ(m.tessellation.file_unit, "mm");
+    const hp::Vec3d size = m.diagnostics.bbox.size();
+    EXPECT_NEAR(size.x, 0.01, 1e-12);
+    EXPECT_NEAR(size.y, 0.02, 1e-12);
+    EXPECT_NEAR(size.z, 0.03, 1e-12);
+    EXPECT_EQ(m.diagnostics.triangles, 12u);
+    expect_within_bound(m, 6e-6, 2.2e-3);
+    EXPECT_NEAR(m.diagnostics.signed_volume, 6e-6, 1e-15);
+}
+
+TEST(Cad, InchFileAndUnitsOverride) {
+    const fs::path file = write_step(BRepPrimAPI_MakeBox(25.4, 25.4, 50.8).Shape(), "box-in.step", "INCH", 25.4);
+    const hp::LoadedMesh m = hp::load_mesh(file);
+    EXPECT_EQ(m.tessellation.file_unit, "in");
+    EXPECT_NEAR(m.diagnostics.bbox.size().z, 0.0508, 1e-12);
+    EXPECT_TRUE(m.notes.empty());
+    // --units mm reads the file's numbers (1 x 1 x 2) as millimetres, and says so.
+    hp::MeshLoadOptions mm;
+    mm.units = "mm";
+    const hp::LoadedMesh o = hp::load_mesh(file, mm);
+    EXPECT_NEAR(o.diagnostics.bbox.size().z, 0.002, 1e-12);
+    ASSERT_EQ(o.notes.size(), 1u);
+    EXPECT_NE(o.notes[0].find("overrides the file's unit (in)"), std::string::npos) << o.notes[0];
+}
+
+TEST(Cad, CylinderAndSphereVolumesWithinTheDeflectionBound) {
+    const double r = 5, h = 10;  // mm
+    const fs::path cyl = write_step(BRepPrimAPI_MakeCylinder(r, h).Shape(), "cylinder.step");
+    const double rm = r / 1000, hm = h / 1000;
+    const double cyl_area = 2 * pi * rm * rm + 2 * pi * rm * hm, cyl_volume = pi * rm * rm * hm;
+    hp::MeshLoadOptions fine;
+    fine.linear_deflection = 0.00002;  // m
+    const hp::LoadedMesh m = hp::load_mesh(cyl, fine);
+    expect_within_bound(m, cyl_volume, cyl_area);
+    EXPECT_NEAR(m.tessellation.linear_deflection, 0.00002, 1e-18);
+    const fs::path sphere = write_step(BRepPrimAPI_MakeSphere(r).Shape(), "sphere.step");
+    const hp::LoadedMesh s = hp::load_mesh(sphere, fine);
+    const double sphere_volume = 4.0 / 3 * pi * rm * rm * rm, sphere_area = 4 * pi * rm * rm;
+    expect_within_bound(s, sphere_volume, sphere_area);
+    // The bound is tight enough to fail for a coarser mesh: the sphere meshed at 4 d loses more
+    // than A d (measured: 0.47 A d at d, 1.85 A d at 4 d).
+    hp::MeshLoadOptions coarse = fine;
+    coarse.linear_deflection = 4 * fine.linear_deflection;
+    const hp::LoadedMesh c = hp::load_mesh(sphere, coarse);
+    EXPECT_TRUE(c.diagnostics.watertight);
+    EXPECT_GT(std::abs(c.diagnostics.signed_volume - sphere_volume), sphere_area * fine.linear_deflection);
+    // The default chord tolerance: 0.25 x the longest side / 128, and 0.25 x a given voxel size.
+    EXPECT_NEAR(hp::load_mesh(sphere).tessellation.linear_deflection, 0.25 * 2 * rm / 128, 1e-6 * rm);
+    hp::MeshLoadOptions voxel;
+    voxel.voxel_size = 0.0004;
+    EXPECT_NEAR(hp::load_mesh(sphere, voxel).tessellation.linear_deflection, 0.0001, 1e-15);
+}
+
+TEST(Cad, HollowSolidKeepsItsVoidInward) {
+    BRepBuilderAPI_MakeSolid solid(TopoDS::Shell(TopExp_Explorer(BRepPrimAPI_MakeBox(gp_Pnt(-10, -10, -10), 20, 20, 20).Shape(),
+                                                                 TopAbs_SHELL).Current()));
+    TopoDS_Shape inner = TopExp_Explorer(BRepPrimAPI_MakeSphere(5).Shape(), TopAbs_SHELL).Current();
+    solid.Add(TopoDS::Shell(inner.Reversed()));
+    const fs::path file = write_step(solid.Solid(), "hollow.step");
+    hp::MeshLoadOptions fine;
+    fine.linear_deflection = 0.00002;
+    const hp::LoadedMesh m = hp::load_mesh(file, fine);
+    const double a = 0.02, r = 0.005;
+    expect_within_bound(m, a * a * a - 4.0 / 3 * pi * r * r * r, 6 * a * a + 4 * pi * r * r);
+    EXPECT_EQ(m.diagnostics.components, 2u);
+    const hp::Assembly parts = hp::read_assembly(file, fine);
+    ASSERT_EQ(parts.geometries.size(), 1u);
+    EXPECT_NEAR(parts.geometries[0].exact_volume, a * a * a - 4.0 / 3 * pi * r * r * r, 1e-12);
+}
+
+TEST(Cad, IgesBoxAndCylinder) {
+    const fs::path box = write_iges(BRepPrimAPI_MakeBox(10, 20, 30).Shape(), "box.iges");
+    const hp::LoadedMesh b = hp::load_mesh(box);
+    EXPECT_EQ(b.tessellation.format, "iges");
+    EXPECT_EQ(b.tessellation.file_unit, "mm");
+    expect_within_bound(b, 6e-6, 2.2e-3);
+    const fs::path cyl = write_iges(BRepPrimAPI_MakeCylinder(5, 10).Shape(), "cylinder.igs");
+    hp::MeshLoadOptions fine;
+    fine.linear_deflection = 0.00002;
+    const hp::LoadedMesh c = hp::load_mesh(cyl, fine);
+    expect_within_bound(c, pi * 0.005 * 0.005 * 0.01, 2 * pi * 0.005 * 0.005 + 2 * pi * 0.005 * 0.01);
+}
+
+TEST(Cad, AssemblyInstancesSharePinGeometryAndKeepPlacements) {
+    const fs::path file = write_fixture();
+    const hp::Assembly a = hp::read_assembly(file);
+    ASSERT_EQ(a.parts.size(), 5u);
+    ASSERT_EQ(a.geometries.size(), 2u);
+    EXPECT_EQ(a.units, "m");
+    const hp::AssemblyPart& plate = a.parts[0];
+    EXPECT_NE(plate.name.find("plate"), std::string::npos) << plate.name;
+    EXPECT_EQ(a.geometries[plate.geometry].instances, 1u);
+    for (int i = 0; i < 4; ++i) {
+        const hp::AssemblyPart& p = a.parts[static_cast<std::size_t>(i) + 1];
+        EXPECT_NE(p.name.find("pin" + std::to_string(i + 1)), std::string::npos) << p.name;
+        EXPECT_EQ(p.geometry, a.parts[1].geometry);
+        EXPECT_EQ(a.geometries[p.geometry].instances, 4u);
+        EXPECT_NEAR(p.placement.position.x, kPins[i].x / 1000, 1e-15);
+        EXPECT_NEAR(p.placement.position.y, kPins[i].y / 1000, 1e-15);
+        EXPECT_NEAR(p.placement.position.z, 0.006, 1e-15);
+        EXPECT_NEAR(p.placement.quaternion[0], std::cos(kPins[i].angle / 2), 1e-12);
+        EXPECT_NEAR(p.placement.quaternion[3], std::sin(kPins[i].angle / 2), 1e-12);
+    }
+    const double rm = kPinRadius / 1000, hm = kPinHeight / 1000;
+    const hp::AssemblyGeometry& pin = a.geometries[a.parts[1].geometry];
+    EXPECT_NEAR(pin.exact_volume, pi * rm * rm * hm, 1e-15);
+    EXPECT_NEAR(pin.exact_area, 2 * pi * rm * rm + 2 * pi * rm * hm, 1e-12);
+    // --part: the pin in its own frame, closed; flattened: the plate and four pins, placed.
+    hp::MeshLoadOptions one;
+    one.part = "@" + std::to_string(a.parts[1].geometry);
+    const hp::LoadedMesh p = hp::load_mesh(file, one);
+    EXPECT_TRUE(p.diagnostics.watertight);
+    EXPECT_NEAR(p.diagnostics.bbox.min.z, 0, 1e-15);
+    EXPECT_NEAR(p.diagnostics.bbox.max.z, hm, 1e-15);
+    const hp::LoadedMesh all = hp::load_mesh(file);
+    EXPECT_EQ(all.diagnostics.components, 5u);
+    EXPECT_EQ(all.diagnostics.triangles, 12 + 4 * p.diagnostics.triangles);
+    EXPECT_NEAR(all.diagnostics.signed_volume, 0.04 * 0.04 * 0.005 + 4 * p.diagnostics.signed_volume, 1e-12);
+}
+
+TEST(Cad, OpenSurfaceIsAnOpenMeshAndCurvesAreRefused) {
+    const TopoDS_Shape face = BRepBuilderAPI_MakeFace(gp_Pln(gp::Origin(), gp::DZ()), 0, 10, 0, 10).Shape();
+    const hp::LoadedMesh m = hp::load_mesh(write_step(face, "sheet.step"));
+    EXPECT_GT(m.diagnostics.boundary_edges, 0u);
+    EXPECT_FALSE(m.diagnostics.watertight);
+    const hp::Assembly a = hp::read_assembly(temp_dir() / "sheet.step");
+    EXPECT_LT(a.geometries[0].exact_volume, 0);
+    EXPECT_NEAR(a.geometries[0].exact_area, 1e-4, 1e-15);
+
+    const fs::path curve = write_step(BRepBuilderAPI_MakeEdge(gp_Pnt(0, 0, 0), gp_Pnt(10, 0, 0)).Shape(), "edge.step");
+    try {
+        hp::load_mesh(curve);
+        FAIL() << "a STEP file with only a curve was read";
+    } catch (const hp::Error& e) {
+        EXPECT_EQ(e.code(), hp::ExitCode::bad_input);
+        EXPECT_NE(std::string(e.what()).find("no solid and no surface"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Cad, StepBoxVoxelizesAsTheSameBoxInObj) {
+    // Both in millimetres, with numbers a float holds exactly (Assimp reads OBJ in single precision).
+    const fs::path step = write_step(BRepPrimAPI_MakeBox(gp_Pnt(-7.8125, -3.90625, 0), 15.625, 7.8125, 31.25).Shape(), "box-dyadic.step");
+    const fs::path obj = temp_dir() / "box-dyadic.obj";
+    std::ofstream(obj) << "v -7.8125 -3.90625 0\nv 7.8125 -3.90625 0\nv 7.8125 3.90625 0\nv -7.8125 3.90625 0\n"
+                          "v -7.8125 -3.90625 31.25\nv 7.8125 -3.90625 31.25\nv 7.8125 3.90625 31.25\nv -7.8125 3.90625 31.25\n"
+                          "f 1 4 3\nf 1 3 2\nf 5 6 7\nf 5 7 8\nf 1 2 6\nf 1 6 5\nf 2 3 7\nf 2 7 6\nf 3 4 8\nf 3 8 7\nf 4 1 5\nf 4 5 8\n";
+    hp::MeshLoadOptions mm;
+    mm.units = "mm";
+    const hp::LoadedMesh a = hp::load_mesh(step), b = hp::load_mesh(obj, mm);
+    EXPECT_EQ(a.units, b.units);
+    const hp::GridSpec grid = hp::grid_around(b.diagnostics.bbox, 0.001, 2);
+    const hp::LayerMap va = hp::voxelize(a.mesh, grid, {}), vb = hp::voxelize(b.mesh, grid, {});
+    EXPECT_EQ(va.slices, vb.slices);
+}
+
+TEST(Cad, ToolsRefuseDamagedFilesWithExitCode3) {
+    const fs::path dir = temp_dir();
+    const fs::path box = write_step(BRepPrimAPI_MakeBox(10, 20, 30).Shape(), "damage-box.step");
+    const fs::path iges = write_iges(BRepPrimAPI_MakeCylinder(5, 10).Shape(), "damage-cyl.iges");
+    const fs::path fixture = write_fixture();
+    spill(dir / "empty.step", "");
+    EXPECT_EQ(run("haptic-dump " + (dir / "empty.step").string()), 3);
+    spill(dir / "text.step", "this is not a STEP file\n");
+    EXPECT_EQ(run("haptic-dump " + (dir / "text.step").string()), 3);
+    const fs::path curve = write_step(BRepBuilderAPI_MakeEdge(gp_Pnt(0, 0, 0), gp_Pnt(10, 0, 0)).Shape(), "curve.step");
+    EXPECT_EQ(run("haptic-dump " + curve.string()), 3);
+    for (const fs::path& file : {box, iges, fixture}) {
+        const std::string bytes = slurp(file);
+        const fs::path cut = dir / ("cut-" + file.filename().string());
+        spill(cut, bytes.substr(0, bytes.size() / 2));
+        EXPECT_EQ(run("haptic-dump " + cut.string()), 3) << cut;
+        // Bit flips anywhere: refused (3) or read (0), never a crash or a hang.
+        for (int k = 1; k < 8; ++k) {
+            std::string flipped = bytes;
+            flipped[flipped.size() * static_cast<std::size_t>(k) / 8] ^= 0x10;
+            const fs::path f = dir / ("flip" + std::to_string(k) + "-" + file.filename().string());
+            spill(f, flipped);
+            const int code = run("haptic-dump --parts " + f.string());
+            EXPECT_TRUE(code == 0 || code == 3) << f << " exit " << code;
+        }
+    }
+}
+
+TEST(Cad, OutputsAreTheSameBytesForAnyThreadCount) {
+    const fs::path fixture = write_fixture();
+    const fs::path dir = temp_dir();
+    for (int threads : {1, 2})
+        ASSERT_EQ(run("haptic-voxelize " + fixture.string() + " --resolution 48 --quiet --threads " + std::to_string(threads) +
+                      " -o " + (dir / ("fixture-t" + std::to_string(threads) + ".vdb")).string()),
+                  0);
+    EXPECT_EQ(slurp(dir / "fixture-t1.vdb"), slurp(dir / "fixture-t2.vdb"));
+    for (int threads : {1, 2})
+        ASSERT_EQ(run("haptic-distance " + fixture.string() + " " + (dir / "fixture-t1.vdb").string() + " --quiet --threads " +
+                      std::to_string(threads) + " -o " + (dir / ("fixture-d" + std::to_string(threads) + ".vdb")).string()),
+                  0);
+    EXPECT_EQ(slurp(dir / "fixture-d1.vdb"), slurp(dir / "fixture-d2.vdb"));
+}
