@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The executables as a user runs them (first table of make bench), beside OpenVDB as a process.
 #   usage: bench/asrun.sh [BIN_DIR]   env: HP_MESHES (default ../shared/meshes), BENCH_RUNS (5),
-#          BENCH_ASRUN_SHAPES (default "bunny fandisk rocker band"), BENCH_ASRUN_DENSE (1: also
-#          OpenVDB's dense product; 0 skips it, it takes the longest)
+#          BENCH_ASRUN_SHAPES (default "bunny fandisk rocker band"), BENCH_ASRUN_DENSE (shapes that
+#          also get OpenVDB's dense product, default "fandisk"; it takes minutes: OpenVDB's exterior
+#          band is not bounded by the box and covers several times its voxels), BENCH_DENSE_RUNS
+#          (its runs, default 1, within the first runs of ours)
 # Every command is timed from outside with /usr/bin/time -v, BENCH_RUNS times, ours and the peer
 # alternating within each run so that both see the same load. Per row: wall median and minimum,
 # user + sys (median), peak resident memory (median; and per voxel of the grid's box), minor and
@@ -22,10 +24,10 @@ fi
 if [ ! -x /usr/bin/time ] || [ ! -x "$bin/bench_vdb_peer" ]; then
     echo "bench: executables as run skipped (needs /usr/bin/time and $bin/bench_vdb_peer)" >&2; exit 0
 fi
-exec python3 - "$bin" "$meshes" "${BENCH_RUNS:-5}" "${BENCH_ASRUN_SHAPES:-bunny fandisk rocker band}" "${BENCH_ASRUN_DENSE:-1}" <<'PY'
+exec python3 - "$bin" "$meshes" "${BENCH_RUNS:-5}" "${BENCH_ASRUN_SHAPES:-bunny fandisk rocker band}" "${BENCH_ASRUN_DENSE-fandisk}" "${BENCH_DENSE_RUNS:-1}" <<'PY'
 import json, os, platform, re, shutil, statistics, subprocess, sys, tempfile, time
 
-bin_dir, meshes, runs, shapes, with_dense = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4].split(), sys.argv[5] == "1"
+bin_dir, meshes, runs, shapes, dense_shapes, dense_runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4].split(), sys.argv[5].split(), int(sys.argv[6])
 tmp = tempfile.mkdtemp(prefix="hp-asrun-")
 
 def timed(cmd, out):
@@ -55,7 +57,7 @@ def total_of(results):
             "major": sum(r["major"] for r in results), "bytes": results[-1]["bytes"],
             "reported": sum(r["json"]["seconds"]["total"] for r in results if r["json"])}
 
-def q(p): return "`" + " ".join(os.path.basename(a) if a.startswith(tmp) or a.startswith(meshes) else a for a in p) + "`"
+def q(p): return "`" + " ".join(os.path.basename(a) if "/" in a else a for a in p) + "`"  # file names only
 
 vox = os.path.join(bin_dir, "haptic-voxelize")
 dist = os.path.join(bin_dir, "haptic-distance")
@@ -76,19 +78,19 @@ for key in shapes:
         peers = {"band": ["--product", "band", "--band", str(band)]}
     else:
         peers = {"band": ["--product", "band", "--band", "3"], "interior": ["--product", "interior"]}
-        if with_dense: peers["dense"] = ["--product", "dense"]
+        if key in dense_shapes: peers["dense"] = ["--product", "dense"]
     ours = {"voxelize": [], "distance": [], "pair": []}
     theirs = {k: [] for k in peers}
     dims = None
     for r in range(runs):
         print("bench: as run %s at %s, run %d of %d" % (name, s, r + 1, runs), file=sys.stderr, flush=True)
-        order = list(peers) if r % 2 else []
-        for k in order: theirs[k].append(timed([peer, mesh, "--voxel-size", s] + peers[k] + ["-o", p_out], p_out))
+        now = [k for k in peers if k != "dense" or r < dense_runs]
+        for k in (now if r % 2 else []): theirs[k].append(timed([peer, mesh, "--voxel-size", s] + peers[k] + ["-o", p_out], p_out))
         a = timed(v_cmd, v_out)
         b = timed(d_cmd, d_out)
         dims = a["json"]["grid"]["dims"]
         ours["voxelize"].append(total_of([a])); ours["distance"].append(total_of([b])); ours["pair"].append(total_of([a, b]))
-        for k in ([] if r % 2 else list(peers)): theirs[k].append(timed([peer, mesh, "--voxel-size", s] + peers[k] + ["-o", p_out], p_out))
+        for k in ([] if r % 2 else now): theirs[k].append(timed([peer, mesh, "--voxel-size", s] + peers[k] + ["-o", p_out], p_out))
     for k, v in theirs.items():
         pj = v[-1]["json"]
         if pj["dims"] != dims: sys.exit("bench: OpenVDB's grid %s is not ours %s" % (pj["dims"], dims))
@@ -98,12 +100,13 @@ for key in shapes:
         pj = theirs[k][-1]["json"]
         if k == "band": return "OpenVDB band %d/%d" % (band or 3, band or 3)
         if k == "interior": return "OpenVDB full interior (exterior 3)"
-        return "OpenVDB dense: full interior, exterior %g (%.0f %% of the box active)" % (pj["exterior_band"], 100.0 * pj["active_voxels"] / voxels)
+        return ("OpenVDB dense: full interior, exterior %g voxels (active: %.1fx the box's voxels, it does not stop at the box), %d run%s"
+                % (pj["exterior_band"], pj["active_voxels"] / voxels, len(theirs[k]), "s" if len(theirs[k]) > 1 else ""))
     plan = [("voxelize", "band", [v_cmd])]
     if band: plan = [("voxelize", None, [v_cmd]), ("distance", None, [d_cmd]), ("pair", "band", [v_cmd, d_cmd])]
     else:
         plan += [("distance", None, [d_cmd]), ("pair", "interior", [v_cmd, d_cmd])]
-        if with_dense: plan.append(("pair", "dense", [v_cmd, d_cmd]))
+        if "dense" in peers: plan.append(("pair", "dense", [v_cmd, d_cmd]))
     for ours_key, peer_key, cmds in plan:
         rows.append({"what": what, "voxels": voxels, "ours": ours[ours_key], "cmds": cmds,
                      "peer": theirs[peer_key] if peer_key else None, "peer_text": peer_text(peer_key) if peer_key else "",
@@ -135,7 +138,7 @@ for r in rows:
         cells += ["-", "-", "-", "-"]
     print("| " + " | ".join(cells) + " |")
 print()
-print("Commands (MESH: the reference mesh; the pair runs the first, then the second):")
+print("Commands (the executables of the build's bin folder, the reference meshes; a pair runs its first, then its second):")
 print()
 seen = set()
 for r in rows:
