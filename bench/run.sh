@@ -15,6 +15,11 @@ fi
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
 
+# First: the executables as a user runs them, timed from outside, beside OpenVDB as a process
+# (bench/asrun.sh; its own Markdown table, printed before the rows below).
+bench/asrun.sh "$bin"
+echo
+
 # row JSON_LINE...: collects result lines printed by a bench executable.
 row() { [ -n "$1" ] && echo "$1" >>"$results"; }
 

@@ -487,6 +487,7 @@ void Reader::read_slices(const std::string& name, ValueType type, const std::fun
 std::vector<std::int32_t> Reader::read_int32(const std::string& name) const {
     const std::size_t slice = static_cast<std::size_t>(info_.grid.dims[0]) * static_cast<std::size_t>(info_.grid.dims[1]);
     std::vector<std::int32_t> out;
+    out.reserve(slice * static_cast<std::size_t>(info_.grid.dims[2]));  // one allocation, no copies as it grows
     read_slices(name, ValueType::int32, [&](int, const void* values) {
         const auto* v = static_cast<const std::int32_t*>(values);
         out.insert(out.end(), v, v + slice);

@@ -39,6 +39,7 @@ CLI::Validator validator(const ParamSpec& p) {
 }  // namespace
 
 StageCall::StageCall(Tool& tool, std::string_view stage) : tool_(tool), spec_(spec_of(stage)) {
+    tool.exit_without_freeing = true;  // the stage's output is written and closed when run() returns
     for (const ParamSpec& p : spec_.params) {
         CLI::Option* opt = nullptr;
         if (p.type == ParamType::flag && p.input.empty()) {

@@ -2,6 +2,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <new>
@@ -139,6 +140,14 @@ int Tool::run(int argc, char** argv, const std::function<int()>& body) {
     try {
         int code = body();
         if (impl_->bar_drawn) std::cerr << "\r\033[K" << std::flush;
+#if !defined(__SANITIZE_ADDRESS__)
+        if (exit_without_freeing && code == 0) {
+            std::cout.flush();
+            std::cerr.flush();
+            std::fflush(nullptr);
+            std::_Exit(code);
+        }
+#endif
         return code;
     } catch (const Error& e) {
         if (impl_->bar_drawn) std::cerr << "\r\033[K";

@@ -12,6 +12,7 @@
 #include <tbb/task_arena.h>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "distance/brick_nearest.hpp"
 #include "geometry/bvh.hpp"
 
@@ -33,8 +34,9 @@ struct Prop {
     const std::int32_t* layers;
     int band;
     double* dist;
-    std::vector<float> px, py, pz;
-    std::vector<std::uint32_t> tri;
+    // Large arrays faulted in on all threads (core/memory.hpp): a quarter of the run's page faults.
+    std::vector<float, LargeArrayAllocator<float>> px, py, pz;
+    std::vector<std::uint32_t, LargeArrayAllocator<std::uint32_t>> tri;
     bool visit_every_voxel;
     bool fixed(std::size_t v) const { return std::abs(layers[v]) <= band; }
 };
@@ -240,6 +242,7 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
     const std::size_t n = grid.count();
     const std::size_t nx = static_cast<std::size_t>(grid.dims[0]), ny = static_cast<std::size_t>(grid.dims[1]),
                       nz = static_cast<std::size_t>(grid.dims[2]);
+    auto t0 = Clock::now();
     DistanceField out;
     out.grid = grid;
     const int band = std::max(default_exact_layers(options.connectivity), options.exact_layers);
@@ -247,15 +250,16 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
     // Unsigned distances (infinity: no triangle yet), except surface voxels, signed at once.
     out.values.assign(n, INFINITY);
     // Far from everything (voxels not reached yet): a point that loses to any real one.
-    Prop ps{&mesh, &grid, 1 / vs, nx, ny, nz, layers.data(), band, out.values.data(), std::vector<float>(n, 1e30f),
-            std::vector<float>(n), std::vector<float>(n), std::vector<std::uint32_t>(n, UINT32_MAX), options.visit_every_voxel};
+    Prop ps{&mesh, &grid, 1 / vs, nx, ny, nz, layers.data(), band, out.values.data(), decltype(Prop::px)(n, 1e30f),
+            decltype(Prop::py)(n), decltype(Prop::pz)(n), decltype(Prop::tri)(n, UINT32_MAX), options.visit_every_voxel};
 
     TriangleBvh bvh(mesh);
     const NearestSign signs(mesh);
+    out.seconds_prepare = seconds_since(t0);
 
     // Exact band, brick by brick (distance/brick_nearest.hpp), parallel over 8^3 bricks; ties
     // between equidistant triangles resolve as the BVH query's would.
-    auto t0 = Clock::now();
+    t0 = Clock::now();
     const NearestIndex index(bvh, grid, true);
     const std::size_t bx = (nx + kBrickDim - 1) / kBrickDim, by = (ny + kBrickDim - 1) / kBrickDim,
                       bz = (nz + kBrickDim - 1) / kBrickDim;
@@ -312,10 +316,11 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
         progress.report("distance", 0.3 + 0.5 * (pass + 1) / kMaxPasses);
         if (!changed && pass >= 1) break;
     }
-    for (auto* v : {&ps.px, &ps.py, &ps.pz}) std::vector<float>().swap(*v);
+    for (auto* v : {&ps.px, &ps.py, &ps.pz}) decltype(Prop::px)().swap(*v);
     out.seconds_propagate = seconds_since(t0);
     progress.report("distance", 0.9);
 
+    t0 = Clock::now();
     if (options.gradient) out.gradient.resize(3 * n);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nz), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t k = r.begin(); k != r.end(); ++k)
@@ -343,6 +348,7 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
                     out.gradient[3 * v + 2] = static_cast<float>(g.z);
                 }
     });
+    out.seconds_sign = seconds_since(t0);
     progress.report("distance", 1.0);
     return out;
 }

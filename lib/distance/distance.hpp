@@ -42,7 +42,9 @@ struct DistanceField {
     std::size_t exact_voxels = 0;   // computed by BVH queries
     int propagation_passes = 0;     // raster passes run (closest-triangle propagation)
     std::size_t propagation_visits = 0;  // voxels visited by the passes (beyond the band)
-    double seconds_exact = 0, seconds_propagate = 0;
+    // prepare: the arrays allocated and initialised, the BVH and the sign tables built; sign: the
+    // signs (and gradients) set and the voxels no band reached filled in, after the propagation.
+    double seconds_prepare = 0, seconds_exact = 0, seconds_propagate = 0, seconds_sign = 0;
 };
 
 // The layers within which the dense field is exact by default: 3, or 9 for 6-connected layers.

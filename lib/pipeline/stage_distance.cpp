@@ -7,6 +7,7 @@
 
 #include <malloc.h>
 
+#include "core/clock.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/version.hpp"
@@ -50,7 +51,9 @@ nlohmann::json to_json(const DistanceSummary& s) {
             {"range", {s.min, s.max}},
             {"exact_voxels", s.exact_voxels},
             {"propagation_passes", s.propagation_passes},
-            {"seconds", {{"exact", s.seconds_exact}, {"propagate", s.seconds_propagate}, {"write", s.seconds_write}}},
+            {"seconds", {{"import", s.seconds_import}, {"read", s.seconds_read}, {"prepare", s.seconds_prepare},
+                         {"exact", s.seconds_exact}, {"propagate", s.seconds_propagate}, {"sign", s.seconds_sign},
+                         {"gradient", s.seconds_gradient}, {"write", s.seconds_write}}},
             {"warnings", s.warnings}};
     if (s.band > 0) j["band"] = s.band;
     else j["exact_layers"] = s.exact_layers;
@@ -77,8 +80,9 @@ std::string format_text(const DistanceSummary& s, const ToolFacts& f) {
                     with_commas(s.exact_voxels).c_str(), s.band, s.band);
     else
         out += strf("exact        %s voxels, |layer| <= %d\n", with_commas(s.exact_voxels).c_str(), s.exact_layers);
-    out += strf("time         exact %.3f s, propagate %.3f s, write %.3f s, total %.3f s\n", s.seconds_exact,
-                s.seconds_propagate, s.seconds_write, f.total_seconds);
+    out += strf("time         import %.3f s, read %.3f s, prepare %.3f s, exact %.3f s, propagate %.3f s, sign %.3f s, "
+                "gradient %.3f s, write %.3f s, total %.3f s\n", s.seconds_import, s.seconds_read, s.seconds_prepare,
+                s.seconds_exact, s.seconds_propagate, s.seconds_sign, s.seconds_gradient, s.seconds_write, f.total_seconds);
     out += strf("memory       peak %s\n", human_bytes(static_cast<double>(f.peak_rss_bytes)).c_str());
     out += strf("wrote        %s (%s)\n", f.output.c_str(), human_bytes(static_cast<double>(f.file_bytes)).c_str());
     return out;
@@ -139,21 +143,27 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     // Layers as int16 bricks, clamped to +-band (beyond the band they read as +-band in the output,
     // as in a voxelmap made with this band).
     bool clamped = false;
+    auto t0 = std::chrono::steady_clock::now();
     BrickField<std::int16_t> layers = reader.read_int16_bricks("layers", band, &clamped);
     // The reader's tree was thousands of small leaf allocations, freed now: give them back to the
     // system, the distance values are one large allocation that cannot reuse them.
     ::malloc_trim(0);
+    const double read_s = seconds_since(t0);
     // The float encoding stores floats: compute them as such (each the double result rounded).
+    t0 = std::chrono::steady_clock::now();
     BandDistanceFieldOf<float> field32;
     BandDistanceFieldOf<double> field64;
     if (encoding == "float") field32 = compute_distance_band_as<float>(m.mesh, layers, band, ctx.progress);
     else field64 = compute_distance_band_as<double>(m.mesh, layers, band, ctx.progress);
+    const double exact_s = seconds_since(t0);
     const double lo = encoding == "float" ? field32.min : field64.min, hi = encoding == "float" ? field32.max : field64.max;
     const double factor = std::pow(10.0, precision);
     check_scaled_fits(ctx, encoding, precision, lo, hi);
     // Gradients on the band voxels (zero beyond), the dense field's values there.
+    t0 = std::chrono::steady_clock::now();
     BandGradientField grad;
     if (p.gradient) grad = compute_gradient_band(m.mesh, layers, band, ctx.progress);
+    const double gradient_s = seconds_since(t0);
 
     nlohmann::json meta = distance_metadata(
         info.metadata, map_path, encoding, precision,
@@ -230,7 +240,7 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     DistanceSummary r = write_field(ctx, g, grids, meta, encoding, precision, lo, hi);
     r.exact_voxels = encoding == "float" ? field32.exact_voxels : field64.exact_voxels;
     r.band = band;
-    r.seconds_exact = encoding == "float" ? field32.seconds_exact : field64.seconds_exact;
+    r.seconds_read = read_s, r.seconds_exact = exact_s, r.seconds_gradient = gradient_s;
     r.warnings = std::move(warnings);
     return r;
 }
@@ -244,7 +254,9 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
     const bool gradient = p.gradient;
     const bool force = p.force;
 
+    auto t0 = std::chrono::steady_clock::now();
     const vdb::Reader reader = vdb::Reader::open(map_path);
+    double read_s = seconds_since(t0);
     const vdb::FileInfo& info = reader.info();
     if (info.metadata.value("kind", "") != "voxelmap")
         fail_input(map_path.string(), "is not a voxelmap of haptic-voxelize (kind '" + info.metadata.value("kind", "?") + "')");
@@ -256,7 +268,9 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
     mopt.scale = p.scale ? *p.scale : params.value("scale", 1.0);
     mopt.part = part_or(p.part, params);
     tessellation_or(mopt, p, params);
+    t0 = std::chrono::steady_clock::now();
     const LoadedMesh& m = ctx.load_mesh(mopt);
+    const double import_s = seconds_since(t0);
     std::vector<std::string> warnings;
     add_import_notes(warnings, ctx.mesh.string(), m);
     const std::string mismatch = check_source_hash(ctx.mesh.string(), m.source_hash, map_path.string(), "voxelmap",
@@ -296,16 +310,24 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
         check_distance_fits(inner, mesh_area(m.mesh), g.voxel_size, pad, band, gradient, physical_memory(),
                             ctx.option_name("band"), ctx.option_name("gradient"));
     }
-    if (band > 0) return run_distance_band(ctx, p, reader, m, band, std::move(warnings));
+    if (band > 0) {
+        DistanceSummary r = run_distance_band(ctx, p, reader, m, band, std::move(warnings));
+        r.seconds_import = import_s, r.seconds_read += read_s;
+        return r;
+    }
+    t0 = std::chrono::steady_clock::now();
     std::vector<std::int32_t> layers = reader.read_int32("layers");
+    read_s += seconds_since(t0);
     DistanceOptions dopt;
     dopt.connectivity = connectivity;
     dopt.exact_layers = exact_layers;
     dopt.gradient = gradient;
     DistanceField field = compute_distance(m.mesh, info.grid, layers, dopt, ctx.progress);
 
+    t0 = std::chrono::steady_clock::now();
     double lo = 0, hi = 0;
     for (double v : field.values) lo = std::min(lo, v), hi = std::max(hi, v);
+    const double range_s = seconds_since(t0);
     const double factor = std::pow(10.0, precision);
     check_scaled_fits(ctx, encoding, precision, lo, hi);
     nlohmann::json parameters{{"encoding", encoding}, {"precision", precision}, {"gradient", gradient}};
@@ -345,7 +367,9 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
     r.exact_voxels = field.exact_voxels;
     r.exact_layers = exact_layers;
     r.propagation_passes = field.propagation_passes;
+    r.seconds_import = import_s, r.seconds_read = read_s, r.seconds_prepare = field.seconds_prepare;
     r.seconds_exact = field.seconds_exact, r.seconds_propagate = field.seconds_propagate;
+    r.seconds_sign = field.seconds_sign + range_s;
     r.warnings = std::move(warnings);
     return r;
 }

@@ -132,7 +132,8 @@ struct VoxelizeSummary {
     int band = 0;                    // narrow band in voxels, 0 for a dense voxelmap
     std::size_t band_voxels = 0;     // voxels with |layer| < band
     std::string mode_reason;         // why dense or band was chosen (text summary)
-    double seconds_surface = 0, seconds_fill = 0, seconds_layers = 0, seconds_write = 0, seconds_total = 0;
+    double seconds_import = 0, seconds_prepare = 0, seconds_surface = 0, seconds_fill = 0, seconds_layers = 0,
+           seconds_write = 0, seconds_total = 0;
     std::vector<std::string> warnings;
 };
 
@@ -145,7 +146,10 @@ struct DistanceSummary {
     int propagation_passes = 0;
     int band = 0;  // narrow band in voxels, 0 for a dense field
     int exact_layers = 0;  // dense field: exact wherever |layer| <= this
-    double seconds_exact = 0, seconds_propagate = 0, seconds_write = 0;
+    // The run's phases in order (distance/distance.hpp; a band field has no prepare, propagate and
+    // sign, and computes its gradient apart; a dense field's sign phase sets the gradient too).
+    double seconds_import = 0, seconds_read = 0, seconds_prepare = 0, seconds_exact = 0, seconds_propagate = 0,
+           seconds_sign = 0, seconds_gradient = 0, seconds_write = 0;
     std::vector<std::string> warnings;
 };
 

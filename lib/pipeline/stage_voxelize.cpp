@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "core/clock.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/version.hpp"
@@ -63,8 +64,9 @@ nlohmann::json to_json(const VoxelizeSummary& s) {
             {"winding_voxels", s.by_winding},
             {"voxels", {{"inside", s.inside}, {"surface", s.surface}, {"outside", s.outside}}},
             {"layers", {{"min", s.min_layer}, {"max", s.max_layer}, {"sweeps", s.layer_sweeps}}},
-            {"seconds", {{"surface", s.seconds_surface}, {"fill", s.seconds_fill}, {"layers", s.seconds_layers},
-                         {"write", s.seconds_write}, {"total", s.seconds_total}}},
+            {"seconds", {{"import", s.seconds_import}, {"prepare", s.seconds_prepare}, {"surface", s.seconds_surface},
+                         {"fill", s.seconds_fill}, {"layers", s.seconds_layers}, {"write", s.seconds_write},
+                         {"total", s.seconds_total}}},
             {"warnings", s.warnings}};
     if (s.band > 0) j["band"] = {{"voxels", s.band}, {"band_voxels", s.band_voxels}};
     if (s.fill == "hybrid" && s.band == 0)
@@ -78,6 +80,7 @@ nlohmann::json to_json(const VoxelizeSummary& s, const ToolFacts& f) {
     j["output"] = f.output;
     j["mesh"] = to_json(f.mesh->diagnostics);
     j["peak_rss_bytes"] = f.peak_rss_bytes;
+    j["seconds"]["total"] = f.total_seconds;  // the whole call, the voxelmap's memory given back included
     return j;
 }
 
@@ -104,8 +107,9 @@ std::string format_text(const VoxelizeSummary& s, const ToolFacts& f) {
     out += strf("voxels       %s inside, %s surface, %s outside; layers %d .. %d\n", with_commas(s.inside).c_str(),
                 with_commas(s.surface).c_str(), with_commas(s.outside).c_str(), s.min_layer, s.max_layer);
     out += strf("mode         %s\n", s.mode_reason.c_str());
-    out += strf("time         surface %.3f s, fill %.3f s, layers %.3f s, write %.3f s, total %.3f s\n", s.seconds_surface,
-                s.seconds_fill, s.seconds_layers, s.seconds_write, s.seconds_total);
+    out += strf("time         import %.3f s, prepare %.3f s, surface %.3f s, fill %.3f s, layers %.3f s, write %.3f s, total %.3f s\n",
+                s.seconds_import, s.seconds_prepare, s.seconds_surface, s.seconds_fill, s.seconds_layers, s.seconds_write,
+                f.total_seconds);
     out += strf("memory       peak %s\n", human_bytes(static_cast<double>(f.peak_rss_bytes)).c_str());
     out += strf("wrote        %s\n", f.output.c_str());
     return out;
@@ -137,6 +141,7 @@ VoxelizeSummary run_voxelize(const StageContext& ctx, const VoxelizeParams& p) {
         if (fill == name) vopt.fill = method;
 
     const LoadedMesh& m = ctx.load_mesh(mopt);
+    const double import_s = seconds_since(t_start);
     std::vector<std::string> warnings;
     add_import_notes(warnings, ctx.mesh.string(), m);
     if (!m.diagnostics.watertight)
@@ -224,6 +229,7 @@ VoxelizeSummary run_voxelize(const StageContext& ctx, const VoxelizeParams& p) {
     r.by_vote = map.by_vote, r.winding_evaluated = map.winding_evaluated;
     r.inside = map.inside, r.surface = map.surface, r.outside = map.outside;
     r.min_layer = map.min_layer, r.max_layer = map.max_layer, r.layer_sweeps = map.layer_sweeps;
+    r.seconds_import = import_s, r.seconds_prepare = mode.band > 0 ? 0.0 : map.seconds_prepare;
     r.seconds_surface = map.seconds_surface, r.seconds_fill = map.seconds_fill, r.seconds_layers = map.seconds_layers;
     r.band = mode.band;
     r.band_voxels = bmap.band_voxels;

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "cfm/cfm.hpp"
+#include "core/clock.hpp"
 #include "core/error.hpp"
 #include "query/ist_check.hpp"
 #include "query/scenario.hpp"
@@ -35,6 +36,7 @@ QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress)
     auto name = [&](const std::filesystem::path& p) { return report_file_name(spec, p); };
 
     // Load and validate (the readers check checksums, counts and the tree's structure).
+    const auto t_start = Clock::now();
     StaticField st = load_static_field(spec.static_path);
     MovingObjectData shell = load_moving_object(spec.moving_path);
     if (!spec.cfm_path.empty()) attach_cfm(shell, spec.cfm_path, spec.moving_path);
@@ -45,6 +47,8 @@ QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress)
     out.covered = tree_covers_points(shell.tree, shell.points);
     validation["tree_covers_points"] = out.covered;
 
+    const double load_s = seconds_since(t_start);
+    auto t0 = Clock::now();
     CheckPoses got = check_poses({spec.poses_path, spec.scenario, spec.count, spec.seed, spec.depth}, st.field, moving, progress);
     out.poses = std::move(got.poses);
     const double generation_s = got.generation_s;
@@ -59,11 +63,15 @@ QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress)
         out.warnings.push_back(name(spec.static_path) + ": the static object reaches the grid's border (value " +
                                std::to_string(border) + "): contacts beyond the grid are missed; voxelize with more padding");
 
+    const double poses_s = seconds_since(t0);
+    t0 = Clock::now();
     VpsQuery query(st.field, moving,
                    {.mode = mode, .level = spec.level, .budget_us = spec.budget_us, .budget_tests = spec.budget_tests});
     const std::size_t warmup = spec.warmup ? *spec.warmup : std::min<std::size_t>(out.poses.size(), 100);
     out.run = run_timed(query, out.poses, warmup);
     out.latency = latency_stats(out.run.latency_us);
+    const double queries_s = seconds_since(t0);
+    t0 = Clock::now();
 
     out.report = {
         {"budget_tests", spec.budget_tests > 0 ? nlohmann::json(spec.budget_tests) : nlohmann::json(nullptr)}, {"mode", spec.mode},
@@ -79,6 +87,10 @@ QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress)
     out.report["pass"] = out.pass;
     out.per_query = nlohmann::json::array();
     for (const QuerySummary& s : out.run.results) out.per_query.push_back(to_json(s));
+    // The run's phases: the files loaded and checked, the poses made or read (and checked against
+    // the grid), the queries run and timed (warm-up included), the report put together.
+    out.report["seconds"] = {{"load", load_s}, {"poses", poses_s}, {"queries", queries_s}, {"report", seconds_since(t0)},
+                             {"total", seconds_since(t_start)}};
     return out;
 }
 

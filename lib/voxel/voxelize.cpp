@@ -42,6 +42,7 @@ LayerMap voxelize(const TriMesh& mesh, const GridSpec& grid, const VoxelizeOptio
     if (options.max_layers < 0) fail_usage("--max-layers must be >= 0 (0 = unlimited)");
     if (mesh.triangles.empty()) fail_input("", "the mesh has no triangles");
 
+    auto t0 = Clock::now();
     Work w;
     w.grid = grid;
     w.nx = static_cast<std::size_t>(grid.dims[0]);
@@ -53,7 +54,8 @@ LayerMap voxelize(const TriMesh& mesh, const GridSpec& grid, const VoxelizeOptio
 
     LayerMap out;
     out.grid = grid;
-    auto t0 = Clock::now();
+    out.seconds_prepare = seconds_since(t0);
+    t0 = Clock::now();
     mark_surface(mesh, w, progress);
     out.seconds_surface = seconds_since(t0);
 

@@ -44,7 +44,7 @@ struct LayerMap {
     int min_layer = 0, max_layer = 0;
     int layer_sweeps = 0;        // chamfer sweeps made: 2 when inside and outside voxels never touch
     std::size_t flipped = 0;     // voxels of a pocket no surface voxel borders, moved to the side around it
-    double seconds_surface = 0, seconds_fill = 0, seconds_layers = 0;
+    double seconds_prepare = 0, seconds_surface = 0, seconds_fill = 0, seconds_layers = 0;  // prepare: the work grid allocated
 
     std::int16_t at(int i, int j, int k) const {
         return slices[static_cast<std::size_t>(k)][static_cast<std::size_t>(j) * static_cast<std::size_t>(grid.dims[0]) +
