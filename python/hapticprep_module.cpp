@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cfm/cfm.hpp"
+#include "common.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
 #include "formats/cfm.hpp"
@@ -33,6 +34,11 @@
 
 namespace py = pybind11;
 namespace fs = std::filesystem;
+using hp::python::parse_mode;
+using hp::python::to_path;
+using hp::python::vec3;
+using hp::python::vec3_array;
+using hp::python::vector_array;
 
 namespace {
 
@@ -43,34 +49,9 @@ py::object to_python(const nlohmann::json& j) {
     return py::module_::import("json").attr("loads")(j.dump());
 }
 
-fs::path to_path(const py::handle& h) {
-    // A str, a pathlib.Path, or a loaded file object (its .path).
-    py::object o = py::reinterpret_borrow<py::object>(h);
-    if (py::hasattr(o, "path") && !py::isinstance<py::str>(o)) o = o.attr("path");
-    return fs::path(py::str(py::module_::import("os").attr("fspath")(o)).cast<std::string>());
-}
 
-template <class T>
-py::array_t<T> vector_array(const std::vector<T>& v) {
-    py::array_t<T> a(static_cast<py::ssize_t>(v.size()));
-    if (!v.empty()) std::memcpy(a.mutable_data(), v.data(), v.size() * sizeof(T));
-    return a;
-}
 
-py::array_t<double> vec3_array(const std::vector<hp::Vec3d>& v) {
-    py::array_t<double> a({static_cast<py::ssize_t>(v.size()), py::ssize_t{3}});
-    auto m = a.mutable_unchecked<2>();
-    for (std::size_t i = 0; i < v.size(); ++i)
-        for (int c = 0; c < 3; ++c) m(static_cast<py::ssize_t>(i), c) = v[i][c];
-    return a;
-}
 
-py::array_t<double> vec3(const hp::Vec3d& v) {
-    py::array_t<double> a(3);
-    auto m = a.mutable_unchecked<1>();
-    for (int c = 0; c < 3; ++c) m(c) = v[c];
-    return a;
-}
 
 // A dense grid array over `grid` (x fastest in memory), shape (nx, ny, nz[, comps]), Fortran
 // order for the voxel axes: a[i, j, k] is voxel (i, j, k).
@@ -418,13 +399,6 @@ py::object load_any(const py::object& p) {
 
 // ---- the query ---------------------------------------------------------------------------------
 
-hp::QueryMode parse_mode(const std::string& name) {
-    if (name == "full") return hp::QueryMode::full;
-    if (name == "brute") return hp::QueryMode::brute;
-    if (name == "segmented") return hp::QueryMode::segmented;
-    if (name == "time-critical" || name == "time_critical") return hp::QueryMode::time_critical;
-    hp::fail_usage("unknown query mode '" + name + "' (full, brute, segmented or time-critical)");
-}
 
 struct Contacts {
     py::object point, position, normal, value, segment, cluster;
@@ -502,6 +476,7 @@ private:
 PYBIND11_MODULE(_hapticprep, m) {
     m.doc() = "hapticprep's files as numpy arrays and the VPS query (docs/python.md)";
     m.attr("__version__") = hp::kVersion;
+    hp::python::bind_scene(m);
 
     static py::exception<hp::Error> error(m, "Error", PyExc_RuntimeError);
     py::register_exception_translator([](std::exception_ptr p) {

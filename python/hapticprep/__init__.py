@@ -23,6 +23,7 @@ from ._hapticprep import (  # noqa: F401
     Pointshell,
     Query,
     QueryResult,
+    Scene,
     Tree,
     Voxelmap,
     __version__,
@@ -39,6 +40,6 @@ from ._hapticprep import (  # noqa: F401
 
 __all__ = [
     "Cfm", "Contacts", "DistanceField", "Error", "Grid", "Mesh", "Pointshell", "Query", "QueryResult",
-    "Tree", "Voxelmap", "check", "describe", "load", "load_cfm", "load_distance", "load_mesh",
+    "Scene", "Tree", "Voxelmap", "check", "describe", "load", "load_cfm", "load_distance", "load_mesh",
     "load_pointshell", "load_tree", "load_voxelmap",
 ]

@@ -1,0 +1,79 @@
+"""hapticprep.Scene: a scene.json of haptic-pipeline --assembly queried from Python equals the pair
+query of each part run alone (hapticprep.Query on the part's files, the pose composed into the
+part's frame by numpy here, independently of the library)."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import hapticprep
+from conftest import BIN, SOURCE, tool
+
+
+def quat_mul(a, b):
+    w1, x1, y1, z1 = a
+    w2, x2, y2, z2 = b
+    return np.array([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+                     w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
+
+
+def rotate(q, v):
+    w, x, y, z = q
+    r = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                  [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                  [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    return r @ v
+
+
+@pytest.fixture(scope="module")
+def scene(tmp_path_factory):
+    if BIN is None:
+        pytest.skip("HP_BIN is not set: run the tests through CTest (make test)")
+    d = tmp_path_factory.mktemp("scene")
+    gltf = d / "pegs.gltf"
+    subprocess.run([sys.executable, str(SOURCE / "tests/cli/make_assembly.py"), "pegs", str(gltf), "3"], check=True)
+    tool("pipeline", SOURCE / "pipelines/vps-default.json", gltf, "--assembly", "-o", d / "out",
+         "--set", "voxelize.resolution=32", "--set", "query.count=10", "--set", "query.budget_us=1000000", "--quiet")
+    return d / "out" / "scene.json"
+
+
+def test_scene_query_equals_the_pairs_alone(scene):
+    s = hapticprep.Scene(scene, tool="peg#2")
+    parts = s.parts
+    names = [p["name"] for p in parts]
+    assert names[:2] == ["plate", "peg"] and s.tool_part == names.index("peg#2")
+    tool_placement = parts[s.tool_part]
+    # The peg pushed down into the plate and sideways: every pose touches the plate.
+    n = 6
+    positions = np.array([tool_placement["position"] + np.array([0.0005 * i, 0.0, -0.002]) for i in range(n)])
+    quaternions = np.array([tool_placement["quaternion"]] * n)
+    r = s.query(positions, quaternions)
+    assert r["force"].shape == (n, 3) and r["part_force"].shape == (n, len(parts), 3)
+    assert (r["parts_touched"] >= 1).all()
+    plate = names.index("plate")
+    assert (r["part_contacts"][:, plate] > 0).all()
+    # The plate's pair alone: its files, the pose seen from its frame (the plate is at the origin).
+    scene_dir = scene.parent
+    field = scene_dir / "g0" / "distance.vdb"
+    tree = scene_dir / "g1" / "spheretree.hps"
+    alone = hapticprep.Query(field, tree)
+    for i in range(n):
+        pl = parts[plate]
+        inv = np.array([pl["quaternion"][0], *(-np.array(pl["quaternion"][1:]))])
+        q_local = quat_mul(inv, quaternions[i])
+        t_local = rotate(inv, positions[i] - pl["position"])
+        a = alone.run(t_local, q_local)
+        mine = r["frame"] == i
+        mine &= r["part"] == plate
+        assert mine.sum() == len(a.contacts)
+        np.testing.assert_allclose(r["value"][mine], a.contacts.value, rtol=0, atol=1e-12)
+        back = np.array([rotate(pl["quaternion"], p) + pl["position"] for p in a.contacts.position]).reshape(-1, 3)
+        np.testing.assert_allclose(r["position"][mine], back, rtol=0, atol=1e-12)
+
+
+def test_scene_errors(scene, tmp_path):
+    with pytest.raises(Exception, match="no part 'nope'"):
+        hapticprep.Scene(scene, tool="nope")
+    with pytest.raises(Exception, match="one of them"):
+        hapticprep.Scene(scene)
