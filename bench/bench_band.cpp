@@ -28,13 +28,7 @@ int main(int argc, char** argv) {
     return tool.run(argc, argv, [&] {
         hp::LoadedMesh m = hp::load_mesh(file);
         const hp::GridSpec g = hp::grid_around(m.diagnostics.bbox, s, 2);
-        openvdb::initialize();
-        auto xform = openvdb::math::Transform::createLinearTransform(s);
-        xform->postTranslate(openvdb::Vec3d(g.origin.x + s / 2, g.origin.y + s / 2, g.origin.z + s / 2));
-        std::vector<openvdb::Vec3s> points;
-        std::vector<openvdb::Vec3I> tris;
-        for (const auto& v : m.mesh.vertices) points.emplace_back(float(v.x), float(v.y), float(v.z));
-        for (const auto& t : m.mesh.triangles) tris.emplace_back(t[0], t[1], t[2]);
+        const auto [xform, points, tris] = hp::bench::openvdb_input(m.mesh, g);
         std::vector<double> times;
         openvdb::Index64 active = 0;
         for (int r = 0; r < runs; ++r) {

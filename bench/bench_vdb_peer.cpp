@@ -36,15 +36,7 @@ int main(int argc, char** argv) {
         auto t0 = std::chrono::steady_clock::now();
         hp::LoadedMesh m = hp::load_mesh(file);
         const hp::GridSpec g = hp::grid_around(m.diagnostics.bbox, s, 2);
-        openvdb::initialize();
-        auto xform = openvdb::math::Transform::createLinearTransform(s);
-        xform->postTranslate(openvdb::Vec3d(g.origin.x + s / 2, g.origin.y + s / 2, g.origin.z + s / 2));
-        std::vector<openvdb::Vec3s> points;
-        std::vector<openvdb::Vec3I> tris;
-        points.reserve(m.mesh.vertices.size());
-        tris.reserve(m.mesh.triangles.size());
-        for (const auto& v : m.mesh.vertices) points.emplace_back(float(v.x), float(v.y), float(v.z));
-        for (const auto& t : m.mesh.triangles) tris.emplace_back(t[0], t[1], t[2]);
+        const auto [xform, points, tris] = hp::bench::openvdb_input(m.mesh, g);
         const double t_import = hp::bench::seconds_since(t0);
 
         float ex = band, in = band;
