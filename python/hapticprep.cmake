@@ -50,15 +50,27 @@ endforeach()
 # Install: Debian's python3 imports /usr/lib/python3/dist-packages (prefix /usr) and
 # /usr/local/lib/python3.X/dist-packages (prefix /usr/local, the default). Another prefix: set
 # PYTHONPATH=<prefix>/${HP_PYTHON_INSTALL_DIR}.
-if(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
+# pip install . (setup.py) installs into the wheel's root: the package directory itself.
+option(HP_PYTHON_WHEEL "Install only the Python package, at the prefix's top (pip install .)" OFF)
+if(HP_PYTHON_WHEEL)
+  set(HP_PYTHON_INSTALL_DEFAULT .)
+elseif(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
   set(HP_PYTHON_INSTALL_DEFAULT lib/python3/dist-packages)
 else()
   set(HP_PYTHON_INSTALL_DEFAULT lib/python${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}/dist-packages)
 endif()
 set(HP_PYTHON_INSTALL_DIR ${HP_PYTHON_INSTALL_DEFAULT} CACHE STRING
   "Directory below the prefix for the Python package hapticprep")
-install(TARGETS hapticprep_python LIBRARY DESTINATION ${HP_PYTHON_INSTALL_DIR}/hapticprep)
-install(FILES ${HP_PYTHON_SOURCES} DESTINATION ${HP_PYTHON_INSTALL_DIR}/hapticprep)
+install(TARGETS hapticprep_python LIBRARY DESTINATION ${HP_PYTHON_INSTALL_DIR}/hapticprep COMPONENT python)
+install(FILES ${HP_PYTHON_SOURCES} DESTINATION ${HP_PYTHON_INSTALL_DIR}/hapticprep COMPONENT python)
+# STEP and IGES from Python: the module next to the extension (lib/mesh/cad.cpp looks there first).
+if(TARGET hapticprep_cad)
+  install(TARGETS hapticprep_cad LIBRARY DESTINATION ${HP_PYTHON_INSTALL_DIR}/hapticprep COMPONENT python)
+endif()
+# The package alone, built and installed without the executables (setup.py's install target).
+add_custom_target(install-python
+  COMMAND ${CMAKE_COMMAND} --install ${CMAKE_BINARY_DIR} --component python
+  DEPENDS hapticprep_python VERBATIM)
 message(STATUS "Python package hapticprep: built for ${Python3_EXECUTABLE}, installed to <prefix>/${HP_PYTHON_INSTALL_DIR}")
 
 if(HP_BUILD_TESTS)
@@ -80,6 +92,13 @@ if(HP_BUILD_TESTS)
     COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider ${CMAKE_SOURCE_DIR}/tests/python
     WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
   set_tests_properties(python.pytest PROPERTIES ENVIRONMENT "${HP_PYTHON_TEST_ENV}" TIMEOUT 900)
+  # pip install of the package into a fresh virtual environment (the extension built here; the
+  # sanitizer build's extension needs the ASan runtime preloaded, which a user's pip never does).
+  if(NOT HP_SANITIZE)
+    add_test(NAME install.pip COMMAND bash ${CMAKE_SOURCE_DIR}/tests/install/pip_install_test.sh)
+    set_tests_properties(install.pip PROPERTIES TIMEOUT 300 ENVIRONMENT
+      "HP_BUILD_DIR=${CMAKE_BINARY_DIR};HP_SOURCE_DIR=${CMAKE_SOURCE_DIR};HP_PYTHON=${Python3_EXECUTABLE}")
+  endif()
   # The install test imports the installed package with this interpreter.
   if(TEST install.find_package)
     set_property(TEST install.find_package APPEND PROPERTY ENVIRONMENT "HP_PYTHON=${Python3_EXECUTABLE}")
