@@ -43,9 +43,10 @@ Summary describe_mesh(const fs::path& path, const MeshLoadOptions& options) {
                       t.format == "iges" ? "IGES" : "STEP", t.file_unit.c_str(), t.linear_deflection, t.angular_deflection,
                       t.seconds_read, t.seconds_mesh);
         s.text += buf;
+        s.text += "cad module   " + t.module + "\n";
         s.json["tessellation"] = {{"format", t.format}, {"linear_deflection", t.linear_deflection},
                                   {"angular_deflection", t.angular_deflection}, {"file_unit", t.file_unit},
-                                  {"seconds_read", t.seconds_read}, {"seconds_mesh", t.seconds_mesh}};
+                                  {"seconds_read", t.seconds_read}, {"seconds_mesh", t.seconds_mesh}, {"module", t.module}};
     }
     for (const std::string& n : m.notes) s.text += "note         " + n + "\n";
     if (!m.notes.empty()) s.json["notes"] = m.notes;

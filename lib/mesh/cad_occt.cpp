@@ -1,5 +1,7 @@
-// STEP and IGES through OpenCASCADE (mesh/cad.hpp): the one unit of the library that includes its
-// headers, and only when the build found it (HP_HAVE_OCCT).
+// STEP and IGES through OpenCASCADE (mesh/cad.hpp): the one unit that includes its headers. It is
+// not part of the library: it is built alone into the module hapticprep_cad.so (with the parts of
+// the library it uses), which read_cad_assembly() loads on the first STEP or IGES file, so that a
+// tool that reads none never loads OpenCASCADE's 29 shared libraries.
 #include "mesh/cad.hpp"
 
 #include <algorithm>
@@ -10,7 +12,6 @@
 
 #include "core/error.hpp"
 
-#ifdef HP_HAVE_OCCT
 #include <chrono>
 #include <csetjmp>
 #include <csignal>
@@ -55,50 +56,8 @@
 #include "core/atomic_file.hpp"
 #include "core/hash.hpp"
 #include "mesh/assembly_build.hpp"
-#endif
 
 namespace hp {
-
-std::string_view cad_kind(std::string_view head) {
-    std::size_t i = 0;
-    while (i < head.size() && std::isspace(static_cast<unsigned char>(head[i]))) ++i;
-    if (head.substr(i).starts_with("ISO-10303-21;")) return "step";
-    // IGES: fixed 80-column records, the first one of the Start section ('S' in column 73).
-    const std::size_t eol = head.find_first_of("\r\n");
-    const std::string_view first = head.substr(0, eol);
-    if (first.size() >= 73 && first.size() <= 82 && first[72] == 'S') return "iges";
-    return "";
-}
-
-std::string_view cad_file_kind(const std::filesystem::path& path) {
-    char buf[128];
-    std::size_t n = 0;
-    if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
-        n = std::fread(buf, 1, sizeof buf, f);
-        std::fclose(f);
-    }
-    const std::string_view kind = cad_kind(std::string_view(buf, n));
-    if (!kind.empty()) return kind;
-    std::string ext = path.extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (ext == ".step" || ext == ".stp") return "step";
-    if (ext == ".iges" || ext == ".igs") return "iges";
-    return "";
-}
-
-#ifndef HP_HAVE_OCCT
-
-bool cad_supported() { return false; }
-
-Assembly read_cad_assembly(const std::filesystem::path& path, const MeshLoadOptions&) {
-    fail_input(path.string(), "is a " + std::string(cad_file_kind(path) == "iges" ? "IGES" : "STEP") +
-                                  " file, and this build reads STEP and IGES only with OpenCASCADE (run "
-                                  "scripts/install-deps.sh and build again), or convert it to a mesh format");
-}
-
-#else
-
-bool cad_supported() { return true; }
 
 namespace {
 
@@ -275,6 +234,15 @@ TriMesh shape_soup(const TopoDS_Shape& shape, double to_soup, const std::string&
     return soup;
 }
 
+constexpr double kMaxExtentPerDeflection = 1e6;
+constexpr double kMinAngularDeflection = 0.01;  // rad
+
+std::string format_g(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
@@ -376,7 +344,15 @@ Assembly read_cad(const std::filesystem::path& path, const MeshLoadOptions& opti
     if (!(linear > 0)) linear = options.voxel_size > 0 ? 0.25 * options.voxel_size : 0.25 * longest / std::max(1, options.resolution);
     if (!(linear > 0) || !std::isfinite(linear))
         fail_input(where, "the shapes have no extent (a chord tolerance cannot be chosen; give --linear-deflection)");
-    if (!(options.angular_deflection > 0)) fail_usage("the angular deflection must be a positive number of radians");
+    // The work is bounded before meshing: a chord tolerance 10^6 times below the extent meshes a
+    // sphere of that extent into about 2 million triangles, and 10^8 times into 200 million.
+    if (longest / linear > kMaxExtentPerDeflection)
+        fail_usage(where + ": the chord tolerance " + format_g(linear) + " m is " + format_g(longest / linear) +
+                   " times smaller than the shapes' extent (" + format_g(longest) + " m), more than " +
+                   format_g(kMaxExtentPerDeflection) + ": give a larger --linear-deflection or --voxel-size");
+    if (!(options.angular_deflection >= kMinAngularDeflection) || !std::isfinite(options.angular_deflection))
+        fail_usage("--angular-deflection must be at least " + format_g(kMinAngularDeflection) +
+                   " rad (about 630 segments per circle), got " + format_g(options.angular_deflection));
     out.tessellation.format = kind;
     out.tessellation.linear_deflection = linear;
     out.tessellation.angular_deflection = options.angular_deflection;
@@ -485,19 +461,23 @@ Assembly read_guarded(const std::filesystem::path& path, const MeshLoadOptions& 
 
 }  // namespace
 
-Assembly read_cad_assembly(const std::filesystem::path& path, const MeshLoadOptions& options) {
-    if (!(options.scale > 0) || !std::isfinite(options.scale)) fail_usage("the scale must be a positive number");
-    unit_factor(options.units);  // refuses an unknown unit before any work
+}  // namespace hp
+
+// The module's entry (mesh/cad.hpp loads it): fills `out` or throws hp::Error, as
+// read_cad_assembly() documents. Its ABI key must equal the caller's.
+extern "C" __attribute__((visibility("default"))) const char* hp_cad_abi_v1() {
+    static const std::string key = hp::cad_abi_key();
+    return key.c_str();
+}
+
+extern "C" __attribute__((visibility("default"))) void hp_cad_read_v1(const std::filesystem::path& path,
+                                                                     const hp::MeshLoadOptions& options, hp::Assembly& out) {
     try {
-        return read_guarded(path, options);
+        out = hp::read_guarded(path, options);
     } catch (const Standard_Failure& e) {
         std::string what = e.GetMessageString() ? e.GetMessageString() : "";
         if (what.size() > 160) what = what.substr(0, 160) + "...";
-        fail_input(path.string(), std::string("OpenCASCADE failed on the file (") + e.DynamicType()->Name() +
-                                      (what.empty() ? std::string() : ": " + what) + "); check or repair the file");
+        hp::fail_input(path.string(), std::string("OpenCASCADE failed on the file (") + e.DynamicType()->Name() +
+                                          (what.empty() ? std::string() : ": " + what) + "); check or repair the file");
     }
 }
-
-#endif
-
-}  // namespace hp

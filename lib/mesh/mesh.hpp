@@ -79,6 +79,7 @@ struct Tessellation {
     double angular_deflection = 0; // radians
     std::string file_unit;         // the unit the file declares ("mm", "inch", ...)
     double seconds_read = 0, seconds_mesh = 0;
+    std::string module;            // the file of the OpenCASCADE module that read it
 };
 
 struct LoadedMesh {

@@ -21,6 +21,21 @@ for tool in "$HP_BUILD_DIR"/bin/haptic-*; do
 done
 config=$(find "$PREFIX" -name hapticprepConfig.cmake | head -1)
 [ -n "$config" ] && pass "package config at ${config#"$PREFIX"/}" || fail "no hapticprepConfig.cmake below the prefix"
+# STEP and IGES: the OpenCASCADE module is installed where the tools look for it, and an installed
+# tool reads a STEP file through it (OpenCASCADE's own sample, when Debian's occt-misc is there).
+if [ -f "$HP_BUILD_DIR/lib/hapticprep/hapticprep_cad.so" ]; then
+    cad_module=$(find "$PREFIX" -name hapticprep_cad.so -path "*/hapticprep/*" | head -1)
+    case "$cad_module" in
+        "$PREFIX"/lib*/hapticprep/hapticprep_cad.so) pass "OpenCASCADE module at ${cad_module#"$PREFIX"/}" ;;
+        *) fail "hapticprep_cad.so not installed below $PREFIX/lib*/hapticprep" ;;
+    esac
+    screw=/usr/share/opencascade/data/step/screw.step
+    if [ -f "$screw" ]; then
+        HP_CAD_MODULE= expect_exit 0 "$PREFIX/bin/haptic-dump" "$screw" --json
+        expect_grep '"format": *"step"' "$TMP/out"
+        expect_grep "\"module\": *\"$cad_module\"" "$TMP/out"
+    fi
+fi
 [ -f "$PREFIX/include/hapticprep/query/session.hpp" ] && pass "include/hapticprep/query/session.hpp" || fail "session.hpp not installed"
 # Only the query API's headers, and none of them brings in OpenVDB.
 if grep -rlE '#[[:space:]]*include[[:space:]]*[<"]openvdb' "$PREFIX/include" >"$TMP/vdb"; then

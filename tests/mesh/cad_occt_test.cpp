@@ -18,9 +18,12 @@
 
 #include <BRepBuilderAPI_MakeEdge.hxx>
 #include <BRepBuilderAPI_MakeFace.hxx>
+#include <BRepBuilderAPI_MakePolygon.hxx>
+#include <BRepBuilderAPI_MakeWire.hxx>
 #include <BRepBuilderAPI_MakeSolid.hxx>
 #include <BRepPrimAPI_MakeBox.hxx>
 #include <BRepPrimAPI_MakeCylinder.hxx>
+#include <BRepPrimAPI_MakePrism.hxx>
 #include <BRepPrimAPI_MakeSphere.hxx>
 #include <IGESControl_Controller.hxx>
 #include <IGESControl_Writer.hxx>
@@ -37,6 +40,7 @@
 #include <XCAFApp_Application.hxx>
 #include <XCAFDoc_DocumentTool.hxx>
 #include <XCAFDoc_ShapeTool.hxx>
+#include <gp_Circ.hxx>
 #include <gp_Pln.hxx>
 
 #include "core/error.hpp"
@@ -231,6 +235,60 @@ TEST(Cad, HollowSolidKeepsItsVoidInward) {
     const hp::Assembly parts = hp::read_assembly(file, fine);
     ASSERT_EQ(parts.geometries.size(), 1u);
     EXPECT_NEAR(parts.geometries[0].exact_volume, a * a * a - 4.0 / 3 * pi * r * r * r, 1e-12);
+}
+
+TEST(Cad, BoxWithAThroughHoleIsOneClosedSolidOfGenusOne) {
+    // A square plate a x a, h thick, with a round hole of radius r through it: the square face with
+    // the circle as an inner wire, extruded.
+    const double a = 20, r = 4, h = 6;  // mm
+    const TopoDS_Wire outer = BRepBuilderAPI_MakePolygon(gp_Pnt(-a / 2, -a / 2, 0), gp_Pnt(a / 2, -a / 2, 0), gp_Pnt(a / 2, a / 2, 0),
+                                                         gp_Pnt(-a / 2, a / 2, 0), true)
+                                  .Wire();
+    const TopoDS_Wire circle = BRepBuilderAPI_MakeWire(BRepBuilderAPI_MakeEdge(gp_Circ(gp::XOY(), r)).Edge()).Wire();
+    BRepBuilderAPI_MakeFace face(outer, true);
+    face.Add(TopoDS::Wire(circle.Reversed()));
+    const fs::path file = write_step(BRepPrimAPI_MakePrism(face.Face(), gp_Vec(0, 0, h)).Shape(), "plate-with-hole.step");
+    hp::MeshLoadOptions fine;
+    fine.linear_deflection = 0.00001;
+    const hp::LoadedMesh m = hp::load_mesh(file, fine);
+    const double am = a / 1000, rm = r / 1000, hm = h / 1000;
+    const double volume = (am * am - pi * rm * rm) * hm;
+    const double area = 2 * (am * am - pi * rm * rm) + 4 * am * hm + 2 * pi * rm * hm;
+    expect_within_bound(m, volume, area);
+    EXPECT_EQ(m.diagnostics.components, 1u);
+    // Euler: V - E + F = 2 - 2g with E = 3F/2 on a closed mesh; the hole makes genus 1.
+    const auto v = static_cast<long>(m.mesh.vertices.size()), f = static_cast<long>(m.mesh.triangles.size());
+    EXPECT_EQ(v - f / 2, 0) << v << " vertices, " << f << " triangles";
+    const hp::Assembly parts = hp::read_assembly(file, fine);
+    ASSERT_EQ(parts.geometries.size(), 1u);
+    EXPECT_NEAR(parts.geometries[0].exact_volume, volume, 1e-12 * volume);
+    EXPECT_NEAR(parts.geometries[0].exact_area, area, 1e-9 * area);
+}
+
+TEST(Cad, TessellationWorkIsBoundedBeforeMeshing) {
+    const fs::path file = write_step(BRepPrimAPI_MakeSphere(5).Shape(), "bound-sphere.step");
+    auto expect_usage = [&](const hp::MeshLoadOptions& o, const std::string& says) {
+        try {
+            hp::load_mesh(file, o);
+            FAIL() << "meshed with linear " << o.linear_deflection << ", angular " << o.angular_deflection;
+        } catch (const hp::Error& e) {
+            EXPECT_EQ(e.code(), hp::ExitCode::usage) << e.what();
+            EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+        }
+    };
+    hp::MeshLoadOptions tiny;
+    tiny.linear_deflection = 0.01 / 2e6;  // the sphere is 0.01 m across: 2 x 10^6 times the tolerance
+    expect_usage(tiny, "times smaller than the shapes' extent");
+    hp::MeshLoadOptions tiny_voxel;
+    tiny_voxel.voxel_size = 1e-8;  // 0.25 x 1e-8: 4 x 10^6
+    expect_usage(tiny_voxel, "--linear-deflection or --voxel-size");
+    hp::MeshLoadOptions sharp;
+    sharp.angular_deflection = 0.001;
+    expect_usage(sharp, "--angular-deflection must be at least 0.01");
+    // A fine tolerance well inside the bound (10^3 times the extent) is meshed.
+    hp::MeshLoadOptions fine;
+    fine.linear_deflection = 0.01 / 1e3;
+    EXPECT_GT(hp::load_mesh(file, fine).diagnostics.triangles, 500u);
 }
 
 TEST(Cad, IgesBoxAndCylinder) {
