@@ -33,6 +33,8 @@ done
 [ -f bench/stages.sh ] && source bench/stages.sh
 # Assemblies: what preparing 1,000 parts of 10 geometries adds to preparing the 10 (bench/assembly.sh).
 [ -f bench/assembly.sh ] && source bench/assembly.sh
+# STEP: a generated assembly of 100 parts, read and meshed, beside OpenCASCADE alone (bench/cad.sh).
+[ -f bench/cad.sh ] && source bench/cad.sh
 # Narrow-band fields next to OpenVDB's narrow band and to the dense ones (bench/band.sh).
 [ -f bench/band.sh ] && source bench/band.sh
 # A tool against a scene of 1,000 placed parts of 10 geometries (bench/scene.sh, docs/scene.md).
