@@ -77,3 +77,34 @@ def test_scene_errors(scene, tmp_path):
         hapticprep.Scene(scene, tool="nope")
     with pytest.raises(Exception, match="one of them"):
         hapticprep.Scene(scene)
+
+
+def test_example_scene_insertion(scene, tmp_path):
+    """examples/python/scene_insertion.py as a user runs it: one line per step, the plate touched
+    once the peg is pushed in, the force per part as the pair query alone gives it, a picture."""
+    import matplotlib.image
+
+    png = tmp_path / "insertion.png"
+    steps = 4
+    r = subprocess.run([sys.executable, str(SOURCE / "examples/python/scene_insertion.py"), str(scene), "peg#2",
+                        "0,0,-0.002", str(png), "--steps", str(steps)], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert len(lines) == steps + 2, r.stdout
+    assert lines[0].startswith("0.000000 m: force "), lines[0]
+    assert "plate" in lines[-2], lines[-2]
+    # The last step's plate force, from the pair query alone on the plate's files (the plate sits
+    # at the origin, unturned: the world pose is its local pose).
+    s = hapticprep.Scene(scene, tool="peg#2")
+    peg = s.parts[s.tool_part]
+    plate = next(p for p in s.parts if p["name"] == "plate")
+    assert np.allclose(plate["position"], 0) and np.allclose(plate["quaternion"], [1, 0, 0, 0])
+    alone = hapticprep.Query(scene.parent / "g0" / "distance.vdb", scene.parent / "g1" / "spheretree.hps")
+    a = alone.run(np.asarray(peg["position"]) + [0, 0, -0.002], peg["quaternion"])
+    assert f"plate {np.linalg.norm(a.force):.4g}" in lines[-2], (lines[-2], a.force)
+    import re
+    m = re.fullmatch(r"(\d+) of (\d+) parts touched along the move", lines[-1])
+    assert m and int(m.group(1)) >= 1 and int(m.group(2)) == len(s.parts), lines[-1]
+    image = matplotlib.image.imread(png)
+    assert image.shape[:2] == (320, 480)
+    assert np.mean(image[..., :3].min(axis=-1) < 0.9) > 0.01
