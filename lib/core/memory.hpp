@@ -11,9 +11,10 @@ std::size_t peak_rss_bytes();
 bool reset_peak_rss();
 
 // `bytes` of fresh zero pages mapped from the system and faulted in on all threads: most of the
-// cost of a large fresh array is its page faults, which one thread takes a page at a time
-// (bench/RESULTS.md, 2026-11-27). Throws std::bad_alloc when the system refuses. Release with
-// unmap_pages.
+// cost of a large fresh array is its page faults, which one thread takes a page at a time (a
+// fresh 592 MB float array on 2 cores: about 0.22 s as std::vector<float>(n, 0), 0.11 s mapped,
+// touched on both threads, then zeroed). Throws std::bad_alloc when the system refuses. Release
+// with unmap_pages.
 void* map_pages(std::size_t bytes);
 void unmap_pages(void* p, std::size_t bytes) noexcept;
 
