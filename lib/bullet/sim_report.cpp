@@ -1,6 +1,8 @@
-// haptic-sim's summaries and reports (sim.hpp): per method over its runs, as JSON and CSV.
+// haptic-sim's summaries and reports (sim.hpp): per method over its runs, as JSON, CSV and text.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <sstream>
 
 #include "bullet/sim.hpp"
@@ -147,6 +149,41 @@ std::string report_csv(const std::vector<RunResult>& runs) {
                     << o.quaternion[1] << ',' << o.quaternion[2] << ',' << o.quaternion[3] << ',' << o.kinetic << ','
                     << o.penetration << '\n';
             }
+    return out.str();
+}
+
+std::string format_text(const Scene& scene, const std::vector<RunResult>& runs) {
+    std::ostringstream out;
+    char line[512];
+    std::snprintf(line, sizeof line, "scene %s: %d steps, summary over steps %d-%d%s\n", scene.name.c_str(), scene.steps,
+                  scene.window_first, scene.window_last,
+                  scene.rotations > 0 ? (", " + std::to_string(scene.rotations) + " random rotations each").c_str() : "");
+    out << line;
+    const bool copies = copy_counts(scene).front() > 0;
+    std::snprintf(line, sizeof line, "%-16s %-8s %6s %6s %5s %8s %12s %12s %9s %13s %13s %6s", "method", "kind", "rate",
+                  "restit", "runs", "points", "mean us", "median us", "contacts", "max pen mm", "median pen mm", "fell");
+    out << line;
+    // Multibody scenes: the copies, the pile's deepest exact penetration (any body into any other),
+    // the largest drift across gravity at the end.
+    if (copies) {
+        std::snprintf(line, sizeof line, " %6s %12s %14s %9s", "N", "pile pen mm", "final pile mm", "drift mm");
+        out << line;
+    }
+    out << "\n";
+    for (const MethodSummary& s : summarize(runs)) {
+        std::snprintf(line, sizeof line, "%-16s %-8s %6g %6s %5zu %8zu %12.2f %12.2f %9.2f %13.2f %13.2f %6d",
+                      s.label.c_str(), s.method.c_str(), s.rate,
+                      s.restitution >= 0 ? std::to_string(s.restitution).substr(0, 4).c_str() : "-", s.runs, s.points,
+                      s.mean_collision_us, s.median_collision_us, s.mean_contacts, s.max_penetration * 1000,
+                      s.median_max_penetration * 1000, s.fell_through);
+        out << line;
+        if (copies) {
+            std::snprintf(line, sizeof line, " %6d %12.2f %14.2f %9.2f", s.count, s.max_pile_penetration * 1000,
+                          s.final_pile_penetration * 1000, s.drift * 1000);
+            out << line;
+        }
+        out << "\n";
+    }
     return out.str();
 }
 
