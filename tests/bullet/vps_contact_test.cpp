@@ -156,3 +156,56 @@ TEST(BulletContact, CubeIntoSphereEqualsTheQuery) {
     ASSERT_FALSE(r.contacts.empty());
     EXPECT_NEAR(d.depth, r.max_penetration, 1e-5);
 }
+
+TEST(BulletContact, EveryManifoldPointIsAPairQueryContact) {
+    // The cube (the pointshell) tilted about a skew axis into the sphere: its contacts spread over a
+    // patch, so the manifold holds several. Each manifold point is one of the contacts the pair
+    // query gives for the same pose, with its position (the pointshell's point), normal and depth.
+    const auto sphere = hb::load_vps_data(files("sphere", "sphere.obj"));
+    const auto cube = hb::load_vps_data(files("cube", "seam-cube.obj"));
+    auto vs = hb::make_vps_shape(sphere), vc = hb::make_vps_shape(cube);
+    World w;
+    const btTransform sphere_pose(btQuaternion(btVector3(0, 1, 1).normalized(), btScalar(0.4)), btVector3(1, 2, 3));
+    const btTransform cube_in_sphere(btQuaternion(btVector3(1, 0.3, 0.2).normalized(), btScalar(0.25)),
+                                     btVector3(-0.45, -0.55, 0.8));
+    btCollisionObject* s = w.add(vs.get(), body_at(*sphere, sphere_pose));
+    btCollisionObject* c = w.add(vc.get(), body_at(*cube, sphere_pose * cube_in_sphere));
+    const btPersistentManifold* m = manifold_of(w, c, s);
+    ASSERT_NE(m, nullptr);
+
+    hp::QuerySession session(data_dir() / "sphere.dist.vdb", data_dir() / "cube.hps");
+    const btQuaternion q = cube_in_sphere.getRotation();
+    const btVector3 t = cube_in_sphere.getOrigin();
+    const hp::QueryResult& r = session.query({{t.x(), t.y(), t.z()}, {q.w(), q.x(), q.y(), q.z()}});
+    ASSERT_GE(r.contacts.size(), 4u);
+    // Four points spanning an area (the manifold's capacity), the deepest among them.
+    ASSERT_EQ(m->getNumContacts(), 4);
+
+    // The query's contacts in the world: positions and normals are in the sphere's mesh frame.
+    auto world = [&](const hp::Vec3d& v) { return sphere_pose * btVector3(btScalar(v.x), btScalar(v.y), btScalar(v.z)); };
+    auto world_dir = [&](const hp::Vec3d& v) { return sphere_pose.getBasis() * btVector3(btScalar(v.x), btScalar(v.y), btScalar(v.z)); };
+    const bool cube_is_body0 = m->getBody0() == c;
+    std::vector<bool> used(r.contacts.size(), false);
+    double deepest_point = 0;
+    for (int i = 0; i < m->getNumContacts(); ++i) {
+        const btManifoldPoint& p = m->getContactPoint(i);
+        // The pointshell's point and the normal that pushes it out of the sphere.
+        const btVector3 point = cube_is_body0 ? p.m_positionWorldOnA : p.m_positionWorldOnB;
+        const btVector3 normal = cube_is_body0 ? p.m_normalWorldOnB : -p.m_normalWorldOnB;
+        const double depth = -double(p.getDistance());
+        deepest_point = std::max(deepest_point, depth);
+        std::size_t match = r.contacts.size();
+        double nearest = std::numeric_limits<double>::infinity();
+        for (std::size_t k = 0; k < r.contacts.size(); ++k) {
+            const double d = double((world(r.contacts[k].position) - point).length());
+            if (d < nearest) nearest = d, match = k;
+        }
+        ASSERT_LT(nearest, 1e-4) << "manifold point " << i << " is no contact of the query";
+        EXPECT_FALSE(used[match]) << "manifold point " << i << " repeats contact " << match;
+        used[match] = true;
+        const hp::Contact& k = r.contacts[match];
+        EXPECT_LT(double((world_dir(k.normal) - normal).length()), 1e-4) << "manifold point " << i;
+        EXPECT_NEAR(depth, k.value, 1e-5) << "manifold point " << i;
+    }
+    EXPECT_NEAR(deepest_point, r.max_penetration, 1e-5);
+}
