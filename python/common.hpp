@@ -1,5 +1,5 @@
 #pragma once
-// Conversions shared by the Python module's files (hapticprep_module.cpp, scene_binding.cpp).
+// Conversions shared by the Python module's files (hapticprep_module.cpp, *_binding.cpp).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "contact/query.hpp"
 #include "core/error.hpp"
@@ -53,7 +55,14 @@ inline hp::QueryMode parse_mode(const std::string& name) {
     hp::fail_usage("unknown query mode '" + name + "' (full, brute, segmented or time-critical)");
 }
 
-// hapticprep.Scene (scene_binding.cpp).
+// A JSON value as the Python object json.loads makes of it: the same numbers and strings as the
+// tools' --json (nlohmann's shortest round-trip doubles).
+inline py::object to_python(const nlohmann::json& j) { return py::module_::import("json").attr("loads")(j.dump()); }
+
+// The module's classes and functions by concern: the files (files_binding.cpp), the query
+// (query_binding.cpp), scenes (scene_binding.cpp).
+void bind_files(py::module_& m);
+void bind_query(py::module_& m);
 void bind_scene(py::module_& m);
 
 }  // namespace hp::python

@@ -37,7 +37,8 @@ foreach(target ${HP_MODULE_TARGETS})
 endforeach()
 
 set(HP_PYTHON_DIR ${CMAKE_BINARY_DIR}/python)
-pybind11_add_module(hapticprep_python MODULE NO_EXTRAS python/hapticprep_module.cpp python/scene_binding.cpp)
+pybind11_add_module(hapticprep_python MODULE NO_EXTRAS python/hapticprep_module.cpp
+  python/files_binding.cpp python/query_binding.cpp python/scene_binding.cpp)
 target_link_libraries(hapticprep_python PRIVATE hapticprep)
 set_target_properties(hapticprep_python PROPERTIES OUTPUT_NAME _hapticprep
   LIBRARY_OUTPUT_DIRECTORY ${HP_PYTHON_DIR}/hapticprep)

@@ -190,8 +190,11 @@ const char* method_name(Method m) {
     return "?";
 }
 
-Scene load_scene(const std::filesystem::path& file) {
-    Reader r{file.string(), file.parent_path()};
+namespace {
+
+// The scene file's JSON object; a scene.json of haptic-pipeline --assembly (lib/scene) is another
+// format: said so, not "unknown key".
+json parse_scene_file(const std::filesystem::path& file) {
     const std::string text = read_file(file);
     json j;
     try {
@@ -213,11 +216,13 @@ Scene load_scene(const std::filesystem::path& file) {
                                       (j["format"] == "hapticprep-scene" ? "; a scene.json of haptic-pipeline --assembly "
                                                                            "runs as haptic-sim SCENE.json --dynamic PART"
                                                                          : ""));
-    r.only_keys(j, "", {"name", "description", "gravity", "rate", "steps", "window", "deactivation", "rotations",
-                        "restitution", "objects", "methods", "pile_every"});
-    Scene s;
-    s.file = file;
-    s.name = j.contains("name") ? r.string(j["name"], "name") : file.stem().string();
+    return j;
+}
+
+// The scene's settings at the top level: name, gravity, rates, steps and window, deactivation,
+// rotations, the pile's period and the restitution sweep.
+void read_settings(const Reader& r, const json& j, Scene& s) {
+    s.name = j.contains("name") ? r.string(j["name"], "name") : s.file.stem().string();
     if (j.contains("description")) s.description = r.string(j["description"], "description");
     if (j.contains("gravity")) s.gravity = r.vec3(j["gravity"], "gravity");
     if (j.contains("rate")) s.rates = r.numbers(j["rate"], "rate", 0, true);
@@ -242,77 +247,118 @@ Scene load_scene(const std::filesystem::path& file) {
     }
     if (j.contains("pile_every")) s.pile_every = r.integer(j["pile_every"], "pile_every", 1);
     if (j.contains("restitution")) s.restitutions = r.numbers(j["restitution"], "restitution", 0, false);
+}
+
+// Object `i` of the scene (key "objects[i]"): its shape or mesh, pose, mass, material and method.
+SceneObject read_object(const Reader& r, const json& o, std::size_t i, std::set<std::string>& names) {
+    const std::string key = "objects[" + std::to_string(i) + "]";
+    if (!o.is_object()) r.fail(key, "must be an object");
+    r.only_keys(o, key, {"name", "plane", "box", "sphere", "mesh", "scale", "position", "quaternion", "origin", "mass",
+                         "restitution", "friction", "method", "field", "tree", "prepare", "traversal", "level",
+                         "budget_us", "budget_tests", "coherent", "margin", "clusters", "max_vertices", "concavity",
+                         "copies"});
+    SceneObject obj;
+    obj.name = o.contains("name") ? r.string(o["name"], key + ".name") : "object" + std::to_string(i + 1);
+    if (!names.insert(obj.name).second) r.fail(key + ".name", "'" + obj.name + "' is used twice");
+    int shapes = 0;
+    if (o.contains("plane")) {
+        ++shapes;
+        const json& p = o["plane"];
+        if (!p.is_object()) r.fail(key + ".plane", "must be {\"normal\": [x,y,z], \"offset\": d}");
+        r.only_keys(p, key + ".plane", {"normal", "offset"});
+        obj.shape = SceneObject::Shape::plane;
+        if (p.contains("normal")) obj.normal = r.vec3(p["normal"], key + ".plane.normal");
+        if (!(length(obj.normal) > 0)) r.fail(key + ".plane.normal", "must not be zero");
+        obj.normal = normalized(obj.normal);
+        if (p.contains("offset")) obj.offset = r.number(p["offset"], key + ".plane.offset");
+    }
+    if (o.contains("box")) {
+        ++shapes;
+        obj.shape = SceneObject::Shape::box;
+        obj.half_extents = r.vec3(o["box"], key + ".box");
+        if (!(obj.half_extents.x > 0 && obj.half_extents.y > 0 && obj.half_extents.z > 0))
+            r.fail(key + ".box", "half extents must be > 0");
+    }
+    if (o.contains("sphere")) {
+        ++shapes;
+        obj.shape = SceneObject::Shape::sphere;
+        obj.radius = r.number_at_least(o["sphere"], key + ".sphere", 0, true);
+    }
+    if (shapes > 1) r.fail(key, "give at most one of 'plane', 'box', 'sphere'");
+    if (o.contains("mesh")) obj.mesh = r.existing_file(o["mesh"], key + ".mesh");
+    if (shapes == 0 && obj.mesh.empty()) r.fail(key, "needs a 'mesh' or one of 'plane', 'box', 'sphere'");
+    if (o.contains("scale")) obj.scale = r.number_at_least(o["scale"], key + ".scale", 0, true);
+    if (o.contains("position")) obj.position = r.vec3(o["position"], key + ".position");
+    if (o.contains("quaternion")) {
+        const json& q = o["quaternion"];
+        if (!q.is_array() || q.size() != 4) r.fail(key + ".quaternion", "must be [w, x, y, z]");
+        double n = 0;
+        for (int k = 0; k < 4; ++k) {
+            obj.quaternion[static_cast<std::size_t>(k)] = r.number(q[static_cast<std::size_t>(k)], key + ".quaternion[" + std::to_string(k) + "]");
+            n += obj.quaternion[static_cast<std::size_t>(k)] * obj.quaternion[static_cast<std::size_t>(k)];
+        }
+        if (!(n > 0)) r.fail(key + ".quaternion", "must not be zero");
+        for (double& c : obj.quaternion) c /= std::sqrt(n);
+    }
+    if (o.contains("origin")) {
+        const std::string origin = r.string(o["origin"], key + ".origin");
+        if (origin == "center_of_mass") obj.position_is_center_of_mass = true;
+        else if (origin != "mesh") r.fail(key + ".origin", "must be \"mesh\" or \"center_of_mass\"");
+    }
+    if (o.contains("mass")) obj.mass = r.number_at_least(o["mass"], key + ".mass", 0, false);
+    if (obj.shape == SceneObject::Shape::plane && obj.mass > 0) r.fail(key + ".mass", "a plane is static (mass 0)");
+    if (o.contains("restitution")) obj.restitution = r.number_at_least(o["restitution"], key + ".restitution", 0, false);
+    if (o.contains("friction")) obj.friction = r.number_at_least(o["friction"], key + ".friction", 0, false);
+    obj.method.method = obj.shape == SceneObject::Shape::mesh ? Method::vps : Method::native;
+    r.method_keys(o, key, obj.method);
+    obj.method.name = method_name(obj.method.method);
+    obj.method.object = obj.name;
+    if (o.contains("copies")) obj.copies = r.copies(o["copies"], key + ".copies");
+    return obj;
+}
+
+// The run variants ("methods"), each checked against the object it applies to.
+void read_variants(const Reader& r, const json& ms, Scene& s) {
+    if (!ms.is_array() || ms.empty()) r.fail("methods", "must be a non-empty array of run variants");
+    std::set<std::string> labels;
+    for (std::size_t i = 0; i < ms.size(); ++i) {
+        const json& m = ms[i];
+        const std::string key = "methods[" + std::to_string(i) + "]";
+        if (!m.is_object()) r.fail(key, "must be an object");
+        r.only_keys(m, key, {"name", "object", "method", "field", "tree", "prepare", "traversal", "level", "budget_us",
+                             "budget_tests", "coherent", "margin", "clusters", "max_vertices", "concavity", "max_count"});
+        if (!m.contains("object")) r.fail(key + ".object", "missing (the name of the object it applies to)");
+        if (!m.contains("method")) r.fail(key + ".method", "missing (vps, gimpact, hull, hacd, native)");
+        MethodSpec spec;
+        spec.object = r.string(m["object"], key + ".object");
+        const SceneObject* target = nullptr;
+        for (const SceneObject& o : s.objects)
+            if (o.name == spec.object) target = &o;
+        if (!target) r.fail(key + ".object", "no object is named '" + spec.object + "'");
+        r.method_keys(m, key, spec);
+        if (m.contains("max_count")) spec.max_count = r.integer(m["max_count"], key + ".max_count", 1);
+        spec.name = m.contains("name") ? r.string(m["name"], key + ".name") : method_name(spec.method);
+        if (!labels.insert(spec.name).second) r.fail(key + ".name", "'" + spec.name + "' is used twice");
+        r.check_method(*target, spec, key);
+        s.methods.push_back(std::move(spec));
+    }
+}
+
+}  // namespace
+
+Scene load_scene(const std::filesystem::path& file) {
+    Reader r{file.string(), file.parent_path()};
+    const json j = parse_scene_file(file);
+    r.only_keys(j, "", {"name", "description", "gravity", "rate", "steps", "window", "deactivation", "rotations",
+                        "restitution", "objects", "methods", "pile_every"});
+    Scene s;
+    s.file = file;
+    read_settings(r, j, s);
 
     if (!j.contains("objects") || !j["objects"].is_array() || j["objects"].empty())
         r.fail("objects", "missing or empty (an array of objects)");
     std::set<std::string> names;
-    for (std::size_t i = 0; i < j["objects"].size(); ++i) {
-        const json& o = j["objects"][i];
-        const std::string key = "objects[" + std::to_string(i) + "]";
-        if (!o.is_object()) r.fail(key, "must be an object");
-        r.only_keys(o, key, {"name", "plane", "box", "sphere", "mesh", "scale", "position", "quaternion", "origin", "mass",
-                             "restitution", "friction", "method", "field", "tree", "prepare", "traversal", "level",
-                             "budget_us", "budget_tests", "coherent", "margin", "clusters", "max_vertices", "concavity",
-                             "copies"});
-        SceneObject obj;
-        obj.name = o.contains("name") ? r.string(o["name"], key + ".name") : "object" + std::to_string(i + 1);
-        if (!names.insert(obj.name).second) r.fail(key + ".name", "'" + obj.name + "' is used twice");
-        int shapes = 0;
-        if (o.contains("plane")) {
-            ++shapes;
-            const json& p = o["plane"];
-            if (!p.is_object()) r.fail(key + ".plane", "must be {\"normal\": [x,y,z], \"offset\": d}");
-            r.only_keys(p, key + ".plane", {"normal", "offset"});
-            obj.shape = SceneObject::Shape::plane;
-            if (p.contains("normal")) obj.normal = r.vec3(p["normal"], key + ".plane.normal");
-            if (!(length(obj.normal) > 0)) r.fail(key + ".plane.normal", "must not be zero");
-            obj.normal = normalized(obj.normal);
-            if (p.contains("offset")) obj.offset = r.number(p["offset"], key + ".plane.offset");
-        }
-        if (o.contains("box")) {
-            ++shapes;
-            obj.shape = SceneObject::Shape::box;
-            obj.half_extents = r.vec3(o["box"], key + ".box");
-            if (!(obj.half_extents.x > 0 && obj.half_extents.y > 0 && obj.half_extents.z > 0))
-                r.fail(key + ".box", "half extents must be > 0");
-        }
-        if (o.contains("sphere")) {
-            ++shapes;
-            obj.shape = SceneObject::Shape::sphere;
-            obj.radius = r.number_at_least(o["sphere"], key + ".sphere", 0, true);
-        }
-        if (shapes > 1) r.fail(key, "give at most one of 'plane', 'box', 'sphere'");
-        if (o.contains("mesh")) obj.mesh = r.existing_file(o["mesh"], key + ".mesh");
-        if (shapes == 0 && obj.mesh.empty()) r.fail(key, "needs a 'mesh' or one of 'plane', 'box', 'sphere'");
-        if (o.contains("scale")) obj.scale = r.number_at_least(o["scale"], key + ".scale", 0, true);
-        if (o.contains("position")) obj.position = r.vec3(o["position"], key + ".position");
-        if (o.contains("quaternion")) {
-            const json& q = o["quaternion"];
-            if (!q.is_array() || q.size() != 4) r.fail(key + ".quaternion", "must be [w, x, y, z]");
-            double n = 0;
-            for (int k = 0; k < 4; ++k) {
-                obj.quaternion[static_cast<std::size_t>(k)] = r.number(q[static_cast<std::size_t>(k)], key + ".quaternion[" + std::to_string(k) + "]");
-                n += obj.quaternion[static_cast<std::size_t>(k)] * obj.quaternion[static_cast<std::size_t>(k)];
-            }
-            if (!(n > 0)) r.fail(key + ".quaternion", "must not be zero");
-            for (double& c : obj.quaternion) c /= std::sqrt(n);
-        }
-        if (o.contains("origin")) {
-            const std::string origin = r.string(o["origin"], key + ".origin");
-            if (origin == "center_of_mass") obj.position_is_center_of_mass = true;
-            else if (origin != "mesh") r.fail(key + ".origin", "must be \"mesh\" or \"center_of_mass\"");
-        }
-        if (o.contains("mass")) obj.mass = r.number_at_least(o["mass"], key + ".mass", 0, false);
-        if (obj.shape == SceneObject::Shape::plane && obj.mass > 0) r.fail(key + ".mass", "a plane is static (mass 0)");
-        if (o.contains("restitution")) obj.restitution = r.number_at_least(o["restitution"], key + ".restitution", 0, false);
-        if (o.contains("friction")) obj.friction = r.number_at_least(o["friction"], key + ".friction", 0, false);
-        obj.method.method = obj.shape == SceneObject::Shape::mesh ? Method::vps : Method::native;
-        r.method_keys(o, key, obj.method);
-        obj.method.name = method_name(obj.method.method);
-        obj.method.object = obj.name;
-        if (o.contains("copies")) obj.copies = r.copies(o["copies"], key + ".copies");
-        s.objects.push_back(std::move(obj));
-    }
+    for (std::size_t i = 0; i < j["objects"].size(); ++i) s.objects.push_back(read_object(r, j["objects"][i], i, names));
     std::size_t copied = 0;
     for (const SceneObject& o : s.objects) copied += o.copies.has_value();
     if (copied > 1) r.fail("objects", "only one object may have 'copies'");
@@ -320,32 +366,7 @@ Scene load_scene(const std::filesystem::path& file) {
     for (const SceneObject& o : s.objects) dynamic += o.mass > 0;
     if (dynamic == 0) r.fail("objects", "no object has a mass > 0: nothing moves");
 
-    if (j.contains("methods")) {
-        const json& ms = j["methods"];
-        if (!ms.is_array() || ms.empty()) r.fail("methods", "must be a non-empty array of run variants");
-        std::set<std::string> labels;
-        for (std::size_t i = 0; i < ms.size(); ++i) {
-            const json& m = ms[i];
-            const std::string key = "methods[" + std::to_string(i) + "]";
-            if (!m.is_object()) r.fail(key, "must be an object");
-            r.only_keys(m, key, {"name", "object", "method", "field", "tree", "prepare", "traversal", "level", "budget_us",
-                                 "budget_tests", "coherent", "margin", "clusters", "max_vertices", "concavity", "max_count"});
-            if (!m.contains("object")) r.fail(key + ".object", "missing (the name of the object it applies to)");
-            if (!m.contains("method")) r.fail(key + ".method", "missing (vps, gimpact, hull, hacd, native)");
-            MethodSpec spec;
-            spec.object = r.string(m["object"], key + ".object");
-            const SceneObject* target = nullptr;
-            for (const SceneObject& o : s.objects)
-                if (o.name == spec.object) target = &o;
-            if (!target) r.fail(key + ".object", "no object is named '" + spec.object + "'");
-            r.method_keys(m, key, spec);
-            if (m.contains("max_count")) spec.max_count = r.integer(m["max_count"], key + ".max_count", 1);
-            spec.name = m.contains("name") ? r.string(m["name"], key + ".name") : method_name(spec.method);
-            if (!labels.insert(spec.name).second) r.fail(key + ".name", "'" + spec.name + "' is used twice");
-            r.check_method(*target, spec, key);
-            s.methods.push_back(std::move(spec));
-        }
-    }
+    if (j.contains("methods")) read_variants(r, j["methods"], s);
     // The objects' own methods are used for the objects no variant replaces: check them too.
     for (std::size_t i = 0; i < s.objects.size(); ++i) {
         bool replaced_everywhere = !s.methods.empty();

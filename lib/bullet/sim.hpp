@@ -134,6 +134,22 @@ struct DynamicPart {
 Scene scene_from_assembly(const std::filesystem::path& scene_json, const std::vector<DynamicPart>& dynamic,
                           std::vector<std::string>* notes = nullptr);
 
+// What haptic-sim's options change in a scene (docs/sim.md).
+struct SceneOverrides {
+    std::vector<std::string> dynamic;  // scene.json: the moving parts, NAME or NAME=KG (--dynamic)
+    double default_mass = 1;           // kg of a dynamic part without =KG (--mass)
+    int steps = 0;                     // > 0: the scene's steps, the summary window clipped to them
+    int rotations = -1;                // >= 0: the scene's number of random rotations
+    std::vector<int> counts;           // not empty: the counts of copies to run instead of the scene's
+    std::string only;                  // not empty: the method variants to run (comma-separated names)
+};
+// A haptic-sim scene file (load_scene) or a scene.json of haptic-pipeline --assembly
+// (scene_from_assembly, its notes to `note`), changed by the overrides. Throws hp::Error(usage)
+// for an override that does not apply (--dynamic with a scene file, --count without copies, an
+// unknown variant, a bad mass).
+Scene load_sim_scene(const std::filesystem::path& path, const SceneOverrides& overrides,
+                     const std::function<void(const std::string&)>& note);
+
 // One dynamic object at the end of one step.
 struct ObjectStep {
     int contacts = 0;          // contact points of Bullet's manifolds that involve the object
@@ -222,5 +238,13 @@ std::vector<MethodSummary> summarize(const std::vector<RunResult>& runs);
 nlohmann::json report_json(const Scene& scene, const std::vector<RunResult>& runs, bool steps);
 // One row per step and dynamic object.
 std::string report_csv(const std::vector<RunResult>& runs);
+// The summary table haptic-sim prints: one line per method summary.
+std::string format_text(const Scene& scene, const std::vector<RunResult>& runs);
+// Like the paper's Figures 8 and 10, PNG charts into `dir` (made if needed): per rate and
+// restitution, the narrow phase's time per step and the first dynamic object's kinetic energy per
+// step (log scales), one series per variant (its first rotation); with several counts of copies,
+// the median step time against the count. Returns the files written.
+std::vector<std::filesystem::path> write_plots(const std::filesystem::path& dir, const Scene& scene,
+                                               const std::vector<RunResult>& runs);
 
 }  // namespace hp::bullet

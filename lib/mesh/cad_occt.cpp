@@ -247,12 +247,8 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-Assembly read_cad(const std::filesystem::path& path, const MeshLoadOptions& options) {
-    const std::string where = path.string();
-    const std::string kind(cad_file_kind(path));
-    const std::string format = kind == "iges" ? "IGES" : "STEP";
-    const auto t_read = std::chrono::steady_clock::now();
-    const std::string bytes = read_file(path);
+// The file's bytes are a whole STEP or IGES file: not empty, starting as one, not cut short.
+void check_cad_bytes(const std::string& where, const std::string& kind, const std::string& format, const std::string& bytes) {
     if (bytes.empty()) fail_input(where, "the file is empty (0 bytes)");
     if (cad_kind(std::string_view(bytes).substr(0, 128)) != kind)
         fail_input(where, "not a " + format + " file (it does not start as one: " +
@@ -268,12 +264,22 @@ Assembly read_cad(const std::filesystem::path& path, const MeshLoadOptions& opti
         fail_input(where, "the " + format + " file is cut short (no " +
                               (kind == "step" ? std::string("END-ISO-10303-21; at its end") : std::string("Terminate section")) +
                               "); copy or export it again");
-    silence_occt();
+}
 
+// The file's shapes transferred into an XCAF document, and the file's length unit: metres per unit
+// and its name (STEP: its declared unit, else millimetres; IGES: its global section's flag).
+struct CadDocument {
     Handle(TDocStd_Document) doc;
-    XCAFApp_Application::GetApplication()->NewDocument("MDTV-XCAF", doc);
     double file_metres = 0;
     std::string file_unit;
+};
+CadDocument transfer_cad(const std::filesystem::path& path, const std::string& where, const std::string& kind,
+                         const std::string& format, const std::string& bytes) {
+    CadDocument cad;
+    Handle(TDocStd_Document)& doc = cad.doc;
+    double& file_metres = cad.file_metres;
+    std::string& file_unit = cad.file_unit;
+    XCAFApp_Application::GetApplication()->NewDocument("MDTV-XCAF", doc);
     bool transferred = false;
     if (kind == "step") {
         STEPCAFControl_Reader reader;
@@ -304,6 +310,22 @@ Assembly read_cad(const std::filesystem::path& path, const MeshLoadOptions& opti
         transferred = reader.Transfer(doc);
     }
     if (!transferred) fail_input(where, "no shape could be read from the " + format + " file (no solid and no surface)");
+    return cad;
+}
+
+Assembly read_cad(const std::filesystem::path& path, const MeshLoadOptions& options) {
+    const std::string where = path.string();
+    const std::string kind(cad_file_kind(path));
+    const std::string format = kind == "iges" ? "IGES" : "STEP";
+    const auto t_read = std::chrono::steady_clock::now();
+    const std::string bytes = read_file(path);
+    check_cad_bytes(where, kind, format, bytes);
+    silence_occt();
+
+    const CadDocument cad = transfer_cad(path, where, kind, format, bytes);
+    const Handle(TDocStd_Document)& doc = cad.doc;
+    const double file_metres = cad.file_metres;
+    const std::string& file_unit = cad.file_unit;
     // The shapes are in the document's unit: the one the reader set, else OpenCASCADE's millimetre.
     double shape_metres = 1e-3;
     if (!XCAFDoc_DocumentTool::GetLengthUnit(doc, shape_metres) || !(shape_metres > 0)) shape_metres = 1e-3;

@@ -132,6 +132,74 @@ inline int collapse(IstQuery::Node& n, const Octree& t, const Frame& f) {
     return k;
 }
 
+// Each object's tree, frame, placement, radius table and next round's nodes, with the options its
+// new nodes are made ready under.
+struct Object {
+    const Octree& tree;
+    const Frame& frame;
+    const Placement& placement;
+    const double* radii;
+    std::vector<IstQuery::Node>& next;
+    bool side, one_child;
+    const TightSphere* table;
+};
+
+// A new node (centre, level, coordinates and index set): collapsed (one-child optimization)
+// and made ready for its tests.
+inline void enter(IstQuery::Node& n, const Object& o) {
+    n.skips = o.one_child ? static_cast<std::uint8_t>(collapse(n, o.tree, o.frame)) : 0;
+    prepare(n, o.tree, o.frame, o.placement, o.side, o.radii, o.table);
+}
+
+// The node's children into the next round (once per round, whichever pairs it is in).
+inline void split(IstQuery::Node& n, const Object& o) {
+    if (n.first != kNone) return;
+    std::vector<IstQuery::Node>& out = o.next;
+    n.first = static_cast<std::uint32_t>(out.size());
+    const unsigned m = n.mask;
+    std::uint32_t idx = o.tree.first_child[n.index];
+    const Vec3d* off = o.frame.child_offset[n.level].data();
+    for (unsigned bits = m; bits != 0; bits &= bits - 1) {
+        const int b = std::countr_zero(bits);
+        IstQuery::Node& c = out.emplace_back();
+        c.center = n.center + off[b];
+        c.x = 2 * n.x + (b & 1);
+        c.y = 2 * n.y + ((b >> 1) & 1);
+        c.z = 2 * n.z + ((b >> 2) & 1);
+        c.index = idx++;
+        c.level = static_cast<std::int8_t>(n.level - 1);
+        enter(c, o);
+    }
+    n.children = static_cast<std::uint8_t>(out.size() - n.first);
+    int low = n.level, steps = 0;
+    for (std::uint32_t i = n.first; i < out.size(); ++i) low = std::min<int>(low, out[i].level), steps += out[i].skips;
+    n.child_level = static_cast<std::int8_t>(low);
+    n.child_skips = static_cast<std::uint8_t>(steps);
+}
+
+// The node itself into the next round (once per round).
+inline void carry(IstQuery::Node& n, std::vector<IstQuery::Node>& out) {
+    if (n.carried != kNone) return;
+    n.carried = static_cast<std::uint32_t>(out.size());
+    IstQuery::Node& c = out.emplace_back(n);
+    c.carried = kNone, c.first = kNone, c.children = 0, c.skips = 0;
+}
+
+// What a node of a pair puts into the next round, split or carried: the places [first, first +
+// count) of the next round's nodes, their one-child steps and their lowest level.
+struct Entered {
+    std::uint32_t first, count, skips;
+    int low;
+};
+inline Entered advance(IstQuery::Node& n, bool splits, const Object& o) {
+    if (!splits) {
+        carry(n, o.next);
+        return {n.carried, 1, 0, n.level};
+    }
+    split(n, o);
+    return {n.first, n.children, n.child_skips, n.child_level};
+}
+
 }  // namespace
 
 const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
@@ -156,67 +224,8 @@ const std::vector<IstContact>& IstQuery::operator()(const Placement& pa) {
         contacts_.push_back({a.index, b.index, std::max<int>(a.level, b.level), a.sphere, b.sphere, a.radius + b.radius,
                              std::max(0.0, a.radius + b.radius - d)});
     };
-    // Each object's tree, frame, placement, radius table and next round's nodes.
-    struct Object {
-        const Octree& tree;
-        const Frame& frame;
-        const Placement& placement;
-        const double* radii;
-        std::vector<Node>& next;
-    };
-    const Object oa{a_, fa, pa, radii_a_.data(), a_next_}, ob{b_, fb, pb, radii_b_.data(), b_next_};
-    // A new node (centre, level, coordinates and index set): collapsed (one-child optimization)
-    // and made ready for its tests.
-    auto enter = [&](Node& n, const Object& o) {
-        n.skips = one_child ? static_cast<std::uint8_t>(collapse(n, o.tree, o.frame)) : 0;
-        prepare(n, o.tree, o.frame, o.placement, side, o.radii, table);
-    };
-    // The node's children into the next round (once per round, whichever pairs it is in).
-    auto split = [&](Node& n, const Object& o) {
-        if (n.first != kNone) return;
-        std::vector<Node>& out = o.next;
-        n.first = static_cast<std::uint32_t>(out.size());
-        const unsigned m = n.mask;
-        std::uint32_t idx = o.tree.first_child[n.index];
-        const Vec3d* off = o.frame.child_offset[n.level].data();
-        for (unsigned bits = m; bits != 0; bits &= bits - 1) {
-            const int b = std::countr_zero(bits);
-            Node& c = out.emplace_back();
-            c.center = n.center + off[b];
-            c.x = 2 * n.x + (b & 1);
-            c.y = 2 * n.y + ((b >> 1) & 1);
-            c.z = 2 * n.z + ((b >> 2) & 1);
-            c.index = idx++;
-            c.level = static_cast<std::int8_t>(n.level - 1);
-            enter(c, o);
-        }
-        n.children = static_cast<std::uint8_t>(out.size() - n.first);
-        int low = n.level, steps = 0;
-        for (std::uint32_t i = n.first; i < out.size(); ++i) low = std::min<int>(low, out[i].level), steps += out[i].skips;
-        n.child_level = static_cast<std::int8_t>(low);
-        n.child_skips = static_cast<std::uint8_t>(steps);
-    };
-    // The node itself into the next round (once per round).
-    auto carry = [&](Node& n, std::vector<Node>& out) {
-        if (n.carried != kNone) return;
-        n.carried = static_cast<std::uint32_t>(out.size());
-        Node& c = out.emplace_back(n);
-        c.carried = kNone, c.first = kNone, c.children = 0, c.skips = 0;
-    };
-    // What a node of a pair puts into the next round, split or carried: the places [first, first +
-    // count) of the next round's nodes, their one-child steps and their lowest level.
-    struct Entered {
-        std::uint32_t first, count, skips;
-        int low;
-    };
-    auto advance = [&](Node& n, bool splits, const Object& o) -> Entered {
-        if (!splits) {
-            carry(n, o.next);
-            return {n.carried, 1, 0, n.level};
-        }
-        split(n, o);
-        return {n.first, n.children, n.child_skips, n.child_level};
-    };
+    const Object oa{a_, fa, pa, radii_a_.data(), a_next_, side, one_child, table};
+    const Object ob{b_, fb, pb, radii_b_.data(), b_next_, side, one_child, table};
     // Counters kept in registers during the descent, stored in stats_ at the end.
     std::size_t sphere_tests = 0, voxel_tests = 0, skipped = 0;
     int level_reached = std::max(a_.levels, b_.levels);

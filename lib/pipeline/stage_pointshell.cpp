@@ -14,6 +14,29 @@
 
 namespace hp::pipeline {
 
+namespace {
+
+// The sampling input through the VDB reader, as the other stages read theirs: a voxelmap file
+// (grid "layers") or a distance file ("distance" in any encoding, scaled ones divided by their
+// scale factor, plus its copy of "layers"), and its metadata into `info`. Throws
+// hp::Error(bad_input) naming the file when it is neither.
+ShellField read_shell_field(const std::filesystem::path& path, vdb::FileInfo& info) {
+    ShellField f;
+    const std::string where = path.string();
+    const vdb::Reader reader = vdb::Reader::open(path);  // verified once for both grids
+    info = reader.info();
+    f.layers = reader.read_int32("layers");
+    const std::string kind = info.metadata.value("kind", "");
+    if (kind != "voxelmap" && kind != "distance")
+        fail_input(where, "is not a voxelmap or distance field of hapticprep (kind '" + (kind.empty() ? "?" : kind) +
+                              "'); make one with haptic-voxelize or haptic-distance");
+    f.grid = info.grid;
+    if (kind == "distance") f.distance = reader.read_distance();
+    return f;
+}
+
+}  // namespace
+
 StageSpec pointshell_stage() {
     StageSpec s;
     s.name = "pointshell";

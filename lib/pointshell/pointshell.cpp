@@ -204,6 +204,181 @@ private:
     std::vector<Vec3d> points_;
 };
 
+// The field the gradients and the orientation vote read: the distances, or the layers scaled to
+// length; `h` is the step of its central differences.
+struct VoteField {
+    DistanceSampler sampler;
+    double h;
+    bool have_distance;
+};
+
+VoteField vote_field(ShellField& field) {
+    const GridSpec& g = field.grid;
+    const double s = g.voxel_size;
+    const bool have_distance = !field.distance.empty();
+    std::vector<double> values;
+    if (have_distance) {
+        values = std::move(field.distance);
+    } else {
+        values.resize(field.layers.size());
+        for (std::size_t i = 0; i < values.size(); ++i) values[i] = field.layers[i] * s;
+    }
+    return {DistanceSampler(g, std::move(values)), have_distance ? s : 1.5 * s, have_distance};
+}
+
+// Which way each triangle's winding normal points: per component, inward when the field's gradient
+// agrees with the winding by a clear majority (10% of the total weight, area-weighted: |cross| =
+// 2 area), else the winding convention.
+class Orientation {
+public:
+    Orientation(const TriMesh& mesh, const VoteField& f, std::vector<std::uint32_t> comp, std::size_t components)
+        : comp_(std::move(comp)), inward_winding_(components, 0) {
+        const std::size_t nt = mesh.triangles.size();
+        std::vector<double> vote_t(nt), weight_t(nt);
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nt, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+            for (std::size_t t = r.begin(); t < r.end(); ++t) {
+                const auto& tri = mesh.triangles[t];
+                const Vec3d &a = mesh.vertices[tri[0]], &b = mesh.vertices[tri[1]], &c = mesh.vertices[tri[2]];
+                const Vec3d n = cross(b - a, c - a);
+                const Vec3d grad = field_gradient(f.sampler, (a + b + c) / 3.0, f.h);
+                vote_t[t] = dot(n, grad);
+                weight_t[t] = length(n) * length(grad);
+            }
+        });
+        std::vector<double> vote(components, 0), weight(components, 0);
+        for (std::size_t t = 0; t < nt; ++t) vote[comp_[t]] += vote_t[t], weight[comp_[t]] += weight_t[t];
+        for (std::size_t c = 0; c < components; ++c) {
+            inward_winding_[c] = vote[c] > 0.1 * weight[c] && vote[c] > 0;
+            inverted_ += inward_winding_[c] ? 1 : 0;
+        }
+    }
+    // Triangle t's winding normal turned inward.
+    Vec3d inward(std::size_t t, const Vec3d& winding_normal) const {
+        return inward_winding_[comp_[t]] ? winding_normal : -winding_normal;
+    }
+    std::size_t inverted() const { return inverted_; }
+
+private:
+    std::vector<std::uint32_t> comp_;
+    std::vector<char> inward_winding_;
+    std::size_t inverted_ = 0;
+};
+
+// Triangle t's candidates, nearest first: the closest points on it of the centres of the surface
+// voxels (layer 0) its box meets. Depends on the mesh and the field only (run in parallel).
+void candidates_of(const TriMesh& mesh, const ShellField& field, std::uint32_t t, std::vector<Candidate>& cands) {
+    const GridSpec& g = field.grid;
+    const double s = g.voxel_size;
+    const auto& tri = mesh.triangles[t];
+    const Vec3d &a = mesh.vertices[tri[0]], &b = mesh.vertices[tri[1]], &c = mesh.vertices[tri[2]];
+    Aabb box;
+    box.extend(a), box.extend(b), box.extend(c);
+    int lo[3], hi[3];
+    for (int ax = 0; ax < 3; ++ax) {
+        // Voxel i's closed cube [o + i s, o + (i + 1) s] meets [min, max].
+        const double u0 = (box.min[ax] - g.origin[ax]) / s, u1 = (box.max[ax] - g.origin[ax]) / s;
+        // Clamped in doubles first: a triangle far outside the grid (a forced mismatch) must
+        // not overflow the int conversion; it just gets an empty range.
+        lo[ax] = static_cast<int>(std::clamp(std::ceil(u0) - 1, 0.0, static_cast<double>(g.dims[ax])));
+        hi[ax] = static_cast<int>(std::clamp(std::floor(u1), -1.0, static_cast<double>(g.dims[ax] - 1)));
+    }
+    cands.clear();
+    for (int k = lo[2]; k <= hi[2]; ++k)
+        for (int j = lo[1]; j <= hi[1]; ++j)
+            for (int i = lo[0]; i <= hi[0]; ++i) {
+                const std::size_t v = g.index(i, j, k);
+                if (field.layers[v] != 0) continue;
+                const ClosestPoint cp = closest_point_on_triangle(g.center(i, j, k), a, b, c);
+                cands.push_back({cp.distance2, v, cp});
+            }
+    std::sort(cands.begin(), cands.end(), [](const Candidate& x, const Candidate& y) {
+        return x.distance2 != y.distance2 ? x.distance2 < y.distance2 : x.voxel < y.voxel;
+    });
+}
+
+// The greedy rule, one candidate after the other in a fixed order: a candidate is kept when no
+// point kept before it, on any triangle, is closer than alpha*s (and it has a normal). Keeps the
+// points and normals per triangle, with their counts.
+class GreedyShell {
+public:
+    GreedyShell(const GridSpec& g, const PointshellOptions& options, const VoteField& f, const PseudoNormals& pseudo,
+                const Orientation& orientation, std::size_t nt)
+        : points(nt), normals(nt), candidates(nt, 0), fallbacks(nt, 0), dropped(nt, 0), f_(f), pseudo_(pseudo),
+          orientation_(orientation), spacing_(g, options.alpha * g.voxel_size),
+          r2_(options.alpha * g.voxel_size * options.alpha * g.voxel_size), surface_mode_(options.normals == ShellNormals::surface) {}
+
+    void keep_from(std::uint32_t t, const std::vector<Candidate>& cands) {
+        candidates[t] = static_cast<std::uint32_t>(cands.size());
+        auto& mine = points[t];
+        auto& mine_n = normals[t];
+        for (const Candidate& cd : cands) {
+            const Vec3d& p = cd.cp.point;
+            bool rejected = false;
+            for (auto q = mine.rbegin(); q != mine.rend(); ++q)  // t's own points first: most rejections
+                if (length2(p - *q) < r2_) {
+                    rejected = true;
+                    break;
+                }
+            if (rejected || !spacing_.clear_of(p)) continue;
+            // Inward surface normal at the feature the point lies on (face normal as a fallback
+            // when the pseudo-normal cancels, e.g. on an edge between two opposite faces).
+            Vec3d n_in = pseudo_.at(t, cd.cp);
+            if (length2(n_in) == 0) n_in = pseudo_.face(t);
+            n_in = orientation_.inward(t, n_in);
+            Vec3d n = n_in;
+            if (!surface_mode_) {
+                const Vec3d grad = field_gradient(f_.sampler, p, f_.h);
+                const double len = length(grad);
+                if (len >= 0.25 && (length2(n_in) == 0 || dot(grad, n_in) > 0)) {
+                    n = grad / len;
+                } else {
+                    ++fallbacks[t];
+                }
+            }
+            if (length2(n) == 0 || !is_finite(n)) {
+                ++dropped[t];
+                continue;
+            }
+            mine.push_back(p);
+            mine_n.push_back(normalized(n));
+            spacing_.add(p);
+        }
+    }
+
+    std::vector<std::vector<Vec3d>> points, normals;
+    std::vector<std::uint32_t> candidates, fallbacks, dropped;
+
+private:
+    const VoteField& f_;
+    const PseudoNormals& pseudo_;
+    const Orientation& orientation_;
+    SpacingHash spacing_;
+    double r2_;
+    bool surface_mode_;
+};
+
+// The shell in triangle order, its counts, and the deviation of its normals from the inward plane
+// normal of their source triangles.
+void gather_shell(const GreedyShell& kept, const PseudoNormals& pseudo, const Orientation& orientation, PointshellResult& res) {
+    std::vector<double> deviation;
+    for (std::uint32_t t = 0; t < kept.points.size(); ++t) {
+        res.candidates += kept.candidates[t];
+        res.surface_fallbacks += kept.fallbacks[t];
+        res.dropped_no_normal += kept.dropped[t];
+        const Vec3d face_in = orientation.inward(t, pseudo.face(t));
+        for (std::size_t i = 0; i < kept.points[t].size(); ++i) {
+            res.shell.points.push_back(kept.points[t][i]);
+            res.shell.normals.push_back(kept.normals[t][i]);
+            res.shell.triangles.push_back(t);
+            if (length2(face_in) > 0)
+                deviation.push_back(std::acos(std::clamp(dot(face_in, kept.normals[t][i]), -1.0, 1.0)) * kRadToDeg);
+        }
+    }
+    res.deviation_median_deg = percentile(deviation, 0.5);
+    res.deviation_p95_deg = percentile(deviation, 0.95);
+    res.deviation_max_deg = deviation.empty() ? 0 : *std::max_element(deviation.begin(), deviation.end());
+}
+
 }  // namespace
 
 PointshellResult sample_pointshell(const TriMesh& mesh, ShellField field, const PointshellOptions& options,
@@ -218,133 +393,25 @@ PointshellResult sample_pointshell(const TriMesh& mesh, ShellField field, const 
 
     PointshellResult res;
     const std::size_t nt = mesh.triangles.size();
-    const double s = g.voxel_size;
-    const double r2 = options.alpha * s * options.alpha * s;
-
-    // Field for gradients and the orientation vote: the distances, or the layers scaled to length.
-    const bool have_distance = !field.distance.empty();
-    std::vector<double> values;
-    if (have_distance) {
-        values = std::move(field.distance);
-    } else {
-        values.resize(field.layers.size());
-        for (std::size_t i = 0; i < values.size(); ++i) values[i] = field.layers[i] * s;
-    }
-    const DistanceSampler sampler(g, std::move(values));
-    const double h = have_distance ? s : 1.5 * s;
+    const VoteField f = vote_field(field);
     progress.report("neighbours", 0);
 
     const Csr around = vertex_triangles(mesh);
     const Csr nbr = triangle_neighbours(mesh, around);
     const std::vector<std::uint32_t> colour = colour_triangles(nbr, nt, res.colours);
-    const std::vector<std::uint32_t> comp = triangle_components(mesh, res.components);
+    std::vector<std::uint32_t> comp = triangle_components(mesh, res.components);
     const PseudoNormals pseudo(mesh);
-
-    // Orientation vote per component (area-weighted: |cross| = 2 area).
-    std::vector<double> vote_t(nt), weight_t(nt);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nt, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
-        for (std::size_t t = r.begin(); t < r.end(); ++t) {
-            const auto& tri = mesh.triangles[t];
-            const Vec3d &a = mesh.vertices[tri[0]], &b = mesh.vertices[tri[1]], &c = mesh.vertices[tri[2]];
-            const Vec3d n = cross(b - a, c - a);
-            const Vec3d grad = field_gradient(sampler, (a + b + c) / 3.0, h);
-            vote_t[t] = dot(n, grad);
-            weight_t[t] = length(n) * length(grad);
-        }
-    });
-    std::vector<double> vote(res.components, 0), weight(res.components, 0);
-    for (std::size_t t = 0; t < nt; ++t) vote[comp[t]] += vote_t[t], weight[comp[t]] += weight_t[t];
-    // Decided only by a clear majority (10% of the total weight); else the winding convention.
-    std::vector<char> inward_winding(res.components, 0);
-    for (std::size_t c = 0; c < res.components; ++c) {
-        inward_winding[c] = vote[c] > 0.1 * weight[c] && vote[c] > 0;
-        res.inverted_components += inward_winding[c] ? 1 : 0;
-    }
-    auto inward = [&](std::size_t t, const Vec3d& winding_normal) {
-        return inward_winding[comp[t]] ? winding_normal : -winding_normal;
-    };
+    const Orientation orientation(mesh, f, std::move(comp), res.components);
+    res.inverted_components = orientation.inverted();
 
     // Triangles by colour.
     std::vector<std::vector<std::uint32_t>> by_colour(res.colours);
     for (std::uint32_t t = 0; t < nt; ++t) by_colour[colour[t]].push_back(t);
 
-    std::vector<std::vector<Vec3d>> kept(nt), kept_normals(nt);
-    std::vector<std::uint32_t> cand_count(nt, 0), fallback_count(nt, 0), dropped_count(nt, 0);
-    const bool surface_mode = options.normals == ShellNormals::surface;
-
-    // t's candidates, nearest first (in parallel: they depend on the mesh and the field only).
-    auto candidates_of = [&](std::uint32_t t, std::vector<Candidate>& cands) {
-        const auto& tri = mesh.triangles[t];
-        const Vec3d &a = mesh.vertices[tri[0]], &b = mesh.vertices[tri[1]], &c = mesh.vertices[tri[2]];
-        Aabb box;
-        box.extend(a), box.extend(b), box.extend(c);
-        int lo[3], hi[3];
-        for (int ax = 0; ax < 3; ++ax) {
-            // Voxel i's closed cube [o + i s, o + (i + 1) s] meets [min, max].
-            const double u0 = (box.min[ax] - g.origin[ax]) / s, u1 = (box.max[ax] - g.origin[ax]) / s;
-            // Clamped in doubles first: a triangle far outside the grid (a forced mismatch) must
-            // not overflow the int conversion; it just gets an empty range.
-            lo[ax] = static_cast<int>(std::clamp(std::ceil(u0) - 1, 0.0, static_cast<double>(g.dims[ax])));
-            hi[ax] = static_cast<int>(std::clamp(std::floor(u1), -1.0, static_cast<double>(g.dims[ax] - 1)));
-        }
-        cands.clear();
-        for (int k = lo[2]; k <= hi[2]; ++k)
-            for (int j = lo[1]; j <= hi[1]; ++j)
-                for (int i = lo[0]; i <= hi[0]; ++i) {
-                    const std::size_t v = g.index(i, j, k);
-                    if (field.layers[v] != 0) continue;
-                    const ClosestPoint cp = closest_point_on_triangle(g.center(i, j, k), a, b, c);
-                    cands.push_back({cp.distance2, v, cp});
-                }
-        std::sort(cands.begin(), cands.end(), [](const Candidate& x, const Candidate& y) {
-            return x.distance2 != y.distance2 ? x.distance2 < y.distance2 : x.voxel < y.voxel;
-        });
-        cand_count[t] = static_cast<std::uint32_t>(cands.size());
-    };
-
-    // The greedy rule, one candidate after the other in a fixed order: a candidate is kept when
-    // no point kept before it, on any triangle, is closer than alpha*s (and it has a normal).
-    SpacingHash spacing(g, options.alpha * s);
-    auto keep_from = [&](std::uint32_t t, const std::vector<Candidate>& cands) {
-        auto& mine = kept[t];
-        auto& mine_n = kept_normals[t];
-        for (const Candidate& cd : cands) {
-            const Vec3d& p = cd.cp.point;
-            bool rejected = false;
-            for (auto q = mine.rbegin(); q != mine.rend(); ++q)  // t's own points first: most rejections
-                if (length2(p - *q) < r2) {
-                    rejected = true;
-                    break;
-                }
-            if (rejected || !spacing.clear_of(p)) continue;
-            // Inward surface normal at the feature the point lies on (face normal as a fallback
-            // when the pseudo-normal cancels, e.g. on an edge between two opposite faces).
-            Vec3d n_in = pseudo.at(t, cd.cp);
-            if (length2(n_in) == 0) n_in = pseudo.face(t);
-            n_in = inward(t, n_in);
-            Vec3d n = n_in;
-            if (!surface_mode) {
-                const Vec3d grad = field_gradient(sampler, p, h);
-                const double len = length(grad);
-                if (len >= 0.25 && (length2(n_in) == 0 || dot(grad, n_in) > 0)) {
-                    n = grad / len;
-                } else {
-                    ++fallback_count[t];
-                }
-            }
-            if (length2(n) == 0 || !is_finite(n)) {
-                ++dropped_count[t];
-                continue;
-            }
-            mine.push_back(p);
-            mine_n.push_back(normalized(n));
-            spacing.add(p);
-        }
-    };
-
     // Order: colour by colour, triangles by index within a colour. Candidates are made in parallel
     // a block of triangles at a time (bounded memory), then kept or rejected in that order on one
     // thread: the output is the same for every thread count.
+    GreedyShell kept(g, options, f, pseudo, orientation, nt);
     constexpr std::size_t kBlock = 4096;
     std::vector<std::vector<Candidate>> block_cands(std::min<std::size_t>(kBlock, nt));
     std::size_t done = 0;
@@ -353,33 +420,17 @@ PointshellResult sample_pointshell(const TriMesh& mesh, ShellField field, const 
         for (std::size_t first = 0; first < list.size(); first += kBlock) {
             const std::size_t last = std::min(list.size(), first + kBlock);
             tbb::parallel_for(tbb::blocked_range<std::size_t>(first, last, 64), [&](const tbb::blocked_range<std::size_t>& r) {
-                for (std::size_t i = r.begin(); i < r.end(); ++i) candidates_of(list[i], block_cands[i - first]);
+                for (std::size_t i = r.begin(); i < r.end(); ++i) candidates_of(mesh, field, list[i], block_cands[i - first]);
             });
-            for (std::size_t i = first; i < last; ++i) keep_from(list[i], block_cands[i - first]);
+            for (std::size_t i = first; i < last; ++i) kept.keep_from(list[i], block_cands[i - first]);
             done += last - first;
             progress.report("sample", static_cast<double>(done) / static_cast<double>(nt));
         }
     }
 
-    // Gather in triangle order; deviation from the inward plane normal of the source triangle.
-    std::vector<double> deviation;
-    for (std::uint32_t t = 0; t < nt; ++t) {
-        res.candidates += cand_count[t];
-        res.surface_fallbacks += fallback_count[t];
-        res.dropped_no_normal += dropped_count[t];
-        const Vec3d face_in = inward(t, pseudo.face(t));
-        for (std::size_t i = 0; i < kept[t].size(); ++i) {
-            res.shell.points.push_back(kept[t][i]);
-            res.shell.normals.push_back(kept_normals[t][i]);
-            res.shell.triangles.push_back(t);
-            if (length2(face_in) > 0)
-                deviation.push_back(std::acos(std::clamp(dot(face_in, kept_normals[t][i]), -1.0, 1.0)) * kRadToDeg);
-        }
-    }
-    res.deviation_median_deg = percentile(deviation, 0.5);
-    res.deviation_p95_deg = percentile(deviation, 0.95);
-    res.deviation_max_deg = deviation.empty() ? 0 : *std::max_element(deviation.begin(), deviation.end());
-    res.normal_source = surface_mode ? "surface" : (have_distance ? "distance gradient" : "layer gradient");
+    gather_shell(kept, pseudo, orientation, res);
+    const bool surface_mode = options.normals == ShellNormals::surface;
+    res.normal_source = surface_mode ? "surface" : (f.have_distance ? "distance gradient" : "layer gradient");
     return res;
 }
 

@@ -91,16 +91,3 @@ nlohmann::json shell_statistics_json(const PointshellResult& r, const SpacingSta
                                      const CoverageStats& coverage, double alpha_s);
 
 }  // namespace hp
-
-namespace hp::vdb {
-struct FileInfo;
-}
-
-namespace hp {
-
-// Reads the sampling input from a voxelmap file (grid "layers") or a distance file ("distance" in
-// any encoding, scaled ones divided by their scale factor, plus its copy of "layers"), and its
-// metadata into `info`. Throws hp::Error(bad_input) naming the file when it is neither.
-ShellField read_shell_field(const std::filesystem::path& path, vdb::FileInfo& info);
-
-}  // namespace hp

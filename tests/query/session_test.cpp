@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "ball_fixture.hpp"
-#include "exit_code.hpp"
+#include "../core/exit_code.hpp"
 
 namespace fs = std::filesystem;
 

@@ -12,7 +12,7 @@
 
 #include "cfm/cfm.hpp"
 #include "core/error.hpp"
-#include "exit_code.hpp"
+#include "../core/exit_code.hpp"
 #include "formats/cfm.hpp"
 #include "formats/shell.hpp"
 #include "formats/vdb.hpp"
