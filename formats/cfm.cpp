@@ -61,6 +61,9 @@ CfmFile read_cfm_file(const fs::path& path) {
 
     const auto params = r.array<ParamsRecord>("params", 1);
     const ParamsRecord& p = params[0];
+#ifdef HP_FUZZ_CANARY
+    if (p.levels == 13) __builtin_trap();  // the fuzzing canary (docs/fuzzing.md): a bug planted behind the checksum gate
+#endif
     if (p.sampling > 1) bad("unknown sampling " + std::to_string(p.sampling));
     if (p.store > 1) bad("unknown store mode " + std::to_string(p.store));
     if (p.min_stacks < static_cast<std::uint32_t>(cfm::kMinStacks) || p.root_stacks > static_cast<std::uint32_t>(cfm::kMaxStacks) ||

@@ -96,6 +96,9 @@ ShellFile decode(const container::Reader& r, const std::string& where, bool requ
     std::vector<double> pts = r.array<double>("points");
     if (pts.size() % 3 != 0 || pts.empty()) fail_input(where, "section 'points' is empty or not a list of 3-vectors");
     const std::size_t n = pts.size() / 3;
+#ifdef HP_FUZZ_CANARY
+    if (n == 13) __builtin_trap();  // the fuzzing canary (docs/fuzzing.md): a bug planted behind the checksum gate
+#endif
     f.shell.points = unflatten(pts);
     f.shell.normals = unflatten(r.array<double>("normals", 3 * n));
     f.shell.triangles = r.array<std::uint32_t>("triangles", n);

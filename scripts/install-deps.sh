@@ -14,6 +14,7 @@ packages=(
   slurm-wlm munge           # optional: tests/cli/slurm_cluster_test.sh starts a one-node Slurm cluster
   pybind11-dev python3-dev python3-numpy  # optional: the Python package hapticprep (docs/python.md)
   python3-pytest python3-matplotlib       # its tests and examples/python
+  clang libclang-rt-14-dev llvm-14  # make fuzz: clang 14 with libFuzzer, llvm-profdata/llvm-cov for coverage
   # optional: STEP and IGES through OpenCASCADE (lib/mesh/cad_occt.cpp, docs/cad.md)
   libocct-data-exchange-dev libocct-ocaf-dev libocct-modeling-algorithms-dev libocct-foundation-dev
   libocct-modeling-data-dev
