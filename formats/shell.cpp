@@ -96,12 +96,12 @@ ShellFile decode(const container::Reader& r, const std::string& where, bool requ
     std::vector<double> pts = r.array<double>("points");
     if (pts.size() % 3 != 0 || pts.empty()) fail_input(where, "section 'points' is empty or not a list of 3-vectors");
     const std::size_t n = pts.size() / 3;
-#ifdef HP_FUZZ_CANARY
-    if (n == 13) __builtin_trap();  // the fuzzing canary (docs/fuzzing.md): a bug planted behind the checksum gate
-#endif
     f.shell.points = unflatten(pts);
     f.shell.normals = unflatten(r.array<double>("normals", 3 * n));
     f.shell.triangles = r.array<std::uint32_t>("triangles", n);
+#ifdef HP_FUZZ_CANARY
+    if (f.shell.triangles[0] == 12345) __builtin_trap();  // the fuzzing canary (docs/fuzzing.md): a bug planted behind the checksum gate
+#endif
     for (std::size_t i = 0; i < n; ++i) {
         if (!finite(f.shell.points[i])) fail_input(where, "point " + std::to_string(i) + " is not finite");
         const double len = length(f.shell.normals[i]);

@@ -85,7 +85,7 @@ GridSpec spec_from(const nlohmann::json& meta, const std::string& where) {
         g.voxel_size = j.at("voxel_size").get<double>();
 #ifdef HP_FUZZ_CANARY
         // The fuzzing canary (docs/fuzzing.md): a bug planted behind the checksum gate.
-        if (g.dims[0] % 10 == 7 && g.dims[1] % 10 == 3) __builtin_trap();
+        if (g.dims[0] % 10 == 7) __builtin_trap();
 #endif
     } catch (const std::exception&) {
         fail_input(where, "its haptic:grid metadata is missing or malformed (not written by hapticprep?)");

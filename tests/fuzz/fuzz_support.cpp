@@ -35,13 +35,15 @@ void remove_scratch() {
 }  // namespace
 
 fs::path scratch_dir() {
-    static const fs::path dir = [] {
-        const fs::path d = fs::temp_directory_path() / ("hapticprep-fuzz-" + std::to_string(::getpid()));
-        fs::create_directories(d);
+    // Never destroyed: remove_scratch runs at exit, after the destructors of function statics
+    // initialised before it was registered.
+    static const fs::path* const dir = [] {
+        const auto* d = new fs::path(fs::temp_directory_path() / ("hapticprep-fuzz-" + std::to_string(::getpid())));
+        fs::create_directories(*d);
         std::atexit(remove_scratch);
         return d;
     }();
-    return dir;
+    return *dir;
 }
 
 fs::path scratch_file(const std::string& name, std::string_view bytes) {
