@@ -61,9 +61,6 @@ CfmFile read_cfm_file(const fs::path& path) {
 
     const auto params = r.array<ParamsRecord>("params", 1);
     const ParamsRecord& p = params[0];
-#ifdef HP_FUZZ_CANARY
-    if (p.levels == 13) __builtin_trap();  // the fuzzing canary (docs/fuzzing.md): a bug planted behind the checksum gate
-#endif
     if (p.sampling > 1) bad("unknown sampling " + std::to_string(p.sampling));
     if (p.store > 1) bad("unknown store mode " + std::to_string(p.store));
     if (p.min_stacks < static_cast<std::uint32_t>(cfm::kMinStacks) || p.root_stacks > static_cast<std::uint32_t>(cfm::kMaxStacks) ||
@@ -89,6 +86,10 @@ CfmFile read_cfm_file(const fs::path& path) {
     m.spheres.reserve(spheres.size());
     for (std::size_t i = 0; i < spheres.size(); ++i) {
         const SphereRecord& s = spheres[i];
+#ifdef HP_FUZZ_CANARY
+        // The fuzzing canary (docs/fuzzing.md): the level check below, off by one.
+        if (s.level == p.levels + 1) __builtin_trap();
+#endif
         const std::string at = "sphere " + std::to_string(i) + ": ";
         if (s.cluster != i) bad(at + "cluster id " + std::to_string(s.cluster) + " out of order");
         if (s.level < 1 || s.level > p.levels) bad(at + "level " + std::to_string(s.level) + " outside 1.." + std::to_string(p.levels));

@@ -99,9 +99,6 @@ ShellFile decode(const container::Reader& r, const std::string& where, bool requ
     f.shell.points = unflatten(pts);
     f.shell.normals = unflatten(r.array<double>("normals", 3 * n));
     f.shell.triangles = r.array<std::uint32_t>("triangles", n);
-#ifdef HP_FUZZ_CANARY
-    if (f.shell.triangles[0] == 12345) __builtin_trap();  // the fuzzing canary (docs/fuzzing.md): a bug planted behind the checksum gate
-#endif
     for (std::size_t i = 0; i < n; ++i) {
         if (!finite(f.shell.points[i])) fail_input(where, "point " + std::to_string(i) + " is not finite");
         const double len = length(f.shell.normals[i]);
@@ -135,6 +132,10 @@ ShellFile decode(const container::Reader& r, const std::string& where, bool requ
     for (std::size_t id = 0; id < m; ++id) {
         const ClusterRecord& c = records[id];
         TreeCluster& out = t.clusters[id];
+#ifdef HP_FUZZ_CANARY
+        // The fuzzing canary (docs/fuzzing.md): the point range check below, off by one.
+        if (c.point_count > 0 && std::size_t{c.first_point} + c.point_count == members.size() + 1) __builtin_trap();
+#endif
         if (id == 0 ? (c.parent != -1 || c.level != 1) : (c.parent < 0 || static_cast<std::size_t>(c.parent) >= id))
             bad(id, "has a bad parent or level (the root must be cluster 0 at level 1; parents come first)");
         if (id > 0) {

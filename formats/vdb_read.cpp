@@ -84,7 +84,7 @@ GridSpec spec_from(const nlohmann::json& meta, const std::string& where) {
         }
         g.voxel_size = j.at("voxel_size").get<double>();
 #ifdef HP_FUZZ_CANARY
-        // The fuzzing canary (docs/fuzzing.md): a bug planted behind the checksum gate.
+        // The fuzzing canary (docs/fuzzing.md): an x dimension no seed has.
         if (g.dims[0] % 10 == 7) __builtin_trap();
 #endif
     } catch (const std::exception&) {

@@ -55,6 +55,11 @@ rows=()
 for t in "${targets[@]}"; do
   work=$build/corpus/$t
   findings=$build/findings/$t
+  if [ "$canary" = 1 ]; then  # from the kept corpus only, every time
+    work=$build/corpus/canary-$t
+    findings=$build/findings/canary-$t
+    rm -rf "$work" "$findings"
+  fi
   log=$build/logs/$prefix$t.log
   mkdir -p "$work" "$findings" "$(dirname "$log")"
   seeds=tests/fuzz/corpus/$t
@@ -65,7 +70,7 @@ for t in "${targets[@]}"; do
   before=$(find "$findings" -type f | wc -l)
   echo "fuzz: $prefix$t for $seconds s" >&2
   set +e
-  /usr/bin/time -f "cpu %U %S" -o "$log.time" \
+  /usr/bin/time -f "cpu %U %S %e" -o "$log.time" \
     "$build/fuzz/$prefix$t" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1048576 -timeout="$timeout_s" \
       -detect_leaks=0 -print_final_stats=1 -artifact_prefix="$findings/" ${dict:+-dict=$dict} \
       "$work" ${seeds:+"$seeds"} >"$log" 2>&1
@@ -75,10 +80,11 @@ for t in "${targets[@]}"; do
   units=$(sed -n 's/^stat::new_units_added: *//p' "$log" | tail -1)
   edges=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
   cpu=$(awk '/^cpu/ {printf "%.1f", ($2 + $3) / 60}' "$log.time")
+  wall=$(awk '/^cpu/ {printf "%.0f", $4}' "$log.time")
   found=$((after - before))
   [ "$found" -gt 0 ] && status=1
-  rows+=("$(printf '%-18s %10s %8s %8s %9s %9s' "$t" "${execs:-?}" "${edges:-?}" "${units:-?}" "$found" "$cpu")")
+  rows+=("$(printf '%-18s %10s %8s %8s %9s %9s %7s' "$t" "${execs:-?}" "${edges:-?}" "${units:-?}" "$found" "$cpu" "$wall")")
 done
-printf '%-18s %10s %8s %8s %9s %9s\n' target "execs/s" edges "new" findings "cpu min"
+printf '%-18s %10s %8s %8s %9s %9s %7s\n' target "execs/s" edges "new" findings "cpu min" "wall s"
 printf '%s\n' "${rows[@]}"
 exit $status

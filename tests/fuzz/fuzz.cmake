@@ -54,11 +54,30 @@ if(HP_BUILD_TESTS)
   endforeach()
 endif()
 
+# Inputs on which OpenVDB (not instrumented, not ours to fix) allocates a damaged compressed chunk's
+# stored length before it reads the chunk (formats/vdb.md, "How a grid is read"). The allocation
+# fails (bad_alloc, which the reader turns into exit 3) or is address space that our stream never
+# fills; the test keeps that defence. AddressSanitizer aborts on any failed operator new, so the
+# sanitized builds do not run it.
+if(HP_BUILD_TESTS AND NOT HP_SANITIZE)
+  add_test(NAME fuzz.openvdb_limits COMMAND hp_fuzz_replay vdb_field ${HP_FUZZ_DIR}/openvdb-limits/vdb_field)
+  set_tests_properties(fuzz.openvdb_limits PROPERTIES TIMEOUT 120)
+endif()
+
 if(HP_FUZZ)
   # clang does not honour GCC's "#pragma GCC target(avx)" around the AVX paths of the winding
   # number: in the fuzz build those units are compiled for AVX as a whole.
   set_source_files_properties(${CMAKE_SOURCE_DIR}/lib/geometry/winding.cpp ${CMAKE_SOURCE_DIR}/lib/mesh/orient.cpp
                               PROPERTIES COMPILE_OPTIONS -mavx)
+  # clang 14 leaves the dispatcher of a member function with target_clones undefined at link time:
+  # in the fuzz build those functions are compiled once, for the default target.
+  file(GLOB HP_FUZZ_CLONED ${CMAKE_SOURCE_DIR}/lib/*/*.cpp)
+  foreach(source ${HP_FUZZ_CLONED})
+    file(READ ${source} text)
+    if(text MATCHES "target_clones")
+      set_property(SOURCE ${source} APPEND PROPERTY COMPILE_OPTIONS "-Dtarget_clones(...)=unused")
+    endif()
+  endforeach()
   foreach(group ${HP_FUZZ_GROUPS})
     foreach(target ${HP_FUZZ_TARGETS_${group}})
       add_executable(fuzz_${target} ${HP_FUZZ_DIR}/fuzz_main.cpp)
