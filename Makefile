@@ -2,6 +2,8 @@
 MAKEFLAGS  += --no-print-directory
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
 JOBS       ?= 2
 WERROR     ?= OFF
 CMAKE_ARGS ?=
@@ -9,7 +11,7 @@ CMAKE_ARGS ?=
 # builds and clones: paths below the checkout are hashed relative to it.
 export CCACHE_BASEDIR ?= $(CURDIR)
 
-.PHONY: all deps build test test-fast test-asan demo bench clean samples
+.PHONY: all deps build test test-fast test-asan demo bench clean samples fuzz
 
 all: build
 
@@ -43,8 +45,13 @@ bench: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 	@bench/run.sh $(BUILD)/bin
 
+# The libFuzzer targets of tests/fuzz, built with clang, each run for FUZZ_SECONDS (not part of
+# make test, which replays their kept corpus and regression inputs). docs/fuzzing.md.
+fuzz: deps
+	@FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) scripts/fuzz.sh $(FUZZ_TARGETS)
+
 samples:
 	python3 scripts/make_sample_meshes.py sample_meshes
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

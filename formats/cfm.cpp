@@ -86,6 +86,10 @@ CfmFile read_cfm_file(const fs::path& path) {
     m.spheres.reserve(spheres.size());
     for (std::size_t i = 0; i < spheres.size(); ++i) {
         const SphereRecord& s = spheres[i];
+#ifdef HP_FUZZ_CANARY
+        // The fuzzing canary (docs/fuzzing.md): the level check below, off by one.
+        if (s.level == p.levels + 1) __builtin_trap();
+#endif
         const std::string at = "sphere " + std::to_string(i) + ": ";
         if (s.cluster != i) bad(at + "cluster id " + std::to_string(s.cluster) + " out of order");
         if (s.level < 1 || s.level > p.levels) bad(at + "level " + std::to_string(s.level) + " outside 1.." + std::to_string(p.levels));

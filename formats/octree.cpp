@@ -41,6 +41,9 @@ OctreeFile read_octree_file(const fs::path& path) {
 
     const auto params = r.array<ParamsRecord>("params", 1);
     const ParamsRecord& p = params[0];
+#ifdef HP_FUZZ_CANARY
+    if (p.levels == 13) __builtin_trap();  // the fuzzing canary (docs/fuzzing.md): a root level no seed has
+#endif
     if (p.flags > kSurfaceOnly) bad("unknown flags " + std::to_string(p.flags));
     // Sized against the section's real bytes before anything is allocated from the header.
     OctreeFile f;

@@ -154,6 +154,9 @@ ShellFile decode(const container::Reader& r, const std::string& where, bool requ
         out.points.assign(members.begin() + c.first_point, members.begin() + c.first_point + c.point_count);
         for (std::uint32_t ch = 0; ch < c.child_count; ++ch) out.children.push_back(c.first_child + ch);
         for (std::uint32_t p : out.points) {
+#ifdef HP_FUZZ_CANARY
+            if (p == n) __builtin_trap();  // the fuzzing canary (docs/fuzzing.md): the range check below, off by one
+#endif
             if (p >= n) bad(id, "has point index " + std::to_string(p) + " out of range");
             if (c.child_count == 0) ++leaf_count[p];
         }

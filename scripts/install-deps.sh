@@ -15,6 +15,7 @@ packages=(
   pybind11-dev python3-dev python3-numpy  # optional: the Python package hapticprep (docs/python.md)
   python3-pytest python3-matplotlib       # its tests and examples/python
   python3-skbuild python3-venv python3-pip  # pip install . (setup.py, pyproject.toml) and its test
+  clang libclang-rt-14-dev llvm-14  # make fuzz: clang 14 with libFuzzer, llvm-profdata/llvm-cov for coverage
   # optional: STEP and IGES through OpenCASCADE (lib/mesh/cad_occt.cpp, docs/cad.md)
   libocct-data-exchange-dev libocct-ocaf-dev libocct-modeling-algorithms-dev libocct-foundation-dev
   libocct-modeling-data-dev

@@ -208,6 +208,8 @@ json parse_scene_file(const std::filesystem::path& file) {
         }
         fail_input(file.string(), "line " + std::to_string(line) + ", column " + std::to_string(column) +
                                       ": not a JSON file (a scene: docs/sim.md)");
+    } catch (const json::out_of_range&) {  // a number beyond double's range, e.g. 1e400
+        fail_input(file.string(), "a number too large for a double: not a JSON file (a scene: docs/sim.md)");
     }
     if (!j.is_object()) fail_input(file.string(), "a scene must be a JSON object (docs/sim.md)");
     // A scene.json of haptic-pipeline --assembly is another format (lib/scene): say so, not "unknown key".

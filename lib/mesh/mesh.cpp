@@ -124,6 +124,10 @@ void check_declared_counts(const std::string& bytes, const std::string& where) {
             too_many("faces", counts[1], 8);     // "3 0 1 2\n"
         }
     } else if (first == "ply") {
+        // A header without its end line: Assimp's PLY reader crashes (SIGSEGV) or hangs on such a
+        // file (a crash found by fuzzing, tests/fuzz/regressions/mesh_ply).
+        if (bytes.substr(0, std::min<std::size_t>(bytes.size(), 65536)).find("\nend_header") == std::string::npos)
+            fail_input(where, "the PLY header has no end_header line (truncated or corrupt)");
         // Every element of the header needs at least 2 bytes (ascii) or one byte (binary).
         std::string line;
         while (std::getline(in, line) && line.rfind("end_header", 0) != 0) {

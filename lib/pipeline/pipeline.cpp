@@ -216,6 +216,8 @@ Pipeline load_pipeline(const std::filesystem::path& path, const std::vector<Over
         std::string what = e.what();
         const auto colon = what.find("parse error");
         fail_usage(source + ": not valid JSON (" + (colon == std::string::npos ? what : what.substr(colon)) + ")");
+    } catch (const json::out_of_range&) {  // a number beyond double's range, e.g. 1e400
+        fail_usage(source + ": not valid JSON (a number too large for a double)");
     }
     apply_overrides(raw, overrides, source);
     return parse_pipeline(raw, source);

@@ -261,6 +261,8 @@ std::vector<Pose> read_poses(const std::filesystem::path& path) {
         j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
         fail_input(path.string(), "not valid JSON (at byte " + std::to_string(e.byte) + "); expected a poses file");
+    } catch (const nlohmann::json::out_of_range&) {  // a number beyond double's range, e.g. 1e400
+        fail_input(path.string(), "not valid JSON (a number too large for a double); expected a poses file");
     }
     return poses_from_json(j, path.string());
 }

@@ -1,0 +1,34 @@
+// The libFuzzer binary of one target (make fuzz): HP_FUZZ_ENTRY names its entry function.
+#include <cstdlib>
+#include <new>
+
+#include "fuzz_targets.hpp"
+
+#ifndef HP_FUZZ_ENTRY
+#error "HP_FUZZ_ENTRY (the entry function of the target) must be defined"
+#endif
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    hp::fuzz::HP_FUZZ_ENTRY(data, size);
+    return 0;
+}
+
+// Array new as the C++ library provides it: std::bad_alloc when the memory cannot be had.
+// AddressSanitizer's own operator new[] aborts the process instead, even with
+// allocator_may_return_null=1; OpenVDB allocates a compressed chunk's stored length with new[]
+// before it reads the chunk (formats/vdb.md), and the VDB reader turns the bad_alloc of a damaged
+// length into exit 3, which the fuzzer must see as the tools do. Above the fuzzer's resident
+// memory limit (2 GiB) the allocation fails, as it would on a machine without that memory; below,
+// it goes through malloc, which AddressSanitizer still checks. Scalar new (std::vector, ours) is
+// left to the sanitizer: an absurd allocation there is a finding.
+namespace {
+constexpr std::size_t kMaxArrayBytes = std::size_t{2} << 30;
+}  // namespace
+
+void* operator new[](std::size_t size) {
+    if (size <= kMaxArrayBytes)
+        if (void* p = std::malloc(size ? size : 1)) return p;
+    throw std::bad_alloc();
+}
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
