@@ -3,7 +3,7 @@
 
 #include "common/stage_call.hpp"
 #include "common/tool.hpp"
-#include "pipeline/stage_runs.hpp"
+#include "pipeline/stage_distance.hpp"
 
 int main(int argc, char** argv) {
     hp::app::Tool tool(

@@ -40,8 +40,8 @@ int main(int argc, char** argv) {
     hp::inspect::ExportOptions export_options;
     hp::MeshLoadOptions mesh_options;
     tool.cli.add_option("FILE", file, "the file to inspect")->required();
-    auto* slice_opt = tool.cli.add_option("--slice", slice, "x=I, y=J or z=K: one slice of a voxelmap or distance field (ASCII, or --png)");
-    tool.cli.add_option("--png", png, "write the --slice as a PNG image to this file")->needs(slice_opt);
+    tool.cli.add_option("--slice", slice, "x=I, y=J or z=K: one slice of a voxelmap or distance field (ASCII, or --png)");
+    tool.cli.add_option("--png", png, "write the --slice as a PNG image to this file");
     tool.cli.add_option("--export", export_format,
                         "write the file's content in another format: ply (points of pointshells and trees), json (trees, "
                         "closest feature maps), obj (a tree level's spheres, with --level), levelset (voxelmaps, distance fields)");
@@ -53,6 +53,21 @@ int main(int argc, char** argv) {
     tool.cli.add_flag("--check", check, "full integrity check; exit 1 listing the first problems (3 if unreadable)");
     tool.cli.add_flag("--ascii", export_options.ascii, "--export ply: text instead of binary little-endian");
     tool.add_mesh_options(mesh_options);
+    // One thing per run: describe the file, or check it, list its parts, slice it, export it.
+    const std::string describing = "describing", checking = "--check", listing = "--parts", slicing = "--slice",
+                      exporting = "--export";
+    tool.set_modes({{describing, {}}, {checking, {"--check"}}, {listing, {"--parts"}}, {slicing, {"--slice", "z=0"}},
+                    {exporting, {"--export", "ply"}}},
+                   [&] {
+                       return check ? checking : parts ? listing : !slice.empty() ? slicing : !export_format.empty() ? exporting : describing;
+                   });
+    tool.applies("--check", {checking});
+    tool.applies("--parts", {listing});
+    for (const char* o : {"--slice", "--png"}) tool.applies(o, {slicing});
+    for (const char* o : {"--export", "--level", "--output", "--ascii"}) tool.applies(o, {exporting});
+    // The mesh options: how a mesh file is read (the other modes read hapticprep's files).
+    for (const char* o : {"--scale", "--units", "--part", "--linear-deflection", "--angular-deflection"})
+        tool.applies(o, {describing, checking, listing});
     return tool.run(argc, argv, [&] {
         hp::inspect::Summary s;
         int code = 0;
@@ -62,7 +77,7 @@ int main(int argc, char** argv) {
             code = r.ok() ? 0 : 1;
         } else if (parts) s = hp::inspect::describe_parts(file, mesh_options);
         else if (!slice.empty()) s = hp::inspect::slice_command(file, slice, png);
-        else if (!export_format.empty() || export_options.level > 0)
+        else if (!export_format.empty())
             s = hp::inspect::export_file(file, export_format, output, export_options, tool.progress());
         else s = hp::inspect::describe(file, mesh_options);
         if (tool.json) tool.print_json(s.json);

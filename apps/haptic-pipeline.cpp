@@ -84,6 +84,14 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--junit", junit_path, "also write the batch as a JUnit XML test report (a case per mesh and stage)");
     tool.cli.add_option("--plot", plot_path, "also write a PNG of the time per stage per mesh");
     tool.output_is_file = false;
+    // A run of a pipeline over meshes, a merge of shard manifests, or the list of stages.
+    const std::string run = "a run", merging = "--merge", listing = "--list-stages";
+    tool.set_modes({{run, {}}, {merging, {"--merge"}}, {listing, {"--list-stages"}}},
+                   [&] { return list ? listing : merge ? merging : run; });
+    for (const char* o : {"--jobs", "--resume", "--set", "--emit-manifest-only", "--shard", "--log", "--assembly"}) tool.applies(o, {run});
+    for (const char* o : {"FILES", "--output", "--junit", "--plot"}) tool.applies(o, {run, merging});
+    tool.applies("--merge", {merging});
+    tool.applies("--list-stages", {listing});
     return tool.run(argc, argv, [&] {
         if (outdir == "-") hp::fail_usage("-o - is for files; haptic-pipeline writes a folder (give its name)");
         namespace pl = hp::pipeline;
@@ -97,8 +105,6 @@ int main(int argc, char** argv) {
         std::string scene_file;
         std::string manifest_file = (std::filesystem::path(outdir) / "manifest.json").string();
         if (merge) {
-            if (emit_only || resume || !shard_text.empty() || !sets.empty() || !log_pattern.empty())
-                hp::fail_usage("--merge takes only shard manifests and -o OUTDIR");
             manifest = pl::merge_manifests(std::vector<std::filesystem::path>(args.begin(), args.end()), outdir);
         } else {
             if (args.size() < 2) hp::fail_usage("give a pipeline file and at least one mesh (see --help)");

@@ -8,7 +8,7 @@
 
 #include "common/stage_call.hpp"
 #include "common/tool.hpp"
-#include "pipeline/stage_runs.hpp"
+#include "pipeline/stage_query.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "query/check_run.hpp"
@@ -74,6 +74,19 @@ int main(int argc, char** argv) {
     std::string static_mesh_path, moving_mesh_path;
     tool.cli.add_option("--static-mesh", static_mesh_path, "validate exact: the static object's mesh");
     tool.cli.add_option("--moving-mesh", moving_mesh_path, "validate exact: the moving object's mesh (frame of the tree's points)");
+    // The three ways haptic-query runs, and the options that serve only some of them (the declared
+    // keys' own modes, --mode and --validate, are in the query stage's declaration).
+    const std::string timing = "timing checks", exact = "--validate exact", scene = "--scene";
+    tool.set_modes({{timing, {}}, {exact, {"--validate", "exact"}}, {scene, {"--scene", "SCENE"}}}, [&] {
+        return !scene_path.empty() ? scene : call.given("validate") ? exact : timing;
+    });
+    for (const char* o : {"--static", "--moving"}) tool.applies(o, {timing, exact});
+    for (const char* o : {"--scene", "--tool", "--tool-files", "--target"}) tool.applies(o, {scene});
+    for (const char* o : {"--validate", "--static-mesh", "--moving-mesh"}) tool.applies(o, {exact});
+    for (const char* o : {"--junit", "--plot", "--cfm", "--moving-octree", "--static-octree", "--ist-level", "--ist-max-contacts",
+                          "--ist-no-one-child", "--ist-no-side"})
+        tool.applies(o, {timing});
+    tool.applies("--csv", {timing, scene});
     return tool.run(argc, argv, [&] {
         const auto opt = call.typed<hp::pipeline::QueryParams>();
         const std::string cfm_path = call.file("cfm").string();
@@ -86,12 +99,6 @@ int main(int argc, char** argv) {
             sched_setaffinity(0, sizeof set, &set);
         }
         if (!scene_path.empty()) {
-            if (!static_path.empty() || !moving_path.empty())
-                hp::fail_usage("--scene gives the static parts and --tool or --tool-files the moving one; not with --static or --moving");
-            if (opt.validate || !junit_path.empty() || !plot_path.empty() || !cfm_path.empty() || !static_mesh_path.empty() ||
-                !moving_mesh_path.empty() || opt.moving_octree || opt.static_octree)
-                hp::fail_usage("--scene runs the modes full, brute, segmented and time-critical with --report, --csv and "
-                               "--write-poses; not --validate, --junit, --plot, --cfm or octrees");
             hp::scene::SceneCheckSpec spec;
             spec.scene_path = scene_path;
             spec.tool = {tool_part, tool_files};
@@ -118,13 +125,9 @@ int main(int argc, char** argv) {
             if (tool.text_output()) std::fputs(hp::scene::format_text(check).c_str(), stdout);
             return check.pass ? 0 : 1;
         }
-        if (!tool_part.empty() || !tool_files.empty() || !target_part.empty())
-            hp::fail_usage("--tool, --tool-files and --target serve only --scene");
         if (static_path.empty() || moving_path.empty())
             hp::fail_usage(static_path.empty() ? "--static is required (or --scene)" : "--moving is required (or --scene)");
         if (opt.validate) {
-            if (!junit_path.empty() || !plot_path.empty())
-                hp::fail_usage("--junit and --plot report timing checks; --validate exact writes its findings with --report");
             hp::ExactValidationSpec vs;
             vs.static_path = static_path;
             vs.moving_path = moving_path;
@@ -145,8 +148,6 @@ int main(int argc, char** argv) {
             if (tool.text_output()) std::fputs(hp::format_exact_validation(v).c_str(), stdout);
             return v.pass ? 0 : 1;
         }
-        if (!static_mesh_path.empty() || !moving_mesh_path.empty())
-            hp::fail_usage("--static-mesh and --moving-mesh serve only --validate exact");
         hp::QueryCheckSpec spec = hp::pipeline::query_check_spec(opt);
         spec.static_path = static_path;
         spec.moving_path = moving_path;

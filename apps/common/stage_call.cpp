@@ -8,7 +8,6 @@ namespace hp::app {
 namespace {
 
 using pipeline::ParamSpec;
-using pipeline::ParamType;
 
 const pipeline::StageSpec& spec_of(std::string_view stage) {
     const pipeline::StageSpec* s = pipeline::find_stage(stage);
@@ -16,66 +15,27 @@ const pipeline::StageSpec& spec_of(std::string_view stage) {
     return *s;
 }
 
-const char* value_name(const ParamSpec& p) {
-    if (!p.input.empty()) return "FILE";
-    switch (p.type) {
-    case ParamType::integer: return "INT";
-    case ParamType::number: return "NUM";
-    default: return "TEXT";
-    }
-}
-
-// The declaration's check of one command-line value (type, range, choices).
-CLI::Validator validator(const ParamSpec& p) {
-    return CLI::Validator(
-        [&p](std::string& text) -> std::string {
-            const auto value = pipeline::parse_value(p, text);
-            if (!value) return std::string("must be ") + pipeline::type_name(p.type) + " (got '" + text + "')";
-            return pipeline::check_value(p, *value);
-        },
-        pipeline::range_text(p));
-}
-
 }  // namespace
 
-StageCall::StageCall(Tool& tool, std::string_view stage) : tool_(tool), spec_(spec_of(stage)) {
+StageCall::StageCall(Tool& tool, std::string_view stage)
+    : tool_(tool), spec_(spec_of(stage)), options_(tool.cli, spec_.params) {
     tool.exit_without_freeing = true;  // the stage's output is written and closed when run() returns
-    for (const ParamSpec& p : spec_.params) {
-        CLI::Option* opt = nullptr;
-        if (p.type == ParamType::flag && p.input.empty()) {
-            opt = tool.cli.add_flag(p.option, flags_[p.key], p.help);
-        } else {
-            opt = tool.cli.add_option(p.option, text_[p.key], p.help)->type_name(value_name(p));
-            if (!p.default_value.is_null()) opt->default_str(pipeline::value_text(p.default_value));
-            if (p.input.empty()) opt->check(validator(p));
-        }
-        options_[p.key] = opt;
-    }
-    for (const ParamSpec& p : spec_.params)
-        for (const std::string& x : p.excludes) options_.at(p.key)->excludes(options_.at(x));
 }
 
-bool StageCall::given(const std::string& key) const { return options_.at(key)->count() > 0; }
+bool StageCall::given(const std::string& key) const { return options_.given(key); }
 
 std::filesystem::path StageCall::file(const std::string& key) const {
-    return given(key) ? std::filesystem::path(text_.at(key)) : std::filesystem::path();
+    return given(key) ? std::filesystem::path(options_.text(key)) : std::filesystem::path();
 }
 
 const nlohmann::json& StageCall::params() {
     if (params_) return *params_;
-    nlohmann::json params = nlohmann::json::object();
-    for (const ParamSpec& p : spec_.params) {
-        params[p.key] = p.default_value;
-        if (!given(p.key)) continue;
-        if (!p.input.empty())
-            params[p.key] = true;
-        else if (p.type == ParamType::flag)
-            params[p.key] = flags_.at(p.key);
-        else
-            params[p.key] = *pipeline::parse_value(p, text_.at(p.key));  // the validator parsed it
-    }
+    nlohmann::json params = options_.values();
+    const nlohmann::json given = options_.given_values();
+    const pipeline::Spelling as_option = [this](const std::string& k) { return spec_.param(k)->option; };
+    if (const auto [key, what] = pipeline::check_applies(spec_, params, given, as_option); !what.empty()) fail_usage(what);
     if (spec_.check) {
-        const auto [key, what] = spec_.check(params, [this](const std::string& k) { return spec_.param(k)->option; });
+        const auto [key, what] = spec_.check(params, as_option);
         if (!what.empty()) fail_usage(what);
     }
     params_ = std::move(params);

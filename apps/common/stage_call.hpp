@@ -12,10 +12,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/declared.hpp"
 #include "common/tool.hpp"
 #include "mesh/mesh.hpp"
 #include "pipeline/stage.hpp"
-#include "pipeline/stage_runs.hpp"
+#include "pipeline/stage_common.hpp"
 
 namespace hp::app {
 
@@ -74,9 +75,7 @@ private:
 
     Tool& tool_;
     const pipeline::StageSpec& spec_;
-    std::map<std::string, std::string> text_;  // values of the options that take one
-    std::map<std::string, bool> flags_;        // values of the flags
-    std::map<std::string, CLI::Option*> options_;
+    DeclaredOptions options_;
     std::optional<nlohmann::json> params_;
     std::map<std::string, std::filesystem::path> inputs_;
     std::optional<LoadedMesh> mesh_;

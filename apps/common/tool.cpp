@@ -1,5 +1,6 @@
 #include "common/tool.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -11,9 +12,11 @@
 
 #include <tbb/global_control.h>
 
+#include "common/declared.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
+#include "pipeline/stage_common.hpp"
 
 namespace hp::app {
 
@@ -41,6 +44,23 @@ void install_signal_cleanup() {
 
 struct Tool::Impl {
     std::optional<tbb::global_control> thread_limit;
+    std::unique_ptr<DeclaredOptions> mesh_options;  // add_mesh_options: the declared options...
+    MeshLoadOptions* mesh_target = nullptr;          // ...and where they go after parsing
+    std::vector<Mode> modes;
+    std::function<std::string()> current_mode;
+    std::vector<std::pair<std::string, std::vector<std::string>>> applies;  // option -> its modes
+    // "" or what is wrong: the first option given outside its modes.
+    std::string mode_error(const CLI::App& cli) const {
+        if (!current_mode) return {};
+        const std::string now = current_mode();
+        for (const auto& [option, list] : applies) {
+            if (cli.get_option(option)->count() == 0 || std::find(list.begin(), list.end(), now) != list.end()) continue;
+            std::string names;
+            for (std::size_t i = 0; i < list.size(); ++i) names += (i == 0 ? "" : i + 1 == list.size() ? " and " : ", ") + list[i];
+            return option + " applies only to " + names + ", not " + now;
+        }
+        return {};
+    }
     std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
     bool bar_drawn = false;
 };
@@ -57,26 +77,19 @@ Tool::Tool(std::string name, const std::string& description, const std::string& 
 
 Tool::~Tool() = default;
 
+void Tool::set_modes(std::vector<Mode> modes, std::function<std::string()> current) {
+    impl_->modes = std::move(modes);
+    impl_->current_mode = std::move(current);
+}
+
+void Tool::applies(const std::string& option, std::vector<std::string> modes) {
+    cli.get_option(option);  // throws for an option the App does not have
+    impl_->applies.emplace_back(option, std::move(modes));
+}
+
 void Tool::add_mesh_options(MeshLoadOptions& options) {
-    cli.add_option("--scale", options.scale, "multiply mesh coordinates by F (after --units)")
-        ->check(CLI::PositiveNumber)
-        ->type_name("F");
-    cli.add_option("--units", options.units, "unit of the mesh file; converts to metres")
-        ->check(CLI::IsMember({"mm", "cm", "m", "in"}))
-        ->type_name("mm|cm|m|in");
-    cli.add_option("--part", options.part,
-                   "one part of a multi-part file in its own frame: its name, its index or @G for geometry G (--parts lists them)")
-        ->type_name("NAME|INDEX");
-    cli.add_option("--linear-deflection", options.linear_deflection,
-                   "STEP/IGES: chord tolerance of the tessellation in world units (default: 0.25 x the voxel size, else "
-                   "the longest side / 512)")
-        ->check(CLI::PositiveNumber)
-        ->type_name("D");
-    cli.add_option("--angular-deflection", options.angular_deflection,
-                   "STEP/IGES: angular tolerance of the tessellation in radians")
-        ->check(CLI::PositiveNumber)
-        ->capture_default_str()
-        ->type_name("RAD");
+    impl_->mesh_options = std::make_unique<DeclaredOptions>(cli, pipeline::mesh_params());
+    impl_->mesh_target = &options;
 }
 
 nlohmann::json Tool::options_json() {
@@ -93,11 +106,16 @@ nlohmann::json Tool::options_json() {
         }
         nlohmann::json excludes = nlohmann::json::array();
         for (const CLI::Option* x : opt->get_excludes()) excludes.push_back(x->get_name());
-        list.push_back({{"name", opt->get_name()}, {"flag", opt->get_expected_max() == 0}, {"type", opt->get_type_name()},
-                        {"default", opt->get_default_str()}, {"check", checks}, {"excludes", excludes},
-                        {"required", opt->get_required()}});
+        nlohmann::json o = {{"name", opt->get_name()}, {"flag", opt->get_expected_max() == 0}, {"type", opt->get_type_name()},
+                            {"default", opt->get_default_str()}, {"check", checks}, {"excludes", excludes},
+                            {"required", opt->get_required()}};
+        for (const auto& [option, modes] : impl_->applies)
+            if (cli.get_option(option) == opt) o["modes"] = modes;
+        list.push_back(o);
     }
-    return {{"tool", name_}, {"options", list}};
+    nlohmann::json modes = nlohmann::json::array();
+    for (const Mode& m : impl_->modes) modes.push_back({{"name", m.name}, {"args", m.args}});
+    return {{"tool", name_}, {"options", list}, {"modes", modes}};
 }
 
 int Tool::run(int argc, char** argv, const std::function<int()>& body) {
@@ -120,6 +138,13 @@ int Tool::run(int argc, char** argv, const std::function<int()>& body) {
         std::cerr << name_ << ": " << e.what() << " (see " << name_ << " --help)\n";
         return static_cast<int>(ExitCode::usage);
     }
+    if (const std::string what = impl_->mode_error(cli); !what.empty()) {
+        std::cerr << name_ << ": " << what << "\n";
+        return static_cast<int>(ExitCode::usage);
+    }
+    if (impl_->mesh_target)
+        pipeline::apply(pipeline::read_params<pipeline::MeshParams>(pipeline::mesh_params(), impl_->mesh_options->values()),
+                        *impl_->mesh_target);
     install_signal_cleanup();
     // -o - : the file goes to the standard output, so everything the tool prints there (the text
     // summary, --json) goes to the standard error instead.

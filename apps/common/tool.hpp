@@ -12,6 +12,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -41,7 +43,8 @@ public:
     // sanitizer build, whose leak check runs at exit.
     bool exit_without_freeing = false;
 
-    // Adds --scale, --units and --part, filling `options`.
+    // Adds the mesh options (--scale, --units, --part, the STEP/IGES tessellation) as the stages
+    // declare them (pipeline::mesh_params), filling `options` after parsing.
     void add_mesh_options(MeshLoadOptions& options);
 
     // Parses argv, applies --threads, runs `body` and maps exceptions to exit codes:
@@ -60,6 +63,19 @@ public:
     void print_json(const nlohmann::json& j) const;
 
     const std::string& name() const { return name_; }
+
+    // The ways the executable runs (haptic-query: a timing check, --validate exact, --scene) and
+    // the options that serve only some of them: an option given outside its modes is a usage error
+    // (exit 2) before the body runs, so that no option is accepted and then ignored. `current`
+    // names the mode the parsed command line selects. The options between stage keys
+    // (ParamSpec::applies) are checked by StageCall.
+    struct Mode {
+        std::string name;               // as messages name it: "--validate exact"
+        std::vector<std::string> args;  // what selects it on a command line (the CLI test's)
+    };
+    void set_modes(std::vector<Mode> modes, std::function<std::string()> current);
+    // `option` ("--csv") serves only these modes (names of set_modes).
+    void applies(const std::string& option, std::vector<std::string> modes);
 
     // Every option of `cli` (name, flag, type, default, checks, excludes), read from the App: what
     // --help-json prints.

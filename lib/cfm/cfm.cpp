@@ -13,7 +13,22 @@
 
 namespace hp::cfm {
 
-const char* store_name(Store s) { return s == Store::full ? "full" : "normal"; }
+const std::vector<StoreName>& store_names() {
+    static const std::vector<StoreName> all = {{"normal", Store::normal}, {"full", Store::full}};
+    return all;
+}
+
+const char* store_name(Store s) {
+    for (const StoreName& n : store_names())
+        if (n.store == s) return n.name;
+    return "?";
+}
+
+Store parse_store(const std::string& name) {
+    for (const StoreName& n : store_names())
+        if (name == n.name) return n.store;
+    fail_usage("unknown store '" + name + "'");
+}
 
 const char* feature_name(FeatureType t) {
     switch (t) {

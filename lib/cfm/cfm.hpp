@@ -25,7 +25,15 @@
 namespace hp::cfm {
 
 enum class Store : std::uint8_t { normal = 0, full = 1 };
-const char* store_name(Store s);           // "normal", "full"
+// What a map stores with its name, the one list of the names (--store takes its choices from it).
+struct StoreName {
+    const char* name;
+    Store store;
+};
+const std::vector<StoreName>& store_names();
+const char* store_name(Store s);
+// The store named `name`; hp::Error(usage) for a name not in store_names().
+Store parse_store(const std::string& name);
 const char* feature_name(FeatureType t);   // "face", "edge", "vertex"
 
 struct Options {

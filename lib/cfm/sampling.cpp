@@ -6,6 +6,8 @@
 #include <limits>
 #include <numbers>
 
+#include "core/error.hpp"
+
 namespace hp::cfm {
 
 namespace {
@@ -13,7 +15,22 @@ constexpr double kPi = std::numbers::pi;
 constexpr double kTwoPi = 2 * std::numbers::pi;
 }  // namespace
 
-const char* sampling_name(Sampling s) { return s == Sampling::polar ? "polar" : "adaptive"; }
+const std::vector<SamplingName>& sampling_names() {
+    static const std::vector<SamplingName> all = {{"adaptive", Sampling::adaptive}, {"polar", Sampling::polar}};
+    return all;
+}
+
+const char* sampling_name(Sampling s) {
+    for (const SamplingName& n : sampling_names())
+        if (n.sampling == s) return n.name;
+    return "?";
+}
+
+Sampling parse_sampling(const std::string& name) {
+    for (const SamplingName& n : sampling_names())
+        if (name == n.name) return n.sampling;
+    fail_usage("unknown sampling '" + name + "'");
+}
 
 int ring_size(Sampling s, int stacks, int ring) {
     assert(stacks >= kMinStacks && stacks <= kMaxStacks && ring >= 0 && ring <= stacks);

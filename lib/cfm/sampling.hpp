@@ -19,7 +19,15 @@ namespace hp::cfm {
 
 enum class Sampling : std::uint8_t { adaptive = 0, polar = 1 };
 
-const char* sampling_name(Sampling s);  // "adaptive", "polar"
+// The samplings with their names, the one list of the names (--sampling takes its choices from it).
+struct SamplingName {
+    const char* name;
+    Sampling sampling;
+};
+const std::vector<SamplingName>& sampling_names();
+const char* sampling_name(Sampling s);
+// The sampling named `name`; hp::Error(usage) for a name not in sampling_names().
+Sampling parse_sampling(const std::string& name);
 
 inline constexpr int kMinStacks = 2;    // fewer stacks have no ring
 inline constexpr int kMaxStacks = 256;  // at most (N+1)^2 samples per sphere

@@ -7,7 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "pipeline/stage_runs.hpp"
+#include "pipeline/stage_common.hpp"
 #include "voxel/band.hpp"
 #include "voxel/voxelize.hpp"
 

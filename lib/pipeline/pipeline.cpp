@@ -182,8 +182,11 @@ Pipeline parse_pipeline(const json& raw, const std::string& source) {
         cfg.params = json::object();
         for (const auto& param : spec.params)
             cfg.params[param.key] = cfg.given.contains(param.key) ? cfg.given[param.key] : param.default_value;
+        const Spelling as_key = [](const std::string& k) { return k; };
+        if (const auto [key, what] = check_applies(spec, cfg.params, cfg.given, as_key); !what.empty())
+            fail_key(source, spec, i, key, what);
         if (spec.check) {
-            const auto [key, what] = spec.check(cfg.params, [](const std::string& k) { return k; });
+            const auto [key, what] = spec.check(cfg.params, as_key);
             if (!what.empty()) fail_key(source, spec, i, key, what);
         }
         // A key that names an input file (query's cfm): true uses the file an earlier stage made.

@@ -83,6 +83,7 @@ json stages_json() {
             if (!p.excludes.empty()) e["excludes"] = p.excludes;
             if (p.positive) e["positive"] = true;
             if (!p.input.empty()) e["input"] = p.input;
+            for (const auto& a : p.applies) e["applies"].push_back({{"key", a.key}, {"values", a.values}});
             params.push_back(e);
         }
         list.push_back({{"stage", s.name}, {"tool", s.tool}, {"available", s.available}, {"output", s.output_name},

@@ -8,7 +8,14 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "pipeline/stage_runs.hpp"
+#include "pipeline/stage_cfm.hpp"
+#include "pipeline/stage_common.hpp"
+#include "pipeline/stage_distance.hpp"
+#include "pipeline/stage_octree.hpp"
+#include "pipeline/stage_pointshell.hpp"
+#include "pipeline/stage_query.hpp"
+#include "pipeline/stage_spheretree.hpp"
+#include "pipeline/stage_voxelize.hpp"
 
 namespace hp::pipeline {
 
@@ -103,6 +110,28 @@ std::string strf(const char* format, ...) {
 const std::vector<std::string>& tool_options() {
     static const std::vector<std::string> common = {"--help", "--version", "--json", "--quiet", "--threads"};
     return common;
+}
+
+std::pair<std::string, std::string> check_applies(const StageSpec& spec, const json& params, const json& given,
+                                                  const Spelling& name) {
+    for (const ParamSpec& p : spec.params) {
+        if (!given.contains(p.key) || given[p.key].is_null() || given[p.key] == false) continue;
+        for (const ParamSpec::Applies& a : p.applies) {
+            const json& now = params.contains(a.key) ? params[a.key] : json();
+            bool inside = false;
+            for (const json& v : a.values) inside = inside || v == now;
+            if (inside) continue;
+            const std::string on = name(a.key);
+            if (a.values.size() == 1 && a.values[0].is_null())
+                return {p.key, name(p.key) + " does not apply to " + on + " " + value_text(now) + a.why};
+            std::string list;
+            for (const json& v : a.values)
+                if (!v.is_null()) list += (list.empty() ? "" : " or ") + value_text(v);
+            return {p.key, name(p.key) + " applies only to " + on + " " + list + a.why +
+                               (now.is_null() ? "" : ", not " + on + " " + value_text(now))};
+        }
+    }
+    return {};
 }
 
 std::string range_text(const ParamSpec& spec) {

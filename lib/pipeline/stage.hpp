@@ -7,7 +7,7 @@
 // output file atomically.
 //
 // Each option is declared once (stage_*.cpp, with Declare below): key, type, default, range or
-// choices, help, excludes, bound to a field of the stage's typed options struct (stage_runs.hpp).
+// choices, help, excludes, bound to a field of the stage's typed options struct (stage_<name>.hpp).
 // The executables make their command-line options from the declaration (apps/common/stage_call.hpp),
 // a pipeline validates its JSON against it, and the checks between options (StageSpec::check)
 // serve both. The JSON key is the long option without dashes ("--voxel-size" -> "voxel_size").
@@ -53,6 +53,15 @@ struct ParamSpec {
     // Non-empty: the option names an input file of this kind. The executable takes the file
     // (--cfm FILE); in a pipeline the key is a flag: true = use the file an earlier stage made.
     std::string input;
+    // The modes the option applies to: it applies while each of these keys has one of its values
+    // (null: the key unset). Given outside them, the executable and the pipeline refuse it with a
+    // usage error (check_applies): no option is accepted and then ignored.
+    struct Applies {
+        std::string key;
+        std::vector<nlohmann::json> values;
+        std::string why;  // appended to the message: " (the other modes never stop early)"
+    };
+    std::vector<Applies> applies;
     // Writes a (valid, non-null) value into the bound field of the stage's options struct.
     std::function<void(void* params, const nlohmann::json& value)> store;
 
@@ -63,6 +72,10 @@ struct ParamSpec {
     ParamSpec& one_of(std::vector<nlohmann::json> values) { choices = std::move(values); return *this; }
     ParamSpec& excluding(std::vector<std::string> keys) { excludes = std::move(keys); return *this; }
     ParamSpec& input_file(std::string kind) { input = std::move(kind); return *this; }
+    ParamSpec& only_with(std::string key, std::vector<nlohmann::json> values, std::string why = "") {
+        applies.push_back({std::move(key), std::move(values), std::move(why)});
+        return *this;
+    }
 };
 
 // Binds declarations to the fields of an options struct P; the default is the field's initial
@@ -175,12 +188,23 @@ const std::vector<std::string>& tool_options();
 
 // The stage's options struct from resolved params (every key; null = leave the field's default).
 template <class P>
-P read_params(const StageSpec& spec, const nlohmann::json& params) {
+P read_params(const std::vector<ParamSpec>& declared, const nlohmann::json& params) {
     P p{};
-    for (const ParamSpec& s : spec.params)
+    for (const ParamSpec& s : declared)
         if (params.contains(s.key) && !params[s.key].is_null()) s.store(&p, params[s.key]);
     return p;
 }
+template <class P>
+P read_params(const StageSpec& spec, const nlohmann::json& params) {
+    return read_params<P>(spec.params, params);
+}
+
+// The options given outside the modes they apply to (ParamSpec::applies): {} or {key, what is
+// wrong}, naming options with `name`. `params` holds every key (null = unset), `given` the keys
+// the caller set; a flag given as false counts as not given. Runs before StageSpec::check, for the
+// executable and the pipeline alike.
+std::pair<std::string, std::string> check_applies(const StageSpec& spec, const nlohmann::json& params,
+                                                  const nlohmann::json& given, const Spelling& name);
 
 // Normalises a parameter name as users write it: "--voxel-size", "voxel-size" -> "voxel_size".
 std::string normalize_key(std::string_view key);

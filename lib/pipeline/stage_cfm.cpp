@@ -10,7 +10,7 @@
 #include "core/version.hpp"
 #include "formats/cfm.hpp"
 #include "formats/shell.hpp"
-#include "pipeline/stage_runs.hpp"
+#include "pipeline/stage_cfm.hpp"
 
 namespace hp::pipeline {
 
@@ -27,8 +27,11 @@ StageSpec cfm_stage() {
     Declare<CfmParams> d(s.params);
     d(&CfmParams::stacks, "stacks", "stacks at the root").in(cfm::kMinStacks, cfm::kMaxStacks);
     d(&CfmParams::min_stacks, "min_stacks", "stacks at the deepest level (at most the stacks at the root)").in(cfm::kMinStacks, cfm::kMaxStacks);
-    d(&CfmParams::sampling, "sampling", "adaptive or polar").one_of({"adaptive", "polar"});
-    d(&CfmParams::store, "store", "normal (normals only) or full (features, points, normals)").one_of({"normal", "full"});
+    std::vector<nlohmann::json> samplings, stores;
+    for (const cfm::SamplingName& n : cfm::sampling_names()) samplings.push_back(n.name);
+    for (const cfm::StoreName& n : cfm::store_names()) stores.push_back(n.name);
+    d(&CfmParams::sampling, "sampling", "adaptive or polar").one_of(samplings);
+    d(&CfmParams::store, "store", "normal (normals only) or full (features, points, normals)").one_of(stores);
     d(&CfmParams::force, "force", "proceed even if the mesh is not the one the tree was made from");
     declare_mesh_options(d, " (default: the tree's)");
     s.check = [](const nlohmann::json& p, const Spelling& name) -> std::pair<std::string, std::string> {
@@ -93,8 +96,8 @@ CfmSummary run_cfm(const StageContext& ctx, const CfmParams& p) {
     const std::string& sampling = p.sampling;
     const std::string& store = p.store;
     const bool force = p.force;
-    opt.sampling = sampling == "polar" ? cfm::Sampling::polar : cfm::Sampling::adaptive;
-    opt.store = store == "full" ? cfm::Store::full : cfm::Store::normal;
+    opt.sampling = cfm::parse_sampling(sampling);
+    opt.store = cfm::parse_store(store);
 
     ShellFile shell = read_shell_file(tree_path, /*require_tree=*/true);
     nlohmann::json params = shell.metadata.value("parameters", nlohmann::json::object());

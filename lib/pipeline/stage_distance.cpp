@@ -15,7 +15,7 @@
 #include "formats/vdb.hpp"
 #include "pipeline/memory_model.hpp"
 #include "voxel/brick.hpp"
-#include "pipeline/stage_runs.hpp"
+#include "pipeline/stage_distance.hpp"
 
 namespace hp::pipeline {
 
@@ -30,7 +30,7 @@ StageSpec distance_stage() {
     s.available = true;
     Declare<DistanceParams> d(s.params);
     d(&DistanceParams::encoding, "encoding", "float, double or scaled").one_of({"float", "double", "scaled"});
-    d(&DistanceParams::precision, "precision", "decimal digits P of the scaled encoding").in(0, 12);
+    d(&DistanceParams::precision, "precision", "decimal digits P of the scaled encoding").in(0, 12).only_with("encoding", {"scaled"});
     d(&DistanceParams::gradient, "gradient", "also write a Vec3f 'gradient' grid");
     d(&DistanceParams::band, "band",
       "narrow band of B voxels (exact within B, +-B voxel sizes beyond, as tiles); 0 = dense; default: the voxelmap's")

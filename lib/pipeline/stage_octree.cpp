@@ -10,7 +10,7 @@
 #include "formats/octree.hpp"
 #include "formats/vdb.hpp"
 #include "octree/octree.hpp"
-#include "pipeline/stage_runs.hpp"
+#include "pipeline/stage_octree.hpp"
 
 namespace hp::pipeline {
 

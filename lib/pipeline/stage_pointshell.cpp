@@ -9,7 +9,7 @@
 #include "core/version.hpp"
 #include "formats/shell.hpp"
 #include "formats/vdb.hpp"
-#include "pipeline/stage_runs.hpp"
+#include "pipeline/stage_pointshell.hpp"
 #include "pointshell/pointshell.hpp"
 
 namespace hp::pipeline {

@@ -7,7 +7,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
-#include "pipeline/stage_runs.hpp"
+#include "pipeline/stage_query.hpp"
 #include "query/check_run.hpp"
 
 namespace hp::pipeline {
@@ -24,68 +24,86 @@ StageSpec query_stage() {
     s.deterministic = false;
     s.runs_alone = true;
     Declare<QueryParams> d(s.params);
+    // The modes: --validate exact checks the meshes' exact contact along the poses (no timing, no
+    // tree traversal options); otherwise --mode picks the traversal.
+    const nlohmann::json unset;
+    const std::vector<nlohmann::json> scenarios = {"contact", "approach", "random", "trajectory"};
+    const std::vector<nlohmann::json> ist = {"ist", "ist-brute"};
+    const std::string never_early = " (the other modes never stop early)";
     d(&QueryParams::poses, "poses", "poses file (JSON)").excluding({"scenario"});
     d(&QueryParams::scenario, "scenario", "generate poses: contact, approach, random or trajectory")
-        .one_of({"contact", "approach", "random", "trajectory"})
+        .one_of(scenarios)
         .excluding({"poses"});
-    d(&QueryParams::count, "count", "scenario: number of poses").in(1, 1e8);
-    d(&QueryParams::seed, "seed", "scenario: random seed").in(0, kMaxSeed);
-    d(&QueryParams::depth, "depth", "contact: maximum penetration in voxels").above_zero();
+    d(&QueryParams::count, "count", "scenario: number of poses").in(1, 1e8).only_with("scenario", scenarios);
+    d(&QueryParams::seed, "seed", "scenario: random seed").in(0, kMaxSeed).only_with("scenario", scenarios);
+    d(&QueryParams::depth, "depth", "contact: maximum penetration in voxels")
+        .above_zero()
+        .only_with("scenario", {"contact", "approach", "trajectory"});
     d(&QueryParams::mode, "mode", "full, brute, segmented, time-critical, ist or ist-brute (octrees)")
-        .one_of({"full", "brute", "segmented", "time-critical", "ist", "ist-brute"});
-    d(&QueryParams::level, "level", "segmented: tree level of the segments (1 = root)").in(1, 1000);
-    d(&QueryParams::budget_us, "budget_us", "per-query budget in microseconds").above_zero();
+        .one_of({"full", "brute", "segmented", "time-critical", "ist", "ist-brute"})
+        .only_with("validate", {unset});
+    d(&QueryParams::level, "level", "segmented: tree level of the segments (1 = root)")
+        .in(1, 1000)
+        .only_with("validate", {unset})
+        .only_with("mode", {"segmented"});
+    d(&QueryParams::budget_us, "budget_us", "per-query budget in microseconds").above_zero().only_with("validate", {unset});
     d(&QueryParams::budget_tests, "budget_tests",
       "time-critical: also stop each query after this many sphere tests (deterministic)")
-        .at_least(1);
+        .at_least(1)
+        .only_with("validate", {unset})
+        .only_with("mode", {"time-critical"}, never_early);
     d(&QueryParams::max_over_budget, "max_over_budget",
       "pass when at most this fraction of queries is over budget (instead of p99)")
-        .in(0, 1);
-    d(&QueryParams::warmup, "warmup", "untimed queries first (default: min(count, 100))").in(0, 1e8);
+        .in(0, 1)
+        .only_with("validate", {unset});
+    d(&QueryParams::warmup, "warmup", "untimed queries first (default: min(count, 100))").in(0, 1e8).only_with("validate", {unset});
     d(&QueryParams::cfm, "cfm",
       "time-critical: closest feature map of the moving tree (haptic-cfm) for the normals of interrupted spheres; "
       "in a pipeline, true uses the CFM its cfm stage made")
-        .input_file("cfm");
+        .input_file("cfm")
+        .only_with("validate", {unset})
+        .only_with("mode", {"time-critical"}, never_early);
     d(&QueryParams::moving_octree, "moving_octree",
       "ist modes: the moving object's octree (haptic-octree); in a pipeline, true uses the octree its octree stage made")
-        .input_file("octree");
+        .input_file("octree")
+        .only_with("validate", {unset})
+        .only_with("mode", ist);
     d(&QueryParams::static_octree, "static_octree",
       "ist modes: the static object's octree (haptic-octree); in a pipeline, true uses the octree its octree stage made")
-        .input_file("octree");
-    d(&QueryParams::ist_level, "ist_level", "ist: stop the descent at this octree level (contacts are node pairs; 0 = voxels)").in(0, 21);
+        .input_file("octree")
+        .only_with("validate", {unset})
+        .only_with("mode", ist);
+    d(&QueryParams::ist_level, "ist_level", "ist: stop the descent at this octree level (contacts are node pairs; 0 = voxels)")
+        .in(0, 21)
+        .only_with("validate", {unset})
+        .only_with("mode", {"ist"}, " (ist-brute tests every voxel pair)");
     d(&QueryParams::ist_max_contacts, "ist_max_contacts",
       "ist: stop the descent after the first level that leaves at least this many pairs (time-critical)")
-        .at_least(1);
-    d(&QueryParams::ist_no_one_child, "ist_no_one_child", "ist: test the spheres of nodes with one child too (one-child optimization off)");
-    d(&QueryParams::ist_no_side, "ist_no_side", "ist: the cubes' circumspheres instead of the table of tight spheres (side optimization off)");
+        .at_least(1)
+        .only_with("validate", {unset})
+        .only_with("mode", {"ist"}, " (ist-brute tests every voxel pair)");
+    d(&QueryParams::ist_no_one_child, "ist_no_one_child", "ist: test the spheres of nodes with one child too (one-child optimization off)")
+        .only_with("validate", {unset})
+        .only_with("mode", ist);
+    d(&QueryParams::ist_no_side, "ist_no_side", "ist: the cubes' circumspheres instead of the table of tight spheres (side optimization off)")
+        .only_with("validate", {unset})
+        .only_with("mode", ist);
     d(&QueryParams::validate, "validate",
       "exact: per step of a 1 kHz trajectory, the exact first contact between the meshes (static-mesh, moving-mesh) "
       "against VPS at the step's end: early, late and tunnelling contacts (docs/exact.md)")
         .one_of({"exact"});
-    d(&QueryParams::fail_on_tunnel, "fail_on_tunnel", "validate exact: exit 1 when the meshes touched between two samples unseen by VPS");
+    d(&QueryParams::fail_on_tunnel, "fail_on_tunnel", "validate exact: exit 1 when the meshes touched between two samples unseen by VPS")
+        .only_with("validate", {"exact"});
+    // What the modes need (what they refuse is declared above, with only_with).
     s.check = [](const nlohmann::json& p, const Spelling& name) -> std::pair<std::string, std::string> {
-        if (p["fail_on_tunnel"] == true && p["validate"].is_null())
-            return {"fail_on_tunnel", name("fail_on_tunnel") + " applies only to " + name("validate") + " exact"};
         const std::string mode = p["mode"].get<std::string>();
         const bool ist = mode == "ist" || mode == "ist-brute";
-        if (ist && (p["moving_octree"] != true || p["static_octree"] != true))
+        if (p["validate"].is_null() && ist && (p["moving_octree"] != true || p["static_octree"] != true))
             return {"moving_octree", name("mode") + " " + mode + " needs " + name("moving_octree") + " and " + name("static_octree")};
-        for (const char* key : {"moving_octree", "static_octree", "ist_level", "ist_max_contacts", "ist_no_one_child", "ist_no_side"})
-            if (!ist && !p[key].is_null() && p[key] != false)
-                return {key, name(key) + " applies only to " + name("mode") + " ist or ist-brute, not " + name("mode") + " " + mode};
-        if (mode == "ist-brute" && (!p["ist_level"].is_null() || !p["ist_max_contacts"].is_null()))
-            return {"ist_level", name("mode") + " ist-brute tests every voxel pair: " + name("ist_level") + " and " +
-                                     name("ist_max_contacts") + " apply only to " + name("mode") + " ist"};
         if (p["poses"].is_null() && p["scenario"].is_null())
             return {"scenario", "give " + name("poses") + " (a file) or " + name("scenario") + " (contact, approach or random)"};
-        if (mode == "segmented" && p["level"].is_null())
+        if (p["validate"].is_null() && mode == "segmented" && p["level"].is_null())
             return {"level", name("mode") + " segmented needs " + name("level")};
-        if (mode != "time-critical" && p["cfm"] == true)
-            return {"cfm", "a closest feature map (" + name("cfm") + ") serves only " + name("mode") +
-                               " time-critical (the other modes never stop early), not " + name("mode") + " " + mode};
-        if (mode != "time-critical" && !p["budget_tests"].is_null())
-            return {"budget_tests", name("budget_tests") + " applies only to " + name("mode") +
-                                        " time-critical (the other modes never stop early), not " + name("mode") + " " + mode};
         return {};
     };
     s.run = typed_run("query", &run_query);

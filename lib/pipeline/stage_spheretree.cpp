@@ -9,7 +9,7 @@
 #include "core/version.hpp"
 #include "formats/shell.hpp"
 #include "inspect/tree.hpp"
-#include "pipeline/stage_runs.hpp"
+#include "pipeline/stage_spheretree.hpp"
 #include "spheretree/tree.hpp"
 
 namespace hp::pipeline {

@@ -12,7 +12,7 @@
 #include "core/version.hpp"
 #include "formats/vdb.hpp"
 #include "pipeline/memory_model.hpp"
-#include "pipeline/stage_runs.hpp"
+#include "pipeline/stage_voxelize.hpp"
 #include "voxel/band.hpp"
 #include "voxel/voxelize.hpp"
 
@@ -44,7 +44,9 @@ StageSpec voxelize_stage() {
         .in(1, kMaxGridDim)
         .excluding({"voxel_size"});
     d(&VoxelizeParams::pad, "pad", "voxels of padding on every side").in(0, 1000);
-    d(&VoxelizeParams::fill, "fill", "inside/outside method").one_of({"auto", "scanline", "vote", "winding", "flood", "hybrid"});
+    std::vector<nlohmann::json> fills;
+    for (const FillMethodName& f : fill_methods()) fills.push_back(f.name);
+    d(&VoxelizeParams::fill, "fill", "inside/outside method").one_of(fills);
     d(&VoxelizeParams::max_layers, "max_layers", "clamp layer values to +-L (0 = unlimited)").in(0, 32767);
     d(&VoxelizeParams::connectivity, "connectivity", "layer steps through 26 or 6 neighbours").one_of({26, 6});
     d(&VoxelizeParams::band, "band",
@@ -67,9 +69,10 @@ nlohmann::json to_json(const VoxelizeSummary& s) {
             {"seconds", {{"import", s.seconds_import}, {"prepare", s.seconds_prepare}, {"surface", s.seconds_surface},
                          {"fill", s.seconds_fill}, {"layers", s.seconds_layers}, {"write", s.seconds_write},
                          {"total", s.seconds_total}}},
+            {"mode_reason", s.mode_reason},
             {"warnings", s.warnings}};
     if (s.band > 0) j["band"] = {{"voxels", s.band}, {"band_voxels", s.band_voxels}};
-    if (s.fill == "hybrid" && s.band == 0)
+    if (s.fill == fill_name(FillMethod::hybrid) && s.band == 0)
         j["fill_rules"] = {{"winding", s.by_winding}, {"vote", s.by_vote}, {"winding_evaluated", s.winding_evaluated}};
     return j;
 }
@@ -79,6 +82,7 @@ nlohmann::json to_json(const VoxelizeSummary& s, const ToolFacts& f) {
     j.erase("warnings");
     j["output"] = f.output;
     j["mesh"] = to_json(f.mesh->diagnostics);
+    j["mesh"]["source_name"] = f.mesh->source_name;
     j["peak_rss_bytes"] = f.peak_rss_bytes;
     j["seconds"]["total"] = f.total_seconds;  // the whole call, the voxelmap's memory given back included
     return j;
@@ -96,9 +100,9 @@ std::string format_text(const VoxelizeSummary& s, const ToolFacts& f) {
         out += strf(" (%s voxels without a majority: %s by their neighbours, %s by the winding number)",
                     with_commas(s.undecided).c_str(), with_commas(s.undecided - s.by_winding).c_str(),
                     with_commas(s.by_winding).c_str());
-    if (s.fill == "hybrid" && s.band > 0)
+    if (s.fill == fill_name(FillMethod::hybrid) && s.band > 0)
         out += strf(" (on the band's voxels as the dense hybrid decides them)");
-    else if (s.fill == "hybrid")
+    else if (s.fill == fill_name(FillMethod::hybrid))
         out += strf(" (%s voxels by the winding number, %s by the unanimous vote; %s winding numbers evaluated)",
                     with_commas(s.by_winding).c_str(), with_commas(s.by_vote).c_str(), with_commas(s.winding_evaluated).c_str());
     if (s.flipped)
@@ -131,14 +135,7 @@ VoxelizeSummary run_voxelize(const StageContext& ctx, const VoxelizeParams& p) {
     VoxelizeOptions vopt;
     vopt.max_layers = p.max_layers;
     vopt.connectivity = p.connectivity;
-    const std::pair<const char*, FillMethod> methods[] = {{"auto", FillMethod::automatic},
-                                                          {"scanline", FillMethod::scanline},
-                                                          {"vote", FillMethod::vote},
-                                                          {"winding", FillMethod::winding},
-                                                          {"flood", FillMethod::flood},
-                                                          {"hybrid", FillMethod::hybrid}};
-    for (const auto& [name, method] : methods)
-        if (fill == name) vopt.fill = method;
+    vopt.fill = parse_fill(fill);
 
     const LoadedMesh& m = ctx.load_mesh(mopt);
     const double import_s = seconds_since(t_start);
@@ -147,7 +144,7 @@ VoxelizeSummary run_voxelize(const StageContext& ctx, const VoxelizeParams& p) {
     if (!m.diagnostics.watertight)
         warnings.push_back(ctx.mesh.string() + ": the mesh is not watertight (" +
                            std::to_string(m.diagnostics.boundary_edges) + " boundary edges); inside/outside by " + ctx.option_name("fill") + " " +
-                           (fill == "auto" ? std::string("hybrid") : fill));
+                           (vopt.fill == FillMethod::automatic ? fill_name(FillMethod::hybrid) : fill));
     if (m.diagnostics.flipped_faces > 0)
         warnings.push_back(ctx.mesh.string() + ": " + std::to_string(m.diagnostics.flipped_faces) +
                            " faces were wound against their neighbours; import flipped them (orientation repaired)");

@@ -13,16 +13,23 @@
 
 namespace hp {
 
+const std::vector<FillMethodName>& fill_methods() {
+    static const std::vector<FillMethodName> all = {{"auto", FillMethod::automatic}, {"scanline", FillMethod::scanline},
+                                                    {"vote", FillMethod::vote},      {"winding", FillMethod::winding},
+                                                    {"flood", FillMethod::flood},    {"hybrid", FillMethod::hybrid}};
+    return all;
+}
+
 const char* fill_name(FillMethod m) {
-    switch (m) {
-    case FillMethod::automatic: return "auto";
-    case FillMethod::scanline: return "scanline";
-    case FillMethod::vote: return "vote";
-    case FillMethod::winding: return "winding";
-    case FillMethod::flood: return "flood";
-    case FillMethod::hybrid: return "hybrid";
-    }
+    for (const FillMethodName& f : fill_methods())
+        if (f.method == m) return f.name;
     return "?";
+}
+
+FillMethod parse_fill(const std::string& name) {
+    for (const FillMethodName& f : fill_methods())
+        if (name == f.name) return f.method;
+    fail_usage("unknown fill method '" + name + "'");
 }
 
 std::vector<std::int32_t> LayerMap::values() const {

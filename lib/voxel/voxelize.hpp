@@ -24,7 +24,16 @@
 namespace hp {
 
 enum class FillMethod { automatic, scanline, vote, winding, flood, hybrid };
+// Every fill method with its name ("auto", "scanline", ...), in the order --fill lists them: the
+// one list of the names (the voxelize stage's declaration takes its choices from it).
+struct FillMethodName {
+    const char* name;
+    FillMethod method;
+};
+const std::vector<FillMethodName>& fill_methods();
 const char* fill_name(FillMethod m);
+// The method named `name`; hp::Error(usage) for a name not in fill_methods().
+FillMethod parse_fill(const std::string& name);
 
 struct VoxelizeOptions {
     FillMethod fill = FillMethod::automatic;

@@ -64,7 +64,7 @@ for s in json.load(open(sys.argv[1]))["stages"]:
         want_type = "FILE" if "input" in p else kinds[p["type"]]
         if o["type"].split(":", 1)[0] != want_type:  # CLI11 appends the checks' descriptions
             differ(tool, name, "value type", o["type"], "declared", want_type)
-        want_default = "" if p["default"] is None else value(p["default"])
+        want_default = "" if p["default"] is None or "input" in p else value(p["default"])  # a file shows none
         if o["default"] != want_default:
             differ(tool, name, "default", repr(o["default"]), "declared", repr(want_default))
         want_check = "" if "input" in p else range_words(p)

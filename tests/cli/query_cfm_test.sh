@@ -82,7 +82,7 @@ expect_grep "--budget-tests applies only to --mode time-critical" "$TMP/err"
 
 # Usage: --cfm with another mode (exit 2, before anything is loaded).
 expect_exit 2 "$query" "${q[@]}" --poses "$TMP/poses.json" --cfm "$TMP/peg.hcfm"
-expect_grep "closest feature map \(--cfm\) serves only --mode time-critical" "$TMP/err"
+expect_grep "--cfm applies only to --mode time-critical" "$TMP/err"
 expect_exit 2 "$query" "${q[@]}" --poses "$TMP/poses.json" --mode brute --cfm "$TMP/missing.hcfm"
 
 # Not this tree's CFM: exit 3, one line naming both files and what differs.

@@ -71,7 +71,7 @@ expect_exit 2 "$query" --static "$TMP/block.dist.vdb" --moving "$TMP/peg.hps" --
 expect_exit 2 "$query" --static "$TMP/block.dist.vdb" --moving "$TMP/peg.hps" --poses "$TMP/poses.json" --mode segmented --level 99
 expect_exit 2 "$query" --static "$TMP/block.dist.vdb" --moving "$TMP/peg.hps" --scenario walk --count 3
 expect_exit 2 "$query" --static "$TMP/block.dist.vdb" --moving "$TMP/peg.hps" --poses "$TMP/poses.json" --cfm "$TMP/peg.hps"
-expect_grep "closest feature map \(--cfm\) serves only --mode time-critical" "$TMP/err"
+expect_grep "--cfm applies only to --mode time-critical" "$TMP/err"
 expect_exit 2 "$query" --static "$TMP/block.dist.vdb" --moving "$TMP/peg.hps" --poses "$TMP/poses.json" --scenario contact
 
 # Damaged or wrong inputs: exit 3, one line on stderr, no report left behind.

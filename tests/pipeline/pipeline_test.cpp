@@ -3,7 +3,8 @@
 
 #include "core/error.hpp"
 #include "pipeline/pipeline.hpp"
-#include "pipeline/stage_runs.hpp"
+#include "pipeline/stage_query.hpp"
+#include "pipeline/stage_voxelize.hpp"
 
 namespace hp::pipeline {
 namespace {
@@ -134,7 +135,7 @@ TEST(PipelineValidation, QueryRunsEveryModeOfItsExecutable) {
     const Case cases[] = {
         {head + tc, {"key 'cfm'", "put a 'cfm' stage before 'query'"}},
         {head + R"({"stage":"cfm"},{"stage":"query","scenario":"contact","cfm":true}]})",
-         {"key 'cfm'", "serves only mode time-critical", "not mode full"}},
+         {"key 'cfm'", "applies only to mode time-critical", "not mode full"}},
         {head + R"({"stage":"query","scenario":"contact","mode":"brute","budget_tests":5}]})",
          {"key 'budget_tests'", "applies only to mode time-critical"}},
         {head + R"({"stage":"query","scenario":"contact","mode":"time-critical","budget_tests":0}]})",
