@@ -14,12 +14,6 @@
 
 namespace hp::pipeline {
 
-namespace {
-
-// The sampling input through the VDB reader, as the other stages read theirs: a voxelmap file
-// (grid "layers") or a distance file ("distance" in any encoding, scaled ones divided by their
-// scale factor, plus its copy of "layers"), and its metadata into `info`. Throws
-// hp::Error(bad_input) naming the file when it is neither.
 ShellField read_shell_field(const std::filesystem::path& path, vdb::FileInfo& info) {
     ShellField f;
     const std::string where = path.string();
@@ -35,7 +29,6 @@ ShellField read_shell_field(const std::filesystem::path& path, vdb::FileInfo& in
     return f;
 }
 
-}  // namespace
 
 StageSpec pointshell_stage() {
     StageSpec s;

@@ -6,13 +6,27 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "pipeline/stage_common.hpp"
 
+namespace hp {
+struct ShellField;
+namespace vdb {
+struct FileInfo;
+}
+}  // namespace hp
+
 namespace hp::pipeline {
+
+// The sampling input through the VDB reader, as the other stages read theirs: a voxelmap file
+// (grid "layers") or a distance file ("distance" in any encoding, scaled ones divided by their
+// scale factor, plus its copy of "layers"), and its metadata into `info`. Throws
+// hp::Error(bad_input) naming the file when it is neither.
+ShellField read_shell_field(const std::filesystem::path& path, vdb::FileInfo& info);
 
 struct PointshellParams {
     double alpha = 1.4142135623730951;  // sqrt 2

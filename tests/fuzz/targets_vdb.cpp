@@ -1,5 +1,5 @@
 // Fuzz entries of our .vdb files, through the readers the tools use: load_static_field (the query:
-// voxelmap, distance field, narrow band), read_shell_field (the pointshell stage) and the dense read
+// voxelmap, distance field, narrow band), pipeline::read_shell_field (the pointshell stage) and the dense read
 // of the gradient grid (haptic-dump --check). Each runs on the bytes as given (the trailer gate)
 // and with the XXH3-64 trailer recomputed, so that OpenVDB's parse and our checks of what it
 // returns see the mutated contents.
@@ -12,6 +12,7 @@
 
 #include "formats/vdb.hpp"
 #include "fuzz_targets.hpp"
+#include "pipeline/stage_pointshell.hpp"
 #include "pointshell/pointshell.hpp"
 #include "query/static_field.hpp"
 
@@ -58,7 +59,7 @@ void vdb_shell_field(const std::uint8_t* data, std::size_t size) {
         if (!open_small(path, info)) return;
         ShellField f;
         vdb::FileInfo read_info;
-        if (!refused_or_ran([&] { f = read_shell_field(path, read_info); })) return;
+        if (!refused_or_ran([&] { f = pipeline::read_shell_field(path, read_info); })) return;
         if (f.layers.size() != f.grid.count()) violated("vdb_shell_field", "the layers do not fill the grid");
         if (!f.distance.empty() && f.distance.size() != f.grid.count())
             violated("vdb_shell_field", "the distances do not fill the grid");
