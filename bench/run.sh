@@ -22,6 +22,8 @@ echo
 
 # row JSON_LINE...: collects result lines printed by a bench executable.
 row() { [ -n "$1" ] && echo "$1" >>"$results"; }
+# What each call of a tool costs before any work: --version and a tiny voxelization (bench/startup.sh).
+[ -f bench/startup.sh ] && source bench/startup.sh
 
 for mesh in stanford-bunny fandisk rocker-arm; do
     f="$meshes/$mesh.obj"
