@@ -15,7 +15,7 @@
 #include <string>
 
 #include <nlohmann/json.hpp>
-#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
 
 #include <BRepBuilderAPI_MakeEdge.hxx>
 #include <BRepBuilderAPI_MakeFace.hxx>
@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
                        "Examples:\n  bench_cad --write asm100.step --geometries 10 --instances 10\n"
                        "  bench_cad --peer asm100.step --linear-deflection 0.0001 --threads 2\n");
     std::string write, read;
-    int geometries = 10, instances = 10, threads = 1;
+    int geometries = 10, instances = 10;
     double linear = 0, angular = 0.35;
     tool.cli.add_option("--write", write, "write the generated assembly to this STEP file");
     tool.cli.add_option("--geometries", geometries, "distinct solids")->check(CLI::Range(1, 1000));
@@ -141,7 +141,6 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--peer", read, "read and mesh this STEP file with OpenCASCADE alone");
     tool.cli.add_option("--linear-deflection", linear, "chord tolerance in metres (the file is in millimetres)");
     tool.cli.add_option("--angular-deflection", angular, "radians");
-    tool.cli.add_option("--threads", threads, "1: mesh on one core; more: OpenCASCADE's parallel mesher")->check(CLI::Range(1, 256));
     return tool.run(argc, argv, [&] {
         Message::DefaultMessenger()->RemovePrinters(STANDARD_TYPE(Message_PrinterOStream));
         if (!write.empty()) {
@@ -150,7 +149,8 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (read.empty() || !(linear > 0)) hp::fail_usage("give --write FILE, or --peer FILE with --linear-deflection D");
-        const tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+        // --threads (the tool's): 1 meshes on one core, more with OpenCASCADE's parallel mesher.
+        const int threads = static_cast<int>(tbb::this_task_arena::max_concurrency());
         std::cout << peer(read, linear, angular, threads).dump() << std::endl;
         return 0;
     });

@@ -2,7 +2,7 @@
 # distinct solids, each placed 10 times; bench_cad --write), read and tessellated by the tools'
 # import as a process (haptic-dump FILE --parts --json: read, mesh and the parts' exact areas and
 # volumes) beside OpenCASCADE alone reading and meshing it as a process (bench_cad --peer), at one
-# chord tolerance, one core and two, alternated run by run, BENCH_RUNS runs each: wall medians
+# chord tolerance (0.01 mm), one core and two, alternated run by run, BENCH_RUNS runs each: wall medians
 # from outside (/usr/bin/time), the tool's own read and mesh seconds from its --json.
 if [ -x "$bin/bench_cad" ]; then
     echo "bench: STEP assembly of 100 parts" >&2
@@ -12,11 +12,11 @@ if [ -x "$bin/bench_cad" ]; then
 import json, os, statistics, subprocess, sys
 bin_dir, d, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 step = os.path.join(d, "asm100.step")
-deflection = "0.0001"  # m: 0.1 mm on solids 8 to 38 mm across
+deflection = "0.00001"  # m: 0.01 mm on solids 8 to 38 mm across
 def timed(cmd):
     out = subprocess.run(["/usr/bin/time", "-f", "%e %M", *cmd], capture_output=True, text=True)
     wall, rss_kb = out.stderr.strip().splitlines()[-1].split()
-    return float(wall), int(rss_kb) * 1024, json.loads(out.stdout.splitlines()[-1]) if out.returncode == 0 else None
+    return float(wall), int(rss_kb) * 1024, json.loads(out.stdout) if out.returncode == 0 else None
 for threads in (1, 2):
     ours, peer = [], []
     for _ in range(runs):
@@ -33,7 +33,7 @@ for threads in (1, 2):
     print(json.dumps({"stage": "step-import", "mesh": "asm100.step (t%d)" % threads,
                       "seconds": statistics.median(r[0] for r in ours), "peak_rss": max(r[1] for r in ours),
                       "peer_seconds": statistics.median(r[0] for r in peer),
-                      "notes": "haptic-dump --parts --json, %d parts of %d solids, chord 0.1 mm, --threads %d: its read %.2f s + "
+                      "notes": "haptic-dump --parts --json, %d parts of %d solids, chord 0.01 mm, --threads %d: its read %.2f s + "
                                "mesh %.2f s; peer: OpenCASCADE alone (read %.2f + mesh %.2f s, %d triangles), both as processes"
                                % (parts, geoms, threads, t["seconds_read"], t["seconds_mesh"], p["seconds"]["read"],
                                   p["seconds"]["mesh"], p["triangles"])}))
