@@ -366,8 +366,9 @@ Assembly read_cad(const std::filesystem::path& path, const MeshLoadOptions& opti
     if (!(linear > 0)) linear = options.voxel_size > 0 ? 0.25 * options.voxel_size : 0.25 * longest / std::max(1, options.resolution);
     if (!(linear > 0) || !std::isfinite(linear))
         fail_input(where, "the shapes have no extent (a chord tolerance cannot be chosen; give --linear-deflection)");
-    // The work is bounded before meshing: a chord tolerance 10^6 times below the extent meshes a
-    // sphere of that extent into about 2 million triangles, and 10^8 times into 200 million.
+    // The work is bounded before meshing: at a chord tolerance 10^6 times below the extent, a
+    // sphere of that extent would mesh into about 2 million triangles by the chord-length
+    // estimate (edges of sqrt(8 r d)), and at 10^8 times into about 200 million.
     if (longest / linear > kMaxExtentPerDeflection)
         fail_usage(where + ": the chord tolerance " + format_g(linear) + " m is " + format_g(longest / linear) +
                    " times smaller than the shapes' extent (" + format_g(longest) + " m), more than " +

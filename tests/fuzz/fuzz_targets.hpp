@@ -62,6 +62,10 @@ std::filesystem::path scratch_dir();
 // Runs `read` and treats hp::Error as a clean refusal (returns false); anything else escapes.
 template <class F>
 bool refused_or_ran(F&& read);
+// Runs a read that must succeed (the second read of a round trip) and returns its result;
+// hp::Error there is a finding.
+template <class F>
+auto must_read(const char* target, F&& read);
 
 // Recomputes the container's CRC-32s, section sizes, section count and file size after a
 // mutation, so that the bytes pass the checksum gate (a harness-side fix-up; the readers are
@@ -81,5 +85,14 @@ bool hp::fuzz::refused_or_ran(F&& read) {
         return true;
     } catch (const hp::Error&) {
         return false;
+    }
+}
+
+template <class F>
+auto hp::fuzz::must_read(const char* target, F&& read) {
+    try {
+        return read();
+    } catch (const Error& e) {
+        violated(target, std::string("a file written from a successful read is refused: ") + e.what());
     }
 }

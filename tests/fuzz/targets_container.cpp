@@ -26,16 +26,6 @@ void both_ways(const std::uint8_t* data, std::size_t size, Check check) {
     if (!same) check(std::move(fixed));
 }
 
-// A read that must succeed (the second read of a round trip): hp::Error here is a finding.
-template <class F>
-auto must_read(const char* target, F&& read) {
-    try {
-        return read();
-    } catch (const Error& e) {
-        violated(target, std::string("a file written from a successful read is refused: ") + e.what());
-    }
-}
-
 std::string serialize(const ShellFile& f) {
     return serialize_shell_file(f.metadata, f.shell, f.tree ? &*f.tree : nullptr);
 }

@@ -18,15 +18,6 @@ std::string_view as_view(const std::uint8_t* data, std::size_t size) {
     return std::string_view(reinterpret_cast<const char*>(data), size);
 }
 
-template <class F>
-auto must_read(const char* target, F&& read) {
-    try {
-        return read();
-    } catch (const Error& e) {
-        violated(target, std::string("a file written from a successful read is refused: ") + e.what());
-    }
-}
-
 }  // namespace
 
 // The input: any number of lines "--set stage.key=value" (as haptic-pipeline takes them), then the
