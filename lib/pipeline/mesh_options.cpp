@@ -8,7 +8,8 @@ const std::vector<ParamSpec>& mesh_params() {
     static const std::vector<ParamSpec> params = [] {
         std::vector<ParamSpec> list;
         Declare<MeshParams> d(list);
-        declare_mesh_options(d, "");
+        // No voxel size here: the chord tolerance follows the file's size (MeshLoadOptions::resolution).
+        declare_mesh_options(d, "", "0.25 x the file's longest side / " + std::to_string(MeshLoadOptions{}.resolution));
         return list;
     }();
     return params;

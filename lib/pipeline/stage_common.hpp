@@ -43,25 +43,28 @@ StageRun typed_run(std::string stage, R (*run)(const StageContext&, const P&)) {
 }
 
 template <class P>
-void declare_tessellation_options(Declare<P>& d, const std::string& inherit);
+void declare_tessellation_options(Declare<P>& d, const std::string& inherit, const std::string& chord_default);
+
+// What a STEP/IGES chord tolerance defaults to in a stage (it knows its voxel size).
+inline const std::string kStageChordDefault = "0.25 x the voxel size";
 
 // --scale, --units and --part of a stage that reads the mesh (as every executable spells them),
-// and of haptic-dump (mesh_params).
+// and of haptic-dump (mesh_params, whose chord tolerance defaults to a fraction of the file's size).
 template <class P>
-void declare_mesh_options(Declare<P>& d, const std::string& inherit) {
+void declare_mesh_options(Declare<P>& d, const std::string& inherit, const std::string& chord_default = kStageChordDefault) {
     d(&P::scale, "scale", "multiply mesh coordinates by F (after --units)" + inherit).above_zero();
     d(&P::units, "units", "unit of the mesh file; converts to metres" + inherit).one_of({"mm", "cm", "m", "in"});
     d(&P::part, "part",
       "one part of a multi-part file in its own frame: its name, its index or @G for geometry G (haptic-dump FILE "
       "--parts lists them)" + inherit);
-    declare_tessellation_options(d, inherit);
+    declare_tessellation_options(d, inherit, chord_default);
 }
 
 // --linear-deflection and --angular-deflection: how a STEP or IGES file is tessellated.
 template <class P>
-void declare_tessellation_options(Declare<P>& d, const std::string& inherit) {
+void declare_tessellation_options(Declare<P>& d, const std::string& inherit, const std::string& chord_default) {
     d(&P::linear_deflection, "linear_deflection",
-      "STEP/IGES: chord tolerance of the tessellation in world units (default: 0.25 x the voxel size)" + inherit)
+      "STEP/IGES: chord tolerance of the tessellation in world units (default: " + chord_default + ")" + inherit)
         .above_zero();
     d(&P::angular_deflection, "angular_deflection", "STEP/IGES: angular tolerance of the tessellation in radians (default: 0.35)" + inherit)
         .above_zero();
