@@ -106,7 +106,7 @@ Summary CheckReport::summary(std::size_t max_problems) const {
     if (problems.size() > max_problems) o << "             ... and " << problems.size() - max_problems << " more\n";
     o << "check        " << (ok() ? "passed (" + std::to_string(passed.size()) + " checks)" : "FAILED (" + std::to_string(problems.size()) + " problems)") << "\n";
     s.text = o.str();
-    s.json = {{"file", file}, {"kind", kind}, {"check", {{"ok", ok()}, {"passed", passed}, {"problems", problems}}}};
+    s.json = {{"file", file}, {"kind", kind}, {"check", {{"ok", ok()}, {"checks", passed.size()}, {"passed", passed}, {"problems", problems}}}};
     return s;
 }
 

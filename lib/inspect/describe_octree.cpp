@@ -44,7 +44,8 @@ Summary describe_octree(const fs::path& path) {
     s.json = {{"file", path.string()}, {"kind", "octree"}, {"file_size", f.file_size}, {"levels", t.levels},
               {"nodes", t.nodes()}, {"voxels", t.voxels}, {"voxel_size", t.voxel_size},
               {"origin", {t.origin.x, t.origin.y, t.origin.z}}, {"surface_only", t.surface_only},
-              {"nodes_per_level", per}, {"metadata", f.metadata}};
+              {"nodes_per_level", per}, {"metadata", f.metadata}, {"root_side_voxels", 1 << t.levels},
+              {"bits_per_voxel", 8.0 * static_cast<double>(t.nodes()) / static_cast<double>(t.voxels)}};
     return s;
 }
 

@@ -123,14 +123,16 @@ Summary describe_vdb(const fs::path& path) {
             std::snprintf(buf, sizeof buf, "distance     %.6g .. %.6g (inside positive), encoding %s, %zu voxels inside\n", lo, hi,
                           encoding.c_str(), inside);
             o << buf << "histogram   ";
+            std::vector<double> edges(bins + 1);
+            for (int b = 0; b <= bins; ++b) edges[static_cast<std::size_t>(b)] = lo + (hi - lo) * b / bins;
             for (int b = 0; b < bins; ++b) {
-                std::snprintf(buf, sizeof buf, " [%.3g..%.3g):%zu", lo + (hi - lo) * b / bins, lo + (hi - lo) * (b + 1) / bins,
-                              counts[static_cast<std::size_t>(b)]);
+                const auto i = static_cast<std::size_t>(b);
+                std::snprintf(buf, sizeof buf, " [%.3g..%.3g):%zu", edges[i], edges[i + 1], counts[i]);
                 o << buf;
             }
             o << "\n";
             s.json["distance"] = {{"min", lo}, {"max", hi}, {"encoding", encoding}, {"inside", inside},
-                                  {"histogram", {{"min", lo}, {"max", hi}, {"counts", counts}}}};
+                                  {"histogram", {{"min", lo}, {"max", hi}, {"edges", edges}, {"counts", counts}}}};
         }
     }
     s.text = o.str();

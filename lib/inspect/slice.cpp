@@ -253,8 +253,10 @@ Summary slice_command(const fs::path& path, const std::string& spec_text, const 
         const std::vector<std::string> rows = slice_ascii(slice);
         s.json = slice_json(slice);
         s.json["rows"] = rows;  // top row first
-        s.text = what + "\n# surface, 1-9 inside, a-i outside (" + (slice.field == "layers" ? "layers" : "voxels") +
-                 " from the surface), + ~ farther\n";
+        const std::string legend = std::string("# surface, 1-9 inside, a-i outside (") +
+                                   (slice.field == "layers" ? "layers" : "voxels") + " from the surface), + ~ farther";
+        s.json["legend"] = legend;
+        s.text = what + "\n" + legend + "\n";
         for (const auto& r : rows) s.text += r + "\n";
     }
     s.json["file"] = path.string();

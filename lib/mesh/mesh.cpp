@@ -432,7 +432,7 @@ nlohmann::json to_json(const MeshDiagnostics& d) {
     return {
         {"vertices", d.vertices},
         {"triangles", d.triangles},
-        {"bbox", {{"min", vec(d.bbox.min)}, {"max", vec(d.bbox.max)}}},
+        {"bbox", {{"min", vec(d.bbox.min)}, {"max", vec(d.bbox.max)}, {"size", vec(d.bbox.max - d.bbox.min)}}},
         {"boundary_edges", d.boundary_edges},
         {"nonmanifold_edges", d.nonmanifold_edges},
         {"inconsistent_edges", d.inconsistent_edges},

@@ -188,6 +188,12 @@ void from_json(const json& j, StageRecord& v) {
     if (!v.report.is_object()) throw ManifestKeyError("report", "must be an object");
 }
 
+std::uint64_t output_bytes(const MeshEntry& e) {
+    std::uint64_t b = 0;
+    for (const auto& o : e.outputs) b += o.bytes.value_or(0);
+    return b;
+}
+
 void to_json(json& j, const MeshEntry& v) {
     j = {{"name", v.name},
          {"mesh", v.mesh},
@@ -200,6 +206,7 @@ void to_json(json& j, const MeshEntry& v) {
          {"diagnostics", v.diagnostics},
          {"warnings", v.warnings},
          {"outputs", v.outputs},
+         {"output_bytes", output_bytes(v)},
          {"stages", v.stages},
          {"seconds", v.seconds}};
     if (v.part) j["part"] = *v.part;

@@ -98,6 +98,9 @@ struct ManifestKeyError : std::runtime_error {
 
 const char* status_name(MeshStatus s);
 
+// The bytes a mesh's outputs hold (those written so far).
+std::uint64_t output_bytes(const MeshEntry& e);
+
 void to_json(nlohmann::json& j, const Shard& v);
 void to_json(nlohmann::json& j, const PipelineStage& v);
 void to_json(nlohmann::json& j, const PipelineRecord& v);

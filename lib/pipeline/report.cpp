@@ -24,12 +24,6 @@ std::string fmt(const char* format, ...) {
 
 std::string status_of(const MeshEntry& e) { return e.resumed ? "resumed" : status_name(e.status); }
 
-std::uint64_t output_bytes(const MeshEntry& e) {
-    std::uint64_t b = 0;
-    for (const auto& o : e.outputs) b += o.bytes.value_or(0);
-    return b;
-}
-
 const StageRecord* find_stage_record(const MeshEntry& e, const std::string& stage) {
     for (const auto& s : e.stages)
         if (s.stage == stage) return &s;

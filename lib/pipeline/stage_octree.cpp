@@ -43,6 +43,9 @@ nlohmann::json to_json(const OctreeSummary& s) {
             {"bytes_per_solid_voxel", per(s.mask_bytes, s.solid_voxels * 8)},
             {"bytes_per_surface_voxel", per(s.mask_bytes, s.surface_voxels * 8)},
             {"tight_spheres_smaller", s.tight_smaller},
+            {"child_masks", 255},
+            {"tight_spheres_smaller_in_the_paper", 85},
+            {"root_side_voxels", 1 << s.levels},
             {"seconds", {{"read", s.seconds_read}, {"build", s.seconds_build}, {"write", s.seconds_write}}}};
 }
 

@@ -53,6 +53,11 @@ nlohmann::json to_json(const PointshellSummary& s) {
     nlohmann::json j = s.statistics;
     j["grid"] = {{"origin", s.origin}, {"voxel_size", s.grid.voxel_size}, {"dims", s.grid.dims}};
     j["alpha"] = s.alpha;
+    // The spacing and the coverage in units of alpha x voxel size, as the text gives them.
+    const double as = s.statistics["spacing"]["alpha_s"].get<double>();
+    j["spacing"]["min_over_alpha_s"] = s.statistics["spacing"]["min"].get<double>() / as;
+    j["spacing"]["median_over_alpha_s"] = s.statistics["spacing"]["median"].get<double>() / as;
+    j["coverage"]["max_over_alpha_s"] = s.statistics["coverage"]["max"].get<double>() / as;
     j["normals"] = {{"mode", s.normals_mode}, {"source", s.normal_source}, {"surface_fallbacks", s.surface_fallbacks},
                     {"dropped_no_normal", s.dropped_no_normal}, {"components", s.components},
                     {"inverted_components", s.inverted_components}};

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# --json reports every fact the text prints: haptic-voxelize's text and --json of the same run
+# --json reports every fact the text prints. haptic-voxelize's text and --json of the same run
 # (the same mesh and options) agree on the mesh, the grid, the fill, the voxel counts and the mode
-# (dense or band, and why).
+# (dense or band, and why), field by field; then for every executable and every kind of file
+# haptic-dump describes, each number of the text is in the --json of the same run
+# (text_in_json.py; times and latencies, which change between runs, are left out).
 source "$(dirname "$0")/lib.sh"
 vox="$HP_BIN/haptic-voxelize"
 for band in 0 4; do
@@ -37,4 +39,49 @@ if text["voxels"] != "%s inside, %s surface, %s outside; layers %d .. %d" % (com
 sys.exit(0 if ok else 1)
 EOF_PY
 done
+
+# numbers_in_json NAME [KEY...] -- CMD...: CMD's text, then CMD --json; every number of the first in the second.
+numbers_in_json() {
+    local name=$1 keys=(); shift
+    while [ "$1" != "--" ]; do keys+=("$1"); shift; done; shift
+    expect_exit 0 "$@" || return
+    cp "$TMP/out" "$TMP/text"
+    expect_exit 0 "$@" --json || return
+    if python3 "$HP_SOURCE_DIR/tests/cli/text_in_json.py" "$TMP/text" "$TMP/out" "${keys[@]}" >"$TMP/missing"; then
+        pass "$name: every number of the text is in --json"
+    else
+        fail "$name: numbers of the text missing from --json:"; sed 's/^/    /' "$TMP/missing" >&2
+    fi
+}
+peg="$SAMPLES/peg.stl"
+numbers_in_json voxelize -- "$HP_BIN/haptic-voxelize" "$peg" --voxel-size 1 -o "$TMP/m.vdb"
+numbers_in_json "voxelize --band" -- "$HP_BIN/haptic-voxelize" "$peg" --voxel-size 1 --band 2 -o "$TMP/b.vdb"
+numbers_in_json distance -- "$HP_BIN/haptic-distance" "$peg" "$TMP/m.vdb" -o "$TMP/d.vdb"
+numbers_in_json pointshell -- "$HP_BIN/haptic-pointshell" "$peg" "$TMP/d.vdb" -o "$TMP/s.hps"
+numbers_in_json spheretree -- "$HP_BIN/haptic-spheretree" "$TMP/s.hps" -o "$TMP/t.hps"
+numbers_in_json cfm -- "$HP_BIN/haptic-cfm" "$peg" "$TMP/t.hps" -o "$TMP/c.hcfm"
+numbers_in_json octree -- "$HP_BIN/haptic-octree" "$TMP/m.vdb" -o "$TMP/o.hoct"
+for f in "$peg" "$TMP/m.vdb" "$TMP/b.vdb" "$TMP/d.vdb" "$TMP/s.hps" "$TMP/t.hps" "$TMP/c.hcfm" "$TMP/o.hoct"; do
+    numbers_in_json "dump $(basename "$f")" -- "$HP_BIN/haptic-dump" "$f"
+    numbers_in_json "dump --check $(basename "$f")" -- "$HP_BIN/haptic-dump" "$f" --check
+done
+numbers_in_json "dump --parts" -- "$HP_BIN/haptic-dump" "$peg" --parts
+numbers_in_json "dump --slice" -- "$HP_BIN/haptic-dump" "$TMP/d.vdb" --slice z=10
+# The query's latencies and throughput differ between the two runs; its counts and forces do not.
+query=("$HP_BIN/haptic-query" --static "$TMP/d.vdb" --moving "$TMP/t.hps" --threads 1 --seed 3)
+numbers_in_json "query contact" "latency us" budget -- "${query[@]}" --scenario contact --count 40
+numbers_in_json "query time-critical" "latency us" budget -- "${query[@]}" --scenario contact --count 40 --mode time-critical --budget-tests 30
+numbers_in_json "query --validate exact" -- "${query[@]}" --scenario random --count 20 --validate exact --static-mesh "$peg" --moving-mesh "$peg"
+# The pipeline's table holds per-stage times: its text is compared with the manifest of the same run.
+expect_exit 0 "$HP_BIN/haptic-pipeline" "$HP_SOURCE_DIR/pipelines/voxelmap-only.json" "$peg" "$SAMPLES/cup.obj" -o "$TMP/pl"
+if python3 "$HP_SOURCE_DIR/tests/cli/text_in_json.py" "$TMP/out" "$TMP/pl/manifest.json" >"$TMP/missing"; then
+    pass "pipeline: every number of the text is in its manifest"
+else
+    fail "pipeline: numbers of the text missing from the manifest:"; sed 's/^/    /' "$TMP/missing" >&2
+fi
+# The checker itself: a number the JSON does not hold is reported.
+printf 'grid         14 x 14 x 35 voxels\n' >"$TMP/text"
+printf '{"dims": [14, 14, 34]}\n' >"$TMP/j.json"
+python3 "$HP_SOURCE_DIR/tests/cli/text_in_json.py" "$TMP/text" "$TMP/j.json" >/dev/null && fail "the checker misses a number" ||
+    pass "the checker reports a number missing from the JSON"
 finish
