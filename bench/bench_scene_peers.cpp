@@ -1,7 +1,7 @@
 // bench_scene_peers: the scene benchmark's tool and poses (bench/scene.sh, bench_scene) against the
 // same scene in the two peers a user would pick instead, frame by frame in one run beside ours.
 //   bench_scene_peers SCENE.json TOOL.hps TOOL_MESH [--count 2000] [--seed 1] [--depth 5]
-//                     [--peer-poses 200] [--bullet-margin 0] [--source FILE]
+//                     [--peer-poses 200] [--bullet-margin M] [--source FILE] [--list]
 //
 //  vps     ours: hp::scene::SceneQuery (full mode, one thread) on the scene's prepared fields and
 //          the tool's point-sphere tree; the poses are bench_scene's (scene_scenario with the same
@@ -15,8 +15,9 @@
 //          GImpact's algorithm registered; per frame performDiscreteCollisionDetection, whose
 //          near callback is the dispatcher's own one except that every contact point the
 //          algorithm adds is counted (not the persistent manifold's 4 per pair). Margins
-//          --bullet-margin (0: points only where triangles overlap); points with a positive
-//          distance (inside the contact threshold) are not contacts.
+//          --bullet-margin (default half the scene's voxel size: with 0, GJK/EPA on two crossing
+//          triangles misses many of the crossings FCL finds); a point is a contact when its
+//          distance less the two margins is <= 0 (within one voxel with the default).
 // The geometries' triangles come from the scene's source file through the project's importer
 // (read_assembly + prepare_geometry, as haptic-pipeline --assembly prepared them); TOOL_MESH is
 // the mesh the tool's tree was made from (the same frame). The peers take every k-th pose (k the
@@ -399,7 +400,7 @@ struct Options {
     std::size_t count = 2000, peer_poses = 200, warmup = 5;
     std::uint64_t seed = 1;
     bool list = false;
-    double depth = 5, bullet_margin = 0;
+    double depth = 5, bullet_margin = -1;  // negative: half the scene's voxel size
 };
 
 int run(const Options& o) {
@@ -420,7 +421,8 @@ int run(const Options& o) {
     const hp::TriMesh tool = hp::load_mesh(o.tool_mesh).mesh;
 
     FclScene fcl_scene(scene, sq.static_parts(), geometries, tool);
-    BulletScene bullet_scene(scene, sq.static_parts(), geometries, tool, o.bullet_margin);
+    const double margin = o.bullet_margin < 0 ? 0.5 * scene.voxel_size : o.bullet_margin;
+    BulletScene bullet_scene(scene, sq.static_parts(), geometries, tool, margin);
     const std::vector<std::size_t> frames = peer_frames(poses.size(), o.peer_poses, scene.geometries.size());
     Series ours, fcl_s, bullet_s;
     ours.name = "vps";
@@ -451,7 +453,8 @@ int run(const Options& o) {
     if (o.list)
         for (const Series* s : {&fcl_s, &bullet_s}) compare(ours, *s, scene.voxel_size, &scene);
     for (const Series* s : {&ours, &fcl_s, &bullet_s}) {
-        const nlohmann::json row = row_of(*s, ours, scene.voxel_size, poses.size());
+        nlohmann::json row = row_of(*s, ours, scene.voxel_size, poses.size());
+        if (s == &bullet_s) row["margin"] = margin;
         std::printf("%s\n", row.dump().c_str());
         std::fprintf(stderr, "bench_scene_peers: %s\n", row["notes"].get<std::string>().c_str());
         if (row.contains("agreement"))
@@ -475,7 +478,7 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--depth", o.depth, "contact depth in voxels");
     tool.cli.add_option("--peer-poses", o.peer_poses, "frames timed, spread over the poses (0: all)");
     tool.cli.add_option("--warmup", o.warmup, "untimed frames of each contender first");
-    tool.cli.add_option("--bullet-margin", o.bullet_margin, "Bullet's collision margins, scene units");
+    tool.cli.add_option("--bullet-margin", o.bullet_margin, "Bullet's collision margins, scene units (default half the voxel size)");
     tool.cli.add_flag("--list", o.list, "every part touched by one side only, on stderr");
     tool.cli.add_option("--source", o.source, "the scene's source file (default: as scene.json names it)");
     cpu_set_t set;
