@@ -1,7 +1,7 @@
 // bench_scene_peers: the scene benchmark's tool and poses (bench/scene.sh, bench_scene) against the
 // same scene in the two peers a user would pick instead, frame by frame in one run beside ours.
 //   bench_scene_peers SCENE.json TOOL.hps TOOL_MESH [--count 2000] [--seed 1] [--depth 5]
-//                     [--peer-poses 200] [--bullet-margin M] [--source FILE] [--list]
+//                     [--peer-poses 0] [--bullet-margin M] [--source FILE] [--list]
 //
 //  vps     ours: hp::scene::SceneQuery (full mode, one thread) on the scene's prepared fields and
 //          the tool's point-sphere tree; the poses are bench_scene's (scene_scenario with the same
@@ -20,9 +20,10 @@
 //          distance less the two margins is <= 0 (within one voxel with the default).
 // The geometries' triangles come from the scene's source file through the project's importer
 // (read_assembly + prepare_geometry, as haptic-pipeline --assembly prepared them); TOOL_MESH is
-// the mesh the tool's tree was made from (the same frame). The peers take every k-th pose (k the
-// largest <= count / peer-poses that shares no factor with the number of geometries, so that every
-// geometry is targeted alike); on those frames the three run in turn, the first one rotating.
+// the mesh the tool's tree was made from (the same frame). All three run on every pose, or with
+// --peer-poses N on every k-th (k the largest <= count / N that shares no factor with the number
+// of geometries, so that every geometry is targeted alike); per frame the three run in turn, the
+// first one rotating.
 // Per frame: wall time, thread CPU time, the parts touched (a contact) and the contacts. Parts
 // touched are compared with ours frame by frame; a part touched by one side only is listed with
 // its depth there (ours: the pair's deepest V; the peers: their deepest reported penetration).
@@ -397,7 +398,7 @@ std::vector<std::size_t> peer_frames(std::size_t total, std::size_t wanted, std:
 
 struct Options {
     std::string scene, tree, tool_mesh, source;
-    std::size_t count = 2000, peer_poses = 200, warmup = 5;
+    std::size_t count = 2000, peer_poses = 0, warmup = 5;
     std::uint64_t seed = 1;
     bool list = false;
     double depth = 5, bullet_margin = -1;  // negative: half the scene's voxel size
@@ -476,7 +477,7 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--count", o.count, "poses generated (as bench_scene)");
     tool.cli.add_option("--seed", o.seed);
     tool.cli.add_option("--depth", o.depth, "contact depth in voxels");
-    tool.cli.add_option("--peer-poses", o.peer_poses, "frames timed, spread over the poses (0: all)");
+    tool.cli.add_option("--peer-poses", o.peer_poses, "frames timed, about this many spread over the poses (0: all)");
     tool.cli.add_option("--warmup", o.warmup, "untimed frames of each contender first");
     tool.cli.add_option("--bullet-margin", o.bullet_margin, "Bullet's collision margins, scene units (default half the voxel size)");
     tool.cli.add_flag("--list", o.list, "every part touched by one side only, on stderr");
