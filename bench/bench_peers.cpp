@@ -49,6 +49,7 @@
 #include <fcl/narrowphase/collision_object.h>
 
 #include "bench_field.hpp"
+#include "peer_meshes.hpp"
 #include "common/tool.hpp"
 #include "core/error.hpp"
 #include "distance/distance.hpp"
@@ -66,32 +67,13 @@ struct Outcome {
     std::size_t tested = 0;  // ours: shell points tested
 };
 
-std::array<double, 4> unit_quaternion(const hp::Pose& p) {
-    const auto& q = p.quaternion;
-    const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    return {q[0] / n, q[1] / n, q[2] / n, q[3] / n};
-}
-
 // ---- Bullet GImpact ----
 
 struct GImpactMesh {
-    std::vector<btScalar> vertices;
-    std::vector<int> indices;
-    std::unique_ptr<btTriangleIndexVertexArray> array;
+    hp::bench::BulletTriangles triangles;
     std::unique_ptr<btGImpactMeshShape> shape;
 
-    GImpactMesh(const hp::TriMesh& m, double margin) {
-        for (const auto& v : m.vertices)
-            vertices.insert(vertices.end(), {btScalar(v.x), btScalar(v.y), btScalar(v.z)});
-        for (const auto& t : m.triangles)
-            indices.insert(indices.end(), {int(t[0]), int(t[1]), int(t[2])});
-        array = std::make_unique<btTriangleIndexVertexArray>(int(m.triangles.size()), indices.data(), int(3 * sizeof(int)),
-                                                             int(m.vertices.size()), vertices.data(),
-                                                             int(3 * sizeof(btScalar)));
-        shape = std::make_unique<btGImpactMeshShape>(array.get());
-        shape->setMargin(btScalar(margin));
-        shape->updateBound();
-    }
+    GImpactMesh(const hp::TriMesh& m, double margin) : triangles(m), shape(hp::bench::gimpact_shape(triangles, margin)) {}
 };
 
 // Counts every contact point the algorithm adds (the manifold itself keeps at most 4).
@@ -129,7 +111,7 @@ public:
     GImpactPeer& operator=(const GImpactPeer&) = delete;
 
     Outcome operator()(const hp::Pose& pose) {
-        const auto q = unit_quaternion(pose);
+        const auto q = hp::bench::unit_quaternion(pose.quaternion);
         b_.setWorldTransform(btTransform(btQuaternion(btScalar(q[1]), btScalar(q[2]), btScalar(q[3]), btScalar(q[0])),
                                          btVector3(btScalar(pose.position.x), btScalar(pose.position.y),
                                                    btScalar(pose.position.z))));
@@ -151,29 +133,15 @@ private:
 
 // ---- FCL ----
 
-using FclModel = fcl::BVHModel<fcl::OBBRSSd>;
-
-std::shared_ptr<FclModel> fcl_model(const hp::TriMesh& m) {
-    std::vector<fcl::Vector3d> v;
-    std::vector<fcl::Triangle> t;
-    for (const auto& p : m.vertices) v.emplace_back(p.x, p.y, p.z);
-    for (const auto& f : m.triangles) t.emplace_back(f[0], f[1], f[2]);
-    auto model = std::make_shared<FclModel>();
-    model->beginModel(int(t.size()), int(v.size()));
-    model->addSubModel(v, t);
-    model->endModel();
-    return model;
-}
-
 class FclPeer {
 public:
     static constexpr std::size_t kMaxContacts = 1000000;
     FclPeer(const hp::TriMesh& fixed, const hp::TriMesh& moving)
-        : a_(fcl_model(fixed), fcl::Transform3d::Identity()), b_(fcl_model(moving), fcl::Transform3d::Identity()),
+        : a_(hp::bench::fcl_model(fixed), fcl::Transform3d::Identity()), b_(hp::bench::fcl_model(moving), fcl::Transform3d::Identity()),
           request_(kMaxContacts, true) {}
 
     Outcome operator()(const hp::Pose& pose) {
-        const auto q = unit_quaternion(pose);
+        const auto q = hp::bench::unit_quaternion(pose.quaternion);
         b_.setTransform(fcl::Quaterniond(q[0], q[1], q[2], q[3]),
                         fcl::Vector3d(pose.position.x, pose.position.y, pose.position.z));
         result_.clear();
@@ -256,7 +224,9 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--bullet-margin", bullet_margin, "GImpact collision margin, world units");
     return tool.run(argc, argv, [&] {
         hp::LoadedMesh sm = hp::load_mesh(static_path);
-        hp::LoadedMesh mm = hp::load_mesh(moving_path, {.scale = moving_scale});
+        hp::MeshLoadOptions moving_options;
+        moving_options.scale = moving_scale;
+        hp::LoadedMesh mm = hp::load_mesh(moving_path, moving_options);
         hp::bench::Field sf = hp::bench::make_field(sm.mesh, sm.diagnostics.bbox, static_voxel);
         hp::bench::Field mf = hp::bench::make_field(mm.mesh, mm.diagnostics.bbox, moving_voxel);
         hp::DistanceSampler field(sf.grid, std::move(sf.distance));

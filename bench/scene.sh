@@ -38,5 +38,13 @@ JSON
         "$bin/haptic-spheretree" "$scene_dir/tool.ps.hps" -o "$scene_dir/tool.hps" --quiet
     fi
     "$bin/bench_scene" "$scene_dir/prepared/scene.json" "$scene_dir/tool.hps" --count 2000 --seed 1 >>"$results"
+    # Peers: FCL and Bullet on the same scene (the triangles of its source file), the bunny mesh as
+    # the tool and bench_scene's poses, frame by frame beside ours in one process (bench_scene_peers):
+    # a row each for ours, FCL and Bullet on all 2,000 poses (SCENE_PEER_POSES=N: about N of them).
+    if [ -x "$bin/bench_scene_peers" ]; then
+        echo "bench: scene query beside FCL and Bullet" >&2
+        "$bin/bench_scene_peers" "$scene_dir/prepared/scene.json" "$scene_dir/tool.hps" "$meshes/stanford-bunny.obj" \
+            --count 2000 --seed 1 --peer-poses "${SCENE_PEER_POSES:-0}" >>"$results"
+    fi
     [ -z "${SCENE_BENCH_DIR:-}" ] && rm -rf "$scene_dir"
 fi
