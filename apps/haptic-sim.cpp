@@ -41,11 +41,12 @@ int main(int argc, char** argv) {
         ->check(CLI::PositiveNumber);
     tool.cli.add_option("--rotations", overrides.rotations, "override the scene's number of random rotations")
         ->check(CLI::NonNegativeNumber);
-    tool.cli.add_option("--dynamic", overrides.dynamic,
+    CLI::Option* dynamic = tool.cli.add_option("--dynamic", overrides.dynamic,
                         "scene.json of haptic-pipeline --assembly: this part moves (its name or index; NAME=KG gives its "
                         "mass); repeat for several. Every other part is static");
     tool.cli.add_option("--mass", overrides.default_mass, "scene.json: the mass (kg) of the --dynamic parts without =KG (default 1)")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::PositiveNumber)
+        ->needs(dynamic);
     tool.cli.add_option("--count", overrides.counts, "multibody scenes: run these counts of copies instead of the scene's "
                                            "(comma-separated)")
         ->delimiter(',')

@@ -58,6 +58,10 @@ expect_one_error_line
 expect_grep "scene.json: part 'plate': .*g0/distance.vdb: changed" "$TMP/err"
 [ ! -e "$TMP/bad.json" ] && pass "no report from a bad scene" || fail "a report was written for a bad scene"
 expect_exit 2 "$HP_BIN/haptic-sim" "$scene" --dynamic 'peg#2=-1'
+# --mass gives the --dynamic parts' mass: alone it would change nothing, so it is refused.
+expect_exit 2 "$HP_BIN/haptic-sim" "$scene" --mass 0.5 --steps 5
+expect_one_error_line
+expect_grep "mass requires --dynamic" "$TMP/err"
 # The two formats are never mistaken for each other: --dynamic is for scene.json only, and a file
 # with another format key is not a haptic-sim scene.
 cat >"$TMP/sim.json" <<'JSON'
