@@ -111,12 +111,12 @@ int main(int argc, char** argv) {
     for (const char* o : {"--validate", "--static-mesh", "--moving-mesh"}) tool.applies(o, {exact});
     // Files of one pair: a scene has them per geometry, and its query reads none of them.
     tool.applies("--cfm", {timing},
-                 "the scene query attaches no closest feature map to its tools (scene.json's per-geometry \"cfm\" files are "
-                 "not read); query one part's files with --static, --moving and --cfm");
+                 {{scene, "the scene query attaches no closest feature map to its tools (scene.json's per-geometry \"cfm\" files are "
+                 "not read); query one part's files with --static, --moving and --cfm"}});
     for (const char* o : {"--moving-octree", "--static-octree", "--ist-level", "--ist-max-contacts", "--ist-no-one-child", "--ist-no-side"})
         tool.applies(o, {timing},
-                     "the scene query descends no octrees (scene.json's per-geometry \"octree\" files are not read); query one "
-                     "part's files with --static, --moving, --moving-octree and --static-octree");
+                     {{scene, "the scene query descends no octrees (scene.json's per-geometry \"octree\" files are not read); query one "
+                     "part's files with --static, --moving, --moving-octree and --static-octree"}});
     for (const char* o : {"--csv", "--junit", "--plot"}) tool.applies(o, {timing, scene});
     return tool.run(argc, argv, [&] {
         const auto opt = call.typed<hp::pipeline::QueryParams>();

@@ -51,7 +51,7 @@ struct Tool::Impl {
     struct Applies {
         std::string option;
         std::vector<std::string> modes;
-        std::string why_not;  // "" or why it does not serve the other modes
+        std::map<std::string, std::string> why_not;  // per mode it does not serve: what that mode lacks for it
     };
     std::vector<Applies> applies;
     // "" or what is wrong: the first option given outside its modes.
@@ -62,7 +62,8 @@ struct Tool::Impl {
             if (cli.get_option(option)->count() == 0 || std::find(list.begin(), list.end(), now) != list.end()) continue;
             std::string names;
             for (std::size_t i = 0; i < list.size(); ++i) names += (i == 0 ? "" : i + 1 == list.size() ? " and " : ", ") + list[i];
-            return option + " applies only to " + names + ", not " + now + (why_not.empty() ? "" : ": " + why_not);
+            const auto why = why_not.find(now);
+            return option + " applies only to " + names + ", not " + now + (why == why_not.end() ? "" : ": " + why->second);
         }
         return {};
     }
@@ -87,7 +88,7 @@ void Tool::set_modes(std::vector<Mode> modes, std::function<std::string()> curre
     impl_->current_mode = std::move(current);
 }
 
-void Tool::applies(const std::string& option, std::vector<std::string> modes, std::string why_not) {
+void Tool::applies(const std::string& option, std::vector<std::string> modes, std::map<std::string, std::string> why_not) {
     cli.get_option(option);  // throws for an option the App does not have
     impl_->applies.push_back({option, std::move(modes), std::move(why_not)});
 }
