@@ -156,6 +156,8 @@ struct SceneQuery::State {
     void candidates_of(std::size_t t, const Pose& pose, const std::vector<Placement>& placements,
                        std::vector<std::uint32_t>& out) const;
     void load_tool(std::size_t t, const ToolSpec& spec);
+    // The frame's pairs (tool after tool, each tool's candidates in ascending part order), unrun.
+    void gather_pairs(const std::vector<Pose>& poses);
 };
 
 namespace {
@@ -422,6 +424,56 @@ void SceneQuery::State::run_pair(std::size_t worker, std::size_t index, const Po
     for (const Contact& c : r.contacts) out.push_back(contact_to_world(pl, c));
 }
 
+void SceneQuery::State::gather_pairs(const std::vector<Pose>& poses) {
+    FrameResult& f = frame;
+    f.candidates.clear();
+    f.pairs.clear();
+    f.tools.resize(tools.size());
+    for (std::size_t t = 0; t < tools.size(); ++t) {
+        candidates_of(t, poses[t], tool_placements, hits);
+        f.tools[t] = ToolResult{};
+        f.tools[t].first_pair = f.pairs.size();
+        f.tools[t].pairs = hits.size();
+        for (std::uint32_t part : hits) {
+            f.candidates.push_back(part);
+            PairResult pr;
+            pr.tool = static_cast<std::uint32_t>(t);
+            pr.part = part;
+            if (tool_of_part[part] != npos) pr.other_tool = static_cast<std::int32_t>(tool_of_part[part]);
+            f.pairs.push_back(pr);
+        }
+    }
+}
+
+namespace {
+
+// Per tool and in total, the sums of the pairs in their order.
+void sum_pairs(FrameResult& f) {
+    f.force = {};
+    f.torque = {};
+    f.max_penetration = 0;
+    f.parts_touched = 0;
+    std::size_t contacts = 0;
+    for (ToolResult& tr : f.tools) {
+        tr.first_contact = contacts;
+        for (std::size_t k = tr.first_pair; k < tr.first_pair + tr.pairs; ++k) {
+            const PairResult& p = f.pairs[k];
+            tr.contacts += p.contacts;
+            tr.force = tr.force + p.force;
+            tr.torque = tr.torque + p.torque;
+            tr.max_penetration = std::max(tr.max_penetration, p.max_penetration);
+            tr.parts_touched += p.contacts > 0;
+            f.force = f.force + p.force;
+            f.torque = f.torque + p.torque;
+        }
+        contacts += tr.contacts;
+        f.max_penetration = std::max(f.max_penetration, tr.max_penetration);
+        f.parts_touched += tr.parts_touched;
+    }
+}
+
+}  // namespace
+
 const FrameResult& SceneQuery::query(const Pose& pose) {
     State& s = *state_;
     if (s.tools.size() != 1) fail_usage("a frame of " + std::to_string(s.tools.size()) + " tools needs one pose per tool");
@@ -440,23 +492,7 @@ const FrameResult& SceneQuery::query(const std::vector<Pose>& poses) {
     s.tool_placements.resize(tools > 1 ? tools : 0);
     for (std::size_t u = 0; u < s.tool_placements.size(); ++u)
         if (s.tools[u].slot != State::npos) s.tool_placements[u] = placement_of(poses[u]);
-    f.candidates.clear();
-    f.pairs.clear();
-    f.tools.resize(tools);
-    for (std::size_t t = 0; t < tools; ++t) {
-        s.candidates_of(t, poses[t], s.tool_placements, s.hits);
-        f.tools[t] = ToolResult{};
-        f.tools[t].first_pair = f.pairs.size();
-        f.tools[t].pairs = s.hits.size();
-        for (std::uint32_t part : s.hits) {
-            f.candidates.push_back(part);
-            PairResult pr;
-            pr.tool = static_cast<std::uint32_t>(t);
-            pr.part = part;
-            if (s.tool_of_part[part] != State::npos) pr.other_tool = static_cast<std::int32_t>(s.tool_of_part[part]);
-            f.pairs.push_back(pr);
-        }
-    }
+    s.gather_pairs(poses);
     const auto t1 = Clock::now();
     const std::size_t n = f.pairs.size();
     f.contacts.clear();
@@ -489,27 +525,7 @@ const FrameResult& SceneQuery::query(const std::vector<Pose>& poses) {
             f.contacts.insert(f.contacts.end(), s.pair_contacts[k].begin(), s.pair_contacts[k].end());
         }
     }
-    f.force = {};
-    f.torque = {};
-    f.max_penetration = 0;
-    f.parts_touched = 0;
-    std::size_t contacts = 0;
-    for (ToolResult& tr : f.tools) {
-        tr.first_contact = contacts;
-        for (std::size_t k = tr.first_pair; k < tr.first_pair + tr.pairs; ++k) {
-            const PairResult& p = f.pairs[k];
-            tr.contacts += p.contacts;
-            tr.force = tr.force + p.force;
-            tr.torque = tr.torque + p.torque;
-            tr.max_penetration = std::max(tr.max_penetration, p.max_penetration);
-            tr.parts_touched += p.contacts > 0;
-            f.force = f.force + p.force;
-            f.torque = f.torque + p.torque;
-        }
-        contacts += tr.contacts;
-        f.max_penetration = std::max(f.max_penetration, tr.max_penetration);
-        f.parts_touched += tr.parts_touched;
-    }
+    sum_pairs(f);
     const auto t2 = Clock::now();
     f.broad_us = elapsed_us(t0, t1);
     f.narrow_us = elapsed_us(t1, t2);
