@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "common/stage_call.hpp"
 #include "common/tool.hpp"
@@ -16,6 +18,22 @@
 #include "report/query_report.hpp"
 #include "query/validate_exact.hpp"
 #include "scene/scene_check.hpp"
+
+namespace {
+
+// The tools of --tool and --tool-files in the order the command line gives them (empty: none given).
+std::vector<hp::scene::ToolSpec> tools_in_order(const CLI::App& cli, const CLI::Option* part_option, const CLI::Option* file_option,
+                                                const std::vector<std::string>& parts, const std::vector<std::string>& files) {
+    std::vector<hp::scene::ToolSpec> tools;
+    std::size_t p = 0, f = 0;
+    for (const CLI::Option* o : cli.parse_order()) {
+        if (o == part_option && p < parts.size()) tools.push_back({parts[p++], {}});
+        else if (o == file_option && f < files.size()) tools.push_back({{}, files[f++]});
+    }
+    return tools;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     hp::app::Tool tool(
@@ -52,18 +70,26 @@ int main(int argc, char** argv) {
         "      --poses trajectory.json --fail-on-tunnel\n"
         "  haptic-query --scene out/fixture/scene.json --tool assembly/peg --scenario contact --count 2000 --threads 1\n"
         "  haptic-query --scene out/fixture/scene.json --tool-files hand.hps --poses world_poses.json --csv frames.csv\n"
+        "  haptic-query --scene out/fixture/scene.json --tool peg --tool peg#2 --tool-files hand.hps --scenario contact \\\n"
+        "      --count 1000 --junit scene-junit.xml --plot scene.png     (three tools at once; JUnit report and plots)\n"
         "A scene (--scene, haptic-pipeline --assembly; docs/scene.md): the tool (--tool PART, or --tool-files TREE.hps)\n"
         "moves in the world frame against every other part: broad phase over the parts' bounds, then the pair query\n"
         "per candidate part in its own frame; the budget is per frame. --target PART: the part a scenario's poses\n"
-        "are made against (default: each static part in turn).\n");
+        "are made against (default: each static part in turn). --tool and --tool-files repeated: several tools, each\n"
+        "against the static parts and against the other tools that are parts (one pose per tool and frame:\n"
+        "  {\"tools\": [{\"tool\": NAME, \"poses\": [...]}, ...]}, in the order the tools are given).\n");
     std::string static_path, moving_path, report_path, csv_path, write_poses_path;
     std::string junit_path, plot_path;
-    std::string scene_path, tool_part, tool_files, target_part;
+    std::string scene_path, target_part;
+    std::vector<std::string> tool_parts, tool_files;
     tool.cli.add_option("--static", static_path, "static object: distance field (haptic-distance) or voxelmap (required without --scene)");
     tool.cli.add_option("--moving", moving_path, "moving object: pointshell with its tree (haptic-spheretree) (required without --scene)");
     tool.cli.add_option("--scene", scene_path, "a scene.json (haptic-pipeline --assembly): query a tool against all its parts");
-    tool.cli.add_option("--tool", tool_part, "--scene: the part that moves (its name or index)");
-    tool.cli.add_option("--tool-files", tool_files, "--scene: an outside tool, its point-sphere tree file (haptic-spheretree)");
+    CLI::Option* tool_option =
+        tool.cli.add_option("--tool", tool_parts, "--scene: a part that moves (its name or index); repeated: several tools")
+            ->allow_extra_args(false);
+    CLI::Option* tool_files_option = tool.cli.add_option("--tool-files", tool_files, "--scene: an outside tool, its point-sphere tree file (haptic-spheretree); repeated: several")
+        ->allow_extra_args(false);
     tool.cli.add_option("--target", target_part, "--scene with a scenario: the static part the poses are made against (default: each in turn)");
     hp::app::StageCall call(tool, "query");
     tool.cli.add_option("--report", report_path, "write the report (JSON, with per-query results)");
@@ -83,10 +109,15 @@ int main(int argc, char** argv) {
     for (const char* o : {"--static", "--moving"}) tool.applies(o, {timing, exact});
     for (const char* o : {"--scene", "--tool", "--tool-files", "--target"}) tool.applies(o, {scene});
     for (const char* o : {"--validate", "--static-mesh", "--moving-mesh"}) tool.applies(o, {exact});
-    for (const char* o : {"--junit", "--plot", "--cfm", "--moving-octree", "--static-octree", "--ist-level", "--ist-max-contacts",
-                          "--ist-no-one-child", "--ist-no-side"})
-        tool.applies(o, {timing});
-    tool.applies("--csv", {timing, scene});
+    // Files of one pair: a scene has them per geometry, and its query reads none of them.
+    tool.applies("--cfm", {timing},
+                 {{scene, "the scene query attaches no closest feature map to its tools (scene.json's per-geometry \"cfm\" files are "
+                 "not read); query one part's files with --static, --moving and --cfm"}});
+    for (const char* o : {"--moving-octree", "--static-octree", "--ist-level", "--ist-max-contacts", "--ist-no-one-child", "--ist-no-side"})
+        tool.applies(o, {timing},
+                     {{scene, "the scene query descends no octrees (scene.json's per-geometry \"octree\" files are not read); query one "
+                     "part's files with --static, --moving, --moving-octree and --static-octree"}});
+    for (const char* o : {"--csv", "--junit", "--plot"}) tool.applies(o, {timing, scene});
     return tool.run(argc, argv, [&] {
         const auto opt = call.typed<hp::pipeline::QueryParams>();
         const std::string cfm_path = call.file("cfm").string();
@@ -101,7 +132,7 @@ int main(int argc, char** argv) {
         if (!scene_path.empty()) {
             hp::scene::SceneCheckSpec spec;
             spec.scene_path = scene_path;
-            spec.tool = {tool_part, tool_files};
+            spec.tools = tools_in_order(tool.cli, tool_option, tool_files_option, tool_parts, tool_files);
             if (opt.poses) spec.poses_path = *opt.poses;
             if (opt.scenario) spec.scenario = *opt.scenario;
             spec.target = target_part;
@@ -117,10 +148,12 @@ int main(int argc, char** argv) {
             spec.threads = tool.threads;
             const hp::scene::SceneCheck check = hp::scene::run_scene_check(spec, tool.progress());
             for (const std::string& w : check.warnings) tool.warn(w);
-            if (!write_poses_path.empty()) hp::write_poses(write_poses_path, check.poses);
+            if (!write_poses_path.empty()) hp::scene::write_tool_poses(write_poses_path, check);
             const nlohmann::json report = hp::scene::full_report(check);
             if (!report_path.empty()) hp::write_file_atomically(report_path, report.dump(1) + "\n");
             if (!csv_path.empty()) hp::write_file_atomically(csv_path, hp::scene::to_csv(check));
+            if (!junit_path.empty()) hp::report::write_scene_junit(junit_path, check, spec.max_over_budget);
+            if (!plot_path.empty()) hp::report::write_scene_plot(plot_path, check);
             tool.print_json(report);
             if (tool.text_output()) std::fputs(hp::scene::format_text(check).c_str(), stdout);
             return check.pass ? 0 : 1;

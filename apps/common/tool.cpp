@@ -48,16 +48,22 @@ struct Tool::Impl {
     MeshLoadOptions* mesh_target = nullptr;          // ...and where they go after parsing
     std::vector<Mode> modes;
     std::function<std::string()> current_mode;
-    std::vector<std::pair<std::string, std::vector<std::string>>> applies;  // option -> its modes
+    struct Applies {
+        std::string option;
+        std::vector<std::string> modes;
+        std::map<std::string, std::string> why_not;  // per mode it does not serve: what that mode lacks for it
+    };
+    std::vector<Applies> applies;
     // "" or what is wrong: the first option given outside its modes.
     std::string mode_error(const CLI::App& cli) const {
         if (!current_mode) return {};
         const std::string now = current_mode();
-        for (const auto& [option, list] : applies) {
+        for (const auto& [option, list, why_not] : applies) {
             if (cli.get_option(option)->count() == 0 || std::find(list.begin(), list.end(), now) != list.end()) continue;
             std::string names;
             for (std::size_t i = 0; i < list.size(); ++i) names += (i == 0 ? "" : i + 1 == list.size() ? " and " : ", ") + list[i];
-            return option + " applies only to " + names + ", not " + now;
+            const auto why = why_not.find(now);
+            return option + " applies only to " + names + ", not " + now + (why == why_not.end() ? "" : ": " + why->second);
         }
         return {};
     }
@@ -82,9 +88,9 @@ void Tool::set_modes(std::vector<Mode> modes, std::function<std::string()> curre
     impl_->current_mode = std::move(current);
 }
 
-void Tool::applies(const std::string& option, std::vector<std::string> modes) {
+void Tool::applies(const std::string& option, std::vector<std::string> modes, std::map<std::string, std::string> why_not) {
     cli.get_option(option);  // throws for an option the App does not have
-    impl_->applies.emplace_back(option, std::move(modes));
+    impl_->applies.push_back({option, std::move(modes), std::move(why_not)});
 }
 
 void Tool::add_mesh_options(MeshLoadOptions& options) {
@@ -109,8 +115,8 @@ nlohmann::json Tool::options_json() {
         nlohmann::json o = {{"name", opt->get_name()}, {"flag", opt->get_expected_max() == 0}, {"type", opt->get_type_name()},
                             {"default", opt->get_default_str()}, {"check", checks}, {"excludes", excludes},
                             {"required", opt->get_required()}};
-        for (const auto& [option, modes] : impl_->applies)
-            if (cli.get_option(option) == opt) o["modes"] = modes;
+        for (const auto& a : impl_->applies)
+            if (cli.get_option(a.option) == opt) o["modes"] = a.modes;
         list.push_back(o);
     }
     nlohmann::json modes = nlohmann::json::array();

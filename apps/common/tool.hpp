@@ -10,6 +10,7 @@
 //   }
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -74,8 +75,9 @@ public:
         std::vector<std::string> args;  // what selects it on a command line (the CLI test's)
     };
     void set_modes(std::vector<Mode> modes, std::function<std::string()> current);
-    // `option` ("--csv") serves only these modes (names of set_modes).
-    void applies(const std::string& option, std::vector<std::string> modes);
+    // `option` ("--csv") serves only these modes (names of set_modes); `why_not` may say, per mode it
+    // does not serve, what that mode lacks for it (the end of the usage error).
+    void applies(const std::string& option, std::vector<std::string> modes, std::map<std::string, std::string> why_not = {});
 
     // Every option of `cli` (name, flag, type, default, checks, excludes), read from the App: what
     // --help-json prints.

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "core/atomic_file.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "query/scenario.hpp"
@@ -44,6 +45,9 @@ QueryMode parse_scene_mode(const std::string& name) {
     if (name == "brute") return QueryMode::brute;
     if (name == "segmented") return QueryMode::segmented;
     if (name == "time-critical") return QueryMode::time_critical;
+    if (name == "ist" || name == "ist-brute")
+        fail_usage("query mode '" + name + "' does not run on a scene: the scene query descends no octrees (scene.json's "
+                   "per-geometry \"octree\" files are not read); give full, brute, segmented or time-critical");
     fail_usage("query mode '" + name + "' does not run on a scene (full, brute, segmented or time-critical)");
 }
 
@@ -61,13 +65,15 @@ FrameSummary summarize(const FrameResult& f) {
     s.pairs.reserve(f.pairs.size());
     for (const PairResult& p : f.pairs) {
         s.interrupted_pairs += p.interrupted;
-        s.pairs.push_back({p.part, p.contacts, p.max_penetration, p.force, p.torque, p.spheres_tested, p.points_tested,
+        s.pairs.push_back({p.tool, p.part, p.contacts, p.max_penetration, p.force, p.torque, p.spheres_tested, p.points_tested,
                            p.level_reached, p.interrupted});
     }
+    for (const ToolResult& t : f.tools)
+        s.tools.push_back({t.pairs, t.parts_touched, t.contacts, t.max_penetration, t.force, t.torque});
     return s;
 }
 
-std::vector<Pose> scene_scenario(const SceneQuery& sq, const SceneCheckSpec& spec, const Progress& progress) {
+std::vector<Pose> scene_scenario(const SceneQuery& sq, const SceneCheckSpec& spec, const Progress& progress, std::size_t tool) {
     const ScenarioKind kind = parse_scenario_kind(spec.scenario);
     if (spec.count == 0) fail_usage("the number of poses must be at least 1");
     const Scene& scene = sq.scene();
@@ -87,25 +93,27 @@ std::vector<Pose> scene_scenario(const SceneQuery& sq, const SceneCheckSpec& spe
     // Blocks grouped by the geometry of their target; only the last block overall may be short, and
     // it is then the last of its geometry, as generate_scenario makes its last path.
     std::map<std::size_t, std::vector<std::size_t>> by_geometry;
-    for (std::size_t b = 0; b < blocks; ++b) by_geometry[scene.parts[targets[b % targets.size()]].geometry].push_back(b);
+    auto target_of = [&](std::size_t b) { return targets[(b + tool) % targets.size()]; };
+    for (std::size_t b = 0; b < blocks; ++b) by_geometry[scene.parts[target_of(b)].geometry].push_back(b);
     std::vector<Pose> poses(spec.count);
     std::size_t done = 0;
     for (const auto& [g, list] : by_geometry) {
         std::size_t n = 0;
         for (std::size_t b : list) n += std::min(steps, spec.count - b * steps);
-        const std::uint32_t any = targets[list.front() % targets.size()];
-        const ScenarioOptions options{.kind = kind, .count = n, .seed = spec.seed + 0x9E3779B97F4A7C15ULL * (g + 1),
+        const std::uint32_t any = target_of(list.front());
+        const ScenarioOptions options{.kind = kind, .count = n,
+                                      .seed = spec.seed + 0x9E3779B97F4A7C15ULL * (g + 1) + 0xD1B54A32D192ED03ULL * tool,
                                       .depth = spec.depth};
         std::vector<Pose> local;
         try {
-            local = generate_scenario(sq.field(any).field, sq.tool_view(), options);
+            local = generate_scenario(sq.field(any).field, sq.tool_view(tool), options);
         } catch (const Error& e) {
             if (e.code() != ExitCode::bad_input) throw;
             throw Error(e.code(), sq.scene_path().string() + ": part '" + scene.parts[any].name + "': " + e.what());
         }
         std::size_t k = 0;
         for (std::size_t b : list) {
-            const Placement& placement = scene.parts[targets[b % targets.size()]].placement;
+            const Placement& placement = scene.parts[target_of(b)].placement;
             for (std::size_t i = b * steps; i < std::min(spec.count, (b + 1) * steps); ++i) poses[i] = place(placement, local[k++]);
         }
         done += list.size();
@@ -114,6 +122,138 @@ std::vector<Pose> scene_scenario(const SceneQuery& sq, const SceneCheckSpec& spe
     return poses;
 }
 
+std::vector<std::vector<Pose>> read_tool_poses(const std::filesystem::path& path, std::size_t tools) {
+    const json j = json::parse(read_file(path), nullptr, false);
+    if (!j.is_object() || !j.contains("tools")) {
+        if (tools == 1) return {read_poses(path)};  // a plain poses file (its own messages)
+        fail_input(path.string(), "expected one pose per tool and frame: {\"tools\": [{\"tool\": NAME, \"poses\": [...]}, ...]} with " +
+                                      std::to_string(tools) + " tools");
+    }
+    const json& list = j["tools"];
+    if (!list.is_array() || list.size() != tools)
+        fail_input(path.string(), "\"tools\" must list " + std::to_string(tools) + " tools (one per --tool or --tool-files, in their order)");
+    std::vector<std::vector<Pose>> out;
+    for (std::size_t t = 0; t < tools; ++t) {
+        out.push_back(poses_from_json(list[t], path.string() + ": tools[" + std::to_string(t) + "]"));
+        if (out[t].size() != out[0].size())
+            fail_input(path.string(), "tools[" + std::to_string(t) + "] has " + std::to_string(out[t].size()) + " poses, tools[0] " +
+                                          std::to_string(out[0].size()) + " (one per frame for every tool)");
+    }
+    return out;
+}
+
+void write_tool_poses(const std::filesystem::path& path, const SceneCheck& check) {
+    if (check.poses.size() == 1) return write_poses(path, check.poses[0]);
+    json list = json::array();
+    for (std::size_t t = 0; t < check.poses.size(); ++t) {
+        json entry = poses_to_json(check.poses[t]);
+        entry["tool"] = check.tool_names[t];
+        list.push_back(std::move(entry));
+    }
+    write_file_atomically(path, json{{"tools", std::move(list)}}.dump(1) + "\n");
+}
+
+namespace {
+
+json tool_json(const SceneQuery& sq, std::size_t t) {
+    const auto part = sq.tool_part(t);
+    json j{{"part", part ? json(sq.scene().parts[*part].name) : json(nullptr)},
+           {"file", sq.tool_file(t).string()},
+           {"points", sq.tool(t).points.size()},
+           {"clusters", sq.tool(t).tree.clusters.size()},
+           {"radius", sq.tool_radius(t)}};
+    if (sq.tool_count() > 1) j["collides_with_tools"] = sq.tool_has_field(t);
+    return j;
+}
+
+json pair_json(const SceneCheck& check, const PairSummary& p) {
+    json j{{"part", check.part_names[p.part]}, {"contacts", p.contacts}, {"max_penetration", p.max_penetration},
+           {"force", vec_json(p.force)}, {"torque", vec_json(p.torque)}, {"spheres_tested", p.spheres_tested},
+           {"points_tested", p.points_tested}, {"level_reached", p.level_reached}, {"interrupted", p.interrupted}};
+    if (check.tool_names.size() > 1) j["tool"] = check.tool_names[p.tool];
+    return j;
+}
+
+json frame_json(const SceneCheck& check, const FrameSummary& f) {
+    json pairs = json::array();
+    for (const PairSummary& p : f.pairs) pairs.push_back(pair_json(check, p));
+    json j{{"broad_phase_parts", f.broad_phase_parts}, {"parts_touched", f.parts_touched}, {"contacts", f.contacts},
+           {"max_penetration", f.max_penetration}, {"force", vec_json(f.force)}, {"torque", vec_json(f.torque)},
+           {"broad_phase_us", f.broad_us}, {"narrow_phase_us", f.narrow_us}, {"frame_us", f.frame_us}, {"pairs", std::move(pairs)}};
+    if (check.tool_names.size() < 2) return j;
+    json tools = json::array();
+    for (std::size_t t = 0; t < f.tools.size(); ++t) {
+        const ToolSummary& s = f.tools[t];
+        tools.push_back({{"tool", check.tool_names[t]}, {"broad_phase_parts", s.broad_phase_parts}, {"parts_touched", s.parts_touched},
+                         {"contacts", s.contacts}, {"max_penetration", s.max_penetration}, {"force", vec_json(s.force)},
+                         {"torque", vec_json(s.torque)}});
+    }
+    j["tools"] = std::move(tools);
+    return j;
+}
+
+// Percentiles of a count over the frames, for all tools (t < 0) or one.
+json count_stats(const std::vector<FrameSummary>& frames, int t, std::size_t ToolSummary::*tool_field,
+                 std::size_t FrameSummary::*frame_field) {
+    std::vector<double> v;
+    v.reserve(frames.size());
+    for (const FrameSummary& f : frames)
+        v.push_back(static_cast<double>(t < 0 ? f.*frame_field : f.tools[static_cast<std::size_t>(t)].*tool_field));
+    return to_json(latency_stats(std::move(v)));
+}
+
+void add_frame_stats(SceneCheck& out, const SceneCheckSpec& spec) {
+    std::vector<double> broad, narrow;
+    std::size_t over = 0, with_contact = 0, interrupted = 0;
+    for (const FrameSummary& f : out.frames) {
+        broad.push_back(f.broad_us);
+        narrow.push_back(f.narrow_us);
+        out.frame_us.push_back(f.frame_us);
+        over += f.frame_us > spec.budget_us;
+        with_contact += f.contacts > 0;
+        interrupted += f.interrupted_pairs;
+    }
+    const LatencyStats frame_stats = latency_stats(out.frame_us);
+    const double n = std::max<double>(1, static_cast<double>(out.frames.size()));
+    json& r = out.report;
+    r["broad_phase_parts"] = count_stats(out.frames, -1, nullptr, &FrameSummary::broad_phase_parts);
+    r["parts_touched"] = count_stats(out.frames, -1, nullptr, &FrameSummary::parts_touched);
+    r["contacts"] = count_stats(out.frames, -1, nullptr, &FrameSummary::contacts);
+    r["broad_phase_us"] = to_json(latency_stats(broad));
+    r["narrow_phase_us"] = to_json(latency_stats(narrow));
+    r["frame_us"] = to_json(frame_stats);
+    r["frames_with_contact"] = with_contact;
+    r["interrupted_pairs"] = interrupted;
+    r["over_budget"] = over;
+    r["over_budget_fraction"] = static_cast<double>(over) / n;
+    r["criterion"] = spec.max_over_budget >= 0 ? "over_budget_fraction <= " + std::to_string(spec.max_over_budget)
+                                               : std::string("frame p99 <= budget");
+    out.pass = spec.max_over_budget >= 0 ? static_cast<double>(over) / n <= spec.max_over_budget : frame_stats.p99 <= spec.budget_us;
+    r["pass"] = out.pass;
+}
+
+json tools_json(const SceneQuery& sq, const SceneCheck& out) {
+    json tools = json::array();
+    for (std::size_t t = 0; t < sq.tool_count(); ++t) {
+        json j = tool_json(sq, t);
+        const int ti = static_cast<int>(t);
+        j["broad_phase_parts"] = count_stats(out.frames, ti, &ToolSummary::broad_phase_parts, nullptr);
+        j["parts_touched"] = count_stats(out.frames, ti, &ToolSummary::parts_touched, nullptr);
+        j["contacts"] = count_stats(out.frames, ti, &ToolSummary::contacts, nullptr);
+        tools.push_back(std::move(j));
+    }
+    return tools;
+}
+
+std::vector<std::vector<Pose>> check_poses(const SceneQuery& sq, const SceneCheckSpec& spec, const Progress& progress) {
+    if (!spec.poses_path.empty()) return read_tool_poses(spec.poses_path, sq.tool_count());
+    std::vector<std::vector<Pose>> poses;
+    for (std::size_t t = 0; t < sq.tool_count(); ++t) poses.push_back(scene_scenario(sq, spec, progress, t));
+    return poses;
+}
+
+}  // namespace
+
 SceneCheck run_scene_check(const SceneCheckSpec& spec, const Progress& progress) {
     const QueryMode mode = parse_scene_mode(spec.mode);
     if (spec.budget_tests > 0 && mode != QueryMode::time_critical)
@@ -121,43 +261,33 @@ SceneCheck run_scene_check(const SceneCheckSpec& spec, const Progress& progress)
     if (spec.poses_path.empty() && spec.scenario.empty()) fail_usage("give poses (a file) or a scenario (contact, approach, random or trajectory)");
     if (!spec.poses_path.empty() && !spec.target.empty()) fail_usage("--target chooses the part a scenario's poses are made against; not with --poses");
     if (!spec.scenario.empty()) parse_scenario_kind(spec.scenario);  // a usage error before loading
-    SceneQuery sq(spec.scene_path, spec.tool,
+    SceneQuery sq(spec.scene_path,
                   {.mode = mode, .level = spec.level, .budget_us = spec.budget_us, .budget_tests = spec.budget_tests},
-                  spec.threads);
+                  spec.tools.empty() ? std::vector<ToolSpec>{spec.tool} : spec.tools, spec.threads);
     SceneCheck out;
     out.warnings = sq.warnings();
+    for (std::size_t t = 0; t < sq.tool_count(); ++t) out.tool_names.push_back(sq.tool_label(t));
     const auto t0 = Clock::now();
-    out.poses = spec.poses_path.empty() ? scene_scenario(sq, spec, progress) : read_poses(spec.poses_path);
+    out.poses = check_poses(sq, spec, progress);
     const double generation_s = spec.poses_path.empty() ? seconds_since(t0) : 0.0;
+    const std::size_t frames = out.poses[0].size();
 
-    const std::size_t warmup = spec.warmup ? *spec.warmup : std::min<std::size_t>(out.poses.size(), 100);
-    for (std::size_t i = 0; i < warmup && !out.poses.empty(); ++i) sq.query(out.poses[i % out.poses.size()]);
-    out.frames.reserve(out.poses.size());
-    for (const Pose& p : out.poses) out.frames.push_back(summarize(sq.query(p)));
+    std::vector<Pose> frame_poses(sq.tool_count());
+    auto at = [&](std::size_t i) -> const std::vector<Pose>& {
+        for (std::size_t t = 0; t < frame_poses.size(); ++t) frame_poses[t] = out.poses[t][i];
+        return frame_poses;
+    };
+    const std::size_t warmup = spec.warmup ? *spec.warmup : std::min<std::size_t>(frames, 100);
+    for (std::size_t i = 0; i < warmup && frames > 0; ++i) sq.query(at(i % frames));
+    out.frames.reserve(frames);
+    for (std::size_t i = 0; i < frames; ++i) out.frames.push_back(summarize(sq.query(at(i))));
 
-    std::vector<double> broad, narrow, frame, in_broad, touched, contacts;
-    std::size_t over = 0, with_contact = 0, interrupted = 0;
-    for (const FrameSummary& f : out.frames) {
-        broad.push_back(f.broad_us);
-        narrow.push_back(f.narrow_us);
-        frame.push_back(f.frame_us);
-        in_broad.push_back(static_cast<double>(f.broad_phase_parts));
-        touched.push_back(static_cast<double>(f.parts_touched));
-        contacts.push_back(static_cast<double>(f.contacts));
-        over += f.frame_us > spec.budget_us;
-        with_contact += f.contacts > 0;
-        interrupted += f.interrupted_pairs;
-    }
-    const LatencyStats frame_stats = latency_stats(frame);
-    const double n = std::max<double>(1, static_cast<double>(out.frames.size()));
     const Scene& scene = sq.scene();
+    for (const ScenePart& p : scene.parts) out.part_names.push_back(p.name);
     json& r = out.report;
     r["scene"] = spec.scene_path.string();
-    r["tool"] = {{"part", sq.tool_part() ? json(scene.parts[*sq.tool_part()].name) : json(nullptr)},
-                 {"file", sq.tool_file().string()},
-                 {"points", sq.tool().points.size()},
-                 {"clusters", sq.tool().tree.clusters.size()},
-                 {"radius", sq.tool_radius()}};
+    if (sq.tool_count() == 1) r["tool"] = tool_json(sq, 0);
+    else r["tools"] = tools_json(sq, out);
     r["parts"] = scene.parts.size();
     r["static_parts"] = sq.static_parts().size();
     r["geometries_loaded"] = sq.geometries_loaded();
@@ -176,34 +306,9 @@ SceneCheck run_scene_check(const SceneCheckSpec& spec, const Progress& progress)
                      : json{{"file", spec.poses_path.string()}};
     r["frames"] = out.frames.size();
     r["warmup"] = warmup;
-    r["broad_phase_parts"] = to_json(latency_stats(in_broad));
-    r["parts_touched"] = to_json(latency_stats(touched));
-    r["contacts"] = to_json(latency_stats(contacts));
-    r["broad_phase_us"] = to_json(latency_stats(broad));
-    r["narrow_phase_us"] = to_json(latency_stats(narrow));
-    r["frame_us"] = to_json(frame_stats);
-    r["frames_with_contact"] = with_contact;
-    r["interrupted_pairs"] = interrupted;
-    r["over_budget"] = over;
-    r["over_budget_fraction"] = static_cast<double>(over) / n;
-    r["criterion"] = spec.max_over_budget >= 0 ? "over_budget_fraction <= " + std::to_string(spec.max_over_budget)
-                                               : std::string("frame p99 <= budget");
-    out.pass = spec.max_over_budget >= 0 ? static_cast<double>(over) / n <= spec.max_over_budget : frame_stats.p99 <= spec.budget_us;
-    r["pass"] = out.pass;
-
+    add_frame_stats(out, spec);
     out.per_frame = json::array();
-    for (const FrameSummary& f : out.frames) {
-        json pairs = json::array();
-        for (const PairSummary& p : f.pairs)
-            pairs.push_back({{"part", scene.parts[p.part].name}, {"contacts", p.contacts}, {"max_penetration", p.max_penetration},
-                             {"force", vec_json(p.force)}, {"torque", vec_json(p.torque)}, {"spheres_tested", p.spheres_tested},
-                             {"points_tested", p.points_tested}, {"level_reached", p.level_reached}, {"interrupted", p.interrupted}});
-        out.per_frame.push_back({{"broad_phase_parts", f.broad_phase_parts}, {"parts_touched", f.parts_touched},
-                                 {"contacts", f.contacts}, {"max_penetration", f.max_penetration},
-                                 {"force", vec_json(f.force)}, {"torque", vec_json(f.torque)}, {"broad_phase_us", f.broad_us},
-                                 {"narrow_phase_us", f.narrow_us}, {"frame_us", f.frame_us}, {"pairs", std::move(pairs)}});
-    }
-    for (const ScenePart& p : scene.parts) out.part_names.push_back(p.name);
+    for (const FrameSummary& f : out.frames) out.per_frame.push_back(frame_json(out, f));
     return out;
 }
 
@@ -215,32 +320,48 @@ json full_report(const SceneCheck& check) {
 
 std::string to_csv(const SceneCheck& check) {
     const std::vector<std::string>& names = check.part_names;
+    const bool several = check.tool_names.size() > 1;
     std::string out =
         "frame,part,contacts,max_penetration,fx,fy,fz,tx,ty,tz,spheres_tested,points_tested,level_reached,interrupted,"
-        "broad_phase_parts,parts_touched,broad_phase_us,narrow_phase_us,frame_us\n";
+        "broad_phase_parts,parts_touched,broad_phase_us,narrow_phase_us,frame_us";
+    out += several ? ",tool\n" : "\n";
     char line[640];
     auto row = [&](std::size_t i, const std::string& part, std::size_t contacts, double pen, const Vec3d& f, const Vec3d& t,
-                   const std::string& tail) {
+                   const std::string& tail, const std::string& tool) {
         std::snprintf(line, sizeof line, "%zu,%s,%zu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,", i, csv_text(part).c_str(), contacts, pen,
                       f.x, f.y, f.z, t.x, t.y, t.z);
         out += line;
         out += tail;
+        out += several ? "," + csv_text(tool) + "\n" : "\n";
     };
     for (std::size_t i = 0; i < check.frames.size(); ++i) {
         const FrameSummary& fr = check.frames[i];
-        std::size_t spheres = 0, points = 0;
-        int level = 0;
+        std::vector<std::size_t> spheres(fr.tools.size()), points(fr.tools.size()), interrupted(fr.tools.size());
+        std::vector<int> level(fr.tools.size());
         for (const PairSummary& p : fr.pairs) {
-            std::snprintf(line, sizeof line, "%zu,%zu,%d,%d,,,,,\n", p.spheres_tested, p.points_tested, p.level_reached,
+            std::snprintf(line, sizeof line, "%zu,%zu,%d,%d,,,,,", p.spheres_tested, p.points_tested, p.level_reached,
                           p.interrupted ? 1 : 0);
-            row(i, names.at(p.part), p.contacts, p.max_penetration, p.force, p.torque, line);
-            spheres += p.spheres_tested;
-            points += p.points_tested;
-            level = std::max(level, p.level_reached);
+            row(i, names.at(p.part), p.contacts, p.max_penetration, p.force, p.torque, line, check.tool_names[p.tool]);
+            spheres[p.tool] += p.spheres_tested;
+            points[p.tool] += p.points_tested;
+            interrupted[p.tool] += p.interrupted;
+            level[p.tool] = std::max(level[p.tool], p.level_reached);
         }
-        std::snprintf(line, sizeof line, "%zu,%zu,%d,%zu,%zu,%zu,%.3f,%.3f,%.3f\n", spheres, points, level, fr.interrupted_pairs,
-                      fr.broad_phase_parts, fr.parts_touched, fr.broad_us, fr.narrow_us, fr.frame_us);
-        row(i, "*", fr.contacts, fr.max_penetration, fr.force, fr.torque, line);
+        for (std::size_t t = 0; several && t < fr.tools.size(); ++t) {
+            const ToolSummary& ts = fr.tools[t];
+            std::snprintf(line, sizeof line, "%zu,%zu,%d,%zu,%zu,%zu,,,", spheres[t], points[t], level[t], interrupted[t],
+                          ts.broad_phase_parts, ts.parts_touched);
+            row(i, "*", ts.contacts, ts.max_penetration, ts.force, ts.torque, line, check.tool_names[t]);
+        }
+        std::size_t all_spheres = 0, all_points = 0;
+        for (std::size_t t = 0; t < fr.tools.size(); ++t) {
+            all_spheres += spheres[t];
+            all_points += points[t];
+        }
+        std::snprintf(line, sizeof line, "%zu,%zu,%d,%zu,%zu,%zu,%.3f,%.3f,%.3f", all_spheres, all_points,
+                      level.empty() ? 0 : *std::max_element(level.begin(), level.end()), fr.interrupted_pairs, fr.broad_phase_parts,
+                      fr.parts_touched, fr.broad_us, fr.narrow_us, fr.frame_us);
+        row(i, "*", fr.contacts, fr.max_penetration, fr.force, fr.torque, line, "*");
     }
     return out;
 }
@@ -260,12 +381,19 @@ std::string format_text(const SceneCheck& check) {
                   r["geometries_loaded"].get<std::size_t>(), static_cast<double>(r["field_bytes"].get<std::size_t>()) / 1e6,
                   r["load_seconds"].get<double>());
     out += line;
-    const json& tool = r["tool"];
-    std::snprintf(line, sizeof line, "tool              %s (%zu points, %zu clusters, radius %.6g)\n",
-                  tool["part"].is_null() ? tool["file"].get<std::string>().c_str()
-                                         : ("part '" + tool["part"].get<std::string>() + "'").c_str(),
-                  tool["points"].get<std::size_t>(), tool["clusters"].get<std::size_t>(), tool["radius"].get<double>());
-    out += line;
+    for (const json& tool : r.contains("tools") ? r["tools"] : json::array({r["tool"]})) {
+        std::snprintf(line, sizeof line, "tool              %s (%zu points, %zu clusters, radius %.6g)%s\n",
+                      tool["part"].is_null() ? tool["file"].get<std::string>().c_str()
+                                             : ("part '" + tool["part"].get<std::string>() + "'").c_str(),
+                      tool["points"].get<std::size_t>(), tool["clusters"].get<std::size_t>(), tool["radius"].get<double>(),
+                      !tool.contains("collides_with_tools")      ? ""
+                      : tool["collides_with_tools"].get<bool>() ? ", the other tools collide with it"
+                                                                 : ", no field: only the moving side");
+        out += line;
+        if (!tool.contains("contacts")) continue;
+        stat_line("  parts touched", tool["parts_touched"], "", 1);
+        stat_line("  contacts", tool["contacts"], "", 1);
+    }
     const json& poses = r["poses"];
     std::snprintf(line, sizeof line, "frames            %zu (%s), mode %s, %d thread%s, warm-up %zu\n", r["frames"].get<std::size_t>(),
                   poses.contains("file") ? poses["file"].get<std::string>().c_str()

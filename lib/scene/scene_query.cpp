@@ -54,6 +54,8 @@ Pose compose_into(const Placement& placement, const Pose& world) {
     return {t, multiply({q[0], -q[1], -q[2], -q[3]}, world.quaternion)};
 }
 
+Placement placement_of(const Pose& pose) { return make_placement(pose.quaternion, pose.position); }
+
 Vec3d rotate_to_world(const Placement& placement, const Vec3d& v) {
     const auto& m = placement.matrix;
     return {m[0] * v.x + m[1] * v.y + m[2] * v.z, m[4] * v.x + m[5] * v.y + m[6] * v.z, m[8] * v.x + m[9] * v.y + m[10] * v.z};
@@ -101,21 +103,29 @@ Aabb positive_reach(const DistanceSampler& field) {
 }
 
 struct SceneQuery::State {
+    static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+    struct Tool {
+        std::optional<std::size_t> part;
+        fs::path file;
+        MovingObjectData data;
+        MovingObject view;
+        Vec3d center;
+        double radius = 0;
+        std::size_t slot = npos;  // its geometry's field when other tools collide with it
+    };
+
     fs::path scene_path;
     Scene scene;
     QueryOptions options;
     int threads = 1;
-    std::optional<std::size_t> tool_part;
-    fs::path tool_file;
-    MovingObjectData tool;
-    MovingObject tool_view;
-    Vec3d tool_center;
-    double tool_radius = 0;
+    std::vector<Tool> tools;                 // sized once (views point into their data)
+    std::vector<std::size_t> tool_of_part;   // per part: the tool it is, or npos
     std::vector<std::uint32_t> static_parts;
     std::vector<std::size_t> geometry_slot;  // per geometry: index into fields, or npos
     std::vector<StaticField> fields;         // one per geometry used
     std::vector<fs::path> field_files;
-    std::vector<std::size_t> part_slot;      // per part: its geometry's slot (npos when not static)
+    std::vector<std::size_t> part_slot;      // per part: its geometry's slot (npos when neither static nor a tool with a field)
     std::vector<Aabb> reach;                 // per part (empty when not static)
     std::vector<Aabb> local_reach;           // per geometry slot, in its frame (widened for rounding)
     BroadPhase broad;
@@ -123,22 +133,31 @@ struct SceneQuery::State {
     LoadTimes load_times;
     std::vector<std::string> warnings;
 
-    // Per worker: one query per loaded geometry (scratch), sharing the first one's packed tree.
+    // Per worker and tool: one query per loaded geometry (scratch), sharing the tool's packed tree.
     struct Worker {
-        std::vector<std::unique_ptr<VpsQuery>> queries;
+        std::vector<std::vector<std::unique_ptr<VpsQuery>>> queries;  // [tool][slot]
     };
     std::vector<Worker> workers;
     std::unique_ptr<tbb::task_arena> arena;
     // Frame scratch.
     FrameResult frame;
     std::vector<std::vector<Contact>> pair_contacts;  // threads > 1: per candidate
-    std::vector<std::uint32_t> broad_hits;
+    std::vector<std::uint32_t> hits;
+    std::vector<Placement> tool_placements;           // the frame's placement of each tool (several tools)
+    std::vector<Pose> frame_poses;                    // query(pose): the one tool's
 
-    static constexpr std::size_t npos = static_cast<std::size_t>(-1);
-
-    VpsQuery& query_for(std::size_t worker, std::size_t slot) { return *workers[worker].queries[slot]; }
+    VpsQuery& query_for(std::size_t worker, std::size_t tool, std::size_t slot) { return *workers[worker].queries[tool][slot]; }
     void run_pair(std::size_t worker, std::size_t index, const Pose& pose, const QueryOptions& opt,
                   std::vector<Contact>& out);
+    // Whether a ball (world) meets the reach box of a field slot placed at `pl` (in the part's frame).
+    bool ball_meets(const Placement& pl, std::size_t slot, const Vec3d& center, double radius) const;
+    Vec3d tool_ball_center(std::size_t t, const Pose& pose) const;
+    // Tool t's static candidates, then the other tools' parts it may touch (placements: the frame's).
+    void candidates_of(std::size_t t, const Pose& pose, const std::vector<Placement>& placements,
+                       std::vector<std::uint32_t>& out) const;
+    void load_tool(std::size_t t, const ToolSpec& spec);
+    // The frame's pairs (tool after tool, each tool's candidates in ascending part order), unrun.
+    void gather_pairs(const std::vector<Pose>& poses);
 };
 
 namespace {
@@ -150,6 +169,10 @@ std::string part_where(const fs::path& scene_path, const std::string& part) {
 }  // namespace
 
 SceneQuery::SceneQuery(const fs::path& scene_path, const ToolSpec& tool, const QueryOptions& options, int threads)
+    : SceneQuery(scene_path, options, std::vector<ToolSpec>{tool}, threads) {}
+
+SceneQuery::SceneQuery(const fs::path& scene_path, const QueryOptions& options, const std::vector<ToolSpec>& tools,
+                       int threads)
     : state_(std::make_unique<State>()) {
     const auto t0 = Clock::now();
     State& s = *state_;
@@ -159,9 +182,18 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const ToolSpec& tool, const Q
     s.scene = read_scene(scene_path);
     const Scene& sc = s.scene;
     const std::string where = scene_path.string();
-    if (tool.part.empty() == tool.tree_file.empty())
-        fail_usage("give the tool as one part of the scene (--tool NAME) or as a tree file (--tool-files TREE.hps)");
-    if (!tool.part.empty()) s.tool_part = sc.find_part(tool.part, where + ": --tool");
+    if (tools.empty()) fail_usage("give a tool: a part of the scene (--tool NAME) or a tree file (--tool-files TREE.hps)");
+    s.tools.resize(tools.size());
+    s.tool_of_part.assign(sc.parts.size(), State::npos);
+    for (std::size_t t = 0; t < tools.size(); ++t) {
+        if (tools[t].part.empty() == tools[t].tree_file.empty())
+            fail_usage("give the tool as one part of the scene (--tool NAME) or as a tree file (--tool-files TREE.hps)");
+        if (tools[t].part.empty()) continue;
+        const std::size_t i = sc.find_part(tools[t].part, where + ": --tool");
+        if (s.tool_of_part[i] != State::npos) fail_usage("--tool " + tools[t].part + ": part '" + sc.parts[i].name + "' is given twice as a tool");
+        s.tool_of_part[i] = t;
+        s.tools[t].part = i;
+    }
 
     // The geometries used: those of the static parts (and the tool's).
     s.geometry_slot.assign(sc.geometries.size(), State::npos);
@@ -169,7 +201,7 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const ToolSpec& tool, const Q
     s.reach.assign(sc.parts.size(), Aabb{});
     std::vector<std::size_t> used;
     for (std::size_t i = 0; i < sc.parts.size(); ++i) {
-        if (s.tool_part && *s.tool_part == i) continue;
+        if (s.tool_of_part[i] != State::npos) continue;
         const std::size_t g = sc.parts[i].geometry;
         if (!sc.geometries[g].ok) {
             s.warnings.push_back(part_where(scene_path, sc.parts[i].name) + ": left out (its geometry " + sc.geometries[g].id +
@@ -183,12 +215,29 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const ToolSpec& tool, const Q
         s.static_parts.push_back(static_cast<std::uint32_t>(i));
     }
     std::vector<std::size_t> verify = used;
-    if (s.tool_part) {
-        const std::size_t g = sc.parts[*s.tool_part].geometry;
+    std::vector<bool> tree_geometry(sc.geometries.size(), false);
+    for (State::Tool& tool : s.tools) {
+        if (!tool.part) continue;
+        const std::string& name = sc.parts[*tool.part].name;
+        const std::size_t g = sc.parts[*tool.part].geometry;
         if (!sc.geometries[g].ok)
-            fail_input("", part_where(scene_path, sc.parts[*s.tool_part].name) + ": the tool's geometry " + sc.geometries[g].id +
-                               " failed to prepare (" + sc.geometries[g].error + ")");
+            fail_input("", part_where(scene_path, name) + ": the tool's geometry " + sc.geometries[g].id + " failed to prepare (" +
+                               sc.geometries[g].error + ")");
+        tree_geometry[g] = true;
         if (std::find(verify.begin(), verify.end(), g) == verify.end()) verify.push_back(g);
+        if (s.tools.size() < 2) continue;
+        // Other tools collide with this one through its geometry's field.
+        if (!sc.geometries[g].files.count("distance") && !sc.geometries[g].files.count("voxelmap")) {
+            s.warnings.push_back(part_where(scene_path, name) + ": the tool's geometry " + sc.geometries[g].id +
+                                 " has no field: the other tools do not collide with it");
+            continue;
+        }
+        if (s.geometry_slot[g] == State::npos) {
+            s.geometry_slot[g] = used.size();
+            used.push_back(g);
+        }
+        tool.slot = s.geometry_slot[g];
+        s.part_slot[*tool.part] = tool.slot;
     }
     {
         // Only the files this query reads are checked (hashing the others would only add to the
@@ -197,7 +246,7 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const ToolSpec& tool, const Q
         for (std::size_t g = 0; g < read.geometries.size(); ++g) {
             auto& files = read.geometries[g].files;
             const bool field = s.geometry_slot[g] != State::npos;
-            const bool tree = s.tool_part && sc.parts[*s.tool_part].geometry == g;
+            const bool tree = tree_geometry[g];
             const std::string kind = files.count("distance") ? "distance" : "voxelmap";
             for (auto it = files.begin(); it != files.end();)
                 it = (field && it->first == kind) || (tree && it->first == "tree") ? std::next(it) : files.erase(it);
@@ -233,35 +282,7 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const ToolSpec& tool, const Q
     }
     s.load_times.fields = seconds_since(tf);
     const auto tt = Clock::now();
-    // The tool.
-    if (s.tool_part) {
-        const ScenePart& p = sc.parts[*s.tool_part];
-        const SceneGeometry& geometry = sc.geometries[p.geometry];
-        if (!geometry.files.count("tree"))
-            fail_input("", part_where(scene_path, p.name) + ": the tool's geometry " + geometry.id +
-                               " has no point-sphere tree (add the pointshell and spheretree stages to the pipeline)");
-        s.tool_file = geometry_file(scene_path, sc, p.geometry, "tree");
-    } else {
-        s.tool_file = tool.tree_file;
-    }
-    try {
-        s.tool = load_moving_object(s.tool_file);
-    } catch (const Error& e) {
-        if (!s.tool_part) throw;
-        rethrow_for(sc.parts[*s.tool_part].name, e);
-    }
-    if (!tree_covers_points(s.tool.tree, s.tool.points))
-        fail_input(s.tool_file.string(),
-                   "the point-sphere tree does not hold all its points in its spheres (rebuild it with haptic-spheretree)");
-    s.tool_view = s.tool.view();
-    // The tool's ball: the root sphere's centre; every point and every sphere inside (a contact is a
-    // point, and the time-critical mode's contacts lie on spheres).
-    s.tool_center = s.tool.tree.clusters.empty() ? Vec3d{} : s.tool.tree.clusters[0].sphere.center;
-    double r = 0;
-    for (const Vec3d& p : s.tool.points) r = std::max(r, length(p - s.tool_center));
-    for (const auto& c : s.tool.tree.clusters) r = std::max(r, length(c.sphere.center - s.tool_center) + c.sphere.radius);
-    s.tool_radius = r * (1 + 1e-9);
-
+    for (std::size_t t = 0; t < tools.size(); ++t) s.load_tool(t, tools[t]);
     s.load_times.tool = seconds_since(tt);
     const auto tr = Clock::now();
     // Reach per geometry (local), per static part (world), and the hierarchy over them.
@@ -278,16 +299,48 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const ToolSpec& tool, const Q
     s.broad = BroadPhase(boxes);
     for (const Aabb& b : local) s.local_reach.push_back(widen_for_rounding(b));
 
-    // The queries: one per worker and geometry, all sharing one packed tree.
+    // The queries: one per worker, tool and geometry, each tool's sharing one packed tree.
     s.workers.resize(static_cast<std::size_t>(s.threads));
-    if (!s.fields.empty()) {
-        const VpsQuery first(s.fields[0].field, s.tool_view, options);  // checks the options against the tree
+    for (auto& w : s.workers) w.queries.resize(s.tools.size());
+    for (std::size_t t = 0; t < s.tools.size() && !s.fields.empty(); ++t) {
+        const VpsQuery first(s.fields[0].field, s.tools[t].view, options);  // checks the options against the tree
         for (auto& w : s.workers)
-            for (const StaticField& f : s.fields) w.queries.push_back(std::make_unique<VpsQuery>(f.field, first));
+            for (const StaticField& f : s.fields) w.queries[t].push_back(std::make_unique<VpsQuery>(f.field, first));
     }
     if (s.threads > 1) s.arena = std::make_unique<tbb::task_arena>(s.threads);
     s.load_times.reach = seconds_since(tr);
     s.load_seconds = seconds_since(t0);
+}
+
+void SceneQuery::State::load_tool(std::size_t t, const ToolSpec& spec) {
+    Tool& tool = tools[t];
+    if (tool.part) {
+        const ScenePart& p = scene.parts[*tool.part];
+        const SceneGeometry& geometry = scene.geometries[p.geometry];
+        if (!geometry.files.count("tree"))
+            fail_input("", part_where(scene_path, p.name) + ": the tool's geometry " + geometry.id +
+                               " has no point-sphere tree (add the pointshell and spheretree stages to the pipeline)");
+        tool.file = geometry_file(scene_path, scene, p.geometry, "tree");
+    } else {
+        tool.file = spec.tree_file;
+    }
+    try {
+        tool.data = load_moving_object(tool.file);
+    } catch (const Error& e) {
+        if (!tool.part) throw;
+        throw Error(e.code(), part_where(scene_path, scene.parts[*tool.part].name) + ": " + e.what());
+    }
+    if (!tree_covers_points(tool.data.tree, tool.data.points))
+        fail_input(tool.file.string(),
+                   "the point-sphere tree does not hold all its points in its spheres (rebuild it with haptic-spheretree)");
+    tool.view = tool.data.view();
+    // The tool's ball: the root sphere's centre; every point and every sphere inside (a contact is a
+    // point, and the time-critical mode's contacts lie on spheres).
+    tool.center = tool.data.tree.clusters.empty() ? Vec3d{} : tool.data.tree.clusters[0].sphere.center;
+    double r = 0;
+    for (const Vec3d& p : tool.data.points) r = std::max(r, length(p - tool.center));
+    for (const auto& c : tool.data.tree.clusters) r = std::max(r, length(c.sphere.center - tool.center) + c.sphere.radius);
+    tool.radius = r * (1 + 1e-9);
 }
 
 SceneQuery::SceneQuery(SceneQuery&&) noexcept = default;
@@ -303,56 +356,145 @@ QueryOptions SceneQuery::pair_options(std::size_t candidates) const {
     return o;
 }
 
-void SceneQuery::candidates(const Pose& pose, std::vector<std::uint32_t>& out) const {
-    const State& s = *state_;
+bool SceneQuery::State::ball_meets(const Placement& pl, std::size_t slot, const Vec3d& center, double radius) const {
+    const auto& m = pl.matrix;
+    const Vec3d d = center - pl.position;
+    const Vec3d local{m[0] * d.x + m[4] * d.y + m[8] * d.z, m[1] * d.x + m[5] * d.y + m[9] * d.z,
+                      m[2] * d.x + m[6] * d.y + m[10] * d.z};
+    return squared_distance(local_reach[slot], local) <= radius * radius;
+}
+
+Vec3d SceneQuery::State::tool_ball_center(std::size_t t, const Pose& pose) const {
     const auto rot = rotation_rows(pose.quaternion);
-    const Vec3d center{dot(rot[0], s.tool_center) + pose.position.x, dot(rot[1], s.tool_center) + pose.position.y,
-                       dot(rot[2], s.tool_center) + pose.position.z};
-    s.broad.query(center, s.tool_radius, out);
+    const Vec3d& c = tools[t].center;
+    return {dot(rot[0], c) + pose.position.x, dot(rot[1], c) + pose.position.y, dot(rot[2], c) + pose.position.z};
+}
+
+void SceneQuery::State::candidates_of(std::size_t t, const Pose& pose, const std::vector<Placement>& placements,
+                                      std::vector<std::uint32_t>& out) const {
+    const Vec3d center = tool_ball_center(t, pose);
+    const double radius = tools[t].radius;
+    broad.query(center, radius, out);
     // The hierarchy's world boxes hold the placed reach boxes loosely (a rotated box's bounds); the
     // ball is then tested against the reach box itself, in the part's frame.
     std::size_t kept = 0;
     for (std::uint32_t i : out) {
-        const std::uint32_t part = s.static_parts[i];
-        const Placement& pl = s.scene.parts[part].placement;
-        const auto& m = pl.matrix;
-        const Vec3d d = center - pl.position;
-        const Vec3d local{m[0] * d.x + m[4] * d.y + m[8] * d.z, m[1] * d.x + m[5] * d.y + m[9] * d.z,
-                          m[2] * d.x + m[6] * d.y + m[10] * d.z};
-        if (squared_distance(s.local_reach[s.part_slot[part]], local) <= s.tool_radius * s.tool_radius) out[kept++] = part;
+        const std::uint32_t part = static_parts[i];
+        if (ball_meets(scene.parts[part].placement, part_slot[part], center, radius)) out[kept++] = part;
     }
     out.resize(kept);  // still ascending: so is static_parts
+    // The other tools with a field, at their placements of the frame, in ascending part order.
+    for (std::size_t u = 0; u < placements.size(); ++u) {
+        if (u == t || tools[u].slot == npos || !ball_meets(placements[u], tools[u].slot, center, radius)) continue;
+        const auto part = static_cast<std::uint32_t>(*tools[u].part);
+        out.insert(std::upper_bound(out.begin(), out.end(), part), part);
+    }
+}
+
+void SceneQuery::candidates(const Pose& pose, std::vector<std::uint32_t>& out) const {
+    state_->candidates_of(0, pose, {}, out);
+}
+
+void SceneQuery::candidates(std::size_t t, const std::vector<Pose>& poses, std::vector<std::uint32_t>& out) const {
+    const State& s = *state_;
+    if (poses.size() != s.tools.size())
+        fail_usage("a frame needs one pose per tool (" + std::to_string(s.tools.size()) + " tools, " + std::to_string(poses.size()) +
+                   " poses)");
+    std::vector<Placement> placements(poses.size());
+    for (std::size_t u = 0; u < poses.size(); ++u) placements[u] = placement_of(poses[u]);
+    s.candidates_of(t, poses.at(t), placements, out);
 }
 
 void SceneQuery::State::run_pair(std::size_t worker, std::size_t index, const Pose& pose, const QueryOptions& opt,
                                  std::vector<Contact>& out) {
-    const std::uint32_t part = frame.candidates[index];
-    const ScenePart& p = scene.parts[part];
-    VpsQuery& q = query_for(worker, part_slot[part]);
-    q.set_budget(opt.budget_us, opt.budget_tests);
-    const QueryResult& r = q(compose_into(p.placement, pose));
     PairResult& pr = frame.pairs[index];
-    pr.part = part;
+    const Placement& pl = pr.other_tool < 0 ? scene.parts[pr.part].placement : tool_placements[static_cast<std::size_t>(pr.other_tool)];
+    VpsQuery& q = query_for(worker, pr.tool, part_slot[pr.part]);
+    q.set_budget(opt.budget_us, opt.budget_tests);
+    const QueryResult& r = q(compose_into(pl, pose));
     pr.contacts = r.contacts.size();
-    pr.force = rotate_to_world(p.placement, r.force);
-    pr.torque = rotate_to_world(p.placement, r.torque);
+    pr.force = rotate_to_world(pl, r.force);
+    pr.torque = rotate_to_world(pl, r.torque);
     pr.max_penetration = r.max_penetration;
     pr.spheres_tested = r.spheres_tested;
     pr.points_tested = r.points_tested;
     pr.level_reached = r.level_reached;
     pr.interrupted = r.interrupted;
     pr.cfm_contacts = r.cfm_contacts;
-    for (const Contact& c : r.contacts) out.push_back(contact_to_world(p.placement, c));
+    for (const Contact& c : r.contacts) out.push_back(contact_to_world(pl, c));
 }
+
+void SceneQuery::State::gather_pairs(const std::vector<Pose>& poses) {
+    FrameResult& f = frame;
+    f.candidates.clear();
+    f.pairs.clear();
+    f.tools.resize(tools.size());
+    for (std::size_t t = 0; t < tools.size(); ++t) {
+        candidates_of(t, poses[t], tool_placements, hits);
+        f.tools[t] = ToolResult{};
+        f.tools[t].first_pair = f.pairs.size();
+        f.tools[t].pairs = hits.size();
+        for (std::uint32_t part : hits) {
+            f.candidates.push_back(part);
+            PairResult pr;
+            pr.tool = static_cast<std::uint32_t>(t);
+            pr.part = part;
+            if (tool_of_part[part] != npos) pr.other_tool = static_cast<std::int32_t>(tool_of_part[part]);
+            f.pairs.push_back(pr);
+        }
+    }
+}
+
+namespace {
+
+// Per tool and in total, the sums of the pairs in their order.
+void sum_pairs(FrameResult& f) {
+    f.force = {};
+    f.torque = {};
+    f.max_penetration = 0;
+    f.parts_touched = 0;
+    std::size_t contacts = 0;
+    for (ToolResult& tr : f.tools) {
+        tr.first_contact = contacts;
+        for (std::size_t k = tr.first_pair; k < tr.first_pair + tr.pairs; ++k) {
+            const PairResult& p = f.pairs[k];
+            tr.contacts += p.contacts;
+            tr.force = tr.force + p.force;
+            tr.torque = tr.torque + p.torque;
+            tr.max_penetration = std::max(tr.max_penetration, p.max_penetration);
+            tr.parts_touched += p.contacts > 0;
+            f.force = f.force + p.force;
+            f.torque = f.torque + p.torque;
+        }
+        contacts += tr.contacts;
+        f.max_penetration = std::max(f.max_penetration, tr.max_penetration);
+        f.parts_touched += tr.parts_touched;
+    }
+}
+
+}  // namespace
 
 const FrameResult& SceneQuery::query(const Pose& pose) {
     State& s = *state_;
+    if (s.tools.size() != 1) fail_usage("a frame of " + std::to_string(s.tools.size()) + " tools needs one pose per tool");
+    if (s.frame_poses.size() != 1) s.frame_poses.resize(1);
+    s.frame_poses[0] = pose;
+    return query(s.frame_poses);
+}
+
+const FrameResult& SceneQuery::query(const std::vector<Pose>& poses) {
+    State& s = *state_;
     FrameResult& f = s.frame;
+    const std::size_t tools = s.tools.size();
+    if (poses.size() != tools)
+        fail_usage("a frame needs one pose per tool (" + std::to_string(tools) + " tools, " + std::to_string(poses.size()) + " poses)");
     const auto t0 = Clock::now();
-    candidates(pose, f.candidates);
+    s.tool_placements.resize(tools > 1 ? tools : 0);
+    for (std::size_t u = 0; u < s.tool_placements.size(); ++u)
+        if (s.tools[u].slot != State::npos) s.tool_placements[u] = placement_of(poses[u]);
+    s.gather_pairs(poses);
     const auto t1 = Clock::now();
-    const std::size_t n = f.candidates.size();
-    f.pairs.assign(n, PairResult{});
+    const std::size_t n = f.pairs.size();
     f.contacts.clear();
     QueryOptions opt = pair_options(n);
     if (s.threads == 1 || n < 2) {
@@ -364,7 +506,7 @@ const FrameResult& SceneQuery::query(const Pose& pose) {
                 opt.budget_us = left / static_cast<double>(n - k);
             }
             f.pairs[k].first_contact = f.contacts.size();
-            s.run_pair(0, k, pose, opt, f.contacts);
+            s.run_pair(0, k, poses[f.pairs[k].tool], opt, f.contacts);
         }
     } else {
         if (s.pair_contacts.size() < n) s.pair_contacts.resize(n);
@@ -374,7 +516,7 @@ const FrameResult& SceneQuery::query(const Pose& pose) {
                 const std::size_t worker = w < 0 ? 0 : static_cast<std::size_t>(w);
                 for (std::size_t k = range.begin(); k < range.end(); ++k) {
                     s.pair_contacts[k].clear();
-                    s.run_pair(worker, k, pose, opt, s.pair_contacts[k]);
+                    s.run_pair(worker, k, poses[f.pairs[k].tool], opt, s.pair_contacts[k]);
                 }
             });
         });
@@ -383,16 +525,7 @@ const FrameResult& SceneQuery::query(const Pose& pose) {
             f.contacts.insert(f.contacts.end(), s.pair_contacts[k].begin(), s.pair_contacts[k].end());
         }
     }
-    f.force = {};
-    f.torque = {};
-    f.max_penetration = 0;
-    f.parts_touched = 0;
-    for (const PairResult& p : f.pairs) {
-        f.force = f.force + p.force;
-        f.torque = f.torque + p.torque;
-        f.max_penetration = std::max(f.max_penetration, p.max_penetration);
-        f.parts_touched += p.contacts > 0;
-    }
+    sum_pairs(f);
     const auto t2 = Clock::now();
     f.broad_us = elapsed_us(t0, t1);
     f.narrow_us = elapsed_us(t1, t2);
@@ -404,21 +537,27 @@ const Scene& SceneQuery::scene() const { return state_->scene; }
 const fs::path& SceneQuery::scene_path() const { return state_->scene_path; }
 const QueryOptions& SceneQuery::options() const { return state_->options; }
 int SceneQuery::threads() const { return state_->threads; }
-std::optional<std::size_t> SceneQuery::tool_part() const { return state_->tool_part; }
-const fs::path& SceneQuery::tool_file() const { return state_->tool_file; }
-const MovingObjectData& SceneQuery::tool() const { return state_->tool; }
-MovingObject SceneQuery::tool_view() const { return state_->tool_view; }
-Vec3d SceneQuery::tool_center() const { return state_->tool_center; }
-double SceneQuery::tool_radius() const { return state_->tool_radius; }
+std::size_t SceneQuery::tool_count() const { return state_->tools.size(); }
+std::optional<std::size_t> SceneQuery::tool_part(std::size_t t) const { return state_->tools.at(t).part; }
+const fs::path& SceneQuery::tool_file(std::size_t t) const { return state_->tools.at(t).file; }
+const MovingObjectData& SceneQuery::tool(std::size_t t) const { return state_->tools.at(t).data; }
+MovingObject SceneQuery::tool_view(std::size_t t) const { return state_->tools.at(t).view; }
+bool SceneQuery::tool_has_field(std::size_t t) const { return state_->tools.at(t).slot != State::npos; }
+Vec3d SceneQuery::tool_center(std::size_t t) const { return state_->tools.at(t).center; }
+double SceneQuery::tool_radius(std::size_t t) const { return state_->tools.at(t).radius; }
+std::string SceneQuery::tool_label(std::size_t t) const {
+    const State::Tool& tool = state_->tools.at(t);
+    return tool.part ? state_->scene.parts[*tool.part].name : tool.file.string();
+}
 const std::vector<std::uint32_t>& SceneQuery::static_parts() const { return state_->static_parts; }
 const StaticField& SceneQuery::field(std::size_t part) const {
     const std::size_t slot = state_->part_slot.at(part);
-    if (slot == State::npos) fail_usage("part " + std::to_string(part) + " is not a static part of the scene");
+    if (slot == State::npos) fail_usage("part " + std::to_string(part) + " is neither a static part of the scene nor a tool with a field");
     return state_->fields[slot];
 }
 const fs::path& SceneQuery::field_file(std::size_t part) const {
     const std::size_t slot = state_->part_slot.at(part);
-    if (slot == State::npos) fail_usage("part " + std::to_string(part) + " is not a static part of the scene");
+    if (slot == State::npos) fail_usage("part " + std::to_string(part) + " is neither a static part of the scene nor a tool with a field");
     return state_->field_files[slot];
 }
 const Aabb& SceneQuery::reach(std::size_t part) const { return state_->reach.at(part); }

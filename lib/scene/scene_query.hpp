@@ -24,10 +24,18 @@
 // Threads: `threads` > 1 (0: all cores) runs a frame's pairs on a TBB arena of that many threads, one set of
 // queries per worker; every pair writes its own slot and the merge runs in candidate order, so the
 // results are byte-identical for any thread count (the timings are not).
+// Several tools (a vector of ToolSpec; each frame one world pose per tool): each tool against the
+// static parts (the scene's parts that are no tool) and against every other tool that is a part
+// of the scene with a field (its geometry's field, placed at that tool's pose of the frame: the
+// pair query runs with pose(other)⁻¹ · pose(tool)). An outside tool has only its tree: it is only
+// ever the moving side. The frame's pairs are tool after tool, each tool's in ascending part
+// order; the budgets are shared by all the pairs of the frame.
 // Errors: hp::Error(bad_input) naming the scene file and the part: a missing or changed file, a
 // tool name that is not in the scene, a tool geometry without a tree file, a file its reader refuses.
-// Memory: the fields of the geometries of the static parts and the tool's tree, once each; per
-// worker one query (its scratch) per geometry, sharing the tool's packed tree.
+// hp::Error(usage): no tool, or one part given twice as a tool.
+// Memory: the fields of the geometries of the static parts (and of the tool parts, with several
+// tools) and each tool's tree, once each; per worker and tool one query (its scratch) per
+// geometry, sharing the tool's packed tree.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -62,9 +70,14 @@ struct ToolSpec {
     std::filesystem::path tree_file;  // an outside tool: its point-sphere tree (haptic-spheretree)
 };
 
+// The placement of a pose (its quaternion normalised): the frame of a tool part at that pose.
+Placement placement_of(const Pose& pose);
+
 // One pair of a frame: what the pair query of a candidate part found, in the world frame.
 struct PairResult {
-    std::uint32_t part = 0;           // index into Scene::parts
+    std::uint32_t tool = 0;           // the moving tool (index into the tools)
+    std::uint32_t part = 0;           // index into Scene::parts: a static part, or another tool's part
+    std::int32_t other_tool = -1;     // that other tool's index when the part is a tool, else -1
     std::size_t first_contact = 0;    // its contacts: FrameResult::contacts[first_contact, + contacts)
     std::size_t contacts = 0;
     Vec3d force, torque;              // world frame; torque about the tool's origin
@@ -75,11 +88,23 @@ struct PairResult {
     std::size_t cfm_contacts = 0;
 };
 
+// One tool's share of a frame.
+struct ToolResult {
+    std::size_t first_pair = 0, pairs = 0;        // FrameResult::pairs[first_pair, + pairs)
+    std::size_t first_contact = 0, contacts = 0;  // FrameResult::contacts[first_contact, + contacts)
+    Vec3d force, torque;                          // on this tool, world frame; torque about its origin
+    double max_penetration = 0;
+    std::size_t parts_touched = 0;                // its pairs with a contact
+};
+
 struct FrameResult {
-    std::vector<std::uint32_t> candidates;  // static parts in the broad phase, ascending part index
+    // Per pair, the part on the other side: tool after tool, each tool's in ascending part index
+    // (with one tool: the static parts in the broad phase).
+    std::vector<std::uint32_t> candidates;
     std::vector<PairResult> pairs;          // one per candidate, same order
     std::vector<Contact> contacts;          // world frame, pair after pair
-    Vec3d force, torque;                    // totals, world frame
+    std::vector<ToolResult> tools;          // one per tool
+    Vec3d force, torque;                    // totals over all pairs, world frame (one tool: the tool's)
     double max_penetration = 0;
     std::size_t parts_touched = 0;          // pairs with a contact
     double broad_us = 0, narrow_us = 0, frame_us = 0;
@@ -96,25 +121,35 @@ struct LoadTimes {
 class SceneQuery {
 public:
     SceneQuery(const std::filesystem::path& scene_path, const ToolSpec& tool, const QueryOptions& options, int threads = 1);
+    // Several tools (or one), in their order.
+    SceneQuery(const std::filesystem::path& scene_path, const QueryOptions& options, const std::vector<ToolSpec>& tools,
+               int threads = 1);
     SceneQuery(SceneQuery&&) noexcept;
     SceneQuery& operator=(SceneQuery&&) noexcept;
     ~SceneQuery();
 
     // One frame at the tool's world pose; the result stays valid until the next call. After the
     // first frames have grown the buffers, a frame on one thread allocates nothing.
-    const FrameResult& query(const Pose& pose);
+    const FrameResult& query(const Pose& pose);  // one tool only (else hp::Error(usage))
+    // One frame with every tool at its world pose (poses[t] for tool t).
+    const FrameResult& query(const std::vector<Pose>& poses);
 
     const Scene& scene() const;
     const std::filesystem::path& scene_path() const;
     const QueryOptions& options() const;
     int threads() const;
-    std::optional<std::size_t> tool_part() const;     // none for an outside tool
-    const std::filesystem::path& tool_file() const;   // the tool's tree file
-    const MovingObjectData& tool() const;
-    MovingObject tool_view() const;
+    // The tools, by index (0: the first, the only one of a one-tool query).
+    std::size_t tool_count() const;
+    std::optional<std::size_t> tool_part(std::size_t t = 0) const;  // none for an outside tool
+    const std::filesystem::path& tool_file(std::size_t t = 0) const;  // the tool's tree file
+    const MovingObjectData& tool(std::size_t t = 0) const;
+    MovingObject tool_view(std::size_t t = 0) const;
+    // Whether other tools collide with tool t: it is a part with a field (only with several tools).
+    bool tool_has_field(std::size_t t) const;
     // The tool's ball in its own frame: every point and every sphere of its tree inside.
-    Vec3d tool_center() const;
-    double tool_radius() const;
+    Vec3d tool_center(std::size_t t = 0) const;
+    double tool_radius(std::size_t t = 0) const;
+    std::string tool_label(std::size_t t) const;  // its part's name, or its tree file
     const std::vector<std::uint32_t>& static_parts() const;  // ascending part indices
     const StaticField& field(std::size_t part) const;         // a static part's geometry's field
     const std::filesystem::path& field_file(std::size_t part) const;
@@ -127,8 +162,10 @@ public:
     std::vector<std::string> warnings() const;                // parts left out (failed geometries)
     // The options a pair of a frame with `candidates` pairs runs with (its share of the budgets).
     QueryOptions pair_options(std::size_t candidates) const;
-    // The broad phase alone: the candidates of a pose (ascending part indices).
+    // The broad phase alone: the static candidates of the first tool at a pose (ascending part indices).
     void candidates(const Pose& pose, std::vector<std::uint32_t>& out) const;
+    // Tool t's candidates in a frame: static parts and other tools' parts, ascending part indices.
+    void candidates(std::size_t t, const std::vector<Pose>& poses, std::vector<std::uint32_t>& out) const;
 
 private:
     struct State;

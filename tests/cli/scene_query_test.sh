@@ -2,19 +2,10 @@
 # haptic-query --scene end to end: a plate with four instanced pegs prepared by haptic-pipeline
 # --assembly, one peg as the tool against the others and the plate.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/scene_lib.sh"
 query="$HP_BIN/haptic-query"
 
-python3 "$HP_SOURCE_DIR/tests/cli/make_assembly.py" pegs "$TMP/pegs.gltf" 4
-cat >"$TMP/pipe.json" <<'JSON'
-{"name": "scene-test", "stages": [
-  {"stage": "voxelize", "resolution": 64},
-  {"stage": "distance", "encoding": "float"},
-  {"stage": "pointshell"},
-  {"stage": "spheretree", "k": 4, "seed": 1}]}
-JSON
-expect_exit 0 "$HP_BIN/haptic-pipeline" "$TMP/pipe.json" "$TMP/pegs.gltf" --assembly -o "$TMP/prep" --quiet
-scene="$TMP/prep/scene.json"
-[ -s "$scene" ] && pass "scene.json written" || fail "no scene.json"
+make_pegs_scene 4
 
 # Contact poses against each static part in turn; every frame touches its target.
 expect_exit 0 "$query" --scene "$scene" --tool peg --scenario contact --count 60 --seed 2 --threads 1 \
@@ -92,7 +83,6 @@ PY
 done <"$TMP/pairs.txt"
 
 # An outside tool: the peg's tree file; every peg and the plate are static.
-tree=$(python3 -c 'import json,sys,os; s=json.load(open(sys.argv[1])); print(os.path.join(os.path.dirname(sys.argv[1]), s["geometries"][1]["files"]["tree"]["file"]))' "$scene")
 expect_exit 0 "$query" --scene "$scene" --tool-files "$tree" --scenario random --count 20 --budget-us 1e9 --json
 check "outside tool: all parts static" "$(json_get "$TMP/out" 'j["static_parts"]')" 5
 

@@ -108,3 +108,34 @@ def test_example_scene_insertion(scene, tmp_path):
     image = matplotlib.image.imread(png)
     assert image.shape[:2] == (320, 480)
     assert np.mean(image[..., :3].min(axis=-1) < 0.9) > 0.01
+
+
+def test_several_tools_each_pair_as_the_pair_query_alone(scene):
+    """Two tools: peg#2 (a part, with its field) and the peg's tree as an outside tool, at the same
+    poses pushed into the plate, the outside tool 1 mm beside peg#2. Each tool's plate pair equals the
+    pair query alone, and the outside tool also meets peg#2 (a tool with a field)."""
+    tree = scene.parent / "g1" / "spheretree.hps"
+    s = hapticprep.Scene(scene, tool=["peg#2"], tool_files=[tree])
+    names = [p["name"] for p in s.parts]
+    assert s.tools == ["peg#2", str(tree)]
+    peg, plate = names.index("peg#2"), names.index("plate")
+    n = 4
+    start = np.asarray(s.parts[peg]["position"])
+    one = np.array([start + [0.0005 * i, 0.0, -0.002] for i in range(n)])
+    beside = one + [0.001, 0.0, 0.0]
+    positions = np.stack([one, beside], axis=1)
+    quaternions = np.array([[s.parts[peg]["quaternion"]] * 2] * n)
+    r = s.query(positions, quaternions)
+    assert r["part_contacts"].shape == (n, 2, len(names)) and r["tool_force"].shape == (n, 2, 3)
+    assert (r["part_contacts"][:, 1, peg] > 0).all()  # the outside tool inside peg#2
+    alone = hapticprep.Query(scene.parent / "g0" / "distance.vdb", tree)
+    for i in range(n):
+        for t in range(2):
+            a = alone.run(positions[i][t], quaternions[i][t])  # the plate sits at the origin, unturned
+            mine = (r["frame"] == i) & (r["part"] == plate) & (r["tool"] == t)
+            assert mine.sum() == len(a.contacts) > 0
+            np.testing.assert_allclose(r["value"][mine], a.contacts.value, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(r["part_force"][i, t, plate], a.force, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(r["tool_force"].sum(axis=1), r["force"], rtol=1e-12, atol=1e-15)
+    with pytest.raises(Exception, match="shape"):
+        s.query(one, quaternions[:, 0])

@@ -1,7 +1,8 @@
 #pragma once
 // A small scene on disk for the scene query's tests: balls (radius 0.5) and boxes placed at random
 // rotations on lattices whose reach boxes touch and overlap, a tool part (a small ball with the
-// sphere shell's tree), and the sphere shell (radius 0.2) as an outside tool. Written as
+// sphere shell's tree; more instances of it on request), and the sphere shell (radius 0.2) as an
+// outside tool. Written as
 // scene.json with its files and their hashes, as haptic-pipeline --assembly writes it.
 #include <cmath>
 #include <filesystem>
@@ -11,12 +12,61 @@
 
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
+#include "contact/query.hpp"
 #include "core/file_hash.hpp"
 #include "formats/vdb.hpp"
 #include "scene/scene_file.hpp"
+#include "scene/scene_query.hpp"
 #include "../query/ball_fixture.hpp"
 
 namespace hp_test {
+
+inline void expect_same_contact(const hp::Contact& a, const hp::Contact& b) {
+    EXPECT_EQ(a.point, b.point);
+    EXPECT_EQ(a.position, b.position);
+    EXPECT_EQ(a.normal, b.normal);
+    EXPECT_EQ(a.value, b.value);
+    EXPECT_EQ(a.segment, b.segment);
+    EXPECT_EQ(a.cluster, b.cluster);
+}
+
+// The pair query's modes with the options the scene tests run them with.
+struct ModeCase {
+    const char* name;
+    hp::QueryOptions options;
+};
+
+inline std::vector<ModeCase> mode_cases() {
+    return {{"full", {.mode = hp::QueryMode::full}},
+            {"brute", {.mode = hp::QueryMode::brute}},
+            {"segmented", {.mode = hp::QueryMode::segmented, .level = 2}},
+            // Budgets that interrupt (split among the frame's pairs) and no time budget reached.
+            {"time-critical", {.mode = hp::QueryMode::time_critical, .budget_us = 1e9, .budget_tests = 60}}};
+}
+
+// A pair of a scene's frame against the pair query run alone with the pose composed into the frame
+// of the part on the other side (placed at `pl`): every contact, the force and the torque.
+inline void expect_pair_is_alone(const hp::scene::FrameResult& frame, const hp::scene::PairResult& pr, const hp::Placement& pl,
+                                 const hp::QueryResult& alone) {
+    ASSERT_EQ(pr.contacts, alone.contacts.size()) << "part " << pr.part;
+    for (std::size_t c = 0; c < alone.contacts.size(); ++c)
+        expect_same_contact(frame.contacts[pr.first_contact + c], hp::scene::contact_to_world(pl, alone.contacts[c]));
+    EXPECT_EQ(pr.force, hp::scene::rotate_to_world(pl, alone.force));
+    EXPECT_EQ(pr.torque, hp::scene::rotate_to_world(pl, alone.torque));
+    EXPECT_EQ(pr.max_penetration, alone.max_penetration);
+    EXPECT_EQ(pr.interrupted, alone.interrupted);
+}
+
+// Two scene queries' frames: the same candidates, contacts and totals (thread counts).
+inline void expect_same_frame(const hp::scene::FrameResult& a, const hp::scene::FrameResult& b) {
+    ASSERT_EQ(a.candidates, b.candidates);
+    ASSERT_EQ(a.contacts.size(), b.contacts.size());
+    for (std::size_t c = 0; c < a.contacts.size(); ++c) expect_same_contact(a.contacts[c], b.contacts[c]);
+    EXPECT_EQ(a.force, b.force);
+    EXPECT_EQ(a.torque, b.torque);
+}
 
 inline void write_sdf(const std::filesystem::path& path, const hp::GridSpec& g, double (*f)(hp::Vec3d)) {
     hp::vdb::write(path, g,
@@ -52,7 +102,8 @@ struct SceneFiles {
     hp::scene::Scene scene;
     BallScene ball;  // the 0.5 ball's field and the 0.2 sphere shell with its tree
 
-    explicit SceneFiles(const std::string& tag, int balls_per_axis = 2, int boxes_per_axis = 2) {
+    // `tool_parts` instances of the tool's geometry: "tool", "tool#2", ... (several tools at once).
+    explicit SceneFiles(const std::string& tag, int balls_per_axis = 2, int boxes_per_axis = 2, int tool_parts = 1) {
         namespace fs = std::filesystem;
         dir = fs::temp_directory_path() / ("hp_scene_" + tag + "_" + std::to_string(::getpid()));
         fs::remove_all(dir);
@@ -107,6 +158,7 @@ struct SceneFiles {
                     add_part("box/" + std::to_string(i) + std::to_string(j) + std::to_string(k), 1,
                              {-1.5 - 0.8 * i, 0.8 * j, 0.8 * k});
         add_part("tool", 2, {0, -1.5, 0});
+        for (int t = 2; t <= tool_parts; ++t) add_part("tool#" + std::to_string(t), 2, {0.6 * t, -1.5, 0});
         scene.source_file = scene.source_name = "test.gltf";
         scene.source_hash = "0";
         scene.units = "m";

@@ -22,28 +22,6 @@ namespace {
 
 using hp::scene::SceneQuery;
 
-void expect_same_contact(const hp::Contact& a, const hp::Contact& b) {
-    EXPECT_EQ(a.point, b.point);
-    EXPECT_EQ(a.position, b.position);
-    EXPECT_EQ(a.normal, b.normal);
-    EXPECT_EQ(a.value, b.value);
-    EXPECT_EQ(a.segment, b.segment);
-    EXPECT_EQ(a.cluster, b.cluster);
-}
-
-struct ModeCase {
-    const char* name;
-    hp::QueryOptions options;
-};
-
-std::vector<ModeCase> mode_cases() {
-    return {{"full", {.mode = hp::QueryMode::full}},
-            {"brute", {.mode = hp::QueryMode::brute}},
-            {"segmented", {.mode = hp::QueryMode::segmented, .level = 2}},
-            // Budgets that interrupt (split among the frame's pairs) and no time budget reached.
-            {"time-critical", {.mode = hp::QueryMode::time_critical, .budget_us = 1e9, .budget_tests = 60}}};
-}
-
 }  // namespace
 
 TEST(ScenePose, ComposeIntoUndoesThePlacement) {
@@ -124,7 +102,7 @@ TEST(SceneQuery, EveryPairEqualsThePairQueryRunAloneInEveryMode) {
     hp_test::SceneFiles f("pairs");
     const std::vector<hp::Pose> poses = f.poses(60, 21);
     const hp::MovingObjectData tool = hp::load_moving_object(f.tool_tree);
-    for (const ModeCase& mc : mode_cases()) {
+    for (const hp_test::ModeCase& mc : hp_test::mode_cases()) {
         SCOPED_TRACE(mc.name);
         SceneQuery one(f.scene_path, {.part = "", .tree_file = f.tool_tree}, mc.options, 1);
         SceneQuery three(f.scene_path, {.part = "", .tree_file = f.tool_tree}, mc.options, 3);
@@ -134,14 +112,10 @@ TEST(SceneQuery, EveryPairEqualsThePairQueryRunAloneInEveryMode) {
         for (const hp::Pose& pose : poses) {
             const hp::scene::FrameResult& a = one.query(pose);
             const hp::scene::FrameResult b = three.query(pose);
-            ASSERT_EQ(a.candidates, b.candidates);
-            ASSERT_EQ(a.contacts.size(), b.contacts.size());
             {
                 SCOPED_TRACE("threads 1 and 3");
-                for (std::size_t c = 0; c < a.contacts.size(); ++c) expect_same_contact(a.contacts[c], b.contacts[c]);
+                hp_test::expect_same_frame(a, b);
             }
-            EXPECT_EQ(a.force, b.force);
-            EXPECT_EQ(a.torque, b.torque);
             frames_with_two += a.parts_touched >= 2;
             hp::Vec3d force, torque;
             for (std::size_t k = 0; k < a.pairs.size(); ++k) {
@@ -152,13 +126,7 @@ TEST(SceneQuery, EveryPairEqualsThePairQueryRunAloneInEveryMode) {
                 const hp::QueryResult alone = hp::run_query(fields[part.geometry].field, tool.view(),
                                                             hp::scene::compose_into(part.placement, pose),
                                                             one.pair_options(a.candidates.size()));
-                ASSERT_EQ(pr.contacts, alone.contacts.size()) << "part " << part.name;
-                for (std::size_t c = 0; c < alone.contacts.size(); ++c)
-                    expect_same_contact(a.contacts[pr.first_contact + c], hp::scene::contact_to_world(part.placement, alone.contacts[c]));
-                EXPECT_EQ(pr.force, hp::scene::rotate_to_world(part.placement, alone.force));
-                EXPECT_EQ(pr.torque, hp::scene::rotate_to_world(part.placement, alone.torque));
-                EXPECT_EQ(pr.max_penetration, alone.max_penetration);
-                EXPECT_EQ(pr.interrupted, alone.interrupted);
+                hp_test::expect_pair_is_alone(a, pr, part.placement, alone);
                 pairs_with_contacts += !alone.contacts.empty();
                 interrupted += alone.interrupted;
                 force = force + pr.force;
@@ -305,10 +273,10 @@ TEST(SceneCheck, ScenarioPosesTouchTheirTargetsAndReportEveryFigure) {
     EXPECT_NE(csv.find(",ball/000,"), std::string::npos);
     EXPECT_NE(csv.find(",*,"), std::string::npos);
     // The same poses again: reproducible.
-    EXPECT_EQ(hp::scene::run_scene_check(spec).poses.size(), 40u);
-    const auto again = hp::scene::run_scene_check(spec).poses;
+    EXPECT_EQ(hp::scene::run_scene_check(spec).poses[0].size(), 40u);
+    const auto again = hp::scene::run_scene_check(spec).poses[0];
     for (std::size_t i = 0; i < again.size(); ++i) {
-        EXPECT_EQ(again[i].position, check.poses[i].position);
-        EXPECT_EQ(again[i].quaternion, check.poses[i].quaternion);
+        EXPECT_EQ(again[i].position, check.poses[0][i].position);
+        EXPECT_EQ(again[i].quaternion, check.poses[0][i].quaternion);
     }
 }

@@ -1,0 +1,208 @@
+// Several tools at once (SceneQuery with a vector of tools, run_scene_check with several tools):
+// every pair of a frame, a tool against a static part or against another tool, equals the pair
+// query run alone on the files of the part on the other side, with the pose composed into its
+// frame; the broad phase drops no tool-tool contact; an outside tool is never the static side.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "query/session.hpp"
+#include "query/static_field.hpp"
+#include "scene/scene_check.hpp"
+#include "scene/scene_query.hpp"
+#include "scene_fixture.hpp"
+
+namespace {
+
+using hp::scene::SceneQuery;
+
+// Tools "tool" and "tool#2" (parts with the small ball's field and the 0.2 shell's tree) and the
+// same shell as an outside tool.
+std::vector<hp::scene::ToolSpec> three_tools(const hp_test::SceneFiles& f) {
+    return {{.part = "tool", .tree_file = {}}, {.part = "tool#2", .tree_file = {}}, {.part = "", .tree_file = f.tool_tree}};
+}
+
+// Frames of three poses: tool 0 near a random static part; tool 1 near tool 0 (their balls of 0.2
+// overlapping) in half the frames, else near another static part; the outside tool near tool 0 or
+// tool 1 or a static part.
+std::vector<std::vector<hp::Pose>> frames(const hp_test::SceneFiles& f, std::size_t statics, std::size_t n, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<double> gauss;
+    std::uniform_real_distribution<double> near(0.2, 0.85), close(0.05, 0.39);
+    auto direction = [&] { return hp::normalized(hp::Vec3d{gauss(rng), gauss(rng), gauss(rng)}); };
+    auto rotation = [&] { return std::array<double, 4>{gauss(rng), gauss(rng), gauss(rng), gauss(rng)}; };
+    auto by_part = [&] {
+        return hp::Pose{f.scene.parts[rng() % statics].placement.position + direction() * near(rng), rotation()};
+    };
+    std::vector<std::vector<hp::Pose>> out;
+    for (std::size_t i = 0; i < n; ++i) {
+        const hp::Pose a = by_part();
+        const hp::Pose b = i % 2 ? hp::Pose{a.position + direction() * close(rng), rotation()} : by_part();
+        const hp::Pose c = i % 3 == 0 ? hp::Pose{b.position + direction() * close(rng), rotation()} : by_part();
+        out.push_back({a, b, c});
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST(SceneTools, EveryPairEqualsThePairQueryRunAloneAgainstPartsAndTools) {
+    hp_test::SceneFiles f("tools", 2, 2, 2);
+    const std::size_t statics = f.scene.parts.size() - 2;
+    const auto poses = frames(f, statics, 80, 4);
+    const hp::MovingObjectData shell = hp::load_moving_object(f.tool_tree);
+    std::vector<hp::StaticField> fields;
+    for (const char* g : {"g0", "g1", "g2"}) fields.push_back(hp::load_static_field(f.dir / g / "distance.vdb"));
+    for (const hp_test::ModeCase& mc : hp_test::mode_cases()) {
+        SCOPED_TRACE(mc.name);
+        SceneQuery one(f.scene_path, mc.options, three_tools(f), 1);
+        SceneQuery three(f.scene_path, mc.options, three_tools(f), 3);
+        ASSERT_EQ(one.tool_count(), 3u);
+        ASSERT_EQ(one.static_parts().size(), statics);
+        EXPECT_TRUE(one.tool_has_field(0));
+        EXPECT_TRUE(one.tool_has_field(1));
+        EXPECT_FALSE(one.tool_has_field(2));
+        std::size_t tool_pairs_touching = 0, static_pairs_touching = 0, interrupted = 0;
+        for (const auto& frame : poses) {
+            const hp::scene::FrameResult& a = one.query(frame);
+            const hp::scene::FrameResult b = three.query(frame);
+            hp_test::expect_same_frame(a, b);
+            ASSERT_EQ(a.tools.size(), 3u);
+            const hp::QueryOptions pair_options = one.pair_options(a.pairs.size());
+            for (std::size_t t = 0; t < 3; ++t) {
+                const hp::scene::ToolResult& tr = a.tools[t];
+                hp::Vec3d force;
+                std::size_t contacts = 0;
+                for (std::size_t k = tr.first_pair; k < tr.first_pair + tr.pairs; ++k) {
+                    const hp::scene::PairResult& pr = a.pairs[k];
+                    ASSERT_EQ(pr.tool, t);
+                    // The other side: a static part at its placement, or a tool part at its pose.
+                    const bool is_tool = pr.other_tool >= 0;
+                    const hp::Placement pl = is_tool ? hp::scene::placement_of(frame[static_cast<std::size_t>(pr.other_tool)])
+                                                     : one.scene().parts[pr.part].placement;
+                    ASSERT_EQ(is_tool, pr.part >= statics);  // the outside tool (no part) is never on this side
+                    const hp::MovingObject moving = t < 2 ? one.tool_view(t) : shell.view();
+                    const hp::QueryResult alone = hp::run_query(fields[f.scene.parts[pr.part].geometry].field, moving,
+                                                                hp::scene::compose_into(pl, frame[t]), pair_options);
+                    hp_test::expect_pair_is_alone(a, pr, pl, alone);
+                    (is_tool ? tool_pairs_touching : static_pairs_touching) += !alone.contacts.empty();
+                    interrupted += alone.interrupted;
+                    force = force + pr.force;
+                    contacts += pr.contacts;
+                }
+                EXPECT_EQ(tr.force, force);
+                EXPECT_EQ(tr.contacts, contacts);
+            }
+        }
+        EXPECT_GT(tool_pairs_touching, 20u);
+        EXPECT_GT(static_pairs_touching, 20u);
+        if (mc.options.mode == hp::QueryMode::time_critical) {
+            EXPECT_GT(interrupted, 0u);
+        }
+    }
+}
+
+// No tool-tool contact is dropped by the broad phase: every tool against every other tool part,
+// by brute force, at poses where their balls overlap and where they are apart (a ball that only
+// touches a reach box is tested for the static parts, by the same test, in scene_query_test.cpp).
+TEST(SceneTools, BroadPhaseNeverDropsAToolWithAContact) {
+    hp_test::SceneFiles f("toolbroad", 1, 1, 2);
+    const std::size_t statics = f.scene.parts.size() - 2;
+    SceneQuery sq(f.scene_path, {.mode = hp::QueryMode::full}, three_tools(f), 1);
+    const hp::StaticField ball = hp::load_static_field(f.dir / "g2" / "distance.vdb");
+    std::size_t contacts = 0;
+    std::vector<std::uint32_t> candidates;
+    for (const auto& frame : frames(f, statics, 400, 12)) {
+        for (std::size_t t = 0; t < 3; ++t) {
+            sq.candidates(t, frame, candidates);
+            for (std::size_t u = 0; u < 2; ++u) {
+                if (u == t) continue;
+                const hp::QueryResult r = hp::run_query(ball.field, sq.tool_view(t),
+                                                        hp::scene::compose_into(hp::scene::placement_of(frame[u]), frame[t]),
+                                                        {.mode = hp::QueryMode::brute});
+                if (r.contacts.empty()) continue;
+                ++contacts;
+                EXPECT_TRUE(std::binary_search(candidates.begin(), candidates.end(), static_cast<std::uint32_t>(*sq.tool_part(u))))
+                    << "tool " << t << " touches tool " << u << " but does not have it as a candidate";
+            }
+            EXPECT_TRUE(std::is_sorted(candidates.begin(), candidates.end()));
+        }
+    }
+    EXPECT_GT(contacts, 50u);
+}
+
+TEST(SceneTools, RefusesAPartGivenTwiceAndAFrameWithoutAPosePerTool) {
+    hp_test::SceneFiles f("twice", 1, 1, 2);
+    try {
+        SceneQuery(f.scene_path, {}, std::vector<hp::scene::ToolSpec>{{.part = "tool", .tree_file = {}}, {.part = "tool", .tree_file = {}}},
+                   1);
+        ADD_FAILURE() << "a part given twice as a tool was accepted";
+    } catch (const hp::Error& e) {
+        EXPECT_EQ(e.code(), hp::ExitCode::usage);
+        EXPECT_NE(std::string(e.what()).find("twice"), std::string::npos) << e.what();
+    }
+    SceneQuery sq(f.scene_path, {}, three_tools(f), 1);
+    EXPECT_THROW(sq.query(hp::Pose{{0, 0, 0}, {1, 0, 0, 0}}), hp::Error);
+    EXPECT_THROW(sq.query(std::vector<hp::Pose>(2, hp::Pose{{0, 0, 0}, {1, 0, 0, 0}})), hp::Error);
+}
+
+TEST(SceneTools, ScenarioPosesPerToolAreReproducibleAndTheFirstToolsAreTheOneToolRunsPoses) {
+    hp_test::SceneFiles f("toolcheck", 1, 1, 1);
+    hp::scene::SceneCheckSpec spec;
+    spec.scene_path = f.scene_path;
+    spec.tools = {{.part = "tool", .tree_file = {}}};
+    spec.scenario = "contact";
+    spec.count = 24;
+    spec.depth = 1;
+    spec.seed = 7;
+    const hp::scene::SceneCheck alone = hp::scene::run_scene_check(spec);
+    spec.tools = {{.part = "tool", .tree_file = {}}, {.part = "", .tree_file = f.tool_tree}};
+    const hp::scene::SceneCheck check = hp::scene::run_scene_check(spec);
+    ASSERT_EQ(check.poses.size(), 2u);
+    ASSERT_EQ(check.frames.size(), 24u);
+    // The static parts are the ball and the box in both runs: tool 0's poses are the one-tool run's.
+    for (std::size_t i = 0; i < 24; ++i) {
+        EXPECT_EQ(check.poses[0][i].position, alone.poses[0][i].position);
+        EXPECT_EQ(check.poses[0][i].quaternion, alone.poses[0][i].quaternion);
+        EXPECT_NE(check.poses[1][i].position, check.poses[0][i].position);
+        ASSERT_EQ(check.frames[i].tools.size(), 2u);
+        for (const hp::scene::ToolSummary& t : check.frames[i].tools) EXPECT_GE(t.parts_touched, 1u);  // each made to touch
+    }
+    const auto again = hp::scene::run_scene_check(spec);
+    for (std::size_t t = 0; t < 2; ++t)
+        for (std::size_t i = 0; i < 24; ++i) EXPECT_EQ(again.poses[t][i].position, check.poses[t][i].position);
+    EXPECT_FALSE(alone.report.contains("tools"));
+    EXPECT_EQ(check.report["tools"].size(), 2u);
+    EXPECT_EQ(check.per_frame[0]["tools"].size(), 2u);
+    EXPECT_EQ(hp::scene::to_csv(alone).find(",tool\n"), std::string::npos);
+    const std::string csv = hp::scene::to_csv(check);
+    EXPECT_NE(csv.find(",frame_us,tool\n"), std::string::npos);
+    // Frame 0: its pairs, then a totals row per tool (part "*") and the frame's (part and tool "*").
+    std::vector<std::string> totals;
+    for (std::size_t at = csv.find("\n0,*,"); at != std::string::npos; at = csv.find("\n0,*,", at + 1))
+        totals.push_back(csv.substr(at + 1, csv.find('\n', at + 1) - at - 1));
+    ASSERT_EQ(totals.size(), 3u);
+    EXPECT_EQ(totals[0].substr(totals[0].rfind(',')), ",tool");
+    EXPECT_EQ(totals[1].substr(totals[1].rfind(',') + 1), f.tool_tree.string());
+    EXPECT_EQ(totals[2].substr(totals[2].rfind(',')), ",*");
+
+    // The poses written and read back give the same frames.
+    const std::filesystem::path poses = f.dir / "poses.json";
+    hp::scene::write_tool_poses(poses, check);
+    const auto read = hp::scene::read_tool_poses(poses, 2);
+    for (std::size_t t = 0; t < 2; ++t)
+        for (std::size_t i = 0; i < 24; ++i) EXPECT_EQ(read[t][i].position, check.poses[t][i].position);
+    try {
+        hp::scene::read_tool_poses(poses, 3);
+        ADD_FAILURE() << "two tools' poses were read for three tools";
+    } catch (const hp::Error& e) {
+        EXPECT_EQ(e.code(), hp::ExitCode::bad_input);
+        EXPECT_NE(std::string(e.what()).find("poses.json"), std::string::npos) << e.what();
+    }
+}
