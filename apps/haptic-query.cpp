@@ -33,6 +33,98 @@ std::vector<hp::scene::ToolSpec> tools_in_order(const CLI::App& cli, const CLI::
     return tools;
 }
 
+// The command line's files and outputs (the declared keys are the query stage's, in StageCall).
+struct Args {
+    std::string static_path, moving_path, report_path, csv_path, write_poses_path, junit_path, plot_path;
+    std::string scene_path, target_part, static_mesh_path, moving_mesh_path;
+    std::vector<hp::scene::ToolSpec> tools;
+};
+
+// --threads 1: also pin this thread to the core it runs on, so the timing stays on one core (the
+// queries run on the calling thread).
+void pin_to_this_core() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(sched_getcpu(), &set);
+    sched_setaffinity(0, sizeof set, &set);
+}
+
+// --scene: the tools against every part of a scene, frame by frame.
+int run_scene(hp::app::Tool& tool, const Args& a, const hp::pipeline::QueryParams& opt) {
+    hp::scene::SceneCheckSpec spec;
+    spec.scene_path = a.scene_path;
+    spec.tools = a.tools;
+    if (opt.poses) spec.poses_path = *opt.poses;
+    if (opt.scenario) spec.scenario = *opt.scenario;
+    spec.target = a.target_part;
+    spec.count = opt.count;
+    spec.seed = opt.seed;
+    spec.depth = opt.depth;
+    spec.mode = opt.mode;
+    spec.level = opt.level.value_or(0);
+    spec.budget_us = opt.budget_us;
+    spec.budget_tests = opt.budget_tests.value_or(0);
+    spec.max_over_budget = opt.max_over_budget.value_or(-1.0);
+    spec.warmup = opt.warmup;
+    spec.threads = tool.threads;
+    const hp::scene::SceneCheck check = hp::scene::run_scene_check(spec, tool.progress());
+    for (const std::string& w : check.warnings) tool.warn(w);
+    if (!a.write_poses_path.empty()) hp::scene::write_tool_poses(a.write_poses_path, check);
+    const nlohmann::json report = hp::scene::full_report(check);
+    if (!a.report_path.empty()) hp::write_file_atomically(a.report_path, report.dump(1) + "\n");
+    if (!a.csv_path.empty()) hp::write_file_atomically(a.csv_path, hp::scene::to_csv(check));
+    if (!a.junit_path.empty()) hp::report::write_scene_junit(a.junit_path, check, spec.max_over_budget);
+    if (!a.plot_path.empty()) hp::report::write_scene_plot(a.plot_path, check);
+    tool.print_json(report);
+    if (tool.text_output()) std::fputs(hp::scene::format_text(check).c_str(), stdout);
+    return check.pass ? 0 : 1;
+}
+
+// --validate exact: VPS against the meshes' exact contact along the poses.
+int run_exact(hp::app::Tool& tool, const Args& a, const hp::pipeline::QueryParams& opt) {
+    hp::ExactValidationSpec vs;
+    vs.static_path = a.static_path;
+    vs.moving_path = a.moving_path;
+    vs.static_mesh_path = a.static_mesh_path;
+    vs.moving_mesh_path = a.moving_mesh_path;
+    if (opt.poses) vs.poses_path = *opt.poses;
+    if (opt.scenario) vs.scenario = *opt.scenario;
+    vs.count = opt.count;
+    vs.seed = opt.seed;
+    vs.depth = opt.depth;
+    vs.fail_on_tunnel = opt.fail_on_tunnel;
+    const hp::ExactValidation v = hp::run_exact_validation(vs, tool.progress());
+    for (const std::string& w : v.warnings) tool.warn(w);
+    if (!a.write_poses_path.empty()) hp::write_poses(a.write_poses_path, v.poses);
+    if (!a.report_path.empty()) hp::write_file_atomically(a.report_path, v.report.dump(1) + "\n");
+    tool.print_json(v.report);
+    if (tool.text_output()) std::fputs(hp::format_exact_validation(v).c_str(), stdout);
+    return v.pass ? 0 : 1;
+}
+
+// The timing checks of one pair: every mode, against the budget.
+int run_timing(hp::app::Tool& tool, const Args& a, const hp::app::StageCall& call, const hp::pipeline::QueryParams& opt) {
+    const std::string cfm_path = call.file("cfm").string();
+    hp::QueryCheckSpec spec = hp::pipeline::query_check_spec(opt);
+    spec.static_path = a.static_path;
+    spec.moving_path = a.moving_path;
+    spec.cfm_path = cfm_path;
+    spec.moving_octree_path = call.file("moving_octree");
+    spec.static_octree_path = call.file("static_octree");
+    const hp::QueryCheck check = hp::run_query_check(spec, tool.progress());
+    for (const std::string& w : check.warnings) tool.warn(w);
+    if (!a.write_poses_path.empty()) hp::write_poses(a.write_poses_path, check.poses);
+    nlohmann::json report = hp::full_report(check);
+    report["threads"] = tool.threads;
+    if (!a.report_path.empty()) hp::write_file_atomically(a.report_path, report.dump(1) + "\n");
+    if (!a.csv_path.empty()) hp::write_file_atomically(a.csv_path, hp::to_csv(check.run));
+    if (!a.junit_path.empty()) hp::report::write_query_junit(a.junit_path, check, opt.max_over_budget.value_or(-1.0));
+    if (!a.plot_path.empty()) hp::report::write_query_plot(a.plot_path, check);
+    tool.print_json(report);
+    if (tool.text_output()) std::fputs(hp::pipeline::format_text(check, opt, cfm_path).c_str(), stdout);
+    return check.pass ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -78,33 +170,30 @@ int main(int argc, char** argv) {
         "are made against (default: each static part in turn). --tool and --tool-files repeated: several tools, each\n"
         "against the static parts and against the other tools that are parts (one pose per tool and frame:\n"
         "  {\"tools\": [{\"tool\": NAME, \"poses\": [...]}, ...]}, in the order the tools are given).\n");
-    std::string static_path, moving_path, report_path, csv_path, write_poses_path;
-    std::string junit_path, plot_path;
-    std::string scene_path, target_part;
+    Args a;
     std::vector<std::string> tool_parts, tool_files;
-    tool.cli.add_option("--static", static_path, "static object: distance field (haptic-distance) or voxelmap (required without --scene)");
-    tool.cli.add_option("--moving", moving_path, "moving object: pointshell with its tree (haptic-spheretree) (required without --scene)");
-    tool.cli.add_option("--scene", scene_path, "a scene.json (haptic-pipeline --assembly): query a tool against all its parts");
+    tool.cli.add_option("--static", a.static_path, "static object: distance field (haptic-distance) or voxelmap (required without --scene)");
+    tool.cli.add_option("--moving", a.moving_path, "moving object: pointshell with its tree (haptic-spheretree) (required without --scene)");
+    tool.cli.add_option("--scene", a.scene_path, "a scene.json (haptic-pipeline --assembly): query a tool against all its parts");
     CLI::Option* tool_option =
         tool.cli.add_option("--tool", tool_parts, "--scene: a part that moves (its name or index); repeated: several tools")
             ->allow_extra_args(false);
     CLI::Option* tool_files_option = tool.cli.add_option("--tool-files", tool_files, "--scene: an outside tool, its point-sphere tree file (haptic-spheretree); repeated: several")
         ->allow_extra_args(false);
-    tool.cli.add_option("--target", target_part, "--scene with a scenario: the static part the poses are made against (default: each in turn)");
+    tool.cli.add_option("--target", a.target_part, "--scene with a scenario: the static part the poses are made against (default: each in turn)");
     hp::app::StageCall call(tool, "query");
-    tool.cli.add_option("--report", report_path, "write the report (JSON, with per-query results)");
-    tool.cli.add_option("--csv", csv_path, "write per-query results as CSV");
-    tool.cli.add_option("--write-poses", write_poses_path, "write the poses used (JSON)");
-    tool.cli.add_option("--junit", junit_path, "write the check as a JUnit XML test report (for CI servers)");
-    tool.cli.add_option("--plot", plot_path, "write a PNG: latency histogram with p50/p99/budget, latency per pose");
-    std::string static_mesh_path, moving_mesh_path;
-    tool.cli.add_option("--static-mesh", static_mesh_path, "validate exact: the static object's mesh");
-    tool.cli.add_option("--moving-mesh", moving_mesh_path, "validate exact: the moving object's mesh (frame of the tree's points)");
+    tool.cli.add_option("--report", a.report_path, "write the report (JSON, with per-query results)");
+    tool.cli.add_option("--csv", a.csv_path, "write per-query results as CSV");
+    tool.cli.add_option("--write-poses", a.write_poses_path, "write the poses used (JSON)");
+    tool.cli.add_option("--junit", a.junit_path, "write the check as a JUnit XML test report (for CI servers)");
+    tool.cli.add_option("--plot", a.plot_path, "write a PNG: latency histogram with p50/p99/budget, latency per pose");
+    tool.cli.add_option("--static-mesh", a.static_mesh_path, "validate exact: the static object's mesh");
+    tool.cli.add_option("--moving-mesh", a.moving_mesh_path, "validate exact: the moving object's mesh (frame of the tree's points)");
     // The three ways haptic-query runs, and the options that serve only some of them (the declared
     // keys' own modes, --mode and --validate, are in the query stage's declaration).
     const std::string timing = "timing checks", exact = "--validate exact", scene = "--scene";
     tool.set_modes({{timing, {}}, {exact, {"--validate", "exact"}}, {scene, {"--scene", "SCENE"}}}, [&] {
-        return !scene_path.empty() ? scene : call.given("validate") ? exact : timing;
+        return !a.scene_path.empty() ? scene : call.given("validate") ? exact : timing;
     });
     for (const char* o : {"--static", "--moving"}) tool.applies(o, {timing, exact});
     for (const char* o : {"--scene", "--tool", "--tool-files", "--target"}) tool.applies(o, {scene});
@@ -120,85 +209,13 @@ int main(int argc, char** argv) {
     for (const char* o : {"--csv", "--junit", "--plot"}) tool.applies(o, {timing, scene});
     return tool.run(argc, argv, [&] {
         const auto opt = call.typed<hp::pipeline::QueryParams>();
-        const std::string cfm_path = call.file("cfm").string();
-        // --threads 1: also pin this thread to the core it runs on, so the timing stays on one core
-        // (the queries run on the calling thread).
-        if (tool.threads == 1) {
-            cpu_set_t set;
-            CPU_ZERO(&set);
-            CPU_SET(sched_getcpu(), &set);
-            sched_setaffinity(0, sizeof set, &set);
+        if (tool.threads == 1) pin_to_this_core();
+        if (!a.scene_path.empty()) {
+            a.tools = tools_in_order(tool.cli, tool_option, tool_files_option, tool_parts, tool_files);
+            return run_scene(tool, a, opt);
         }
-        if (!scene_path.empty()) {
-            hp::scene::SceneCheckSpec spec;
-            spec.scene_path = scene_path;
-            spec.tools = tools_in_order(tool.cli, tool_option, tool_files_option, tool_parts, tool_files);
-            if (opt.poses) spec.poses_path = *opt.poses;
-            if (opt.scenario) spec.scenario = *opt.scenario;
-            spec.target = target_part;
-            spec.count = opt.count;
-            spec.seed = opt.seed;
-            spec.depth = opt.depth;
-            spec.mode = opt.mode;
-            spec.level = opt.level.value_or(0);
-            spec.budget_us = opt.budget_us;
-            spec.budget_tests = opt.budget_tests.value_or(0);
-            spec.max_over_budget = opt.max_over_budget.value_or(-1.0);
-            spec.warmup = opt.warmup;
-            spec.threads = tool.threads;
-            const hp::scene::SceneCheck check = hp::scene::run_scene_check(spec, tool.progress());
-            for (const std::string& w : check.warnings) tool.warn(w);
-            if (!write_poses_path.empty()) hp::scene::write_tool_poses(write_poses_path, check);
-            const nlohmann::json report = hp::scene::full_report(check);
-            if (!report_path.empty()) hp::write_file_atomically(report_path, report.dump(1) + "\n");
-            if (!csv_path.empty()) hp::write_file_atomically(csv_path, hp::scene::to_csv(check));
-            if (!junit_path.empty()) hp::report::write_scene_junit(junit_path, check, spec.max_over_budget);
-            if (!plot_path.empty()) hp::report::write_scene_plot(plot_path, check);
-            tool.print_json(report);
-            if (tool.text_output()) std::fputs(hp::scene::format_text(check).c_str(), stdout);
-            return check.pass ? 0 : 1;
-        }
-        if (static_path.empty() || moving_path.empty())
-            hp::fail_usage(static_path.empty() ? "--static is required (or --scene)" : "--moving is required (or --scene)");
-        if (opt.validate) {
-            hp::ExactValidationSpec vs;
-            vs.static_path = static_path;
-            vs.moving_path = moving_path;
-            vs.static_mesh_path = static_mesh_path;
-            vs.moving_mesh_path = moving_mesh_path;
-            if (opt.poses) vs.poses_path = *opt.poses;
-            if (opt.scenario) vs.scenario = *opt.scenario;
-            vs.count = opt.count;
-            vs.seed = opt.seed;
-            vs.depth = opt.depth;
-            vs.fail_on_tunnel = opt.fail_on_tunnel;
-            const hp::ExactValidation v = hp::run_exact_validation(vs, tool.progress());
-            for (const std::string& w : v.warnings) tool.warn(w);
-            if (!write_poses_path.empty()) hp::write_poses(write_poses_path, v.poses);
-            nlohmann::json report = v.report;
-            if (!report_path.empty()) hp::write_file_atomically(report_path, report.dump(1) + "\n");
-            tool.print_json(report);
-            if (tool.text_output()) std::fputs(hp::format_exact_validation(v).c_str(), stdout);
-            return v.pass ? 0 : 1;
-        }
-        hp::QueryCheckSpec spec = hp::pipeline::query_check_spec(opt);
-        spec.static_path = static_path;
-        spec.moving_path = moving_path;
-        spec.cfm_path = cfm_path;
-        spec.moving_octree_path = call.file("moving_octree");
-        spec.static_octree_path = call.file("static_octree");
-        const hp::QueryCheck check = hp::run_query_check(spec, tool.progress());
-        for (const std::string& w : check.warnings) tool.warn(w);
-        if (!write_poses_path.empty()) hp::write_poses(write_poses_path, check.poses);
-
-        nlohmann::json report = hp::full_report(check);
-        report["threads"] = tool.threads;
-        if (!report_path.empty()) hp::write_file_atomically(report_path, report.dump(1) + "\n");
-        if (!csv_path.empty()) hp::write_file_atomically(csv_path, hp::to_csv(check.run));
-        if (!junit_path.empty()) hp::report::write_query_junit(junit_path, check, opt.max_over_budget.value_or(-1.0));
-        if (!plot_path.empty()) hp::report::write_query_plot(plot_path, check);
-        tool.print_json(report);
-        if (tool.text_output()) std::fputs(hp::pipeline::format_text(check, opt, cfm_path).c_str(), stdout);
-        return check.pass ? 0 : 1;
+        if (a.static_path.empty() || a.moving_path.empty())
+            hp::fail_usage(a.static_path.empty() ? "--static is required (or --scene)" : "--moving is required (or --scene)");
+        return opt.validate ? run_exact(tool, a, opt) : run_timing(tool, a, call, opt);
     });
 }

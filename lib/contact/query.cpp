@@ -15,6 +15,12 @@
 
 namespace hp {
 
+std::optional<QueryMode> query_mode_from_name(std::string_view name) {
+    for (std::size_t i = 0; i < kQueryModeNames.size(); ++i)
+        if (kQueryModeNames[i] == name) return static_cast<QueryMode>(i);
+    return std::nullopt;
+}
+
 std::array<Vec3d, 3> rotation_rows(const std::array<double, 4>& q_in) {
     double n = std::sqrt(q_in[0] * q_in[0] + q_in[1] * q_in[1] + q_in[2] * q_in[2] + q_in[3] * q_in[3]);
     if (!(n > 0) || !std::isfinite(n)) fail_usage("a pose has a zero or non-finite quaternion");

@@ -16,7 +16,9 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "math/vec.hpp"
@@ -44,6 +46,11 @@ struct MovingObject {
 };
 
 enum class QueryMode { full, brute, segmented, time_critical };
+
+// The modes as haptic-query --mode and the pipeline spell them, in the enum's order.
+inline constexpr std::array<std::string_view, 4> kQueryModeNames{"full", "brute", "segmented", "time-critical"};
+// The mode a name spells; none for a name of no VPS mode (the octree modes are lib/query's).
+std::optional<QueryMode> query_mode_from_name(std::string_view name);
 
 struct QueryOptions {
     QueryMode mode = QueryMode::full;

@@ -9,6 +9,8 @@
 #include "core/error.hpp"
 #include "pipeline/stage_query.hpp"
 #include "query/check_run.hpp"
+#include "query/ist_check.hpp"
+#include "query/scenario.hpp"
 
 namespace hp::pipeline {
 
@@ -27,8 +29,10 @@ StageSpec query_stage() {
     // The modes: --validate exact checks the meshes' exact contact along the poses (no timing, no
     // tree traversal options); otherwise --mode picks the traversal.
     const nlohmann::json unset;
-    const std::vector<nlohmann::json> scenarios = {"contact", "approach", "random", "trajectory"};
-    const std::vector<nlohmann::json> ist = {"ist", "ist-brute"};
+    const std::vector<nlohmann::json> scenarios(kScenarioNames.begin(), kScenarioNames.end());
+    const std::vector<nlohmann::json> ist(kIstModeNames.begin(), kIstModeNames.end());
+    std::vector<nlohmann::json> modes(kQueryModeNames.begin(), kQueryModeNames.end());
+    modes.insert(modes.end(), ist.begin(), ist.end());
     const std::string never_early = " (the other modes never stop early)";
     d(&QueryParams::poses, "poses", "poses file (JSON)").excluding({"scenario"});
     d(&QueryParams::scenario, "scenario", "generate poses: contact, approach, random or trajectory")
@@ -39,8 +43,8 @@ StageSpec query_stage() {
     d(&QueryParams::depth, "depth", "contact: maximum penetration in voxels")
         .above_zero()
         .only_with("scenario", {"contact", "approach", "trajectory"});
-    d(&QueryParams::mode, "mode", "full, brute, segmented, time-critical, ist or ist-brute (octrees)")
-        .one_of({"full", "brute", "segmented", "time-critical", "ist", "ist-brute"})
+    d(&QueryParams::mode, "mode", query_mode_list() + " (octrees)")
+        .one_of(modes)
         .only_with("validate", {unset});
     d(&QueryParams::level, "level", "segmented: tree level of the segments (1 = root)")
         .in(1, 1000)
@@ -97,7 +101,7 @@ StageSpec query_stage() {
     // What the modes need (what they refuse is declared above, with only_with).
     s.check = [](const nlohmann::json& p, const Spelling& name) -> std::pair<std::string, std::string> {
         const std::string mode = p["mode"].get<std::string>();
-        const bool ist = mode == "ist" || mode == "ist-brute";
+        const bool ist = is_ist_mode(mode);
         if (p["validate"].is_null() && ist && (p["moving_octree"] != true || p["static_octree"] != true))
             return {"moving_octree", name("mode") + " " + mode + " needs " + name("moving_octree") + " and " + name("static_octree")};
         if (p["poses"].is_null() && p["scenario"].is_null())

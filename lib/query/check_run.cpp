@@ -15,11 +15,8 @@ namespace hp {
 
 namespace {
 QueryMode parse_mode(const std::string& name) {
-    if (name == "full") return QueryMode::full;
-    if (name == "brute") return QueryMode::brute;
-    if (name == "segmented") return QueryMode::segmented;
-    if (name == "time-critical") return QueryMode::time_critical;
-    fail_usage("unknown query mode '" + name + "' (full, brute, segmented, time-critical, ist or ist-brute)");
+    if (const auto mode = query_mode_from_name(name)) return *mode;
+    fail_usage("unknown query mode '" + name + "' (" + query_mode_list() + ")");
 }
 }  // namespace
 

@@ -65,10 +65,20 @@ IstForce IstResponse::operator()(const std::vector<octree::IstContact>& contacts
     return r;
 }
 
-bool is_ist_mode(const std::string& mode) { return mode == "ist" || mode == "ist-brute"; }
+bool is_ist_mode(const std::string& mode) {
+    return std::find(kIstModeNames.begin(), kIstModeNames.end(), mode) != kIstModeNames.end();
+}
+
+std::string query_mode_list() {
+    std::vector<std::string_view> all(kQueryModeNames.begin(), kQueryModeNames.end());
+    all.insert(all.end(), kIstModeNames.begin(), kIstModeNames.end());
+    std::string out;
+    for (std::size_t i = 0; i < all.size(); ++i) out += (i == 0 ? "" : i + 1 == all.size() ? " or " : ", ") + std::string(all[i]);
+    return out;
+}
 
 QueryCheck run_ist_check(const QueryCheckSpec& spec, const Progress& progress) {
-    const bool brute = spec.mode == "ist-brute";
+    const bool brute = spec.mode == kIstModeNames[1];
     if (spec.moving_octree_path.empty() || spec.static_octree_path.empty())
         fail_usage("mode '" + spec.mode + "' needs both octrees (haptic-octree): the moving object's and the static object's");
     if (!spec.cfm_path.empty()) fail_usage("a closest feature map serves only the time-critical mode, not mode '" + spec.mode + "'");

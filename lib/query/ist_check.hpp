@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/progress.hpp"
@@ -49,7 +50,11 @@ private:
     std::uint32_t stamp_ = 0;
 };
 
-bool is_ist_mode(const std::string& mode);  // "ist" or "ist-brute"
+// The octree modes of haptic-query --mode, after the VPS modes (kQueryModeNames).
+inline constexpr std::array<std::string_view, 2> kIstModeNames{"ist", "ist-brute"};
+bool is_ist_mode(const std::string& mode);  // one of kIstModeNames
+// Every mode's name, VPS then octree, as a usage message lists them: "full, brute, ... or ist-brute".
+std::string query_mode_list();
 
 // Throws hp::Error: usage for missing octrees or options of other modes; bad_input for files
 // that fail their readers.

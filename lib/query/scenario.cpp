@@ -22,21 +22,14 @@ std::uint64_t SplitMix64::next() {
 double SplitMix64::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 
 ScenarioKind parse_scenario_kind(const std::string& name) {
-    if (name == "contact") return ScenarioKind::contact;
-    if (name == "approach") return ScenarioKind::approach;
-    if (name == "random") return ScenarioKind::random;
-    if (name == "trajectory") return ScenarioKind::trajectory;
+    for (std::size_t i = 0; i < kScenarioNames.size(); ++i)
+        if (kScenarioNames[i] == name) return static_cast<ScenarioKind>(i);
     fail_usage("unknown scenario '" + name + "' (use contact, approach, random or trajectory)");
 }
 
 const char* scenario_kind_name(ScenarioKind kind) {
-    switch (kind) {
-    case ScenarioKind::contact: return "contact";
-    case ScenarioKind::approach: return "approach";
-    case ScenarioKind::random: return "random";
-    case ScenarioKind::trajectory: return "trajectory";
-    }
-    return "?";
+    const auto i = static_cast<std::size_t>(kind);
+    return i < kScenarioNames.size() ? kScenarioNames[i].data() : "?";
 }
 
 MovingBounds moving_bounds(const MovingObject& moving) {

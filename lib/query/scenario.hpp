@@ -15,9 +15,11 @@
 // never on the thread count. Generated in parallel (TBB); a contact pose costs up to 64 + a few
 // bisection steps of a bounded maximum search over a tree packed once (MaxPointValue).
 // Details: docs/query.md, "Poses: scenarios".
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -44,7 +46,10 @@ struct ScenarioOptions {
     int path_steps = 50;      // approach: poses per path, >= 2
 };
 
-// Parses "contact", "approach", "random", "trajectory"; throws hp::Error(usage) otherwise.
+// The scenarios as haptic-query --scenario and the pipeline spell them, in the enum's order.
+inline constexpr std::array<std::string_view, 4> kScenarioNames{"contact", "approach", "random", "trajectory"};
+
+// Parses one of kScenarioNames; throws hp::Error(usage) otherwise.
 ScenarioKind parse_scenario_kind(const std::string& name);
 const char* scenario_kind_name(ScenarioKind kind);
 

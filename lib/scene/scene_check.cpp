@@ -7,6 +7,7 @@
 #include "core/atomic_file.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "query/ist_check.hpp"
 #include "query/scenario.hpp"
 
 namespace hp::scene {
@@ -41,11 +42,8 @@ std::string csv_text(const std::string& s) {
 }  // namespace
 
 QueryMode parse_scene_mode(const std::string& name) {
-    if (name == "full") return QueryMode::full;
-    if (name == "brute") return QueryMode::brute;
-    if (name == "segmented") return QueryMode::segmented;
-    if (name == "time-critical") return QueryMode::time_critical;
-    if (name == "ist" || name == "ist-brute")
+    if (const auto mode = query_mode_from_name(name)) return *mode;
+    if (is_ist_mode(name))
         fail_usage("query mode '" + name + "' does not run on a scene: the scene query descends no octrees (scene.json's "
                    "per-geometry \"octree\" files are not read); give full, brute, segmented or time-critical");
     fail_usage("query mode '" + name + "' does not run on a scene (full, brute, segmented or time-critical)");
