@@ -183,7 +183,9 @@ int main(int argc, char** argv) {
                 if (log) log->end(manifest);
                 if (plan && !opt.shard.active()) {
                     scene_file = (std::filesystem::path(outdir) / "scene.json").string();
-                    hp::scene::write_scene(scene_file, pl::scene_of(*plan, pipeline, manifest));
+                    hp::scene::Scene scene = pl::scene_of(*plan, pipeline, manifest);
+                    hp::scene::hash_scene_files(scene_file, scene);
+                    hp::scene::write_scene(scene_file, scene);
                 }
             }
         }
