@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -488,10 +489,28 @@ void Reader::read_slices(const std::string& name, ValueType type, const std::fun
     });
 }
 
+namespace {
+// Asks for huge pages under a dense array's reserved, untouched capacity: it is then faulted in
+// 2 MiB at a time as it is filled, not 4 KiB (a field of 24M samples is 192 MB of doubles: 47,000
+// page faults fewer). Advice only: without transparent huge pages nothing changes.
+template <class T>
+void advise_huge_pages(std::vector<T>& v) {
+#ifdef MADV_HUGEPAGE
+    constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
+    const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(v.data()), end = begin + v.capacity() * sizeof(T);
+    const std::uintptr_t from = (begin + kHuge - 1) / kHuge * kHuge, to = end / kHuge * kHuge;
+    if (to > from) (void)madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
+#else
+    (void)v;
+#endif
+}
+}  // namespace
+
 std::vector<std::int32_t> Reader::read_int32(const std::string& name) const {
     const std::size_t slice = static_cast<std::size_t>(info_.grid.dims[0]) * static_cast<std::size_t>(info_.grid.dims[1]);
     std::vector<std::int32_t> out;
     out.reserve(slice * static_cast<std::size_t>(info_.grid.dims[2]));  // one allocation, no copies as it grows
+    advise_huge_pages(out);
     read_slices(name, ValueType::int32, [&](int, const void* values) {
         const auto* v = static_cast<const std::int32_t*>(values);
         out.insert(out.end(), v, v + slice);
@@ -504,6 +523,7 @@ std::vector<double> Reader::read_real(const std::string& name) const {
     const std::size_t slice = static_cast<std::size_t>(info_.grid.dims[0]) * static_cast<std::size_t>(info_.grid.dims[1]);
     std::vector<double> out;
     out.reserve(slice * static_cast<std::size_t>(info_.grid.dims[2]));
+    advise_huge_pages(out);
     read_slices(name, is_double ? ValueType::float64 : ValueType::float32, [&](int, const void* values) {
         if (is_double) {
             const auto* v = static_cast<const double*>(values);
