@@ -140,7 +140,9 @@ Outcome run_pipeline(const Args& a, const hp::app::Tool& tool) {
     if (log) log->end(out.manifest);
     if (plan && !opt.shard.active()) {
         out.scene_file = (std::filesystem::path(a.outdir) / "scene.json").string();
-        hp::scene::write_scene(out.scene_file, pl::scene_of(*plan, pipeline, out.manifest));
+        hp::scene::Scene scene = pl::scene_of(*plan, pipeline, out.manifest);
+        hp::scene::hash_scene_files(out.scene_file, scene);
+        hp::scene::write_scene(out.scene_file, scene);
     }
     return out;
 }

@@ -5,7 +5,8 @@
 # apart, seeded random rotations), prepared by haptic-pipeline --assembly at the bunny's 0.0005; the
 # tool is the paper's bunny shell (pointshell at 0.0007, about 35k points); 2,000 contact poses,
 # each against one part in turn; one thread. Prints bench_scene's row (load time, broad phase,
-# frame versus the same pairs alone) and keeps the prepared scene in $SCENE_BENCH_DIR when set.
+# frame versus the same pairs alone), then bench/scene_load.py's row (haptic-query's load and peak
+# RSS against the 10 geometries placed once), and keeps the prepared scene in $SCENE_BENCH_DIR when set.
 if [ -z "${results:-}" ]; then  # run alone
     set -uo pipefail
     cd "$(dirname "$0")/.."
@@ -46,5 +47,9 @@ JSON
         "$bin/bench_scene_peers" "$scene_dir/prepared/scene.json" "$scene_dir/tool.hps" "$meshes/stanford-bunny.obj" \
             --count 2000 --seed 1 --peer-poses "${SCENE_PEER_POSES:-0}" >>"$results"
     fi
+    # The load as a process, and its memory against the 10 geometries placed once (scene-once.json:
+    # the first part of each geometry, the same files): the same haptic-query command on both,
+    # alternated, under /usr/bin/time -v; one row with both peak RSS and their ratio.
+    python3 bench/scene_load.py "$bin/haptic-query" "$scene_dir/prepared/scene.json" "$scene_dir/tool.hps" >>"$results"
     [ -z "${SCENE_BENCH_DIR:-}" ] && rm -rf "$scene_dir"
 fi

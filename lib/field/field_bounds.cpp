@@ -20,6 +20,19 @@ float round_up(double v) {
     if (static_cast<double>(f) < v) f = std::nextafter(f, std::numeric_limits<float>::infinity());
     return f;
 }
+// A cell's largest squared corner gradient (times s^2) and its largest corner; c: corner (a, b, c)
+// at c[a + 2 b + 4 c].
+inline void cell_extremes(const double (&c)[8], double& g2, double& top) {
+    g2 = 0;
+    top = c[0];
+    for (int n = 0; n < 8; ++n) {
+        const double dx = c[n | 1] - c[n & ~1];
+        const double dy = c[n | 2] - c[n & ~2];
+        const double dz = c[n | 4] - c[n & ~4];
+        g2 = std::max(g2, dx * dx + dy * dy + dz * dz);
+        top = std::max(top, c[n]);
+    }
+}
 constexpr int kBlock = 4;  // cells per block edge at pyramid level 0, dense (a power of two: lookups shift by 2 + level)
 // Runs slab(q, inside) for each slab q in [0, n) of level-0 blocks (a z layer of blocks) and
 // returns the largest `inside` a slab left. Slabs write disjoint blocks, so they run in parallel;
@@ -55,14 +68,8 @@ inline double DistanceSampler::add_cell(int i, int j, int k, BlockBound& m, doub
     // bounding each component by its largest edge difference).
     double c[8];  // corner (a, b, c) at c[a + 2 b + 4 c]
     for (int n = 0; n < 8; ++n) c[n] = at_clamped(i + (n & 1), j + ((n >> 1) & 1), k + (n >> 2));
-    double g2 = 0, top = c[0];
-    for (int n = 0; n < 8; ++n) {
-        const double dx = c[n | 1] - c[n & ~1];
-        const double dy = c[n | 2] - c[n & ~2];
-        const double dz = c[n | 4] - c[n & ~4];
-        g2 = std::max(g2, dx * dx + dy * dy + dz * dz);
-        top = std::max(top, c[n]);
-    }
+    double g2 = 0, top = 0;
+    cell_extremes(c, g2, top);
     const double lc = std::sqrt(g2) / grid_.voxel_size;
     inside = std::max(inside, lc);
     // Rounded up to float so the stored bound never falls below the double one.
@@ -71,13 +78,66 @@ inline double DistanceSampler::add_cell(int i, int j, int k, BlockBound& m, doub
     return top;
 }
 
+namespace {
+// Level 0 of a dense field's pyramid from its samples (`table`: axis_table_, whose entry dims
+// repeats the last sample, so the corner beyond a one-voxel axis needs no clamp). Per cell the
+// largest squared corner gradient (times s^2) and the largest corner, as add_cell computes them;
+// per block only their maxima are turned into bounds: sqrt, the division, the margin and the
+// rounding up to float are nondecreasing, so the bound of the largest equals the largest bound,
+// bit for bit, and each cell costs its four new corners (the row's previous four are kept).
+// Returns the largest slope of the slab's cells.
+template <class T>
+double dense_slab(const T* samples, const std::array<std::vector<std::size_t>, 3>& table, const std::array<int, 3>& cells,
+                  const std::array<int, 3>& bd, int q, double voxel_size, DistanceSampler::BlockBound* level) {
+    const std::size_t row_blocks = static_cast<std::size_t>(bd[0]);
+    std::vector<double> g2max(row_blocks * static_cast<std::size_t>(bd[1]), 0.0);
+    std::vector<double> topmax(g2max.size(), -std::numeric_limits<double>::infinity());
+    const std::vector<std::size_t>& tx = table[0];
+    for (int k = q * kBlock; k < std::min(cells[2], (q + 1) * kBlock); ++k)
+        for (int j = 0; j < cells[1]; ++j) {
+            // The four rows of the cells' corners: (b, c) = (y step, z step) at b + 2 c.
+            std::size_t row[4];
+            for (int m = 0; m < 4; ++m)
+                row[m] = table[1][static_cast<std::size_t>(j + (m & 1))] + table[2][static_cast<std::size_t>(k + (m >> 1))];
+            double lo[4], hi[4];
+            for (int m = 0; m < 4; ++m) lo[m] = static_cast<double>(samples[tx[0] + row[m]]);
+            double* g2_row = &g2max[static_cast<std::size_t>(j / kBlock) * row_blocks];
+            double* top_row = &topmax[static_cast<std::size_t>(j / kBlock) * row_blocks];
+            for (int i = 0; i < cells[0]; ++i) {
+                const std::size_t x1 = tx[static_cast<std::size_t>(i + 1)];
+                for (int m = 0; m < 4; ++m) hi[m] = static_cast<double>(samples[x1 + row[m]]);
+                double c[8];  // corner (a, b, c) at c[a + 2 b + 4 c], as add_cell
+                for (int m = 0; m < 4; ++m) {
+                    c[2 * m] = lo[m];
+                    c[2 * m + 1] = hi[m];
+                }
+                double g2 = 0, top = 0;
+                cell_extremes(c, g2, top);
+                const std::size_t b = static_cast<std::size_t>(i / kBlock);
+                g2_row[b] = std::max(g2_row[b], g2);
+                top_row[b] = std::max(top_row[b], top);
+                for (int m = 0; m < 4; ++m) lo[m] = hi[m];
+            }
+        }
+    double inside = 0;
+    for (std::size_t n = 0; n < g2max.size(); ++n) {
+        const double lc = std::sqrt(g2max[n]) / voxel_size;
+        inside = std::max(inside, lc);
+        DistanceSampler::BlockBound& m = level[static_cast<std::size_t>(q) * g2max.size() + n];
+        m.lipschitz = std::max(m.lipschitz, round_up(lc * (1 + 1e-9)));
+        m.max_value = std::max(m.max_value, round_up(topmax[n]));
+    }
+    return inside;
+}
+}  // namespace
+
 double DistanceSampler::dense_level0(std::vector<BlockBound>& level, const std::array<int, 3>& bd) const {
     const std::array<int, 3> cells = cell_counts();
     return max_over_slabs(bd[2], [&](int q, double& inside) {
-        for (int k = q * kBlock; k < std::min(cells[2], (q + 1) * kBlock); ++k)
-            for (int j = 0; j < cells[1]; ++j)
-                for (int i = 0; i < cells[0]; ++i)
-                    add_cell(i, j, k, level[(static_cast<std::size_t>(q) * bd[1] + j / kBlock) * bd[0] + i / kBlock], inside);
+        if (float_samples())
+            inside = dense_slab(samples_f_.data(), axis_table_, cells, bd, q, grid_.voxel_size, level.data());
+        else
+            inside = dense_slab(samples_d_.data(), axis_table_, cells, bd, q, grid_.voxel_size, level.data());
     });
 }
 

@@ -73,7 +73,7 @@ void check_scene(const fs::path& path, CheckReport& r) {
                 r.problem("part '" + part + "': " + file.string() + " (" + kind + ") is missing");
                 continue;
             }
-            if (fs::file_size(file, ec) != ref.bytes || hash_file(file) != ref.hash) {
+            if (fs::file_size(file, ec) != ref.bytes || !hash_matches(file, ref.hash)) {
                 r.problem("part '" + part + "': " + file.string() + " (" + kind + ") changed since the scene was prepared");
                 continue;
             }

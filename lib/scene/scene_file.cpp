@@ -1,8 +1,11 @@
 #include "scene/scene_file.hpp"
 
 #include <cmath>
+#include <exception>
 #include <fstream>
 #include <system_error>
+
+#include <tbb/parallel_for.h>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -258,15 +261,37 @@ void verify_scene_files(const fs::path& scene_path, const Scene& scene, const st
             const std::string what = where + ": part '" + part_of(g) + "': " + file.string();
             std::error_code ec;
             if (!fs::is_regular_file(file, ec)) fail_input("", what + ": missing (prepare the scene again, or restore the file)");
-            if (fs::file_size(file, ec) != ref.bytes || hash_file(file) != ref.hash)
+            if (fs::file_size(file, ec) != ref.bytes || !hash_matches(file, ref.hash))
                 fail_input("", what + ": changed since the scene was prepared (its size or hash differs from scene.json; "
                                       "prepare the scene again with haptic-pipeline --assembly --resume)");
         }
     };
-    if (only.empty())
-        for (std::size_t g = 0; g < scene.geometries.size(); ++g) check(g);
-    else
-        for (std::size_t g : only) check(g);
+    std::vector<std::size_t> order = only;
+    if (order.empty())
+        for (std::size_t g = 0; g < scene.geometries.size(); ++g) order.push_back(g);
+    // One slot per geometry: the first failure in order is thrown, whatever finished first.
+    std::vector<std::exception_ptr> failed(order.size());
+    tbb::parallel_for(std::size_t{0}, order.size(), [&](std::size_t k) {
+        try {
+            check(order[k]);
+        } catch (...) {
+            failed[k] = std::current_exception();
+        }
+    });
+    for (const std::exception_ptr& e : failed)
+        if (e) std::rethrow_exception(e);
+}
+
+void hash_scene_files(const fs::path& scene_path, Scene& scene) {
+    for (SceneGeometry& geometry : scene.geometries) {
+        if (!geometry.ok) continue;
+        for (auto& [kind, ref] : geometry.files) {
+            const fs::path file = scene_path.parent_path() / ref.file;
+            ref.hash = content_hash(file);  // refuses a file it cannot read
+            std::error_code ec;
+            ref.bytes = fs::file_size(file, ec);
+        }
+    }
 }
 
 fs::path geometry_file(const fs::path& scene_path, const Scene& scene, std::size_t geometry, const std::string& kind) {

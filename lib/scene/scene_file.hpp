@@ -4,7 +4,8 @@
 // haptic-pipeline --assembly prepares every distinct geometry of a multi-part file once, in its
 // own frame, and writes OUTDIR/scene.json: the parts (name, geometry, rigid placement as position
 // + quaternion and as a 4x4 matrix, world bounds, bounding sphere) and per geometry its files
-// with their sizes and hashes (hex64 of the bytes, as the manifest). Paths are relative to the
+// with their sizes and hashes (version 2: "xxh3:" and XXH3-64 of the bytes; version 1: hex64 of
+// FNV-1a, as the manifest, still verified; core/file_hash.hpp). Paths are relative to the
 // scene file's folder. Units: metres when the assembly was read with --units, else the file's.
 // The format key "hapticprep-scene" tells it from haptic-sim's scene files; a version newer than
 // kSceneVersion is refused.
@@ -26,12 +27,12 @@
 namespace hp::scene {
 
 inline constexpr const char* kSceneFormat = "hapticprep-scene";
-inline constexpr int kSceneVersion = 1;
+inline constexpr int kSceneVersion = 2;
 
 struct FileRef {
     std::string file;  // relative to the scene's folder
     std::uint64_t bytes = 0;
-    std::string hash;  // hex64 of the bytes
+    std::string hash;  // content_hash ("xxh3:..."), or hash_file's FNV hex64 (version 1)
 };
 
 struct SceneGeometry {
@@ -83,8 +84,12 @@ void write_scene(const std::filesystem::path& path, const Scene& scene);
 // Checks the files of every geometry that is ok (or of `only` when given): present, their size
 // and hash as recorded. Throws hp::Error(bad_input) "SCENE: part P: FILE: ..." for the first that
 // is not, naming a part of the geometry and saying what to do.
+// The files are hashed on all threads; the error is the first in geometry order, as one by one.
 void verify_scene_files(const std::filesystem::path& scene_path, const Scene& scene,
                         const std::vector<std::size_t>& only = {});
+// Sets each ok geometry's file sizes and hashes from the files (content_hash, XXH3): what
+// haptic-pipeline --assembly records in scene.json (the manifest keeps its FNV hashes).
+void hash_scene_files(const std::filesystem::path& scene_path, Scene& scene);
 
 // The absolute path of a geometry's file of `kind`; hp::Error(bad_input) when the geometry has none.
 std::filesystem::path geometry_file(const std::filesystem::path& scene_path, const Scene& scene, std::size_t geometry,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <iterator>
 #include <limits>
 
@@ -266,20 +267,31 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const QueryOptions& options, 
     auto rethrow_for = [&](const std::string& part, const Error& e) -> void {
         throw Error(e.code(), part_where(scene_path, part) + ": " + e.what());
     };
-    for (std::size_t g : used) {
+    // On all threads, one geometry each; every slot is filled alone, and the first failure in
+    // geometry order is thrown, so the result and the message do not depend on the threads.
+    s.fields.resize(used.size());
+    s.field_files.resize(used.size());
+    std::vector<std::exception_ptr> failed(used.size());
+    tbb::parallel_for(std::size_t{0}, used.size(), [&](std::size_t k) {
+        const std::size_t g = used[k];
         const SceneGeometry& geometry = sc.geometries[g];
-        const std::string kind = geometry.files.count("distance") ? "distance" : "voxelmap";
-        if (!geometry.files.count(kind))
-            fail_input("", part_where(scene_path, first_part_of(g)) + ": geometry " + geometry.id +
-                               " has no distance field nor voxelmap (add the voxelize and distance stages to the pipeline)");
-        const fs::path file = geometry_file(scene_path, sc, g, kind);
         try {
-            s.fields.push_back(load_static_field(file));
-        } catch (const Error& e) {
-            rethrow_for(first_part_of(g), e);
+            const std::string kind = geometry.files.count("distance") ? "distance" : "voxelmap";
+            if (!geometry.files.count(kind))
+                fail_input("", part_where(scene_path, first_part_of(g)) + ": geometry " + geometry.id +
+                                   " has no distance field nor voxelmap (add the voxelize and distance stages to the pipeline)");
+            s.field_files[k] = geometry_file(scene_path, sc, g, kind);
+            try {
+                s.fields[k] = load_static_field(s.field_files[k]);
+            } catch (const Error& e) {
+                rethrow_for(first_part_of(g), e);
+            }
+        } catch (...) {
+            failed[k] = std::current_exception();
         }
-        s.field_files.push_back(file);
-    }
+    });
+    for (const std::exception_ptr& e : failed)
+        if (e) std::rethrow_exception(e);
     s.load_times.fields = seconds_since(tf);
     const auto tt = Clock::now();
     for (std::size_t t = 0; t < tools.size(); ++t) s.load_tool(t, tools[t]);

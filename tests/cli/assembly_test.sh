@@ -73,9 +73,12 @@ check "six parts" "$(json_get "$S" 'len(j["parts"])')" 6
 check "no report among the files" "$(json_get "$S" '" ".join(sorted(j["geometries"][1]["files"]))')" "cfm distance pointshell tree voxelmap"
 # One voxel size for the assembly: its longest world extent (the plate, 0.06 m) / 24.
 check "voxel size" "$(json_get "$S" 'round(j["voxel_size"] / (0.06 / 24), 6)')" 1.0
-python3 - "$S" <<'PY' && pass "hashes and sizes in scene.json are the files'" || fail "scene.json hashes"
-import json, os, sys
+# Version 2 records XXH3 ("xxh3:" and 16 hex digits); the same scene with the FNV-1a hashes of
+# version 1, computed here, still checks: both algorithms are verified.
+python3 - "$S" "$TMP/asm/scene-v1.json" <<'PY' && pass "scene.json sizes are the files', its hashes XXH3; as version 1 with FNV" || fail "scene.json hashes"
+import json, os, re, sys
 s = json.load(open(sys.argv[1])); d = os.path.dirname(sys.argv[1])
+assert s["format_version"] == 2
 def fnv(path):
     h = 0xcbf29ce484222325
     for b in open(path, "rb").read(): h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
@@ -83,8 +86,13 @@ def fnv(path):
 for g in s["geometries"]:
     for f in g["files"].values():
         p = os.path.join(d, f["file"])
-        assert os.path.getsize(p) == f["bytes"] and fnv(p) == f["hash"], p
+        assert os.path.getsize(p) == f["bytes"] and re.fullmatch("xxh3:[0-9a-f]{16}", f["hash"]), p
+        f["hash"] = fnv(p)
+s["format_version"] = 1
+json.dump(s, open(sys.argv[2], "w"))
 PY
+expect_exit 0 "$dump" "$TMP/asm/scene-v1.json" --check
+rm -f "$TMP/asm/scene-v1.json"
 # The peg's files are the executables' with --part on any instance, at the scene's voxel size.
 vs=$(json_get "$S" 'repr(j["voxel_size"])')
 mkdir -p "$TMP/exe" && cd "$TMP/exe" || exit 1
@@ -118,7 +126,7 @@ expect_one_error_line
 python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); j["parts"][1]["geometry"]="g7"; json.dump(j, open(sys.argv[2], "w"))' "$S" "$TMP/badgeo.json"
 expect_exit 3 "$dump" "$TMP/badgeo.json"
 expect_grep "parts\[1\]\.geometry: part 'peg' names no geometry" "$TMP/err"
-python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); j["format_version"]=2; json.dump(j, open(sys.argv[2], "w"))' "$S" "$TMP/newer.json"
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); j["format_version"]=3; json.dump(j, open(sys.argv[2], "w"))' "$S" "$TMP/newer.json"
 expect_exit 3 "$dump" "$TMP/newer.json"
 expect_grep "newer than this build reads" "$TMP/err"
 

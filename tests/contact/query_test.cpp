@@ -148,58 +148,63 @@ TEST(DistanceSampler, BallBoundIsTheFinestBlocksBound) {
     g.voxel_size = 1.0 / 16;
     g.origin = {-1.25, -0.75, -1.5};
     g.dims = {38, 30, 46};
-    hp::DistanceSampler f = sampled(g, [](Vec3d p) {
-        return 0.6 - hp::length(p) + 0.15 * std::sin(7 * p.x) * std::cos(5 * p.y + 2 * p.z);
-    });
-    ASSERT_FALSE(f.float_samples());
-    const double s = g.voxel_size;
-    std::mt19937 rng(17);
-    std::uniform_real_distribution<double> cx(-1.6, 1.4), cy(-1.0, 1.2), cz(-1.8, 1.5), r01(0, 1);
-    std::map<int, int> block_edges;  // how often each block size was the answer
-    for (int b = 0; b < 1500; ++b) {
-        const Vec3d x{cx(rng), cy(rng), cz(rng)};
-        const double r = 0.005 + 1.5 * r01(rng) * r01(rng);
-        int lo[3], hi[3];
-        for (int a = 0; a < 3; ++a) {
-            const double u = (x[a] - g.origin[a]) / s - 0.5, rc = r / s + 1e-7, last = g.dims[a] - 2;
-            lo[a] = static_cast<int>(std::floor(std::clamp(u - rc, 0.0, last)));
-            hi[a] = static_cast<int>(std::floor(std::clamp(u + rc, 0.0, last)));
-        }
-        int edge = 4;
-        auto fits = [&](int e) {
-            for (int a = 0; a < 3; ++a)
-                if (hi[a] / e - lo[a] / e > 1) return false;
-            return true;
-        };
-        while (!fits(edge)) edge *= 2;
-        ++block_edges[edge];
-        double top = -1e300, slope = 0;
-        int first[3], end[3];  // the cells of the blocks, clipped to the grid's cells
-        for (int a = 0; a < 3; ++a) {
-            first[a] = lo[a] / edge * edge;
-            end[a] = std::min((hi[a] / edge + 1) * edge, g.dims[a] - 1);
-        }
-        for (int k = first[2]; k < end[2]; ++k)
-            for (int j = first[1]; j < end[1]; ++j)
-                for (int i = first[0]; i < end[0]; ++i) {
-                    double c[8];
-                    for (int n = 0; n < 8; ++n) c[n] = f.sample(i + (n & 1), j + ((n >> 1) & 1), k + (n >> 2));
-                    for (int n = 0; n < 8; ++n) {
-                        top = std::max(top, c[n]);
-                        const double dx = c[n | 1] - c[n & ~1], dy = c[n | 2] - c[n & ~2], dz = c[n | 4] - c[n & ~4];
-                        slope = std::max(slope, std::sqrt(dx * dx + dy * dy + dz * dz) / s);
+    // Double samples, and the same field rounded to float (held as float: the other layout).
+    for (const bool as_float : {false, true}) {
+        SCOPED_TRACE(as_float ? "float samples" : "double samples");
+        hp::DistanceSampler f = sampled(g, [as_float](Vec3d p) {
+            const double v = 0.6 - hp::length(p) + 0.15 * std::sin(7 * p.x) * std::cos(5 * p.y + 2 * p.z);
+            return as_float ? static_cast<double>(static_cast<float>(v)) : v;
+        });
+        ASSERT_EQ(f.float_samples(), as_float);
+        const double s = g.voxel_size;
+        std::mt19937 rng(17);
+        std::uniform_real_distribution<double> cx(-1.6, 1.4), cy(-1.0, 1.2), cz(-1.8, 1.5), r01(0, 1);
+        std::map<int, int> block_edges;  // how often each block size was the answer
+        for (int b = 0; b < 1500; ++b) {
+            const Vec3d x{cx(rng), cy(rng), cz(rng)};
+            const double r = 0.005 + 1.5 * r01(rng) * r01(rng);
+            int lo[3], hi[3];
+            for (int a = 0; a < 3; ++a) {
+                const double u = (x[a] - g.origin[a]) / s - 0.5, rc = r / s + 1e-7, last = g.dims[a] - 2;
+                lo[a] = static_cast<int>(std::floor(std::clamp(u - rc, 0.0, last)));
+                hi[a] = static_cast<int>(std::floor(std::clamp(u + rc, 0.0, last)));
+            }
+            int edge = 4;
+            auto fits = [&](int e) {
+                for (int a = 0; a < 3; ++a)
+                    if (hi[a] / e - lo[a] / e > 1) return false;
+                return true;
+            };
+            while (!fits(edge)) edge *= 2;
+            ++block_edges[edge];
+            double top = -1e300, slope = 0;
+            int first[3], end[3];  // the cells of the blocks, clipped to the grid's cells
+            for (int a = 0; a < 3; ++a) {
+                first[a] = lo[a] / edge * edge;
+                end[a] = std::min((hi[a] / edge + 1) * edge, g.dims[a] - 1);
+            }
+            for (int k = first[2]; k < end[2]; ++k)
+                for (int j = first[1]; j < end[1]; ++j)
+                    for (int i = first[0]; i < end[0]; ++i) {
+                        double c[8];
+                        for (int n = 0; n < 8; ++n) c[n] = f.sample(i + (n & 1), j + ((n >> 1) & 1), k + (n >> 2));
+                        for (int n = 0; n < 8; ++n) {
+                            top = std::max(top, c[n]);
+                            const double dx = c[n | 1] - c[n & ~1], dy = c[n | 2] - c[n & ~2], dz = c[n | 4] - c[n & ~4];
+                            slope = std::max(slope, std::sqrt(dx * dx + dy * dy + dz * dz) / s);
+                        }
                     }
-                }
-        const hp::BallBound bb = f.ball_bound(x, r);
-        ASSERT_GE(bb.max_value, top) << b;
-        ASSERT_LE(bb.max_value, top + 1e-6 * std::abs(top) + 1e-12) << b;
-        ASSERT_GE(bb.interior_lipschitz, slope) << b;
-        ASSERT_LE(bb.interior_lipschitz, slope * (1 + 1e-6)) << b;
+            const hp::BallBound bb = f.ball_bound(x, r);
+            ASSERT_GE(bb.max_value, top) << b;
+            ASSERT_LE(bb.max_value, top + 1e-6 * std::abs(top) + 1e-12) << b;
+            ASSERT_GE(bb.interior_lipschitz, slope) << b;
+            ASSERT_LE(bb.interior_lipschitz, slope * (1 + 1e-6)) << b;
+        }
+        // The balls reach every level that can be the answer: blocks of 4, 8, 16 and 32 cells (any
+        // box spans at most two blocks of 32 here, so the top level, one block of 64, never is).
+        for (int edge : {4, 8, 16, 32}) EXPECT_GT(block_edges[edge], 20) << edge;
+        EXPECT_EQ(block_edges[64], 0);
     }
-    // The balls reach every level that can be the answer: blocks of 4, 8, 16 and 32 cells (any
-    // box spans at most two blocks of 32 here, so the top level, one block of 64, never is).
-    for (int edge : {4, 8, 16, 32}) EXPECT_GT(block_edges[edge], 20) << edge;
-    EXPECT_EQ(block_edges[64], 0);
 }
 
 // A ball far outside the grid is pruned even where the grid's border cells are steep (an open
