@@ -499,15 +499,19 @@ namespace {
 // into a C++ exception: with its handlers set (OSD::SetSignal), SIGSEGV, SIGBUS, SIGFPE... jump
 // to the nearest OCC_CATCH_SIGNALS of the thread, which throws Standard_Failure from there, its
 // error handlers unwound in order. Its translators catch those per entity and go on with the
-// rest; what reaches read_guarded refuses the file. Its handlers are set for the read only: the
-// ones before, of every signal, are put back afterwards. (A jump of our own out of OpenCASCADE
-// would skip its error handlers, and the next file read in the process could wait forever on
-// their lock.)
+// rest; what reaches read_guarded refuses the file. Its handlers are set for the read only, and
+// only for the faults: SIGINT, SIGTERM and the others keep the process's handlers (the pipeline's
+// stop), and the ones before, of every signal, are put back afterwards. (A jump of our own out of
+// OpenCASCADE would skip its error handlers, and the next file read in the process could crash or
+// wait forever on their lock.)
 class OcctSignals {
 public:
     OcctSignals() {
         for (int sig = 1; sig < NSIG; ++sig) saved_[sig] = ::sigaction(sig, nullptr, &previous_[sig]) == 0;
         OSD::SetSignal(OSD_SignalMode_Set, false);  // false: floating-point traps stay off
+        for (int sig = 1; sig < NSIG; ++sig)
+            if (saved_[sig] && sig != SIGSEGV && sig != SIGBUS && sig != SIGFPE && sig != SIGILL)
+                ::sigaction(sig, &previous_[sig], nullptr);
     }
     ~OcctSignals() {
         for (int sig = 1; sig < NSIG; ++sig)

@@ -83,6 +83,20 @@ TEST(CadDamage, EveryCopyIsReadOrRefusedAsBadInput) {
     // coordinate), the cut ones never.
     EXPECT_GT(read, 0u);
     EXPECT_GT(refused, files.size() * 7);
+    // The process reads on after the copies that crashed OpenCASCADE's translators: the intact
+    // files, a face that does not mesh among them, as a process that read none of the copies.
+    spill(dir / "degenerate-face.step",
+          [&] {
+              std::string bytes = slurp(files[0]);  // the box: its first face's plane, a cylinder of radius 0
+              const std::string plane = "#32 = PLANE('',#33);";
+              EXPECT_NE(bytes.find(plane), std::string::npos);
+              return bytes.replace(bytes.find(plane), plane.size(), "#32 = CYLINDRICAL_SURFACE('',#33,0.);");
+          }());
+    EXPECT_EQ(hp::load_mesh(dir / "degenerate-face.step").notes.size(), 1u);
+    for (const fs::path& file : files) {
+        if (file.filename() == "edge.step") continue;  // curves only: refused
+        EXPECT_GT(hp::load_mesh(file).diagnostics.triangles, 0u) << file;
+    }
 }
 
 TEST(CadDamage, ToolsExitZeroOrThree) {
