@@ -504,25 +504,43 @@ namespace {
 // stop), and the ones before, of every signal, are put back afterwards. (A jump of our own out of
 // OpenCASCADE would skip its error handlers, and the next file read in the process could crash or
 // wait forever on their lock.)
+//
+// A file whose entities refer to themselves (a curve that is its own basis curve) makes the STEP
+// translator recurse until the stack overflows: the SIGSEGV handler runs on a stack of its own
+// (sigaltstack, on the reading thread), so that it can still jump back to a guarded block.
 class OcctSignals {
 public:
-    OcctSignals() {
+    OcctSignals() : stack_(kSignalStackBytes) {
         for (int sig = 1; sig < NSIG; ++sig) saved_[sig] = ::sigaction(sig, nullptr, &previous_[sig]) == 0;
         OSD::SetSignal(OSD_SignalMode_Set, false);  // false: floating-point traps stay off
         for (int sig = 1; sig < NSIG; ++sig)
             if (saved_[sig] && sig != SIGSEGV && sig != SIGBUS && sig != SIGFPE && sig != SIGILL)
                 ::sigaction(sig, &previous_[sig], nullptr);
+        stack_t alternate{};
+        alternate.ss_sp = stack_.data();
+        alternate.ss_size = stack_.size();
+        stack_set_ = ::sigaltstack(&alternate, &previous_stack_) == 0;
+        struct sigaction segv {};
+        if (stack_set_ && ::sigaction(SIGSEGV, nullptr, &segv) == 0) {
+            segv.sa_flags |= SA_ONSTACK;
+            ::sigaction(SIGSEGV, &segv, nullptr);
+        }
     }
     ~OcctSignals() {
         for (int sig = 1; sig < NSIG; ++sig)
             if (saved_[sig]) ::sigaction(sig, &previous_[sig], nullptr);
+        if (stack_set_) ::sigaltstack(&previous_stack_, nullptr);
     }
     OcctSignals(const OcctSignals&) = delete;
     OcctSignals& operator=(const OcctSignals&) = delete;
 
 private:
+    static constexpr std::size_t kSignalStackBytes = std::size_t{256} << 10;
+    std::vector<char> stack_;
     struct sigaction previous_[NSIG] {};
     bool saved_[NSIG] = {};
+    stack_t previous_stack_{};
+    bool stack_set_ = false;
 };
 
 Assembly read_guarded(const std::filesystem::path& path, const MeshLoadOptions& options) {
