@@ -242,7 +242,7 @@ TriMesh shape_soup(const TopoDS_Shape& shape, double to_soup, const std::string&
     if (failed > 0)
         notes.push_back("part '" + part + "': " + std::to_string(failed) + " of " + std::to_string(face_number) +
                         " faces did not mesh (face " + failed_faces + (failed > 5 ? ", ..." : "") +
-                        " in file order); they leave holes, so the part is an open mesh");
+                        " in the order OpenCASCADE gives the part's faces); they leave holes, so the part is an open mesh");
     return soup;
 }
 
