@@ -24,6 +24,8 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
 fi
 # lib/bullet's readers, when it is built (Bullet found).
 grep -q '^BULLET_FOUND:INTERNAL=1' "$build/CMakeCache.txt" && all+=(bullet_scene hacd_cache)
+# STEP and IGES, when the build found OpenCASCADE.
+grep -q '^OpenCASCADE_DIR:PATH=/' "$build/CMakeCache.txt" && all+=(step iges)
 if [ $# -gt 0 ]; then targets=("$@"); elif [ "$canary" = 1 ]; then targets=("${canaries[@]}"); else targets=("${all[@]}"); fi
 prefix=fuzz_
 [ "$canary" = 1 ] && prefix=fuzz_canary_
@@ -68,7 +70,7 @@ for t in "${targets[@]}"; do
   [ -d "$seeds" ] || seeds=
   dict=$(dictionary "$t")
   timeout_s=10
-  case $t in mesh_*) timeout_s=30 ;; esac
+  case $t in mesh_*|step|iges) timeout_s=30 ;; esac
   before=$(find "$findings" -type f | wc -l)
   echo "fuzz: $prefix$t for $seconds s" >&2
   set +e

@@ -2,6 +2,9 @@
 // not part of the library: it is built alone into the module hapticprep_cad.so (with the parts of
 // the library it uses), which read_cad_assembly() loads on the first STEP or IGES file, so that a
 // tool that reads none never loads OpenCASCADE's 29 shared libraries.
+// As Debian's OpenCASCADE is built: OCC_CATCH_SIGNALS turns a signal into an exception (read_guarded).
+#define OCC_CONVERT_SIGNALS 1
+
 #include "mesh/cad.hpp"
 
 #include <algorithm>
@@ -13,7 +16,6 @@
 #include "core/error.hpp"
 
 #include <chrono>
-#include <csetjmp>
 #include <csignal>
 #include <map>
 #include <sstream>
@@ -27,15 +29,20 @@
 #include <Bnd_Box.hxx>
 #include <GProp_GProps.hxx>
 #include <IGESCAFControl_Reader.hxx>
+#include <IGESData_IGESEntity.hxx>
 #include <IGESData_IGESModel.hxx>
 #include <IGESControl_Reader.hxx>
+#include <Interface_InterfaceModel.hxx>
 #include <Message.hxx>
 #include <Message_Messenger.hxx>
 #include <Message_PrinterOStream.hxx>
+#include <OSD.hxx>
 #include <Poly_PolygonOnTriangulation.hxx>
 #include <Poly_Triangulation.hxx>
+#include <Precision.hxx>
 #include <STEPCAFControl_Reader.hxx>
 #include <STEPControl_Reader.hxx>
+#include <Standard_ErrorHandler.hxx>
 #include <Standard_Failure.hxx>
 #include <TColStd_SequenceOfAsciiString.hxx>
 #include <TDataStd_Name.hxx>
@@ -49,9 +56,14 @@
 #include <TopoDS_Face.hxx>
 #include <TopoDS_Iterator.hxx>
 #include <TopoDS_Vertex.hxx>
+#include <TransferBRep.hxx>
+#include <Transfer_TransientProcess.hxx>
 #include <XCAFApp_Application.hxx>
 #include <XCAFDoc_DocumentTool.hxx>
 #include <XCAFDoc_ShapeTool.hxx>
+#include <XSControl_Reader.hxx>
+#include <XSControl_TransferReader.hxx>
+#include <XSControl_WorkSession.hxx>
 
 #include "core/atomic_file.hpp"
 #include "core/hash.hpp"
@@ -230,7 +242,7 @@ TriMesh shape_soup(const TopoDS_Shape& shape, double to_soup, const std::string&
     if (failed > 0)
         notes.push_back("part '" + part + "': " + std::to_string(failed) + " of " + std::to_string(face_number) +
                         " faces did not mesh (face " + failed_faces + (failed > 5 ? ", ..." : "") +
-                        " in file order); they leave holes, so the part is an open mesh");
+                        " in the order OpenCASCADE gives the part's faces); they leave holes, so the part is an open mesh");
     return soup;
 }
 
@@ -272,7 +284,42 @@ struct CadDocument {
     Handle(TDocStd_Document) doc;
     double file_metres = 0;
     std::string file_unit;
+    std::string lost;  // a note on the entities that gave no shape (lost_entities), or empty
 };
+
+// The file's entities that stand for faces or parts and that the transfer left without a shape:
+// OpenCASCADE's translator drops them whole, with no error (an IGES trimmed surface whose surface
+// pointer or trim is damaged, say). IGES: its faces, trimmed and bounded surfaces (types 510, 144,
+// 143); STEP: its root products. A note saying how many and which (IGES: type and directory
+// line; STEP: entity number and type), or "" when every one gave a shape.
+std::string lost_entities(XSControl_Reader& reader, const std::string& format) {
+    const Handle(XSControl_TransferReader) transfer = reader.WS()->TransferReader();
+    const Handle(Interface_InterfaceModel) model = reader.WS()->Model();
+    if (transfer.IsNull() || model.IsNull()) return "";
+    const Handle(Transfer_TransientProcess) process = transfer->TransientProcess();
+    const bool iges = format == "IGES";
+    const int count = iges ? model->NbEntities() : reader.NbRootsForTransfer();
+    int considered = 0, lost = 0;
+    std::string which;
+    for (int i = 1; i <= count; ++i) {
+        const Handle(Standard_Transient) entity = iges ? model->Value(i) : reader.RootForTransfer(i);
+        const Handle(IGESData_IGESEntity) face = Handle(IGESData_IGESEntity)::DownCast(entity);
+        if (iges && (face.IsNull() || (face->TypeNumber() != 510 && face->TypeNumber() != 144 && face->TypeNumber() != 143)))
+            continue;
+        ++considered;
+        const bool has_shape = iges ? !process.IsNull() && !TransferBRep::ShapeResult(process, entity).IsNull()
+                                    : !entity.IsNull() && !transfer->ShapeResult(entity).IsNull();
+        if (has_shape || ++lost > 5) continue;
+        const int number = model->Number(entity);
+        which += (lost > 1 ? ", " : "") + (iges ? "type " + std::to_string(face->TypeNumber()) + " at D" + std::to_string(2 * number - 1)
+                                                : "#" + std::to_string(number) + " " + entity->DynamicType()->Name());
+    }
+    if (lost == 0) return "";
+    return std::to_string(lost) + " of " + std::to_string(considered) + (iges ? " faces and trimmed surfaces" : " products") +
+           " of the " + format + " file gave no shape (" + which + (lost > 5 ? ", ..." : "") +
+           "): OpenCASCADE could not translate them, so they are left out";
+}
+
 CadDocument transfer_cad(const std::filesystem::path& path, const std::string& where, const std::string& kind,
                          const std::string& format, const std::string& bytes) {
     CadDocument cad;
@@ -297,6 +344,7 @@ CadDocument transfer_cad(const std::filesystem::path& path, const std::string& w
             file_unit = "mm (none declared)";
         }
         transferred = reader.Transfer(doc);
+        cad.lost = lost_entities(reader.ChangeReader(), format);
     } else {
         IGESCAFControl_Reader reader;
         reader.SetNameMode(true);
@@ -308,6 +356,7 @@ CadDocument transfer_cad(const std::filesystem::path& path, const std::string& w
         file_metres = iges_unit_metres(flag, file_unit);
         if (!(file_metres > 0)) fail_input(where, "the IGES global section has no valid unit (flag " + std::to_string(flag) + ")");
         transferred = reader.Transfer(doc);
+        cad.lost = lost_entities(reader, format);
     }
     if (!transferred) fail_input(where, "no shape could be read from the " + format + " file (no solid and no surface)");
     return cad;
@@ -341,6 +390,7 @@ Assembly read_cad(const std::filesystem::path& path, const MeshLoadOptions& opti
     const double soup_per_shape = soup_per_metre * shape_metres, out_per_shape = out_per_metre * shape_metres;
     if (!options.units.empty())
         out.notes.push_back("--units " + options.units + " overrides the file's unit (" + file_unit + ")");
+    if (!cad.lost.empty()) out.notes.push_back(cad.lost);
 
     Reader reader{where, XCAFDoc_DocumentTool::ShapeTool(doc->Main()), {}, {}, {}};
     TDF_LabelSequence free;
@@ -376,6 +426,11 @@ Assembly read_cad(const std::filesystem::path& path, const MeshLoadOptions& opti
     if (!(options.angular_deflection >= kMinAngularDeflection) || !std::isfinite(options.angular_deflection))
         fail_usage("--angular-deflection must be at least " + format_g(kMinAngularDeflection) +
                    " rad (about 630 segments per circle), got " + format_g(options.angular_deflection));
+    // OpenCASCADE's mesher refuses a chord tolerance below its precision (Precision::Confusion(),
+    // 1e-7 in the shapes' unit): on a damaged file whose surfaces collapsed to a line or a point.
+    if (linear / out_per_shape < Precision::Confusion())
+        fail_input(where, "the shapes are " + format_g(longest) + " m long, so the chord tolerance " + format_g(linear) +
+                              " m is below OpenCASCADE's precision: a surface collapsed to a line or a point; check the file");
     out.tessellation.format = kind;
     out.tessellation.linear_deflection = linear;
     out.tessellation.angular_deflection = options.angular_deflection;
@@ -439,47 +494,66 @@ Assembly read_cad(const std::filesystem::path& path, const MeshLoadOptions& opti
 
 namespace {
 
-// OpenCASCADE can die of a signal deep inside on a damaged file (a bit flipped in an IGES
-// parameter, say). While this thread reads one, SIGSEGV, SIGBUS and SIGFPE jump back to the
-// reader's boundary, which refuses the file; the handlers before are put back afterwards. What
-// the jump skips is leaked: the tool exits, or goes on to its next file.
-thread_local sigjmp_buf* t_crash_jump = nullptr;
-constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGFPE};
-
-extern "C" void on_occt_crash(int sig) {
-    if (t_crash_jump) siglongjmp(*t_crash_jump, sig);
-    std::signal(sig, SIG_DFL);  // another thread: die of it as before
-    std::raise(sig);
-}
-
-class CrashGuard {
+// OpenCASCADE dies of a signal inside its readers on some damaged files (an entity that refers to
+// one cut away or of another type: a null pointer followed). Its own mechanism turns the signal
+// into a C++ exception: with its handlers set (OSD::SetSignal), SIGSEGV, SIGBUS, SIGFPE... jump
+// to the nearest OCC_CATCH_SIGNALS of the thread, which throws Standard_Failure from there, its
+// error handlers unwound in order. Its translators catch those per entity and go on with the
+// rest; what reaches read_guarded refuses the file. Its handlers are set for the read only, and
+// only for the faults: SIGINT, SIGTERM and the others keep the process's handlers (the pipeline's
+// stop), and the ones before, of every signal, are put back afterwards. (A jump of our own out of
+// OpenCASCADE would skip its error handlers, and the next file read in the process could crash or
+// wait forever on their lock.)
+//
+// A file whose entities refer to themselves (a curve that is its own basis curve) makes the STEP
+// translator recurse until the stack overflows: the SIGSEGV handler runs on a stack of its own
+// (sigaltstack, on the reading thread), so that it can still jump back to a guarded block.
+class OcctSignals {
 public:
-    explicit CrashGuard(sigjmp_buf* jump) {
-        t_crash_jump = jump;
-        struct sigaction action {};
-        action.sa_handler = on_occt_crash;
-        sigemptyset(&action.sa_mask);
-        action.sa_flags = SA_NODEFER;
-        for (std::size_t i = 0; i < std::size(kCrashSignals); ++i) ::sigaction(kCrashSignals[i], &action, &previous_[i]);
+    OcctSignals() : stack_(kSignalStackBytes) {
+        for (int sig = 1; sig < NSIG; ++sig) saved_[sig] = ::sigaction(sig, nullptr, &previous_[sig]) == 0;
+        OSD::SetSignal(OSD_SignalMode_Set, false);  // false: floating-point traps stay off
+        for (int sig = 1; sig < NSIG; ++sig)
+            if (saved_[sig] && sig != SIGSEGV && sig != SIGBUS && sig != SIGFPE && sig != SIGILL)
+                ::sigaction(sig, &previous_[sig], nullptr);
+        stack_t alternate{};
+        alternate.ss_sp = stack_.data();
+        alternate.ss_size = stack_.size();
+        stack_set_ = ::sigaltstack(&alternate, &previous_stack_) == 0;
+        struct sigaction segv {};
+        if (stack_set_ && ::sigaction(SIGSEGV, nullptr, &segv) == 0) {
+            segv.sa_flags |= SA_ONSTACK;
+            ::sigaction(SIGSEGV, &segv, nullptr);
+        }
     }
-    ~CrashGuard() {
-        for (std::size_t i = 0; i < std::size(kCrashSignals); ++i) ::sigaction(kCrashSignals[i], &previous_[i], nullptr);
-        t_crash_jump = nullptr;
+    ~OcctSignals() {
+        for (int sig = 1; sig < NSIG; ++sig)
+            if (saved_[sig]) ::sigaction(sig, &previous_[sig], nullptr);
+        if (stack_set_) ::sigaltstack(&previous_stack_, nullptr);
     }
-    CrashGuard(const CrashGuard&) = delete;
-    CrashGuard& operator=(const CrashGuard&) = delete;
+    OcctSignals(const OcctSignals&) = delete;
+    OcctSignals& operator=(const OcctSignals&) = delete;
 
 private:
-    struct sigaction previous_[std::size(kCrashSignals)] {};
+    static constexpr std::size_t kSignalStackBytes = std::size_t{256} << 10;
+    std::vector<char> stack_;
+    struct sigaction previous_[NSIG] {};
+    bool saved_[NSIG] = {};
+    stack_t previous_stack_{};
+    bool stack_set_ = false;
 };
 
 Assembly read_guarded(const std::filesystem::path& path, const MeshLoadOptions& options) {
-    sigjmp_buf jump;
-    const CrashGuard guard(&jump);
-    if (const int sig = sigsetjmp(jump, 1); sig != 0)
-        fail_input(path.string(), std::string("OpenCASCADE crashed reading the file (") + (sig == SIGFPE ? "SIGFPE" : sig == SIGBUS ? "SIGBUS" : "SIGSEGV") +
-                                      "): the file is damaged; check or export it again");
-    return read_cad(path, options);
+    const OcctSignals signals;
+    try {
+        OCC_CATCH_SIGNALS
+        return read_cad(path, options);
+    } catch (const Standard_Failure& e) {
+        std::string what = e.GetMessageString() ? e.GetMessageString() : "";
+        if (what.size() > 160) what = what.substr(0, 160) + "...";
+        fail_input(path.string(), std::string("OpenCASCADE failed on the file (") + e.DynamicType()->Name() +
+                                      (what.empty() ? std::string() : ": " + what) + "); the file is damaged: check or export it again");
+    }
 }
 
 }  // namespace
@@ -495,12 +569,5 @@ extern "C" __attribute__((visibility("default"))) const char* hp_cad_abi_v1() {
 
 extern "C" __attribute__((visibility("default"))) void hp_cad_read_v1(const std::filesystem::path& path,
                                                                      const hp::MeshLoadOptions& options, hp::Assembly& out) {
-    try {
-        out = hp::read_guarded(path, options);
-    } catch (const Standard_Failure& e) {
-        std::string what = e.GetMessageString() ? e.GetMessageString() : "";
-        if (what.size() > 160) what = what.substr(0, 160) + "...";
-        hp::fail_input(path.string(), std::string("OpenCASCADE failed on the file (") + e.DynamicType()->Name() +
-                                          (what.empty() ? std::string() : ": " + what) + "); check or repair the file");
-    }
+    out = hp::read_guarded(path, options);
 }

@@ -16,6 +16,10 @@ set(HP_FUZZ_TARGETS_vdb vdb_field vdb_shell_field vdb_gradient)
 set(HP_FUZZ_TARGETS_text pipeline manifest poses scene)
 set(HP_FUZZ_TARGETS_bullet bullet_scene hacd_cache)
 set(HP_FUZZ_TARGETS_mesh mesh_obj mesh_stl mesh_ply mesh_off mesh_gltf mesh_glb mesh_dae mesh_3mf)
+# STEP and IGES: through the same import call, with the OpenCASCADE module of this build.
+if(TARGET hapticprep_cad)
+  list(APPEND HP_FUZZ_TARGETS_mesh step iges)
+endif()
 set(HP_FUZZ_LIBS_container hp_formats_shell hp_formats_cfm hp_formats_octree)
 set(HP_FUZZ_LIBS_vdb hp_query hp_pipeline hp_pointshell hp_formats_vdb)
 set(HP_FUZZ_LIBS_text hp_pipeline hp_scene hp_query)
@@ -45,6 +49,9 @@ if(TARGET hp_bullet)
   target_compile_definitions(hp_fuzz_replay PRIVATE HP_FUZZ_HAVE_BULLET=1)
 endif()
 set_target_properties(hp_fuzz_replay PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+if(TARGET hapticprep_cad)
+  add_dependencies(hp_fuzz_replay hapticprep_cad)
+endif()
 
 if(HP_BUILD_TESTS)
   foreach(target ${HP_FUZZ_ALL_TARGETS})
@@ -52,6 +59,11 @@ if(HP_BUILD_TESTS)
              COMMAND hp_fuzz_replay ${target} ${HP_FUZZ_DIR}/corpus/${target} ${HP_FUZZ_DIR}/regressions/${target})
     set_tests_properties(fuzz.replay.${target} PROPERTIES TIMEOUT 120)
   endforeach()
+  # A hang on a kept STEP or IGES input shows as a timeout well before the others' (each input
+  # takes well under a second; docs/fuzzing.md).
+  if(TARGET hapticprep_cad)
+    set_tests_properties(fuzz.replay.step fuzz.replay.iges PROPERTIES TIMEOUT 60)
+  endif()
 endif()
 
 # Inputs on which OpenVDB (not instrumented, not ours to fix) allocates a damaged compressed chunk's
@@ -78,6 +90,12 @@ if(HP_FUZZ)
       set_property(SOURCE ${source} APPEND PROPERTY COMPILE_OPTIONS "-Dtarget_clones(...)=unused")
     endif()
   endforeach()
+  # The OpenCASCADE module, instrumented as the library, leaves the sanitizers' and libFuzzer's
+  # symbols to the executable that loads it: they are resolved at dlopen, not at link time, and the
+  # fuzz binaries export theirs (-rdynamic below).
+  if(TARGET hapticprep_cad)
+    set_property(TARGET hapticprep_cad PROPERTY LINK_OPTIONS -Wl,--exclude-libs,ALL)
+  endif()
   foreach(group ${HP_FUZZ_GROUPS})
     foreach(target ${HP_FUZZ_TARGETS_${group}})
       add_executable(fuzz_${target} ${HP_FUZZ_DIR}/fuzz_main.cpp)
@@ -85,6 +103,10 @@ if(HP_FUZZ)
       target_link_libraries(fuzz_${target} PRIVATE hp_fuzz_${group})
       target_link_options(fuzz_${target} PRIVATE -fsanitize=fuzzer)
       set_target_properties(fuzz_${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fuzz)
+      if(target STREQUAL "step" OR target STREQUAL "iges")
+        add_dependencies(fuzz_${target} hapticprep_cad)
+        target_link_options(fuzz_${target} PRIVATE -rdynamic)
+      endif()
       if(HP_FUZZ_CANARY_${target})
         # The canary's reader object comes first on the link line, so the library's copy of it is
         # never pulled in.

@@ -41,6 +41,9 @@ void mesh_gltf(const std::uint8_t* data, std::size_t size);
 void mesh_glb(const std::uint8_t* data, std::size_t size);
 void mesh_dae(const std::uint8_t* data, std::size_t size);
 void mesh_3mf(const std::uint8_t* data, std::size_t size);
+// STEP and IGES through the same import call (the OpenCASCADE module; inputs above 32 KiB skipped).
+void step(const std::uint8_t* data, std::size_t size);
+void iges(const std::uint8_t* data, std::size_t size);
 
 // lib/bullet's readers (targets_bullet.cpp; only when lib/bullet is built).
 void bullet_scene(const std::uint8_t* data, std::size_t size);  // haptic-sim's scene file

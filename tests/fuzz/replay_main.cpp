@@ -34,6 +34,8 @@ const std::vector<Target>& all_targets() {
         {"mesh_glb", mesh_glb},
         {"mesh_dae", mesh_dae},
         {"mesh_3mf", mesh_3mf},
+        {"step", step},
+        {"iges", iges},
 #ifdef HP_FUZZ_HAVE_BULLET
         {"bullet_scene", bullet_scene},
         {"hacd_cache", hacd_cache},

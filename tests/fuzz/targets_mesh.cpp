@@ -3,6 +3,8 @@
 // in Debian's build: the fuzzer sees the coverage of our import layer (declared counts, the checks
 // of what Assimp returns, welding, orientation repair) and what Assimp's crashes do to us.
 // A loaded mesh must index only its own vertices, hold finite coordinates and at least one triangle.
+// STEP and IGES go through the same call: load_mesh knows them by their content and hands them to
+// the OpenCASCADE module (lib/mesh/cad.cpp loads it as for the tools).
 #include <cmath>
 
 #include "fuzz_targets.hpp"
@@ -27,6 +29,10 @@ void load(const char* target, const char* extension, const std::uint8_t* data, s
     if (m.diagnostics.triangles != m.mesh.triangles.size()) violated(target, "the diagnostics count other triangles");
 }
 
+// OpenCASCADE is not instrumented and its parsers take time in proportion to the entities: the CAD
+// entries skip inputs above this size, so that every input is read within a second or so.
+constexpr std::size_t kMaxCadBytes = std::size_t{32} << 10;
+
 }  // namespace
 
 void mesh_obj(const std::uint8_t* d, std::size_t n) { load("mesh_obj", "obj", d, n); }
@@ -37,5 +43,11 @@ void mesh_gltf(const std::uint8_t* d, std::size_t n) { load("mesh_gltf", "gltf",
 void mesh_glb(const std::uint8_t* d, std::size_t n) { load("mesh_glb", "glb", d, n); }
 void mesh_dae(const std::uint8_t* d, std::size_t n) { load("mesh_dae", "dae", d, n); }
 void mesh_3mf(const std::uint8_t* d, std::size_t n) { load("mesh_3mf", "3mf", d, n); }
+void step(const std::uint8_t* d, std::size_t n) {
+    if (n <= kMaxCadBytes) load("step", "step", d, n);
+}
+void iges(const std::uint8_t* d, std::size_t n) {
+    if (n <= kMaxCadBytes) load("iges", "igs", d, n);
+}
 
 }  // namespace hp::fuzz

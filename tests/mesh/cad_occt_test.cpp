@@ -4,125 +4,21 @@
 // tolerance), the placements the test wrote, the units the files declare, and the same box written
 // as an OBJ. The executables are run for what only they show: exit codes and identical bytes for
 // any --threads.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <numbers>
-#include <string>
 
-#include <gtest/gtest.h>
-
-#include <BRepBuilderAPI_MakeEdge.hxx>
-#include <BRepBuilderAPI_MakeFace.hxx>
-#include <BRepBuilderAPI_MakePolygon.hxx>
-#include <BRepBuilderAPI_MakeWire.hxx>
-#include <BRepBuilderAPI_MakeSolid.hxx>
-#include <BRepPrimAPI_MakeBox.hxx>
-#include <BRepPrimAPI_MakeCylinder.hxx>
-#include <BRepPrimAPI_MakePrism.hxx>
-#include <BRepPrimAPI_MakeSphere.hxx>
-#include <IGESControl_Controller.hxx>
-#include <IGESControl_Writer.hxx>
-#include <Interface_Static.hxx>
-#include <STEPCAFControl_Writer.hxx>
-#include <STEPControl_Writer.hxx>
-#include <StepData_StepModel.hxx>
-#include <TDataStd_Name.hxx>
-#include <TDocStd_Document.hxx>
-#include <TopExp_Explorer.hxx>
-#include <TopoDS.hxx>
-#include <TopoDS_Shell.hxx>
-#include <TopoDS_Solid.hxx>
-#include <XCAFApp_Application.hxx>
-#include <XCAFDoc_DocumentTool.hxx>
-#include <XCAFDoc_ShapeTool.hxx>
-#include <gp_Circ.hxx>
-#include <gp_Pln.hxx>
-
+#include "cad_test_files.hpp"
 #include "core/error.hpp"
 #include "mesh/assembly.hpp"
 #include "mesh/cad.hpp"
 #include "voxel/grid.hpp"
 #include "voxel/voxelize.hpp"
 
-namespace fs = std::filesystem;
 using std::numbers::pi;
 
+using namespace cad_test;
+
 namespace {
-
-// One folder for the files of this run, removed at exit.
-fs::path temp_dir() {
-    static const struct Folder {
-        fs::path path = fs::temp_directory_path() / ("hp_cad_test_" + std::to_string(::getpid()));
-        Folder() { fs::create_directories(path); }
-        ~Folder() {
-            std::error_code ec;
-            fs::remove_all(path, ec);
-        }
-    } folder;
-    return folder.path;
-}
-
-// Shapes are built in millimetres (OpenCASCADE's unit); the file declares `unit` ("MM", "M",
-// "INCH"), `unit_mm` millimetres long, and holds the coordinates converted to it.
-fs::path write_step(const TopoDS_Shape& shape, const std::string& name, const char* unit = "MM", double unit_mm = 1) {
-    const fs::path out = temp_dir() / name;
-    STEPControl_Writer writer;
-    Interface_Static::SetCVal("write.step.unit", unit);
-    writer.Model()->SetLocalLengthUnit(1);
-    writer.Model()->SetWriteLengthUnit(unit_mm);
-    EXPECT_EQ(writer.Transfer(shape, STEPControl_AsIs), IFSelect_RetDone);
-    EXPECT_EQ(writer.Write(out.c_str()), IFSelect_RetDone);
-    Interface_Static::SetCVal("write.step.unit", "MM");
-    return out;
-}
-
-fs::path write_iges(const TopoDS_Shape& shape, const std::string& name) {
-    const fs::path out = temp_dir() / name;
-    IGESControl_Controller::Init();
-    IGESControl_Writer writer("MM", 1);  // 1: B-rep solids
-    writer.AddShape(shape);
-    writer.ComputeModel();
-    EXPECT_TRUE(writer.Write(out.c_str()));
-    return out;
-}
-
-constexpr double kPinRadius = 2, kPinHeight = 10;  // mm
-struct PinPlacement {
-    double x, y, angle;
-};
-constexpr PinPlacement kPins[4] = {{-12, -12, 0}, {12, -12, 0.5}, {12, 12, 1.0}, {-12, 12, 2.5}};
-
-// A plate and four instances of one pin, each placed on it and turned about z.
-fs::path write_fixture() {
-    const fs::path out = temp_dir() / "fixture.step";
-    if (fs::exists(out)) return out;
-    Handle(TDocStd_Document) doc;
-    XCAFApp_Application::GetApplication()->NewDocument("MDTV-XCAF", doc);
-    Handle(XCAFDoc_ShapeTool) shapes = XCAFDoc_DocumentTool::ShapeTool(doc->Main());
-    const TDF_Label plate = shapes->AddShape(BRepPrimAPI_MakeBox(gp_Pnt(-20, -20, 0), 40, 40, 5).Shape(), false);
-    TDataStd_Name::Set(plate, "plate");
-    const TDF_Label pin = shapes->AddShape(BRepPrimAPI_MakeCylinder(kPinRadius, kPinHeight).Shape(), false);
-    TDataStd_Name::Set(pin, "pin");
-    const TDF_Label assembly = shapes->NewShape();
-    TDataStd_Name::Set(assembly, "fixture");
-    TDataStd_Name::Set(shapes->AddComponent(assembly, plate, TopLoc_Location()), "plate");
-    for (int i = 0; i < 4; ++i) {
-        gp_Trsf t;
-        t.SetRotation(gp::OZ(), kPins[i].angle);
-        t.SetTranslationPart(gp_Vec(kPins[i].x, kPins[i].y, 6));  // 1 mm above the plate: apart, not touching
-        TDataStd_Name::Set(shapes->AddComponent(assembly, pin, TopLoc_Location(t)), ("pin" + std::to_string(i + 1)).c_str());
-    }
-    shapes->UpdateAssemblies();
-    STEPCAFControl_Writer writer;
-    EXPECT_TRUE(writer.Transfer(doc, STEPControl_AsIs));
-    EXPECT_EQ(writer.Write(out.c_str()), IFSelect_RetDone);
-    return out;
-}
 
 // A closed, outward mesh whose volume is within A d of the exact one.
 void expect_within_bound(const hp::LoadedMesh& m, double exact_volume, double exact_area) {
@@ -135,21 +31,6 @@ void expect_within_bound(const hp::LoadedMesh& m, double exact_volume, double ex
     EXPECT_LE(std::abs(m.diagnostics.signed_volume - exact_volume), exact_area * d)
         << "volume " << m.diagnostics.signed_volume << ", exact " << exact_volume << ", d " << d;
 }
-
-// Runs bin/TOOL ARGS (within a time limit); its exit code.
-int run(const std::string& tool_and_args) {
-    const std::string cmd = "timeout 120 " + (fs::path(HP_BINARY_DIR) / "bin" / "").string() + tool_and_args + " >/dev/null 2>&1";
-    const int status = std::system(cmd.c_str());
-    EXPECT_TRUE(WIFEXITED(status)) << cmd << " did not exit (a signal)";
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void spill(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
 
 }  // namespace
 
@@ -221,11 +102,7 @@ TEST(Cad, CylinderAndSphereVolumesWithinTheDeflectionBound) {
 }
 
 TEST(Cad, HollowSolidKeepsItsVoidInward) {
-    BRepBuilderAPI_MakeSolid solid(TopoDS::Shell(TopExp_Explorer(BRepPrimAPI_MakeBox(gp_Pnt(-10, -10, -10), 20, 20, 20).Shape(),
-                                                                 TopAbs_SHELL).Current()));
-    TopoDS_Shape inner = TopExp_Explorer(BRepPrimAPI_MakeSphere(5).Shape(), TopAbs_SHELL).Current();
-    solid.Add(TopoDS::Shell(inner.Reversed()));
-    const fs::path file = write_step(solid.Solid(), "hollow.step");
+    const fs::path file = write_step(hollow_solid(), "hollow.step");
     hp::MeshLoadOptions fine;
     fine.linear_deflection = 0.00002;
     const hp::LoadedMesh m = hp::load_mesh(file, fine);
@@ -238,16 +115,8 @@ TEST(Cad, HollowSolidKeepsItsVoidInward) {
 }
 
 TEST(Cad, BoxWithAThroughHoleIsOneClosedSolidOfGenusOne) {
-    // A square plate a x a, h thick, with a round hole of radius r through it: the square face with
-    // the circle as an inner wire, extruded.
     const double a = 20, r = 4, h = 6;  // mm
-    const TopoDS_Wire outer = BRepBuilderAPI_MakePolygon(gp_Pnt(-a / 2, -a / 2, 0), gp_Pnt(a / 2, -a / 2, 0), gp_Pnt(a / 2, a / 2, 0),
-                                                         gp_Pnt(-a / 2, a / 2, 0), true)
-                                  .Wire();
-    const TopoDS_Wire circle = BRepBuilderAPI_MakeWire(BRepBuilderAPI_MakeEdge(gp_Circ(gp::XOY(), r)).Edge()).Wire();
-    BRepBuilderAPI_MakeFace face(outer, true);
-    face.Add(TopoDS::Wire(circle.Reversed()));
-    const fs::path file = write_step(BRepPrimAPI_MakePrism(face.Face(), gp_Vec(0, 0, h)).Shape(), "plate-with-hole.step");
+    const fs::path file = write_step(plate_with_hole(a, r, h), "plate-with-hole.step");
     hp::MeshLoadOptions fine;
     fine.linear_deflection = 0.00001;
     const hp::LoadedMesh m = hp::load_mesh(file, fine);
@@ -342,8 +211,7 @@ TEST(Cad, AssemblyInstancesSharePinGeometryAndKeepPlacements) {
 }
 
 TEST(Cad, OpenSurfaceIsAnOpenMeshAndCurvesAreRefused) {
-    const TopoDS_Shape face = BRepBuilderAPI_MakeFace(gp_Pln(gp::Origin(), gp::DZ()), 0, 10, 0, 10).Shape();
-    const hp::LoadedMesh m = hp::load_mesh(write_step(face, "sheet.step"));
+    const hp::LoadedMesh m = hp::load_mesh(write_step(sheet(), "sheet.step"));
     EXPECT_GT(m.diagnostics.boundary_edges, 0u);
     EXPECT_FALSE(m.diagnostics.watertight);
     const hp::Assembly a = hp::read_assembly(temp_dir() / "sheet.step");
@@ -378,30 +246,13 @@ TEST(Cad, StepBoxVoxelizesAsTheSameBoxInObj) {
 
 TEST(Cad, ToolsRefuseDamagedFilesWithExitCode3) {
     const fs::path dir = temp_dir();
-    const fs::path box = write_step(BRepPrimAPI_MakeBox(10, 20, 30).Shape(), "damage-box.step");
-    const fs::path iges = write_iges(BRepPrimAPI_MakeCylinder(5, 10).Shape(), "damage-cyl.iges");
-    const fs::path fixture = write_fixture();
     spill(dir / "empty.step", "");
     EXPECT_EQ(run("haptic-dump " + (dir / "empty.step").string()), 3);
     spill(dir / "text.step", "this is not a STEP file\n");
     EXPECT_EQ(run("haptic-dump " + (dir / "text.step").string()), 3);
     const fs::path curve = write_step(BRepBuilderAPI_MakeEdge(gp_Pnt(0, 0, 0), gp_Pnt(10, 0, 0)).Shape(), "curve.step");
     EXPECT_EQ(run("haptic-dump " + curve.string()), 3);
-    for (const fs::path& file : {box, iges, fixture}) {
-        const std::string bytes = slurp(file);
-        const fs::path cut = dir / ("cut-" + file.filename().string());
-        spill(cut, bytes.substr(0, bytes.size() / 2));
-        EXPECT_EQ(run("haptic-dump " + cut.string()), 3) << cut;
-        // Bit flips anywhere: refused (3) or read (0), never a crash or a hang.
-        for (int k = 1; k < 8; ++k) {
-            std::string flipped = bytes;
-            flipped[flipped.size() * static_cast<std::size_t>(k) / 8] ^= 0x10;
-            const fs::path f = dir / ("flip" + std::to_string(k) + "-" + file.filename().string());
-            spill(f, flipped);
-            const int code = run("haptic-dump --parts " + f.string());
-            EXPECT_TRUE(code == 0 || code == 3) << f << " exit " << code;
-        }
-    }
+    // Cut short and bit-flipped copies of every test file: cad_damage_test.cpp.
 }
 
 TEST(Cad, OutputsAreTheSameBytesForAnyThreadCount) {

@@ -1,0 +1,124 @@
+// Faces that OpenCASCADE cannot mesh or translate (issue: a face that fails to mesh, an IGES
+// trimmed surface whose trim fails). The files are the box and the sheet of cad_test_files.hpp
+// with one entity edited in their text, as a damaged export would have it. What OpenCASCADE 7.6
+// does with each, and what the reader must make of it:
+// - STEP, a face's plane replaced by a cylinder of radius 0 (a degenerate surface), and a face
+//   whose loop runs along one edge and back (zero area): the face does not mesh; the part is read
+//   with a note giving the count of faces lost.
+// - IGES, a trimmed surface (144) whose boundary leaves its plane: the face does not mesh, as above.
+// - IGES, a trimmed surface whose surface pointer names a curve: the translator drops the entity
+//   without an error; the reader counts it and says so.
+// - STEP, the only face of a sheet on a cylinder of radius 0: nothing of any size is left; refused
+//   with one line (exit 3).
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cad_test_files.hpp"
+#include "core/error.hpp"
+#include "mesh/mesh.hpp"
+
+using namespace cad_test;
+
+namespace {
+
+// `bytes` with `from` replaced by `to` once; the test stops when `from` is not there (the writer
+// numbers its entities in another way).
+std::string edited(std::string bytes, const std::string& from, const std::string& to) {
+    const std::size_t at = bytes.find(from);
+    EXPECT_NE(at, std::string::npos) << "not in the file: " << from;
+    return at == std::string::npos ? bytes : bytes.replace(at, from.size(), to);
+}
+
+// An IGES parameter line's data (its first 64 columns) replaced, the columns after kept.
+std::string edited_iges(const std::string& bytes, const std::string& from, const std::string& to) {
+    return edited(bytes, std::string(from).append(64 - from.size(), ' '), std::string(to).append(64 - to.size(), ' '));
+}
+
+fs::path box_step() { return write_step(BRepPrimAPI_MakeBox(10, 20, 30).Shape(), "faces-box.step"); }
+fs::path box_iges() { return write_iges(BRepPrimAPI_MakeBox(10, 20, 30).Shape(), "faces-box.igs", false); }
+
+fs::path damaged(const fs::path& from, const std::string& name, const std::string& bytes) {
+    const fs::path out = temp_dir() / name;
+    spill(out, bytes);
+    EXPECT_NE(bytes, slurp(from));
+    return out;
+}
+
+// The box read with one face short: 10 of its 12 triangles, the hole's 4 edges open, and one note
+// that says `says`.
+void expect_box_with_a_hole(const fs::path& file, const std::string& says) {
+    const hp::LoadedMesh m = hp::load_mesh(file);
+    EXPECT_EQ(m.diagnostics.triangles, 10u) << file;
+    EXPECT_EQ(m.diagnostics.boundary_edges, 4u) << file;
+    EXPECT_FALSE(m.diagnostics.watertight);
+    ASSERT_EQ(m.notes.size(), 1u) << file;
+    EXPECT_NE(m.notes[0].find(says), std::string::npos) << m.notes[0];
+}
+
+}  // namespace
+
+TEST(CadFaces, TheWrittenBoxIsWhole) {  // what the edits below take away from
+    const hp::LoadedMesh s = hp::load_mesh(box_step()), i = hp::load_mesh(box_iges());
+    for (const hp::LoadedMesh* m : {&s, &i}) {
+        EXPECT_EQ(m->diagnostics.triangles, 12u);
+        EXPECT_TRUE(m->diagnostics.watertight);
+        EXPECT_TRUE(m->notes.empty());
+    }
+}
+
+TEST(CadFaces, StepFaceOfZeroAreaLeavesAHoleAndANote) {
+    // The first face's loop becomes its first edge, forward and back.
+    std::string bytes = edited(slurp(box_step()), "#18 = FACE_BOUND('',#19,.F.);", "#18 = FACE_BOUND('',#9002,.F.);");
+    bytes = edited(bytes, "ENDSEC;\nEND-ISO-10303-21;",
+                   "#9001 = ORIENTED_EDGE('',*,*,#21,.T.);\n#9002 = EDGE_LOOP('',(#20,#9001));\nENDSEC;\nEND-ISO-10303-21;");
+    expect_box_with_a_hole(damaged(box_step(), "zero-area.step", bytes), "1 of 6 faces did not mesh");
+}
+
+TEST(CadFaces, StepFaceOnADegenerateSurfaceIsReportedAndTheToolsSayIt) {
+    const fs::path file = damaged(box_step(), "degenerate.step",
+                                  edited(slurp(box_step()), "#32 = PLANE('',#33);", "#32 = CYLINDRICAL_SURFACE('',#33,0.);"));
+    const hp::LoadedMesh m = hp::load_mesh(file);
+    ASSERT_EQ(m.notes.size(), 1u);
+    EXPECT_NE(m.notes[0].find("1 of 6 faces did not mesh (face 1"), std::string::npos) << m.notes[0];
+    // haptic-dump carries the note in --json; haptic-voxelize warns, naming the file.
+    const fs::path json = temp_dir() / "degenerate.json", err = temp_dir() / "degenerate.err";
+    ASSERT_EQ(run("haptic-dump --json " + file.string(), "> " + json.string() + " 2>/dev/null"), 0);
+    const nlohmann::json dump = nlohmann::json::parse(slurp(json));
+    ASSERT_EQ(dump.at("notes").size(), 1u) << dump.dump();
+    EXPECT_EQ(dump.at("notes")[0].get<std::string>(), m.notes[0]);
+    ASSERT_EQ(run("haptic-voxelize " + file.string() + " --resolution 16 -o " + (temp_dir() / "degenerate.vdb").string(),
+                  ">/dev/null 2> " + err.string()),
+              0);
+    EXPECT_NE(slurp(err).find("warning: " + file.string() + ": part '"), std::string::npos) << slurp(err);
+}
+
+TEST(CadFaces, IgesTrimOffItsSurfaceLeavesAHoleAndANote) {
+    // The first face lies in the plane x = 0; one line of its boundary moves to x = 5.
+    const std::string bytes = edited_iges(slurp(box_iges()), "110,0.,0.,0.,0.,0.,30.;", "110,5.,0.,0.,5.,0.,30.;");
+    expect_box_with_a_hole(damaged(box_iges(), "trim-off-plane.igs", bytes), "1 of 6 faces did not mesh");
+}
+
+TEST(CadFaces, IgesTrimmedSurfaceTheTranslatorDropsIsCounted) {
+    // The first trimmed surface's surface pointer names its boundary's composite curve (D9).
+    const std::string bytes = edited_iges(slurp(box_iges()), "144,5,1,0,7;", "144,9,1,0,7;");
+    expect_box_with_a_hole(damaged(box_iges(), "trim-on-a-curve.igs", bytes),
+                           "1 of 6 faces and trimmed surfaces of the IGES file gave no shape (type 144 at D3)");
+}
+
+TEST(CadFaces, NothingLeftToMeshIsRefusedWithOneLine) {
+    const fs::path sheet_file = write_step(sheet(), "faces-sheet.step");
+    const fs::path file = damaged(sheet_file, "collapsed-sheet.step",
+                                  edited(slurp(sheet_file), "#32 = PLANE('',#33);", "#32 = CYLINDRICAL_SURFACE('',#33,0.);"));
+    try {
+        hp::load_mesh(file);
+        FAIL() << "a sheet on a surface of radius 0 was read";
+    } catch (const hp::Error& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(e.code(), hp::ExitCode::bad_input) << what;
+        EXPECT_NE(what.find(file.string()), std::string::npos) << what;
+        EXPECT_NE(what.find("collapsed to a line or a point"), std::string::npos) << what;
+        EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+    EXPECT_EQ(run("haptic-dump " + file.string()), 3);
+}
