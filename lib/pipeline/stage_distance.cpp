@@ -244,6 +244,8 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     lay.blocks = [&](std::size_t b, void* tile) -> const void* {
         // vdb::write builds the grids in order: the distances are in their tree by now.
         if (b == 0) field32.values = {}, field64.values = {};
+        // Freed before the write for the stored copy below, should the writer not take it.
+        if (b == 0 && layers.index.empty()) layers = reader.read_int16_bricks("layers", band);
         const std::int16_t* src = layers.brick(b);
         if (!src) {
             *static_cast<std::int32_t*>(tile) = layers.tile[b];
@@ -260,6 +262,8 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
             lay.stored = stored;
             lay.background = vdb::stored_background(*stored);  // the voxelmap's (its layers below the band's)
         }
+    // The writer copies the stored grid: the bricks of the layers are not needed any more.
+    if (lay.stored) layers = {};
     std::vector<vdb::GridOut> grids{dist, lay};
     if (p.gradient) {
         vdb::GridOut gr{"gradient", vdb::ValueType::vec3f, nullptr, 0.0};
