@@ -64,6 +64,15 @@ auto with_type(ValueType type, F&& f) {
     return f(std::type_identity<openvdb::Vec3SGrid>{});
 }
 
+// A leaf at `origin`, inactive. A whole leaf (every voxel inside the grid, each written by the
+// caller) gets its buffer unfilled (allocated by buffer().data(), each value written once); one
+// reaching past the grid's far faces, filled with the background for the voxels beyond.
+template <class LeafT>
+std::unique_ptr<LeafT> new_leaf(const openvdb::Coord& origin, const typename LeafT::ValueType& background, bool whole) {
+    if (whole) return std::make_unique<LeafT>(openvdb::PartialCreate(), origin, background, false);
+    return std::make_unique<LeafT>(origin, background, false);
+}
+
 template <class GridT>
 typename GridT::Ptr build_grid(const GridSpec& g, const GridOut& out, const std::function<void(double)>& done) {
     using ValueT = typename GridT::ValueType;
@@ -114,7 +123,7 @@ typename GridT::Ptr build_grid(const GridSpec& g, const GridOut& out, const std:
                     block.tile = first;
                     continue;
                 }
-                block.leaf = std::make_unique<LeafT>(openvdb::Coord(x0, y0, z0), background, false);
+                block.leaf = new_leaf<LeafT>(openvdb::Coord(x0, y0, z0), background, full);
                 ValueT* data = block.leaf->buffer().data();
                 // Leaf offset of (dx, dy, dz) is dx * 64 + dy * 8 + dz (z fastest).
                 for (int dz = 0; dz < nz; ++dz)
@@ -192,7 +201,7 @@ typename GridT::Ptr build_grid_blocks(const GridSpec& g, const GridOut& out, con
                 const bool full = ex == kDim && ey == kDim && ez == kDim;
                 leaves[i].reset();
                 if (!bricks[i] && full) continue;
-                auto leaf = std::make_unique<LeafT>(o0, background, false);
+                auto leaf = new_leaf<LeafT>(o0, background, full);
                 ValueT* data = leaf->buffer().data();
                 const ValueT* v = bricks[i];
                 if (v && full) {

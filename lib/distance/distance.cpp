@@ -2,43 +2,72 @@
 #include "distance/distance.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <thread>
 #include <chrono>
 #include <cmath>
+#include <type_traits>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include "core/error.hpp"
-#include "core/memory.hpp"
 #include "distance/brick_nearest.hpp"
 #include "geometry/bvh.hpp"
+#include "geometry/closest_point4.hpp"
 
 namespace hp {
+
+// closest_points_on_triangles4's vectors never cross a call (it is inlined into row_closest's clones).
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace {
 constexpr int kMaxPasses = 6;  // raster passes at most (they stop earlier when nothing changes)
 
-// Closest-point propagation state. Per voxel: the triangle it holds, its own closest point on
+// Closest-point propagation state. Per voxel: the triangle it holds and its own closest point on
 // that triangle (float, in voxel units relative to the grid origin: voxel (i, j, k) has its centre
-// at (i + 0.5, j + 0.5, k + 0.5)), and in `dist` (the output array) the exact distance to it in
-// world units (double; infinity while the voxel holds none). Band voxels (|layer| <= band) hold
-// their exact closest point and never change. 16 bytes per voxel besides the output and layers.
+// at (i + 0.5, j + 0.5, k + 0.5)). Its distance is the exact distance from its centre to that
+// triangle (computed again where needed, not stored; infinity while the voxel holds none). Band voxels (|layer| <= band) hold their exact closest point and never change. 16 bytes
+// per voxel besides the layers.
 struct Prop {
     const TriMesh* mesh;
     const GridSpec* grid;
     double inv_s;
+    double reach;  // 1 + the largest |origin| coordinate in voxels (the rounding of the points' shift)
     std::size_t nx, ny, nz;
-    const std::int32_t* layers;
+    const std::int16_t* layers16;  // the layers: one of the two, the other null
+    const std::int32_t* layers32;
     int band;
-    double* dist;
-    // Large arrays faulted in on all threads (core/memory.hpp): a quarter of the run's page faults.
-    std::vector<float, LargeArrayAllocator<float>> px, py, pz;
-    std::vector<std::uint32_t, LargeArrayAllocator<std::uint32_t>> tri;
+    // In pages mapped at once (MappedPages): the points (px, py, pz one after the other) and the
+    // triangles.
+    float *px, *py, *pz;
+    std::uint32_t* tri;
     bool visit_every_voxel;
-    bool fixed(std::size_t v) const { return std::abs(layers[v]) <= band; }
+    int layer(std::size_t v) const { return layers16 ? layers16[v] : layers32[v]; }
+    bool fixed(std::size_t v) const { return std::abs(layer(v)) <= band; }
+    // The closest point on triangle t to x (x the centre of the voxel holding it).
+    ClosestPoint closest(const Vec3d& x, std::uint32_t t) const {
+        const auto& f = mesh->triangles[t];
+        return closest_point_on_triangle(x, mesh->vertices[f[0]], mesh->vertices[f[1]], mesh->vertices[f[2]]);
+    }
+    // Whether d (world units) is below the distance from x, the centre of voxel v = (i, j, k), to
+    // the triangle v holds (infinity while it holds none). Its stored closest point, rounded to
+    // float (at most 2^-24 of each coordinate in voxel units), decides unless d lies within a
+    // margin 16 times that rounding of the point's distance; there the exact distance does.
+    bool beats_own(const Vec3d& x, std::size_t v, int i, int j, int k, double d) const {
+        if (tri[v] == UINT32_MAX) return d < INFINITY;
+        const double dx = i + 0.5 - px[v], dy = j + 0.5 - py[v], dz = k + 0.5 - pz[v];
+        const double near = std::sqrt(dx * dx + dy * dy + dz * dz) / inv_s;
+        const double margin = (std::abs(px[v]) + std::abs(py[v]) + std::abs(pz[v]) + reach) * 1e-6 / inv_s;
+        if (d < near - margin) return true;
+        if (d > near + margin) return false;
+        return d < std::sqrt(closest(x, tri[v]).distance2);
+    }
 };
 
 // Which parts of each row changed in a pass: per row a mask of up to 64 chunks of `width` voxels
@@ -69,9 +98,9 @@ __attribute__((target_clones("avx2", "default"))) void rank_neighbours(const Pro
         const int jj = j + dir * rr[0], kk = k + dir * rr[1];
         if (jj < 0 || jj >= ny || kk < 0 || kk >= nz) continue;
         const std::size_t src = (static_cast<std::size_t>(kk) * s.ny + static_cast<std::size_t>(jj)) * s.nx;
-        const float* px = s.px.data() + src;
-        const float* py = s.py.data() + src;
-        const float* pz = s.pz.data() + src;
+        const float* px = s.px + src;
+        const float* py = s.py + src;
+        const float* pz = s.pz + src;
         for (int a = -1; a <= 1; ++a) {
             const int i0 = std::max(x0, -a), i1 = std::min(x1, nx - a);
             const std::uint32_t base = static_cast<std::uint32_t>(static_cast<std::ptrdiff_t>(src) + a);
@@ -145,7 +174,6 @@ bool propagate_row(Prop& s, int dir, int pass, int j, int k, ChangeMasks& cm, st
     }
     std::uint64_t ranked = dirty;
     const float cy = static_cast<float>(j) + 0.5f, cz = static_cast<float>(k) + 0.5f;
-    const TriMesh& mesh = *s.mesh;
     std::uint64_t changed = 0;
     bool carry = false;  // the voxel before in this row changed in this pass
     for (int cc = 0; cc < cm.chunks; ++cc) {  // chunks in pass order
@@ -175,12 +203,10 @@ bool propagate_row(Prop& s, int dir, int pass, int j, int k, ChangeMasks& cm, st
             // The point's distance only bounds the distance to its triangle from above (the point
             // is the neighbour's closest, not this voxel's): the candidate is tested exactly.
             if (f == UINT32_MAX || s.tri[f] == s.tri[v]) continue;
-            const auto& t = mesh.triangles[s.tri[f]];
             const Vec3d x = s.grid->center(i, j, k);
-            const ClosestPoint cp = closest_point_on_triangle(x, mesh.vertices[t[0]], mesh.vertices[t[1]], mesh.vertices[t[2]]);
+            const ClosestPoint cp = s.closest(x, s.tri[f]);
             const double d = std::sqrt(cp.distance2);
-            if (d < s.dist[v]) {
-                s.dist[v] = d;
+            if (s.beats_own(x, v, i, j, k, d)) {
                 const Vec3d q = (cp.point - s.grid->origin) * s.inv_s;
                 s.px[v] = static_cast<float>(q.x), s.py[v] = static_cast<float>(q.y), s.pz[v] = static_cast<float>(q.z);
                 s.tri[v] = s.tri[f];
@@ -233,32 +259,149 @@ bool propagate_pass(Prop& s, int dir, int pass, ChangeMasks& cm, int threads, st
     visits += visited.load();
     return changed;
 }
+// cp[i] for the voxels i of row (j, k): the closest point on the triangle the voxel holds, four
+// voxels at a time (closest_points_on_triangles4: the same bits as closest_point_on_triangle; an
+// AVX2 clone, chosen at run time, computes the four at once).
+__attribute__((target_clones("avx2", "default"))) void row_closest(const Prop& s, int j, int k, ClosestPoint* cp) {
+    const int nx = static_cast<int>(s.nx);
+    const std::size_t row = (static_cast<std::size_t>(k) * s.ny + static_cast<std::size_t>(j)) * s.nx;
+    Vec3d x[4];
+    std::array<Vec3d, 3> t[4];
+    const Vec3d* xs[4] = {&x[0], &x[1], &x[2], &x[3]};
+    const std::array<Vec3d, 3>* ts[4] = {&t[0], &t[1], &t[2], &t[3]};
+    ClosestPoint four[4];
+    for (int i0 = 0; i0 < nx; i0 += 4) {
+        for (int l = 0; l < 4; ++l) {
+            const int i = std::min(i0 + l, nx - 1);  // beyond the row's end: its last voxel again
+            const auto& f = s.mesh->triangles[s.tri[row + static_cast<std::size_t>(i)]];
+            x[l] = s.grid->center(i, j, k);
+            t[l] = {s.mesh->vertices[f[0]], s.mesh->vertices[f[1]], s.mesh->vertices[f[2]]};
+        }
+        closest_points_on_triangles4(xs, ts, four);
+        for (int l = 0; l < 4 && i0 + l < nx; ++l) cp[i0 + l] = four[l];
+    }
+}
+
+// Every voxel's value (and gradient) from the triangle it holds, written once into `values`: the
+// exact distance from its centre to that triangle (the one the band or the propagation computed,
+// with the same operations), signed by its layer, on the surface by the pseudo-normal at the
+// closest point; a voxel no band reached takes the BVH query's nearest triangle. `values` may be
+// the pages of the points (no longer read). Sets run.min and run.max.
+template <class V>
+void sign_values(Prop& s, const TriangleBvh& bvh, const NearestSign& signs, V* values, float* gradient, DistanceRun& run) {
+    const GridSpec& grid = *s.grid;
+    const std::size_t nx = s.nx, ny = s.ny, nz = s.nz;
+    std::vector<double> lo(nz, 0.0), hi(nz, 0.0);  // per slice, merged in order below
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nz), [&](const tbb::blocked_range<std::size_t>& r) {
+        std::vector<ClosestPoint> cp(nx);
+        std::vector<double> queried(nx);  // distances of the voxels that took a BVH query, else -1
+        for (std::size_t k = r.begin(); k != r.end(); ++k) {
+            double l = 0, h = 0;
+            for (std::size_t j = 0; j < ny; ++j) {
+                const std::size_t row = (k * ny + j) * nx;
+                for (std::size_t i = 0; i < nx; ++i) {
+                    queried[i] = -1;
+                    if (s.tri[row + i] != UINT32_MAX) continue;
+                    // No band voxel anywhere: an exact query.
+                    const MeshHit hit = bvh.closest(grid.center(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k)));
+                    s.tri[row + i] = hit.triangle;
+                    queried[i] = std::sqrt(hit.closest.distance2);
+                }
+                row_closest(s, static_cast<int>(j), static_cast<int>(k), cp.data());
+                for (std::size_t i = 0; i < nx; ++i) {
+                    const std::size_t v = row + i;
+                    const Vec3d c = grid.center(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k));
+                    const double d = queried[i] >= 0 ? queried[i] : std::sqrt(cp[i].distance2);
+                    const double sign = signs(s.layer(v), s.tri[v], cp[i], c);
+                    const double value = sign * d;
+                    values[v] = static_cast<V>(value);
+                    l = std::min(l, value), h = std::max(h, value);
+                    if (!gradient) continue;
+                    // Outside (sign -1): towards the surface; inside: away from it. Both increase V.
+                    const Vec3d g = signs.gradient(sign, d, grid.voxel_size, s.tri[v], cp[i], c);
+                    gradient[3 * v] = static_cast<float>(g.x);
+                    gradient[3 * v + 1] = static_cast<float>(g.y);
+                    gradient[3 * v + 2] = static_cast<float>(g.z);
+                }
+            }
+            lo[k] = l, hi[k] = h;
+        }
+    });
+    for (std::size_t k = 0; k < nz; ++k) run.min = std::min(run.min, lo[k]), run.max = std::max(run.max, hi[k]);
+}
+
 }  // namespace
 
-DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const std::vector<std::int32_t>& layers,
-                               const DistanceOptions& options, const Progress& progress) {
-    if (layers.size() != grid.count()) fail_input("", "the voxelmap's layer count does not match its grid");
+// MAP_POPULATE: the kernel maps every page in one call, several times faster than the page faults
+// of touching them (on all threads or not).
+MappedPages::MappedPages(std::size_t bytes) : bytes_(bytes) {
+    if (!bytes) return;
+    data_ = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (data_ == MAP_FAILED) data_ = nullptr, bytes_ = 0, throw std::bad_alloc();
+}
+
+MappedPages& MappedPages::operator=(MappedPages&& o) noexcept {
+    if (this != &o) {
+        reset();
+        data_ = o.data_, bytes_ = o.bytes_;
+        o.data_ = nullptr, o.bytes_ = 0;
+    }
+    return *this;
+}
+
+void MappedPages::shrink(std::size_t bytes) {
+    static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t keep = (bytes + page - 1) / page * page;
+    if (!data_ || keep >= bytes_) return;
+    ::munmap(static_cast<char*>(data_) + keep, bytes_ - keep);
+    bytes_ = keep;
+    if (keep == 0) data_ = nullptr;
+}
+
+void MappedPages::reset() {
+    if (data_) ::munmap(data_, bytes_);
+    data_ = nullptr, bytes_ = 0;
+}
+
+template <class V, class L>
+DenseDistance<V> compute_distance_as(const TriMesh& mesh, const GridSpec& grid, const L* layers, float* gradient,
+                                     const DistanceOptions& options, const Progress& progress) {
+    static_assert(std::is_same_v<L, std::int16_t> || std::is_same_v<L, std::int32_t>);
     if (mesh.triangles.empty()) fail_input("", "the mesh has no triangles");
     const std::size_t n = grid.count();
     const std::size_t nx = static_cast<std::size_t>(grid.dims[0]), ny = static_cast<std::size_t>(grid.dims[1]),
                       nz = static_cast<std::size_t>(grid.dims[2]);
     auto t0 = Clock::now();
-    DistanceField out;
-    out.grid = grid;
+    DenseDistance<V> out;
     const int band = std::max(default_exact_layers(options.connectivity), options.exact_layers);
     const double vs = grid.voxel_size;
-    // Unsigned distances (infinity: no triangle yet), except surface voxels, signed at once.
-    out.values.assign(n, INFINITY);
-    // Far from everything (voxels not reached yet): a point that loses to any real one.
-    Prop ps{&mesh, &grid, 1 / vs, nx, ny, nz, layers.data(), band, out.values.data(), decltype(Prop::px)(n, 1e30f),
-            decltype(Prop::py)(n), decltype(Prop::pz)(n), decltype(Prop::tri)(n, UINT32_MAX), options.visit_every_voxel};
+    const std::int16_t* l16 = nullptr;
+    const std::int32_t* l32 = nullptr;
+    if constexpr (std::is_same_v<L, std::int16_t>) l16 = layers;
+    else l32 = layers;
+    // The points, then the values (V at most 8 of the points' 12 bytes per voxel), and the
+    // triangles, each in pages mapped at once, zero.
+    out.pages = MappedPages(3 * n * sizeof(float));
+    MappedPages tri(n * sizeof(std::uint32_t));
+    float* points = static_cast<float*>(out.pages.data());
+    const double reach = 1 + std::max({std::abs(grid.origin.x), std::abs(grid.origin.y), std::abs(grid.origin.z)}) / vs;
+    Prop ps{&mesh, &grid, 1 / vs, reach, nx, ny, nz, l16, l32, band, points, points + n, points + 2 * n,
+            static_cast<std::uint32_t*>(tri.data()), options.visit_every_voxel};
+    // Far from everything (voxels not reached yet, no triangle): a point that loses to any real
+    // one (its y and z stay 0).
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, std::size_t{1} << 16), [&](const tbb::blocked_range<std::size_t>& r) {
+        std::fill(ps.px + r.begin(), ps.px + r.end(), 1e30f);
+        std::fill(ps.tri + r.begin(), ps.tri + r.end(), UINT32_MAX);
+    });
 
     TriangleBvh bvh(mesh);
     const NearestSign signs(mesh);
     out.seconds_prepare = seconds_since(t0);
 
     // Exact band, brick by brick (distance/brick_nearest.hpp), parallel over 8^3 bricks; ties
-    // between equidistant triangles resolve as the BVH query's would.
+    // between equidistant triangles resolve as the BVH query's would. A band voxel keeps its
+    // closest point and triangle; its distance is the centre's to that triangle, the same bits
+    // (BrickNearest takes the minimum of the same point-triangle distances).
     t0 = Clock::now();
     const NearestIndex index(bvh, grid, true);
     const std::size_t bx = (nx + kBrickDim - 1) / kBrickDim, by = (ny + kBrickDim - 1) / kBrickDim,
@@ -280,17 +423,13 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
             for (int dz = 0; dz < ez; ++dz)
                 for (int dy = 0; dy < ey; ++dy)
                     for (int dx = 0; dx < ex; ++dx)
-                        if (std::abs(layers[at(dx, dy, dz)]) <= band) nearest.add(dx, dy, dz);
+                        if (ps.fixed(at(dx, dy, dz))) nearest.add(dx, dy, dz);
             for (const BrickNearest::Hit& hit : nearest.run()) {
                 const int dx = hit.offset & 7, dy = (hit.offset >> 3) & 7, dz = hit.offset >> 6;
                 const std::size_t v = at(dx, dy, dz);
-                const Vec3d c = grid.center(x0 + dx, y0 + dy, z0 + dz);
-                const ClosestPoint& cp = hit.closest;
-                const std::uint32_t tri = bvh.triangle_at(hit.slot);
-                const Vec3d u = (cp.point - grid.origin) * (1 / vs);
+                const Vec3d u = (hit.closest.point - grid.origin) * (1 / vs);
                 ps.px[v] = static_cast<float>(u.x), ps.py[v] = static_cast<float>(u.y), ps.pz[v] = static_cast<float>(u.z);
-                ps.tri[v] = tri;
-                out.values[v] = layers[v] == 0 ? signs(0, tri, cp, c) * hit.distance : hit.distance;
+                ps.tri[v] = bvh.triangle_at(hit.slot);
                 ++count;
             }
         }
@@ -316,40 +455,35 @@ DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const 
         progress.report("distance", 0.3 + 0.5 * (pass + 1) / kMaxPasses);
         if (!changed && pass >= 1) break;
     }
-    for (auto* v : {&ps.px, &ps.py, &ps.pz}) decltype(Prop::px)().swap(*v);
     out.seconds_propagate = seconds_since(t0);
     progress.report("distance", 0.9);
 
     t0 = Clock::now();
-    if (options.gradient) out.gradient.resize(3 * n);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nz), [&](const tbb::blocked_range<std::size_t>& r) {
-        for (std::size_t k = r.begin(); k != r.end(); ++k)
-            for (std::size_t j = 0; j < ny; ++j)
-                for (std::size_t i = 0; i < nx; ++i) {
-                    const std::size_t v = (k * ny + j) * nx + i;
-                    const int layer = layers[v];
-                    const Vec3d c = grid.center(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k));
-                    if (ps.tri[v] == UINT32_MAX) {  // no band voxel anywhere: an exact query
-                        const MeshHit hit = bvh.closest(c);
-                        ps.tri[v] = hit.triangle;
-                        out.values[v] = std::sqrt(hit.closest.distance2);
-                    }
-                    double d = out.values[v];
-                    double sign = layer > 0 ? 1.0 : -1.0;
-                    if (layer == 0) sign = d < 0 ? -1.0 : 1.0, d = std::abs(d);  // signed in the band already
-                    else out.values[v] = sign * d;
-                    if (!options.gradient) continue;
-                    const auto& f = mesh.triangles[ps.tri[v]];
-                    ClosestPoint cp = closest_point_on_triangle(c, mesh.vertices[f[0]], mesh.vertices[f[1]], mesh.vertices[f[2]]);
-                    const Vec3d g = signs.gradient(sign, d, vs, ps.tri[v], cp, c);
-                    // Outside (sign -1): towards the surface; inside: away from it. Both increase V.
-                    out.gradient[3 * v] = static_cast<float>(g.x);
-                    out.gradient[3 * v + 1] = static_cast<float>(g.y);
-                    out.gradient[3 * v + 2] = static_cast<float>(g.z);
-                }
-    });
+    sign_values(ps, bvh, signs, static_cast<V*>(out.pages.data()), options.gradient ? gradient : nullptr, out);
+    out.pages.shrink(n * sizeof(V));
     out.seconds_sign = seconds_since(t0);
     progress.report("distance", 1.0);
+    return out;
+}
+
+#define HP_DISTANCE_AS(V, L)                                                                                          \
+    template DenseDistance<V> compute_distance_as(const TriMesh&, const GridSpec&, const L*, float*, const DistanceOptions&, \
+                                                  const Progress&);
+HP_DISTANCE_AS(float, std::int16_t)
+HP_DISTANCE_AS(double, std::int16_t)
+HP_DISTANCE_AS(float, std::int32_t)
+HP_DISTANCE_AS(double, std::int32_t)
+#undef HP_DISTANCE_AS
+
+DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const std::vector<std::int32_t>& layers,
+                               const DistanceOptions& options, const Progress& progress) {
+    if (layers.size() != grid.count()) fail_input("", "the voxelmap's layer count does not match its grid");
+    DistanceField out;
+    out.grid = grid;
+    if (options.gradient) out.gradient.resize(3 * grid.count());
+    DenseDistance<double> d = compute_distance_as<double>(mesh, grid, layers.data(), out.gradient.data(), options, progress);
+    out.values.assign(d.values(), d.values() + grid.count());
+    static_cast<DistanceRun&>(out) = d;
     return out;
 }
 

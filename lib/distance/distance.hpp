@@ -10,7 +10,9 @@
 // voxel of the truth on the reference meshes. Cost: one BVH query and a candidate scan per brick for
 // the band, a few raster passes beyond it (13 point distances per voxel, and an exact point-triangle
 // test where the nearest neighbour holds another triangle; from the third pass only at voxels a
-// neighbour of which changed). Memory: 16 bytes per voxel while working plus the output.
+// neighbour of which changed). Memory: 16 bytes per voxel while working (each voxel's triangle and
+// its closest point on it; its distance, that triangle's, is computed again where needed) besides
+// the layers; the values then take the closest points' pages (compute_distance_as).
 // Threads: TBB, the same result for any thread count. Method and measurements:
 // docs/distance-method.md.
 #include <array>
@@ -35,16 +37,22 @@ struct DistanceOptions {
     bool visit_every_voxel = false;
 };
 
-struct DistanceField {
-    GridSpec grid;
-    std::vector<double> values;     // x fastest, inside positive
-    std::vector<float> gradient;    // 3 per voxel when requested
+// What a run did and how long each phase took (prepare: the working arrays allocated and
+// initialised, the BVH and the sign tables built; sign: every value and gradient computed from its
+// voxel's triangle and written, the voxels no band reached found by a query, after the
+// propagation).
+struct DistanceRun {
+    double min = 0, max = 0;        // of the values (before any rounding to float), and 0
     std::size_t exact_voxels = 0;   // computed by BVH queries
     int propagation_passes = 0;     // raster passes run (closest-triangle propagation)
     std::size_t propagation_visits = 0;  // voxels visited by the passes (beyond the band)
-    // prepare: the arrays allocated and initialised, the BVH and the sign tables built; sign: the
-    // signs (and gradients) set and the voxels no band reached filled in, after the propagation.
     double seconds_prepare = 0, seconds_exact = 0, seconds_propagate = 0, seconds_sign = 0;
+};
+
+struct DistanceField : DistanceRun {
+    GridSpec grid;
+    std::vector<double> values;     // x fastest, inside positive
+    std::vector<float> gradient;    // 3 per voxel when requested
 };
 
 // The layers within which the dense field is exact by default: 3, or 9 for 6-connected layers.
@@ -53,6 +61,46 @@ inline int default_exact_layers(int connectivity) { return connectivity == 6 ? 9
 // `layers`: the voxelmap's values over `grid` (x fastest).
 DistanceField compute_distance(const TriMesh& mesh, const GridSpec& grid, const std::vector<std::int32_t>& layers,
                                const DistanceOptions& options, const Progress& progress = {});
+
+// Pages mapped from the system all at once (MAP_POPULATE: one call instead of a page fault per
+// page), zero at first, unmapped when destroyed; shrink() unmaps all but the first `bytes`
+// (rounded up to a page). Throws std::bad_alloc when the system refuses.
+class MappedPages {
+public:
+    MappedPages() = default;
+    explicit MappedPages(std::size_t bytes);
+    MappedPages(MappedPages&& o) noexcept : data_(o.data_), bytes_(o.bytes_) { o.data_ = nullptr, o.bytes_ = 0; }
+    MappedPages& operator=(MappedPages&& o) noexcept;
+    MappedPages(const MappedPages&) = delete;
+    MappedPages& operator=(const MappedPages&) = delete;
+    ~MappedPages() { reset(); }
+    void* data() const { return data_; }
+    template <class T>
+    T* as() const { return static_cast<T*>(data_); }
+    void shrink(std::size_t bytes);
+    void reset();
+
+private:
+    void* data_ = nullptr;
+    std::size_t bytes_ = 0;
+};
+
+// The dense field as compute_distance_as returns it: its values (x fastest, inside positive, each
+// the double result rounded to V) in the pages that held the propagation's closest points.
+template <class V>
+struct DenseDistance : DistanceRun {
+    MappedPages pages;
+    const V* values() const { return static_cast<const V*>(pages.data()); }
+};
+
+// The same field as compute_distance, from layers of type L (int16 or int32; only |layer| <= the
+// exact band, the sign and 0 matter), with its values as V (float or double) and, when
+// options.gradient, the gradients written into `gradient` (3 * grid.count() floats of the
+// caller's). Every output value is written once, after the propagation, into the pages of its
+// working arrays: nothing of the grid's size is allocated besides them (16 bytes per voxel).
+template <class V, class L>
+DenseDistance<V> compute_distance_as(const TriMesh& mesh, const GridSpec& grid, const L* layers, float* gradient,
+                                     const DistanceOptions& options, const Progress& progress = {});
 
 // Narrow band: `layers` a band voxelmap (voxel/band.hpp; or any voxelmap whose layers are exact up
 // to +-band). Voxels with |layer| < band get the exact distance (the minimum over the mesh's

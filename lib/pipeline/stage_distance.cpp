@@ -132,6 +132,41 @@ DistanceSummary write_field(const StageContext& ctx, const GridSpec& g, const st
     return r;
 }
 
+// The voxelmap's layers over its grid (x fastest): int16 while every value fits (those of
+// haptic-voxelize always do), else int32. Written once, slice by slice as read.
+struct DenseLayers {
+    MappedPages pages;
+    bool wide = false;  // int32
+    const std::int16_t* l16() const { return wide ? nullptr : pages.as<std::int16_t>(); }
+    const std::int32_t* l32() const { return wide ? pages.as<std::int32_t>() : nullptr; }
+};
+
+DenseLayers read_dense_layers(const vdb::Reader& reader) {
+    const GridSpec& g = reader.info().grid;
+    const std::size_t slice = static_cast<std::size_t>(g.dims[0]) * static_cast<std::size_t>(g.dims[1]), n = g.count();
+    DenseLayers out;
+    out.pages = MappedPages(n * sizeof(std::int16_t));
+    reader.read_slices("layers", vdb::ValueType::int32, [&](int z, const void* values) {
+        const auto* v = static_cast<const std::int32_t*>(values);
+        const std::size_t at = static_cast<std::size_t>(z) * slice;
+        if (!out.wide) {
+            std::int16_t* d = out.pages.as<std::int16_t>() + at;
+            bool fits = true;
+            for (std::size_t i = 0; i < slice; ++i) {
+                d[i] = static_cast<std::int16_t>(v[i]);
+                fits &= v[i] >= INT16_MIN && v[i] <= INT16_MAX;
+            }
+            if (fits) return;
+            MappedPages wide(n * sizeof(std::int32_t));
+            std::copy(out.pages.as<std::int16_t>(), out.pages.as<std::int16_t>() + at, wide.as<std::int32_t>());
+            out.pages = std::move(wide);
+            out.wide = true;
+        }
+        std::copy(v, v + slice, out.pages.as<std::int32_t>() + at);
+    });
+    return out;
+}
+
 // The narrow-band body of run_distance: layers read as bricks, exact distances within the band,
 // +-band voxel sizes beyond, written block by block (tiles beyond the band).
 DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams& p, const vdb::Reader& reader,
@@ -209,6 +244,8 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     lay.blocks = [&](std::size_t b, void* tile) -> const void* {
         // vdb::write builds the grids in order: the distances are in their tree by now.
         if (b == 0) field32.values = {}, field64.values = {};
+        // Freed before the write for the stored copy below, should the writer not take it.
+        if (b == 0 && layers.index.empty()) layers = reader.read_int16_bricks("layers", band);
         const std::int16_t* src = layers.brick(b);
         if (!src) {
             *static_cast<std::int32_t*>(tile) = layers.tile[b];
@@ -225,6 +262,8 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
             lay.stored = stored;
             lay.background = vdb::stored_background(*stored);  // the voxelmap's (its layers below the band's)
         }
+    // The writer copies the stored grid: the bricks of the layers are not needed any more.
+    if (lay.stored) layers = {};
     std::vector<vdb::GridOut> grids{dist, lay};
     if (p.gradient) {
         vdb::GridOut gr{"gradient", vdb::ValueType::vec3f, nullptr, 0.0};
@@ -316,18 +355,31 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
         return r;
     }
     t0 = std::chrono::steady_clock::now();
-    std::vector<std::int32_t> layers = reader.read_int32("layers");
+    DenseLayers layers = read_dense_layers(reader);
+    // The reader's tree was thousands of small leaf allocations, freed now: give them back to the
+    // system (the arrays below are mapped apart and cannot reuse them).
+    ::malloc_trim(0);
     read_s += seconds_since(t0);
     DistanceOptions dopt;
     dopt.connectivity = connectivity;
     dopt.exact_layers = exact_layers;
     dopt.gradient = gradient;
-    DistanceField field = compute_distance(m.mesh, info.grid, layers, dopt, ctx.progress);
-
-    t0 = std::chrono::steady_clock::now();
-    double lo = 0, hi = 0;
-    for (double v : field.values) lo = std::min(lo, v), hi = std::max(hi, v);
-    const double range_s = seconds_since(t0);
+    // The gradients, written once each by the sign phase.
+    const GridSpec& g = info.grid;
+    const std::size_t n = g.count();
+    MappedPages grad(gradient ? 3 * n * sizeof(float) : 0);
+    // The float encoding's values as floats, the others' as doubles.
+    DenseDistance<float> f32;
+    DenseDistance<double> f64;
+    auto compute = [&](auto tag) {
+        using V = decltype(tag);
+        return layers.wide ? compute_distance_as<V>(m.mesh, g, layers.l32(), grad.as<float>(), dopt, ctx.progress)
+                           : compute_distance_as<V>(m.mesh, g, layers.l16(), grad.as<float>(), dopt, ctx.progress);
+    };
+    if (encoding == "float") f32 = compute(float{});
+    else f64 = compute(double{});
+    const DistanceRun& field = encoding == "float" ? static_cast<const DistanceRun&>(f32) : f64;
+    const double lo = field.min, hi = field.max;
     const double factor = std::pow(10.0, precision);
     check_scaled_fits(ctx, encoding, precision, lo, hi);
     nlohmann::json parameters{{"encoding", encoding}, {"precision", precision}, {"gradient", gradient}};
@@ -337,31 +389,37 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
         "exact BVH closest points within " + std::to_string(exact_layers) + " voxels of the surface; closest-feature propagation beyond",
         parameters);
 
-    const GridSpec& g = info.grid;
+    // Each array is freed once the writer has its last slice.
     const std::size_t slice = static_cast<std::size_t>(g.dims[0]) * static_cast<std::size_t>(g.dims[1]);
+    const int last = g.dims[2] - 1;
     std::vector<vdb::GridOut> grids;
     auto at = [&](int z) { return static_cast<std::size_t>(z) * slice; };
     if (encoding == "float")
         grids.push_back({"distance", vdb::ValueType::float32, [&](int z, void* out) {
-                             auto* d = static_cast<float*>(out);
-                             for (std::size_t i = 0; i < slice; ++i) d[i] = static_cast<float>(field.values[at(z) + i]);
+                             std::copy_n(f32.values() + at(z), slice, static_cast<float*>(out));
+                             if (z == last) f32.pages.reset();
                          }, lo - g.voxel_size});
     else if (encoding == "double")
         grids.push_back({"distance", vdb::ValueType::float64, [&](int z, void* out) {
-                             std::copy_n(field.values.data() + at(z), slice, static_cast<double*>(out));
+                             std::copy_n(f64.values() + at(z), slice, static_cast<double*>(out));
+                             if (z == last) f64.pages.reset();
                          }, lo - g.voxel_size});
     else
         grids.push_back({"distance", vdb::ValueType::int32, [&](int z, void* out) {
                              auto* d = static_cast<std::int32_t*>(out);
                              for (std::size_t i = 0; i < slice; ++i)
-                                 d[i] = static_cast<std::int32_t>(std::llround(field.values[at(z) + i] * factor));
+                                 d[i] = static_cast<std::int32_t>(std::llround(f64.values()[at(z) + i] * factor));
+                             if (z == last) f64.pages.reset();
                          }, std::round((lo - g.voxel_size) * factor)});
     grids.push_back({"layers", vdb::ValueType::int32, [&](int z, void* out) {
-                         std::copy_n(layers.data() + at(z), slice, static_cast<std::int32_t*>(out));
+                         if (layers.wide) std::copy_n(layers.l32() + at(z), slice, static_cast<std::int32_t*>(out));
+                         else std::copy_n(layers.l16() + at(z), slice, static_cast<std::int32_t*>(out));
+                         if (z == last) layers.pages.reset();
                      }, -1.0});
     if (gradient)
         grids.push_back({"gradient", vdb::ValueType::vec3f, [&](int z, void* out) {
-                             std::copy_n(field.gradient.data() + 3 * at(z), 3 * slice, static_cast<float*>(out));
+                             std::copy_n(grad.as<float>() + 3 * at(z), 3 * slice, static_cast<float*>(out));
+                             if (z == last) grad.reset();
                          }, 0.0});
     DistanceSummary r = write_field(ctx, g, grids, meta, encoding, precision, lo, hi);
     r.exact_voxels = field.exact_voxels;
@@ -369,7 +427,7 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
     r.propagation_passes = field.propagation_passes;
     r.seconds_import = import_s, r.seconds_read = read_s, r.seconds_prepare = field.seconds_prepare;
     r.seconds_exact = field.seconds_exact, r.seconds_propagate = field.seconds_propagate;
-    r.seconds_sign = field.seconds_sign + range_s;
+    r.seconds_sign = field.seconds_sign;
     r.warnings = std::move(warnings);
     return r;
 }

@@ -255,3 +255,39 @@ TEST(Distance, ShuffledOrientationGivesTheConsistentField) {
     std::printf("near-surface voxels %zu: wrong sign %zu (%.2f %%) as wound, %zu repaired\n", near, wrong_broken,
                 100.0 * static_cast<double>(wrong_broken) / static_cast<double>(near), wrong_fixed);
 }
+
+// The form the executable uses (int16 layers, float values in the propagation's pages) gives the
+// double field rounded to float, value for value, and the same gradients; only |layer| <= the
+// exact band, the sign and 0 matter, so int32 layers far beyond int16 (the deep ones scaled up)
+// give the same field too. min and max: those of the double values and 0.
+TEST(Distance, FloatValuesFromInt16OrWideLayersAreTheDoubleFieldRounded) {
+    const hp::TriMesh gear = sample("gear.obj");
+    const hp::GridSpec g = hp::grid_around(gear.bounds(), 0.02, 8);
+    const std::vector<std::int32_t> layers = dense(hp::voxelize(gear, g, {}));
+    const hp::DistanceField ref = hp::compute_distance(gear, g, layers, {.gradient = true});
+    std::vector<std::int16_t> narrow(layers.begin(), layers.end());
+    std::vector<std::int32_t> wide = layers;
+    std::size_t deep = 0;
+    for (std::int32_t& l : wide)
+        if (std::abs(l) > 3) l *= 20000, ++deep;
+    ASSERT_GT(deep, layers.size() / 2);
+    double lo = 0, hi = 0;
+    for (double v : ref.values) lo = std::min(lo, v), hi = std::max(hi, v);
+    ASSERT_LT(lo, 0);
+    ASSERT_GT(hi, 0);
+    std::vector<float> gradient(3 * g.count());
+    const hp::DistanceOptions opt{.gradient = true};
+    auto check = [&](const auto& f, const char* what) {
+        EXPECT_EQ(f.min, lo) << what;
+        EXPECT_EQ(f.max, hi) << what;
+        EXPECT_EQ(f.exact_voxels, ref.exact_voxels) << what;
+        for (std::size_t v = 0; v < g.count(); ++v) ASSERT_EQ(f.values()[v], static_cast<float>(ref.values[v])) << what << " " << v;
+        EXPECT_EQ(gradient, ref.gradient) << what;
+    };
+    check(hp::compute_distance_as<float>(gear, g, narrow.data(), gradient.data(), opt), "int16");
+    std::fill(gradient.begin(), gradient.end(), 0.0f);
+    check(hp::compute_distance_as<float>(gear, g, wide.data(), gradient.data(), opt), "int32 beyond int16");
+    // The double values, the pages shrunk to them.
+    const hp::DenseDistance<double> d = hp::compute_distance_as<double>(gear, g, narrow.data(), nullptr, {});
+    EXPECT_TRUE(std::equal(ref.values.begin(), ref.values.end(), d.values()));
+}
