@@ -60,7 +60,6 @@ nlohmann::json to_json(const CfmSummary& s) {
 
 nlohmann::json to_json(const CfmSummary& s, const ToolFacts& f, const std::string& tree_file) {
     nlohmann::json j = to_json(s);
-    j.erase("warnings");
     j["output"] = f.output;
     j["mesh"] = to_json(f.mesh->diagnostics);
     j["tree"]["file"] = tree_file;

@@ -62,7 +62,6 @@ nlohmann::json to_json(const DistanceSummary& s) {
 
 nlohmann::json to_json(const DistanceSummary& s, const ToolFacts& f) {
     nlohmann::json j = to_json(s);
-    j.erase("warnings");
     j["output"] = f.output;
     j["mesh"] = to_json(f.mesh->diagnostics);
     j["seconds"]["total"] = f.total_seconds;

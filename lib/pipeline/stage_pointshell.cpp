@@ -71,7 +71,6 @@ nlohmann::json to_json(const PointshellSummary& s) {
 
 nlohmann::json to_json(const PointshellSummary& s, const ToolFacts& f) {
     nlohmann::json j = to_json(s);
-    j.erase("warnings");
     j["output"] = f.output;
     j["mesh"] = to_json(f.mesh->diagnostics);
     j["seconds"]["total"] = f.total_seconds;

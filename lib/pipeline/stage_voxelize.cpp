@@ -79,7 +79,6 @@ nlohmann::json to_json(const VoxelizeSummary& s) {
 
 nlohmann::json to_json(const VoxelizeSummary& s, const ToolFacts& f) {
     nlohmann::json j = to_json(s);
-    j.erase("warnings");
     j["output"] = f.output;
     j["mesh"] = to_json(f.mesh->diagnostics);
     j["mesh"]["source_name"] = f.mesh->source_name;

@@ -79,6 +79,25 @@ if python3 "$HP_SOURCE_DIR/tests/cli/text_in_json.py" "$TMP/out" "$TMP/pl/manife
 else
     fail "pipeline: numbers of the text missing from the manifest:"; sed 's/^/    /' "$TMP/missing" >&2
 fi
+# A warning printed on stderr is in --json's "warnings" too: an open mesh (the fill's warning),
+# then another mesh than the one the voxelmap, field or tree was made from, with --force.
+cup="$SAMPLES/cup.obj"
+for step in "voxelize|$HP_BIN/haptic-voxelize $cup --resolution 16 -o $TMP/c.vdb" \
+            "distance|$HP_BIN/haptic-distance $peg $TMP/c.vdb -o $TMP/cd.vdb --force" \
+            "pointshell|$HP_BIN/haptic-pointshell $peg $TMP/cd.vdb -o $TMP/cs.hps --force" \
+            "cfm|$HP_BIN/haptic-cfm $cup $TMP/t.hps -o $TMP/cc.hcfm --force"; do
+    name=${step%%|*}
+    read -r -a cmd <<<"${step#*|}"
+    expect_exit 0 "${cmd[@]}" || continue
+    grep ': warning: ' "$TMP/err" | sed 's/^[^:]*: warning: //' >"$TMP/warned"
+    expect_exit 0 "${cmd[@]}" --json || continue
+    python3 - "$TMP/warned" "$TMP/out" <<'EOF_PY' && pass "$name: its warnings are in --json" || fail "$name: a warning is missing from --json"
+import json, sys
+warned = [l.rstrip("\n") for l in open(sys.argv[1]) if l.strip()]
+listed = json.load(open(sys.argv[2])).get("warnings", [])
+sys.exit(0 if warned and all(w in listed for w in warned) else 1)
+EOF_PY
+done
 # The checker itself: a number the JSON does not hold is reported.
 printf 'grid         14 x 14 x 35 voxels\n' >"$TMP/text"
 printf '{"dims": [14, 14, 34]}\n' >"$TMP/j.json"
