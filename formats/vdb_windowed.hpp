@@ -1,0 +1,22 @@
+#pragma once
+// Internal to formats/vdb_read.cpp: reading a grid of a VDB file through a window of the file
+// held in memory (vdb_windowed.cpp), the same parse as openvdb::io::File without a system call
+// per leaf. Holds OpenVDB: included by the read units only.
+#include <memory>
+#include <string>
+
+#include <openvdb/openvdb.h>
+
+#include "formats/vdb_internal.hpp"
+
+namespace hp::vdb::detail {
+
+// Grid `name` read through `fd`, which it closes. Throws std::runtime_error (or OpenVDB's
+// exceptions) when the file has no such grid, the grid is an instance, or the file ends early.
+openvdb::GridBase::Ptr read_grid_windowed(int fd, const std::string& name);
+
+// Where grid `name` lies, parsed up to its topology; null when it is absent, an instance, stored in
+// half floats or its offsets do not fit the file. Reads through `fd`, which it closes.
+std::shared_ptr<StoredGrid> locate_grid(int fd, const std::string& name);
+
+}  // namespace hp::vdb::detail
