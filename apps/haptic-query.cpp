@@ -1,7 +1,6 @@
 // haptic-query: run, validate and time VPS queries (Sagardia et al. 2014, Algorithm 1) against a
 // budget. See lib/contact/query.hpp (the modes) and lib/query (scenario.hpp: poses; timing.hpp: the
 // report figures; check_run.hpp: the body, shared with the pipeline's query stage).
-#include <sched.h>
 
 #include <cstdio>
 #include <optional>
@@ -10,6 +9,7 @@
 
 #include "common/stage_call.hpp"
 #include "common/tool.hpp"
+#include "core/cpu.hpp"
 #include "pipeline/stage_query.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -39,15 +39,6 @@ struct Args {
     std::string scene_path, target_part, static_mesh_path, moving_mesh_path;
     std::vector<hp::scene::ToolSpec> tools;
 };
-
-// --threads 1: also pin this thread to the core it runs on, so the timing stays on one core (the
-// queries run on the calling thread).
-void pin_to_this_core() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(sched_getcpu(), &set);
-    sched_setaffinity(0, sizeof set, &set);
-}
 
 // --scene: the tools against every part of a scene, frame by frame.
 int run_scene(hp::app::Tool& tool, const Args& a, const hp::pipeline::QueryParams& opt) {
@@ -209,7 +200,7 @@ int main(int argc, char** argv) {
     for (const char* o : {"--csv", "--junit", "--plot"}) tool.applies(o, {timing, scene});
     return tool.run(argc, argv, [&] {
         const auto opt = call.typed<hp::pipeline::QueryParams>();
-        if (tool.threads == 1) pin_to_this_core();
+        if (tool.threads == 1) hp::pin_to_current_core();  // the queries run on the calling thread
         if (!a.scene_path.empty()) {
             a.tools = tools_in_order(tool.cli, tool_option, tool_files_option, tool_parts, tool_files);
             return run_scene(tool, a, opt);

@@ -3,7 +3,6 @@
 // queries run alone (a fresh query per geometry, each pair timed by itself on its composed pose)
 // for the frame-versus-pairs ratio. One JSON line on stdout (bench/run.sh rows), a summary on stderr.
 //   bench_scene SCENE.json TOOL.hps [--count 2000] [--seed 1] [--depth 5] [--mode full]
-#include <sched.h>
 #include <time.h>
 
 #include <algorithm>
@@ -17,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/cpu.hpp"
 #include "core/memory.hpp"
 #include "query/timing.hpp"
 #include "scene/scene_check.hpp"
@@ -39,10 +39,7 @@ int main(int argc, char** argv) {
         else if (k == "--depth") spec.depth = std::strtod(argv[i + 1], nullptr);
         else if (k == "--mode") spec.mode = argv[i + 1];
     }
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(sched_getcpu(), &set);
-    sched_setaffinity(0, sizeof set, &set);
+    hp::pin_to_current_core();
     try {
         const hp::QueryOptions options{.mode = hp::scene::parse_scene_mode(spec.mode)};
         const std::size_t rss0 = hp::peak_rss_bytes();

@@ -28,7 +28,6 @@
 // touched are compared with ours frame by frame; a part touched by one side only is listed with
 // its depth there (ours: the pair's deepest V; the peers: their deepest reported penetration).
 // One JSON line per contender on stdout (make bench rows), a summary on stderr.
-#include <sched.h>
 #include <time.h>
 
 #include <algorithm>
@@ -54,6 +53,7 @@
 
 #include "common/tool.hpp"
 #include "core/error.hpp"
+#include "core/cpu.hpp"
 #include "core/memory.hpp"
 #include "mesh/assembly.hpp"
 #include "peer_meshes.hpp"
@@ -482,9 +482,6 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--bullet-margin", o.bullet_margin, "Bullet's collision margins, scene units (default half the voxel size)");
     tool.cli.add_flag("--list", o.list, "every part touched by one side only, on stderr");
     tool.cli.add_option("--source", o.source, "the scene's source file (default: as scene.json names it)");
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(sched_getcpu(), &set);
-    sched_setaffinity(0, sizeof set, &set);
+    hp::pin_to_current_core();
     return tool.run(argc, argv, [&] { return run(o); });
 }

@@ -1,5 +1,7 @@
 #include "core/cpu.hpp"
 
+#include <sched.h>
+
 namespace hp {
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -15,5 +17,12 @@ bool cpu_has_avx2() {
 bool cpu_has_avx() { return false; }
 bool cpu_has_avx2() { return false; }
 #endif
+
+void pin_to_current_core() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(sched_getcpu(), &set);
+    (void)sched_setaffinity(0, sizeof set, &set);
+}
 
 }  // namespace hp

@@ -8,4 +8,8 @@ namespace hp {
 bool cpu_has_avx();
 bool cpu_has_avx2();
 
+// Pins the calling thread to the core it runs on now, so that a timing on one thread stays on one
+// core (the scheduler does not move it mid-run). Best effort: a refusal is ignored.
+void pin_to_current_core();
+
 }  // namespace hp
