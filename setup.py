@@ -52,7 +52,7 @@ if prebuilt:
         raise SystemExit(f"setup.py: HP_PREBUILT={prebuilt}: no hapticprep/_hapticprep*.so there; "
                          "build the project first (make build) or unset HP_PREBUILT")
     setup(package_dir={"hapticprep": os.path.relpath(package_dir, HERE)},
-          package_data={"hapticprep": ["_hapticprep*.so"]},
+          package_data={"hapticprep": ["_hapticprep*.so", "hapticprep_*.so"]},
           **METADATA)
 else:
     from skbuild import setup

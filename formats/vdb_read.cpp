@@ -1,5 +1,4 @@
-// The read unit of formats/vdb: Reader (open and verify once, then read grids) and the one-call
-// forms. The checks run in the order formats/vdb.md "Damage detection" gives.
+// The read unit of formats/vdb: Reader (open and verify once, then read grids). The checks run in the order formats/vdb.md "Damage detection" gives.
 #include "formats/vdb.hpp"
 
 #include <algorithm>
@@ -134,15 +133,6 @@ auto guarded(const fs::path& where, F&& body) -> decltype(body()) {
 }
 
 }  // namespace
-
-bool looks_like_vdb(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    unsigned char magic[8] = {};
-    if (!in.read(reinterpret_cast<char*>(magic), 8)) return false;
-    std::int64_t value = 0;
-    for (int i = 7; i >= 0; --i) value = (value << 8) | magic[i];
-    return value == openvdb::OPENVDB_MAGIC;
-}
 
 Reader Reader::open(const fs::path& path, bool deep) {
     detail::init_openvdb();
@@ -530,29 +520,6 @@ BrickField<double> Reader::read_distance_bricks() const {
         fail_input(where, "scaled distance field without a valid haptic:scale_factor (damaged file?)");
     return read_bricks_as<double, std::int32_t>("distance", ValueType::int32,
                                                 [factor](std::int32_t v) { return static_cast<double>(v) / factor; });
-}
-
-FileInfo inspect(const fs::path& path, bool deep) { return Reader::open(path, deep).info(); }
-
-void read_slices(const fs::path& path, const std::string& name, ValueType type,
-                 const std::function<void(int z, const void* values)>& sink, FileInfo* info) {
-    const Reader reader = Reader::open(path);
-    if (info) *info = reader.info();
-    reader.read_slices(name, type, sink);
-}
-
-std::vector<std::int32_t> read_int32(const fs::path& path, const std::string& name, FileInfo* info) {
-    const Reader reader = Reader::open(path);
-    std::vector<std::int32_t> out = reader.read_int32(name);
-    if (info) *info = reader.info();
-    return out;
-}
-
-std::vector<double> read_real(const fs::path& path, const std::string& name, FileInfo* info) {
-    const Reader reader = Reader::open(path);
-    std::vector<double> out = reader.read_real(name);
-    if (info) *info = reader.info();
-    return out;
 }
 
 }  // namespace hp::vdb

@@ -64,10 +64,17 @@ set(HP_PYTHON_INSTALL_DIR ${HP_PYTHON_INSTALL_DEFAULT} CACHE STRING
   "Directory below the prefix for the Python package hapticprep")
 install(TARGETS hapticprep_python LIBRARY DESTINATION ${HP_PYTHON_INSTALL_DIR}/hapticprep COMPONENT python)
 install(FILES ${HP_PYTHON_SOURCES} DESTINATION ${HP_PYTHON_INSTALL_DIR}/hapticprep COMPONENT python)
-# STEP and IGES from Python: the module next to the extension (lib/mesh/cad.cpp looks there first).
-if(TARGET hapticprep_cad)
-  install(TARGETS hapticprep_cad LIBRARY DESTINATION ${HP_PYTHON_INSTALL_DIR}/hapticprep COMPONENT python)
-endif()
+# The modules loaded on first use (OpenVDB files; STEP and IGES) next to the extension, where
+# lib/core/module.cpp looks first: copied into the build's package (a wheel made from it carries
+# them) and installed with it.
+foreach(loaded hapticprep_vdb hapticprep_cad)
+  if(TARGET ${loaded})
+    add_custom_command(TARGET ${loaded} POST_BUILD
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${HP_PYTHON_DIR}/hapticprep
+      COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE:${loaded}> ${HP_PYTHON_DIR}/hapticprep/ VERBATIM)
+    install(TARGETS ${loaded} LIBRARY DESTINATION ${HP_PYTHON_INSTALL_DIR}/hapticprep COMPONENT python)
+  endif()
+endforeach()
 # The package alone, built and installed without the executables (setup.py's install target).
 add_custom_target(install-python
   COMMAND ${CMAKE_COMMAND} --install ${CMAKE_BINARY_DIR} --component python

@@ -1,4 +1,5 @@
 #include "core/atomic_file.hpp"
+#include "core/module.hpp"
 
 #include <atomic>
 #include <cerrno>
@@ -42,7 +43,28 @@ bool is_stream(const fs::path& path) {
     }
 }
 
-std::atomic<int> standard_output_fd{1};
+// What every write of the process shares: the descriptor `-o -` writes into, the temporary files
+// being written (for remove_pending_temporaries(), which a signal handler calls: fixed slots of
+// plain characters, each published by an atomic state (0 free, 1 being filled, 2 ready), so the
+// handler reads only complete paths and never allocates) and the temporaries' numbering. A
+// module loaded with dlopen carries its own copy of this file's code and is handed the program's
+// state (share_atomic_file_state), so its writes are cleaned up by the program's handler and go
+// to the program's standard output.
+constexpr int kSlots = 64;
+constexpr std::size_t kPathMax = 4096;
+}  // namespace
+
+struct AtomicFileState {
+    std::atomic<int> standard_output_fd{1};
+    std::atomic<unsigned> temporaries{0};  // temporary files named so far (their names' suffix)
+    char pending_path[kSlots][kPathMax];
+    std::atomic<int> pending_state[kSlots];
+};
+
+namespace {
+AtomicFileState own_state;
+std::atomic<AtomicFileState*> shared_state{&own_state};
+AtomicFileState& state() { return *shared_state.load(std::memory_order_acquire); }
 
 // Copies the finished file `from` into the stream `to` ("-": the standard output), checking every
 // write.
@@ -50,7 +72,7 @@ void copy_into_stream(const fs::path& from, const fs::path& to, const std::strin
     const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
     if (in < 0) fail_write(dest, std::string("cannot reopen the finished file (") + std::strerror(errno) + ")");
     const bool standard = to == "-";
-    const int out = standard ? ::dup(standard_output_fd.load()) : ::open(to.c_str(), O_WRONLY | O_CLOEXEC);
+    const int out = standard ? ::dup(state().standard_output_fd.load()) : ::open(to.c_str(), O_WRONLY | O_CLOEXEC);
     if (out < 0) {
         const int err = errno;
         ::close(in);
@@ -80,14 +102,6 @@ void copy_into_stream(const fs::path& from, const fs::path& to, const std::strin
     if (::close(out) != 0 && errno != EINTR) fail_write(dest, std::string("write failed (") + std::strerror(errno) + ")");
 }
 
-// The temporary files being written, for remove_pending_temporaries(), which a signal handler
-// calls: fixed slots of plain characters, each published by an atomic state (0 free, 1 being
-// filled, 2 ready), so the handler reads only complete paths and never allocates.
-constexpr int kSlots = 64;
-constexpr std::size_t kPathMax = 4096;
-char pending_path[kSlots][kPathMax];
-std::atomic<int> pending_state[kSlots];
-
 // Registers `tmp` for the lifetime of the guard (not at all when every slot is taken or the path
 // is too long: the file is then only removed by the normal error paths).
 class PendingGuard {
@@ -97,36 +111,42 @@ public:
         if (s.size() >= kPathMax) return;
         for (int i = 0; i < kSlots; ++i) {
             int free = 0;
-            if (pending_state[i].compare_exchange_strong(free, 1)) {
-                std::memcpy(pending_path[i], s.c_str(), s.size() + 1);
-                pending_state[i].store(2);
+            if (state_.pending_state[i].compare_exchange_strong(free, 1)) {
+                std::memcpy(state_.pending_path[i], s.c_str(), s.size() + 1);
+                state_.pending_state[i].store(2);
                 slot_ = i;
                 return;
             }
         }
     }
     ~PendingGuard() {
-        if (slot_ >= 0) pending_state[slot_].store(0);
+        if (slot_ >= 0) state_.pending_state[slot_].store(0);
     }
     PendingGuard(const PendingGuard&) = delete;
     PendingGuard& operator=(const PendingGuard&) = delete;
 
 private:
+    AtomicFileState& state_ = state();
     int slot_ = -1;
 };
 
 fs::path temporary_beside(const fs::path& dest) {
-    static std::atomic<unsigned> counter{0};
     fs::path dir = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
     // Built with append(): GCC 12 warns falsely (-Wrestrict) on "." + std::string&&.
     std::string name(".");
     name.append(dest.filename().string()).append(".tmp-").append(std::to_string(::getpid()));
-    name.append("-").append(std::to_string(counter++));
+    name.append("-").append(std::to_string(state().temporaries++));
     return dir / name;
 }
 }  // namespace
 
-void set_standard_output_fd(int fd) noexcept { standard_output_fd.store(fd); }
+void set_standard_output_fd(int fd) noexcept { state().standard_output_fd.store(fd); }
+
+AtomicFileState* atomic_file_state() noexcept { return &state(); }
+
+void share_atomic_file_state(AtomicFileState* program) noexcept {
+    if (program) shared_state.store(program, std::memory_order_release);
+}
 
 void write_atomically(const fs::path& given, const std::function<void(const fs::path&)>& write) {
     const bool standard = given == "-";
@@ -177,8 +197,9 @@ void write_file_atomically(const fs::path& dest, const std::string& bytes) {
 }
 
 void remove_pending_temporaries() noexcept {
+    AtomicFileState& st = state();
     for (int i = 0; i < kSlots; ++i)
-        if (pending_state[i].load() == 2) ::unlink(pending_path[i]);
+        if (st.pending_state[i].load() == 2) ::unlink(st.pending_path[i]);
 }
 
 std::string read_file(const fs::path& path) {

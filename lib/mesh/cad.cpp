@@ -1,5 +1,5 @@
 // STEP and IGES files (mesh/cad.hpp): recognised here; read by the module hapticprep_cad.so
-// (cad_occt.cpp, OpenCASCADE), loaded on the first such file.
+// (cad_occt.cpp, OpenCASCADE), loaded on the first such file (core/module.hpp).
 #include "mesh/cad.hpp"
 
 #include <algorithm>
@@ -14,7 +14,7 @@
 #include "core/error.hpp"
 
 #ifdef HP_HAVE_OCCT
-#include <dlfcn.h>
+#include "core/module.hpp"
 #endif
 
 namespace hp {
@@ -64,35 +64,7 @@ bool cad_supported() { return true; }
 
 namespace {
 
-using AbiFn = const char* (*)();
 using ReadFn = void (*)(const std::filesystem::path&, const MeshLoadOptions&, Assembly&);
-constexpr const char* kModuleName = "hapticprep_cad.so";
-
-// Where the module may be, in order: HP_CAD_MODULE; next to the binary that holds this code (an
-// executable, or the Python extension); its ../<libdir>/hapticprep/ (the install layout: bin/ and
-// lib/hapticprep/); the install directory and the build directory this library was built for.
-std::vector<std::filesystem::path> module_candidates() {
-    std::vector<std::filesystem::path> out;
-    if (const char* env = std::getenv("HP_CAD_MODULE"); env && *env) out.emplace_back(env);
-    // The binary holding this code: a shared object (the Python extension) by dladdr, else the
-    // executable (dladdr names the main program by its argv[0], or not at all).
-    Dl_info info{};
-    std::string binary = "/proc/self/exe";
-    if (dladdr(reinterpret_cast<void*>(&cad_module_path), &info) && info.dli_fname &&
-        std::string_view(info.dli_fname).find(".so") != std::string_view::npos)
-        binary = info.dli_fname;
-    {
-        std::error_code ec;
-        const std::filesystem::path self = std::filesystem::canonical(binary, ec);
-        if (!ec) {
-            out.push_back(self.parent_path() / kModuleName);
-            out.push_back(self.parent_path().parent_path() / HP_CAD_MODULE_LIBDIR / "hapticprep" / kModuleName);
-        }
-    }
-    out.push_back(std::filesystem::path(HP_CAD_MODULE_INSTALL_DIR) / kModuleName);
-    out.push_back(std::filesystem::path(HP_CAD_MODULE_BUILD_DIR) / kModuleName);
-    return out;
-}
 
 struct Module {
     std::filesystem::path path;
@@ -102,32 +74,12 @@ struct Module {
 
 const Module& module() {
     static const Module loaded = [] {
+        const ModuleHandle handle = load_module("hapticprep_cad.so", "HP_CAD_MODULE", "hp_cad_abi_v1", cad_abi_key());
         Module m;
-        std::string tried;
-        for (const std::filesystem::path& candidate : module_candidates()) {
-            std::error_code ec;
-            if (!std::filesystem::is_regular_file(candidate, ec)) {
-                tried += (tried.empty() ? "" : ", ") + candidate.string();
-                continue;
-            }
-            void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-            if (!handle) {
-                const char* why = dlerror();
-                m.error = candidate.string() + " cannot be loaded (" + (why ? why : "unknown") + ")";
-                return m;
-            }
-            const auto abi = reinterpret_cast<AbiFn>(dlsym(handle, "hp_cad_abi_v1"));
-            const auto read = reinterpret_cast<ReadFn>(dlsym(handle, "hp_cad_read_v1"));
-            if (!abi || !read || abi() != cad_abi_key()) {
-                m.error = candidate.string() + " is from another build of hapticprep (expected " + cad_abi_key() + ")";
-                return m;  // the handle stays loaded: unloading a C++ library is not worth the risk
-            }
-            m.path = candidate;
-            m.read = read;
-            return m;
-        }
-        m.error = "its OpenCASCADE module " + std::string(kModuleName) + " is not installed (looked in " + tried +
-                  "; set HP_CAD_MODULE to its path)";
+        m.path = handle.path;
+        m.error = handle.error;
+        m.read = reinterpret_cast<ReadFn>(module_symbol(handle, "hp_cad_read_v1"));
+        if (handle.handle && !m.read) m.error = handle.path.string() + " lacks its entry hp_cad_read_v1";
         return m;
     }();
     return loaded;

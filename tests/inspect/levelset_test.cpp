@@ -1,11 +1,14 @@
 // --export levelset read back with OpenVDB itself: grid name, class, background, sign convention.
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 
 #include <gtest/gtest.h>
 #include <openvdb/io/File.h>
 #include <openvdb/openvdb.h>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "formats/vdb.hpp"
 #include "inspect/export.hpp"
@@ -143,4 +146,25 @@ TEST(LevelSetExport, WrongKindsAndUsage) {
     } catch (const hp::Error& e) {
         EXPECT_EQ(e.code(), hp::ExitCode::usage);
     }
+}
+
+// looks_like_vdb needs no OpenVDB (formats/vdb_host.cpp keeps its own copy of the magic number):
+// a file that OpenVDB's own writer makes here is recognised, its first bytes changed are not.
+TEST(LevelSetExport, MagicNumberIsOpenVdbs) {
+    openvdb::initialize();
+    const fs::path p = temp_dir() / "openvdb-own.vdb";
+    {
+        openvdb::io::File file(p.string());
+        file.write({openvdb::FloatGrid::create(1.0f)});
+        file.close();
+    }
+    EXPECT_TRUE(hp::vdb::looks_like_vdb(p));
+    std::string bytes = hp::read_file(p);
+    ASSERT_GE(bytes.size(), 8u);
+    std::int32_t magic = 0;
+    std::memcpy(&magic, bytes.data(), 4);
+    EXPECT_EQ(magic, openvdb::OPENVDB_MAGIC);
+    bytes[0] = static_cast<char>(bytes[0] ^ 1);
+    hp::write_file_atomically(p, bytes);
+    EXPECT_FALSE(hp::vdb::looks_like_vdb(p));
 }

@@ -36,6 +36,17 @@ if [ -f "$HP_BUILD_DIR/lib/hapticprep/hapticprep_cad.so" ]; then
         expect_grep "\"module\": *\"$cad_module\"" "$TMP/out"
     fi
 fi
+# OpenVDB files: the module is installed where the tools look for it, and an installed tool that
+# writes a VDB file loads that one (not the build's).
+vdb_module=$(find "$PREFIX" -name hapticprep_vdb.so -path "*/hapticprep/*" | head -1)
+case "$vdb_module" in
+    "$PREFIX"/lib*/hapticprep/hapticprep_vdb.so) pass "OpenVDB module at ${vdb_module#"$PREFIX"/}" ;;
+    *) fail "hapticprep_vdb.so not installed below $PREFIX/lib*/hapticprep" ;;
+esac
+HP_VDB_MODULE= LD_DEBUG=files "$HP_BIN/haptic-voxelize" "$SAMPLES/sphere.obj" --resolution 16 -o "$TMP/module.vdb" -q \
+    >"$TMP/out" 2>"$TMP/ld"
+grep -q "file=$vdb_module " "$TMP/ld" && pass "the installed voxelize loads the installed module" ||
+    fail "the installed voxelize did not load $vdb_module: $(grep -o 'file=[^ ]*hapticprep_vdb.so' "$TMP/ld" | head -1)"
 [ -f "$PREFIX/include/hapticprep/query/session.hpp" ] && pass "include/hapticprep/query/session.hpp" || fail "session.hpp not installed"
 # Only the query API's headers, and none of them brings in OpenVDB.
 if grep -rlE '#[[:space:]]*include[[:space:]]*[<"]openvdb' "$PREFIX/include" >"$TMP/vdb"; then

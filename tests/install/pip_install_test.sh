@@ -44,6 +44,9 @@ assert hp.__version__ == version, (hp.__version__, version)
 v = hp.load_voxelmap(path)
 assert isinstance(v.layers, numpy.ndarray) and v.layers.ndim == 3, type(v.layers)
 assert (v.layers == 0).any() and (v.layers > 0).any(), "no surface or inside voxels"
+# The OpenVDB module the read loaded is the one installed beside the extension.
+maps = [l.split()[-1] for l in open("/proc/self/maps") if l.rstrip().endswith("hapticprep_vdb.so")]
+assert maps and all(os.path.realpath(m).startswith(os.path.realpath(venv)) for m in maps), maps
 print("imported", where, "layers", v.layers.shape)
 PYCODE
 [ $? -eq 0 ] && pass "import from the environment: $(tail -1 "$TMP/py.out")" || { fail "import: $(cat "$TMP/py.out")"; }
