@@ -106,13 +106,8 @@ Aabb positive_reach(const DistanceSampler& field) {
 struct SceneQuery::State {
     static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
-    struct Tool {
-        std::optional<std::size_t> part;
-        fs::path file;
-        MovingObjectData data;
+    struct Tool : SceneTool {
         MovingObject view;
-        Vec3d center;
-        double radius = 0;
         std::size_t slot = npos;  // its geometry's field when other tools collide with it
     };
 
@@ -167,6 +162,7 @@ std::string part_where(const fs::path& scene_path, const std::string& part) {
     return scene_path.string() + ": part '" + part + "'";
 }
 
+
 }  // namespace
 
 SceneQuery::SceneQuery(const fs::path& scene_path, const ToolSpec& tool, const QueryOptions& options, int threads)
@@ -189,6 +185,7 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const QueryOptions& options, 
     for (std::size_t t = 0; t < tools.size(); ++t) {
         if (tools[t].part.empty() == tools[t].tree_file.empty())
             fail_usage("give the tool as one part of the scene (--tool NAME) or as a tree file (--tool-files TREE.hps)");
+        check_tool_spec(tools[t], options);
         if (tools[t].part.empty()) continue;
         const std::size_t i = sc.find_part(tools[t].part, where + ": --tool");
         if (s.tool_of_part[i] != State::npos) fail_usage("--tool " + tools[t].part + ": part '" + sc.parts[i].name + "' is given twice as a tool");
@@ -326,33 +323,8 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const QueryOptions& options, 
 
 void SceneQuery::State::load_tool(std::size_t t, const ToolSpec& spec) {
     Tool& tool = tools[t];
-    if (tool.part) {
-        const ScenePart& p = scene.parts[*tool.part];
-        const SceneGeometry& geometry = scene.geometries[p.geometry];
-        if (!geometry.files.count("tree"))
-            fail_input("", part_where(scene_path, p.name) + ": the tool's geometry " + geometry.id +
-                               " has no point-sphere tree (add the pointshell and spheretree stages to the pipeline)");
-        tool.file = geometry_file(scene_path, scene, p.geometry, "tree");
-    } else {
-        tool.file = spec.tree_file;
-    }
-    try {
-        tool.data = load_moving_object(tool.file);
-    } catch (const Error& e) {
-        if (!tool.part) throw;
-        throw Error(e.code(), part_where(scene_path, scene.parts[*tool.part].name) + ": " + e.what());
-    }
-    if (!tree_covers_points(tool.data.tree, tool.data.points))
-        fail_input(tool.file.string(),
-                   "the point-sphere tree does not hold all its points in its spheres (rebuild it with haptic-spheretree)");
+    static_cast<SceneTool&>(tool) = load_scene_tool(scene_path, scene, tool.part, spec);
     tool.view = tool.data.view();
-    // The tool's ball: the root sphere's centre; every point and every sphere inside (a contact is a
-    // point, and the time-critical mode's contacts lie on spheres).
-    tool.center = tool.data.tree.clusters.empty() ? Vec3d{} : tool.data.tree.clusters[0].sphere.center;
-    double r = 0;
-    for (const Vec3d& p : tool.data.points) r = std::max(r, length(p - tool.center));
-    for (const auto& c : tool.data.tree.clusters) r = std::max(r, length(c.sphere.center - tool.center) + c.sphere.radius);
-    tool.radius = r * (1 + 1e-9);
 }
 
 SceneQuery::SceneQuery(SceneQuery&&) noexcept = default;
@@ -553,6 +525,7 @@ std::size_t SceneQuery::tool_count() const { return state_->tools.size(); }
 std::optional<std::size_t> SceneQuery::tool_part(std::size_t t) const { return state_->tools.at(t).part; }
 const fs::path& SceneQuery::tool_file(std::size_t t) const { return state_->tools.at(t).file; }
 const MovingObjectData& SceneQuery::tool(std::size_t t) const { return state_->tools.at(t).data; }
+const fs::path& SceneQuery::tool_cfm_file(std::size_t t) const { return state_->tools.at(t).cfm_file; }
 MovingObject SceneQuery::tool_view(std::size_t t) const { return state_->tools.at(t).view; }
 bool SceneQuery::tool_has_field(std::size_t t) const { return state_->tools.at(t).slot != State::npos; }
 Vec3d SceneQuery::tool_center(std::size_t t) const { return state_->tools.at(t).center; }

@@ -30,9 +30,15 @@
 // pair query runs with pose(other)⁻¹ · pose(tool)). An outside tool has only its tree: it is only
 // ever the moving side. The frame's pairs are tool after tool, each tool's in ascending part
 // order; the budgets are shared by all the pairs of the frame.
+// Closest feature maps (ToolSpec::cfm, time-critical): each tool's own map rides with its tree, so
+// every pair of that tool (against a static part or another tool) adds the map's contacts for the
+// spheres left queued at the interruption, as the pair query with --cfm. The static parts' maps are
+// not read: a map serves the moving side.
 // Errors: hp::Error(bad_input) naming the scene file and the part: a missing or changed file, a
-// tool name that is not in the scene, a tool geometry without a tree file, a file its reader refuses.
-// hp::Error(usage): no tool, or one part given twice as a tool.
+// tool name that is not in the scene, a tool geometry without a tree file (or without a map when
+// asked for one), a file its reader refuses, a map that is not the tree's.
+// hp::Error(usage): no tool, one part given twice as a tool, a map with another mode than
+// time-critical, an outside tool asked for a map without its file.
 // Memory: the fields of the geometries of the static parts (and of the tool parts, with several
 // tools) and each tool's tree, once each; per worker and tool one query (its scratch) per
 // geometry, sharing the tool's packed tree.
@@ -50,6 +56,7 @@
 #include "query/static_field.hpp"
 #include "scene/broad_phase.hpp"
 #include "scene/scene_file.hpp"
+#include "scene/scene_tool.hpp"
 
 namespace hp::scene {
 
@@ -65,10 +72,6 @@ Contact contact_to_world(const Placement& placement, const Contact& c);
 // when that is positive (the continuation outside the grid, field/field.hpp).
 Aabb positive_reach(const DistanceSampler& field);
 
-struct ToolSpec {
-    std::string part;                 // a part of the scene (name or index), or
-    std::filesystem::path tree_file;  // an outside tool: its point-sphere tree (haptic-spheretree)
-};
 
 // The placement of a pose (its quaternion normalised): the frame of a tool part at that pose.
 Placement placement_of(const Pose& pose);
@@ -143,6 +146,7 @@ public:
     std::optional<std::size_t> tool_part(std::size_t t = 0) const;  // none for an outside tool
     const std::filesystem::path& tool_file(std::size_t t = 0) const;  // the tool's tree file
     const MovingObjectData& tool(std::size_t t = 0) const;
+    const std::filesystem::path& tool_cfm_file(std::size_t t = 0) const;  // empty: no map attached
     MovingObject tool_view(std::size_t t = 0) const;
     // Whether other tools collide with tool t: it is a part with a field (only with several tools).
     bool tool_has_field(std::size_t t) const;

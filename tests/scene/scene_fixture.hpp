@@ -1,8 +1,8 @@
 #pragma once
 // A small scene on disk for the scene query's tests: balls (radius 0.5) and boxes placed at random
 // rotations on lattices whose reach boxes touch and overlap, a tool part (a small ball with the
-// sphere shell's tree; more instances of it on request), and the sphere shell (radius 0.2) as an
-// outside tool. Written as
+// sphere shell's tree and its closest feature map; more instances of it on request), and the sphere
+// shell (radius 0.2) as an outside tool. Written as
 // scene.json with its files and their hashes, as haptic-pipeline --assembly writes it.
 #include <cmath>
 #include <filesystem>
@@ -14,11 +14,14 @@
 
 #include <gtest/gtest.h>
 
+#include "cfm/cfm.hpp"
 #include "contact/query.hpp"
 #include "core/file_hash.hpp"
+#include "formats/cfm.hpp"
 #include "formats/vdb.hpp"
 #include "scene/scene_file.hpp"
 #include "scene/scene_query.hpp"
+#include "../geometry/shapes.hpp"
 #include "../query/ball_fixture.hpp"
 
 namespace hp_test {
@@ -98,7 +101,7 @@ inline hp::Placement placement_of(const std::array<double, 4>& q_in, const hp::V
 
 struct SceneFiles {
     std::filesystem::path dir;
-    std::filesystem::path scene_path, tool_tree;
+    std::filesystem::path scene_path, tool_tree, tool_cfm;
     hp::scene::Scene scene;
     BallScene ball;  // the 0.5 ball's field and the 0.2 sphere shell with its tree
 
@@ -115,6 +118,14 @@ struct SceneFiles {
         write_sdf(dir / "g2" / "distance.vdb", hp::test::cube_grid(-0.4, 0.4, 0.04), small_ball);
         ball.write_moving(dir / "g2" / "tree.hps", &ball.tree);
         tool_tree = dir / "g2" / "tree.hps";
+        // The tool's closest feature map: the 0.2 sphere's mesh around its tree (coarse: a test).
+        hp::TriMesh sphere = hp::test::uv_sphere(12, 24);
+        for (auto& v : sphere.vertices) v = v * 0.2;
+        hp::cfm::Options cfm_options;
+        cfm_options.stacks = 8;
+        cfm_options.min_stacks = 4;
+        tool_cfm = dir / "g2" / "tree.hcfm";
+        hp::write_cfm_file(tool_cfm, {{"tool", "test"}}, hp::cfm::build_cfm(sphere, ball.tree, cfm_options));
 
         const char* ids[] = {"g0", "g1", "g2"};
         const hp::Aabb local[] = {{{-0.5, -0.5, -0.5}, {0.5, 0.5, 0.5}}, {{-0.3, -0.2, -0.4}, {0.3, 0.2, 0.4}},
@@ -131,6 +142,7 @@ struct SceneFiles {
             };
             add("distance", std::string(ids[g]) + "/distance.vdb");
             if (g == 2) add("tree", "g2/tree.hps");
+            if (g == 2) add("cfm", "g2/tree.hcfm");
             scene.geometries.push_back(geometry);
         }
         std::mt19937 rng(11);
