@@ -45,6 +45,11 @@ int run_scene(hp::app::Tool& tool, const Args& a, const hp::app::StageCall& call
     hp::scene::SceneCheckSpec spec;
     spec.cfm = opt.cfm;  // --cfm alone: the tool parts' maps of scene.json; --cfm FILE: the outside tool's too
     spec.cfm_file = call.file("cfm");
+    spec.moving_octree_file = call.file("moving_octree");  // the outside tool's; the parts' are scene.json's
+    spec.ist_level = opt.ist_level.value_or(0);
+    spec.ist_max_contacts = opt.ist_max_contacts.value_or(0);
+    spec.ist_one_child = !opt.ist_no_one_child;
+    spec.ist_side = !opt.ist_no_side;
     spec.scene_path = a.scene_path;
     spec.tools = a.tools;
     if (opt.poses) spec.poses_path = *opt.poses;
@@ -161,13 +166,17 @@ int main(int argc, char** argv) {
         "      --scenario contact --count 1000     (the tool part's closest feature map of scene.json)\n"
         "  haptic-query --scene out/fixture/scene.json --tool-files hand.hps --cfm hand.hcfm --mode time-critical \\\n"
         "      --budget-us 200 --poses world_poses.json\n"
+        "  haptic-query --scene out/fixture/scene.json --tool assembly/peg --mode ist --ist-max-contacts 64 --scenario contact \\\n"
+        "      --count 1000     (the octrees of scene.json: the tool part's against each candidate part's)\n"
         "  haptic-query --scene out/fixture/scene.json --tool peg --tool peg#2 --tool-files hand.hps --scenario contact \\\n"
         "      --count 1000 --junit scene-junit.xml --plot scene.png     (three tools at once; JUnit report and plots)\n"
         "A scene (--scene, haptic-pipeline --assembly; docs/scene.md): the tool (--tool PART, or --tool-files TREE.hps)\n"
         "moves in the world frame against every other part: broad phase over the parts' bounds, then the pair query\n"
         "per candidate part in its own frame; the budget is per frame. --cfm alone: each tool part's closest feature map\n"
-        "(scene.json's cfm file of its geometry; --cfm FILE for an outside tool). --target PART: the part a scenario's poses\n"
-        "are made against (default: each static part in turn). --tool and --tool-files repeated: several tools, each\n"
+        "(scene.json's cfm file of its geometry; --cfm FILE for an outside tool). --mode ist or ist-brute: the tool's\n"
+        "octree against each candidate's, both scene.json's octree files (--moving-octree FILE for an outside tool).\n"
+        "--target PART: the part a scenario's poses are made against (default: each static part in turn). --tool and\n"
+        "--tool-files repeated: several tools, each\n"
         "against the static parts and against the other tools that are parts (one pose per tool and frame:\n"
         "  {\"tools\": [{\"tool\": NAME, \"poses\": [...]}, ...]}, in the order the tools are given).\n");
     Args a;
@@ -204,12 +213,14 @@ int main(int argc, char** argv) {
     cfm_option->description(cfm_option->get_description() +
                             "; with --scene given alone: each tool part's map of scene.json (FILE: the outside tool's map)");
     tool.applies("--cfm", {timing, scene});
-    for (const char* o : {"--moving-octree", "--static-octree", "--ist-level", "--ist-max-contacts", "--ist-no-one-child", "--ist-no-side"})
-        tool.applies(o, {timing},
-                     {{scene, "the scene query descends no octrees (scene.json's per-geometry \"octree\" files are not read); query one "
-                     "part's files with --static, --moving, --moving-octree and --static-octree"}});
+    // The octrees: with --scene, the parts' are scene.json's; --moving-octree FILE is the outside tool's.
+    tool.applies("--static-octree", {timing}, {{scene, "the static parts' octrees are the octree files of scene.json"}});
+    for (const char* o : {"--moving-octree", "--ist-level", "--ist-max-contacts", "--ist-no-one-child", "--ist-no-side"})
+        tool.applies(o, {timing, scene});
     for (const char* o : {"--csv", "--junit", "--plot"}) tool.applies(o, {timing, scene});
     return tool.run(argc, argv, [&] {
+        if (!a.scene_path.empty())
+            for (const char* key : {"moving_octree", "static_octree"}) call.waive(key);  // scene.json has the octrees
         const auto opt = call.typed<hp::pipeline::QueryParams>();
         if (tool.threads == 1) hp::pin_to_current_core();  // the queries run on the calling thread
         if (!a.scene_path.empty()) {

@@ -43,17 +43,14 @@ std::string csv_text(const std::string& s) {
 
 QueryMode parse_scene_mode(const std::string& name) {
     if (const auto mode = query_mode_from_name(name)) return *mode;
-    if (is_ist_mode(name))
-        fail_usage("query mode '" + name + "' does not run on a scene: the scene query descends no octrees (scene.json's "
-                   "per-geometry \"octree\" files are not read); give full, brute, segmented or time-critical");
-    fail_usage("query mode '" + name + "' does not run on a scene (full, brute, segmented or time-critical)");
+    fail_usage("query mode '" + name + "' does not run on a scene (" + query_mode_list() + ")");
 }
 
 FrameSummary summarize(const FrameResult& f) {
     FrameSummary s;
     s.broad_phase_parts = f.candidates.size();
     s.parts_touched = f.parts_touched;
-    s.contacts = f.contacts.size();
+    s.contacts = f.contacts.size() + f.ist_contacts.size();
     s.max_penetration = f.max_penetration;
     s.force = f.force;
     s.torque = f.torque;
@@ -251,22 +248,48 @@ json tools_json(const SceneQuery& sq, const SceneCheck& out) {
     return tools;
 }
 
-// The tools of `spec`, each with its map when spec.cfm (the one outside tool's from spec.cfm_file).
-std::vector<ToolSpec> tools_with_maps(const SceneCheckSpec& spec) {
+// The tools of `spec`, each with its map when spec.cfm; the one outside tool gets the map file and
+// the octree file given (the parts' are the scene's).
+std::vector<ToolSpec> tools_with_files(const SceneCheckSpec& spec) {
     std::vector<ToolSpec> tools = spec.tools.empty() ? std::vector<ToolSpec>{spec.tool} : spec.tools;
-    if (!spec.cfm) {
-        if (!spec.cfm_file.empty()) fail_usage(spec.cfm_file.string() + ": a closest feature map file without asking for the maps");
-        return tools;
-    }
+    if (!spec.cfm && !spec.cfm_file.empty())
+        fail_usage(spec.cfm_file.string() + ": a closest feature map file without asking for the maps");
     const auto outside = static_cast<std::size_t>(std::count_if(tools.begin(), tools.end(), [](const ToolSpec& t) { return t.part.empty(); }));
-    if (!spec.cfm_file.empty() && outside != 1)
-        fail_usage(spec.cfm_file.string() + ": one closest feature map file serves one outside tool (" + std::to_string(outside) +
-                   " given); the parts' maps are the scene's cfm files");
+    for (const auto& [file, what] : {std::pair{spec.cfm_file, "closest feature map"}, std::pair{spec.moving_octree_file, "octree"}})
+        if (!file.empty() && outside != 1)
+            fail_usage(file.string() + ": one " + what + " file serves one outside tool (" + std::to_string(outside) +
+                       " given); the parts' are the scene's files");
     for (ToolSpec& t : tools) {
-        t.cfm = true;
-        if (t.part.empty()) t.cfm_file = spec.cfm_file;
+        t.cfm = spec.cfm;
+        if (!t.part.empty()) continue;
+        t.cfm_file = spec.cfm_file;
+        t.octree_file = spec.moving_octree_file;
     }
     return tools;
+}
+
+// The ist modes' spec; hp::Error(usage) for the descent's options in other modes, as for a pair.
+IstSpec ist_spec(const SceneCheckSpec& spec) {
+    IstSpec ist{.on = is_ist_mode(spec.mode), .brute = spec.mode == kIstModeNames[1],
+                .descent = {.one_child = spec.ist_one_child, .side = spec.ist_side, .stop_level = spec.ist_level,
+                            .max_contacts = spec.ist_max_contacts}};
+    const bool descent = spec.ist_level > 0 || spec.ist_max_contacts > 0;
+    if (!ist.on && (descent || !spec.ist_one_child || !spec.ist_side || !spec.moving_octree_file.empty()))
+        fail_usage("octrees and the descent's options apply only to the modes ist and ist-brute, not mode '" + spec.mode + "'");
+    if (ist.brute && descent) fail_usage("mode ist-brute tests every voxel pair: a stop level or contact count applies only to mode ist");
+    if (ist.on && spec.cfm) fail_usage("a closest feature map serves only the time-critical mode, not mode '" + spec.mode + "'");
+    return ist;
+}
+
+json ist_json(const SceneQuery& sq) {
+    const SceneIst* ist = sq.ist();
+    if (!ist) return nullptr;
+    const octree::IstOptions& d = ist->spec().descent;
+    json tools = json::array();
+    for (std::size_t t = 0; t < sq.tool_count(); ++t)
+        tools.push_back({{"file", ist->tool_file(t).string()}, {"nodes", ist->tool_octree(t).nodes()}, {"voxels", ist->tool_octree(t).voxels}});
+    return {{"brute", ist->spec().brute}, {"one_child", d.one_child}, {"side", d.side}, {"stop_level", d.stop_level},
+            {"max_contacts", d.max_contacts}, {"tool_octrees", std::move(tools)}};
 }
 
 std::vector<std::vector<Pose>> check_poses(const SceneQuery& sq, const SceneCheckSpec& spec, const Progress& progress) {
@@ -279,7 +302,8 @@ std::vector<std::vector<Pose>> check_poses(const SceneQuery& sq, const SceneChec
 }  // namespace
 
 SceneCheck run_scene_check(const SceneCheckSpec& spec, const Progress& progress) {
-    const QueryMode mode = parse_scene_mode(spec.mode);
+    const IstSpec ist = ist_spec(spec);
+    const QueryMode mode = ist.on ? QueryMode::full : parse_scene_mode(spec.mode);  // ist: the broad phase's alone
     if (spec.budget_tests > 0 && mode != QueryMode::time_critical)
         fail_usage("a budget in sphere tests applies only to the time-critical mode, not mode '" + spec.mode + "'");
     if (spec.poses_path.empty() && spec.scenario.empty()) fail_usage("give poses (a file) or a scenario (contact, approach, random or trajectory)");
@@ -287,7 +311,7 @@ SceneCheck run_scene_check(const SceneCheckSpec& spec, const Progress& progress)
     if (!spec.scenario.empty()) parse_scenario_kind(spec.scenario);  // a usage error before loading
     SceneQuery sq(spec.scene_path,
                   {.mode = mode, .level = spec.level, .budget_us = spec.budget_us, .budget_tests = spec.budget_tests},
-                  tools_with_maps(spec), spec.threads);
+                  tools_with_files(spec), spec.threads, ist);
     SceneCheck out;
     out.warnings = sq.warnings();
     for (std::size_t t = 0; t < sq.tool_count(); ++t) out.tool_names.push_back(sq.tool_label(t));
@@ -321,6 +345,7 @@ SceneCheck run_scene_check(const SceneCheckSpec& spec, const Progress& progress)
     r["load"] = {{"verify_seconds", lt.verify}, {"fields_seconds", lt.fields}, {"tool_seconds", lt.tool}, {"reach_seconds", lt.reach}};
     r["mode"] = spec.mode;
     r["cfm"] = spec.cfm;
+    r["ist"] = ist_json(sq);
     r["level"] = mode == QueryMode::segmented ? json(spec.level) : json(nullptr);
     r["budget_us"] = spec.budget_us;
     r["budget_tests"] = spec.budget_tests > 0 ? json(spec.budget_tests) : json(nullptr);
@@ -434,6 +459,15 @@ std::string format_text(const SceneCheck& check) {
     stat_line("broad phase", r["broad_phase_us"], " us", 2);
     stat_line("narrow phase", r["narrow_phase_us"], " us", 1);
     stat_line("frame", r["frame_us"], " us", 1);
+    if (!r["ist"].is_null()) {
+        const json& ist = r["ist"];
+        std::string files;
+        for (const json& t : ist["tool_octrees"]) files += (files.empty() ? "" : ", ") + t["file"].get<std::string>();
+        std::snprintf(line, sizeof line, "ist               the tools' octrees (%s) against the parts'; stop level %d, max contacts %zu, one-child %s, side %s\n",
+                      files.c_str(), ist["stop_level"].get<int>(), ist["max_contacts"].get<std::size_t>(),
+                      ist["one_child"].get<bool>() ? "on" : "off", ist["side"].get<bool>() ? "on" : "off");
+        out += line;
+    }
     if (r["cfm"].get<bool>()) {
         std::snprintf(line, sizeof line, "cfm               %zu contacts from the tools' closest feature maps in %zu frames; %zu pairs interrupted\n",
                       r["cfm_contacts"].get<std::size_t>(), r["frames_with_cfm_contacts"].get<std::size_t>(),

@@ -54,6 +54,12 @@ struct SceneCheckSpec {
     // `cfm_file` for the one outside tool (required then; refused without one).
     bool cfm = false;
     std::filesystem::path cfm_file;
+    // Modes ist and ist-brute (scene_ist.hpp): the descent's options, as a pair's; the one outside
+    // tool's octree (the parts' are the scene's octree files).
+    int ist_level = 0;
+    std::size_t ist_max_contacts = 0;
+    bool ist_one_child = true, ist_side = true;
+    std::filesystem::path moving_octree_file;
 };
 
 // What a timed frame keeps (not the contacts).
@@ -95,8 +101,8 @@ struct SceneCheck {
     bool pass = false;
 };
 
-// Parses "full", "brute", "segmented", "time-critical"; hp::Error(usage) otherwise (ist modes:
-// not with a scene).
+// Parses "full", "brute", "segmented", "time-critical"; hp::Error(usage) otherwise (the ist modes
+// are not QueryModes: run_scene_check takes them apart).
 QueryMode parse_scene_mode(const std::string& name);
 
 // The generated poses of `spec` (scenario) for tool `tool` of the loaded scene, world frame.

@@ -138,6 +138,8 @@ struct SceneQuery::State {
     // Frame scratch.
     FrameResult frame;
     std::vector<std::vector<Contact>> pair_contacts;  // threads > 1: per candidate
+    std::vector<std::vector<octree::IstContact>> pair_ist_contacts;  // the same, ist modes
+    std::optional<SceneIst> ist;
     std::vector<std::uint32_t> hits;
     std::vector<Placement> tool_placements;           // the frame's placement of each tool (several tools)
     std::vector<Pose> frame_poses;                    // query(pose): the one tool's
@@ -152,6 +154,9 @@ struct SceneQuery::State {
     void candidates_of(std::size_t t, const Pose& pose, const std::vector<Placement>& placements,
                        std::vector<std::uint32_t>& out) const;
     void load_tool(std::size_t t, const ToolSpec& spec);
+    // The octrees of the ist modes (after the fields and the tools).
+    void load_ist(const IstSpec& spec, const std::vector<ToolSpec>& specs);
+    void run_ist_pair(std::size_t worker, std::size_t index, const Pose& pose, std::vector<octree::IstContact>& out);
     // The frame's pairs (tool after tool, each tool's candidates in ascending part order), unrun.
     void gather_pairs(const std::vector<Pose>& poses);
 };
@@ -169,7 +174,7 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const ToolSpec& tool, const Q
     : SceneQuery(scene_path, options, std::vector<ToolSpec>{tool}, threads) {}
 
 SceneQuery::SceneQuery(const fs::path& scene_path, const QueryOptions& options, const std::vector<ToolSpec>& tools,
-                       int threads)
+                       int threads, const IstSpec& ist)
     : state_(std::make_unique<State>()) {
     const auto t0 = Clock::now();
     State& s = *state_;
@@ -186,6 +191,9 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const QueryOptions& options, 
         if (tools[t].part.empty() == tools[t].tree_file.empty())
             fail_usage("give the tool as one part of the scene (--tool NAME) or as a tree file (--tool-files TREE.hps)");
         check_tool_spec(tools[t], options);
+        if (!tools[t].octree_file.empty() && (!ist.on || !tools[t].part.empty()))
+            fail_usage("tool " + (tools[t].part.empty() ? tools[t].tree_file.string() : "part '" + tools[t].part + "'") +
+                       ": an octree file serves an outside tool in the ist modes (a part's is the scene's)");
         if (tools[t].part.empty()) continue;
         const std::size_t i = sc.find_part(tools[t].part, where + ": --tool");
         if (s.tool_of_part[i] != State::npos) fail_usage("--tool " + tools[t].part + ": part '" + sc.parts[i].name + "' is given twice as a tool");
@@ -311,11 +319,12 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const QueryOptions& options, 
     // The queries: one per worker, tool and geometry, each tool's sharing one packed tree.
     s.workers.resize(static_cast<std::size_t>(s.threads));
     for (auto& w : s.workers) w.queries.resize(s.tools.size());
-    for (std::size_t t = 0; t < s.tools.size() && !s.fields.empty(); ++t) {
+    for (std::size_t t = 0; t < s.tools.size() && !s.fields.empty() && !ist.on; ++t) {
         const VpsQuery first(s.fields[0].field, s.tools[t].view, options);  // checks the options against the tree
         for (auto& w : s.workers)
             for (const StaticField& f : s.fields) w.queries[t].push_back(std::make_unique<VpsQuery>(f.field, first));
     }
+    if (ist.on) s.load_ist(ist, tools);
     if (s.threads > 1) s.arena = std::make_unique<tbb::task_arena>(s.threads);
     s.load_times.reach = seconds_since(tr);
     s.load_seconds = seconds_since(t0);
@@ -387,6 +396,36 @@ void SceneQuery::candidates(std::size_t t, const std::vector<Pose>& poses, std::
     std::vector<Placement> placements(poses.size());
     for (std::size_t u = 0; u < poses.size(); ++u) placements[u] = placement_of(poses[u]);
     s.candidates_of(t, poses.at(t), placements, out);
+}
+
+void SceneQuery::State::load_ist(const IstSpec& spec, const std::vector<ToolSpec>& specs) {
+    std::vector<std::size_t> slot_geometry(fields.size());
+    std::vector<std::string> slot_part(fields.size());
+    std::vector<const DistanceSampler*> slot_fields(fields.size());
+    for (std::size_t g = 0; g < geometry_slot.size(); ++g)
+        if (geometry_slot[g] != npos) slot_geometry[geometry_slot[g]] = g;
+    for (std::size_t i = scene.parts.size(); i-- > 0;)  // the first part of each slot's geometry names it
+        if (part_slot[i] != npos) slot_part[part_slot[i]] = scene.parts[i].name;
+    for (std::size_t k = 0; k < fields.size(); ++k) slot_fields[k] = &fields[k].field;
+    std::vector<std::optional<std::size_t>> tool_parts;
+    for (const Tool& t : tools) tool_parts.push_back(t.part);
+    ist.emplace(scene_path, scene, spec, slot_geometry, slot_part, slot_fields, tool_parts, specs, workers.size());
+}
+
+void SceneQuery::State::run_ist_pair(std::size_t worker, std::size_t index, const Pose& pose, std::vector<octree::IstContact>& out) {
+    PairResult& pr = frame.pairs[index];
+    const Placement& pl = pr.other_tool < 0 ? scene.parts[pr.part].placement : tool_placements[static_cast<std::size_t>(pr.other_tool)];
+    IstPairResult r;
+    const auto& contacts = ist->run(worker, pr.tool, part_slot[pr.part], compose_into(pl, pose), r);
+    pr.contacts = contacts.size();
+    pr.force = rotate_to_world(pl, r.response.force);
+    pr.torque = rotate_to_world(pl, r.response.torque);
+    pr.max_penetration = r.response.max_depth;
+    pr.spheres_tested = r.stats.sphere_tests;
+    pr.points_tested = r.stats.voxel_tests;
+    pr.level_reached = r.stats.level_reached;
+    pr.interrupted = r.stats.interrupted;
+    for (const octree::IstContact& c : contacts) out.push_back(ist_contact_to_world(pl, c));
 }
 
 void SceneQuery::State::run_pair(std::size_t worker, std::size_t index, const Pose& pose, const QueryOptions& opt,
@@ -480,6 +519,7 @@ const FrameResult& SceneQuery::query(const std::vector<Pose>& poses) {
     const auto t1 = Clock::now();
     const std::size_t n = f.pairs.size();
     f.contacts.clear();
+    f.ist_contacts.clear();
     QueryOptions opt = pair_options(n);
     if (s.threads == 1 || n < 2) {
         const auto deadline = t0 + std::chrono::nanoseconds(static_cast<long long>(std::min(s.options.budget_us, 1e12) * 1000));
@@ -489,24 +529,33 @@ const FrameResult& SceneQuery::query(const std::vector<Pose>& poses) {
                 const double left = std::max(0.0, elapsed_us(Clock::now(), deadline));
                 opt.budget_us = left / static_cast<double>(n - k);
             }
+            if (s.ist) {
+                f.pairs[k].first_contact = f.ist_contacts.size();
+                s.run_ist_pair(0, k, poses[f.pairs[k].tool], f.ist_contacts);
+                continue;
+            }
             f.pairs[k].first_contact = f.contacts.size();
             s.run_pair(0, k, poses[f.pairs[k].tool], opt, f.contacts);
         }
     } else {
         if (s.pair_contacts.size() < n) s.pair_contacts.resize(n);
+        if (s.pair_ist_contacts.size() < n) s.pair_ist_contacts.resize(n);
         s.arena->execute([&] {
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1), [&](const tbb::blocked_range<std::size_t>& range) {
                 const int w = tbb::this_task_arena::current_thread_index();
                 const std::size_t worker = w < 0 ? 0 : static_cast<std::size_t>(w);
                 for (std::size_t k = range.begin(); k < range.end(); ++k) {
                     s.pair_contacts[k].clear();
-                    s.run_pair(worker, k, poses[f.pairs[k].tool], opt, s.pair_contacts[k]);
+                    s.pair_ist_contacts[k].clear();
+                    if (s.ist) s.run_ist_pair(worker, k, poses[f.pairs[k].tool], s.pair_ist_contacts[k]);
+                    else s.run_pair(worker, k, poses[f.pairs[k].tool], opt, s.pair_contacts[k]);
                 }
             });
         });
         for (std::size_t k = 0; k < n; ++k) {
-            f.pairs[k].first_contact = f.contacts.size();
+            f.pairs[k].first_contact = s.ist ? f.ist_contacts.size() : f.contacts.size();
             f.contacts.insert(f.contacts.end(), s.pair_contacts[k].begin(), s.pair_contacts[k].end());
+            f.ist_contacts.insert(f.ist_contacts.end(), s.pair_ist_contacts[k].begin(), s.pair_ist_contacts[k].end());
         }
     }
     sum_pairs(f);
@@ -526,6 +575,7 @@ std::optional<std::size_t> SceneQuery::tool_part(std::size_t t) const { return s
 const fs::path& SceneQuery::tool_file(std::size_t t) const { return state_->tools.at(t).file; }
 const MovingObjectData& SceneQuery::tool(std::size_t t) const { return state_->tools.at(t).data; }
 const fs::path& SceneQuery::tool_cfm_file(std::size_t t) const { return state_->tools.at(t).cfm_file; }
+const SceneIst* SceneQuery::ist() const { return state_->ist ? &*state_->ist : nullptr; }
 MovingObject SceneQuery::tool_view(std::size_t t) const { return state_->tools.at(t).view; }
 bool SceneQuery::tool_has_field(std::size_t t) const { return state_->tools.at(t).slot != State::npos; }
 Vec3d SceneQuery::tool_center(std::size_t t) const { return state_->tools.at(t).center; }

@@ -34,6 +34,9 @@
 // every pair of that tool (against a static part or another tool) adds the map's contacts for the
 // spheres left queued at the interruption, as the pair query with --cfm. The static parts' maps are
 // not read: a map serves the moving side.
+// Octrees (IstSpec::on, modes ist and ist-brute; scene_ist.hpp): each pair is the descent of the
+// tool's octree against the other side's at the composed pose, its normals from that side's field;
+// its contacts are voxel pairs (FrameResult::ist_contacts, centres in the world) instead of points.
 // Errors: hp::Error(bad_input) naming the scene file and the part: a missing or changed file, a
 // tool name that is not in the scene, a tool geometry without a tree file (or without a map when
 // asked for one), a file its reader refuses, a map that is not the tree's.
@@ -55,7 +58,9 @@
 #include "query/session.hpp"
 #include "query/static_field.hpp"
 #include "scene/broad_phase.hpp"
+#include "octree/ist.hpp"
 #include "scene/scene_file.hpp"
+#include "scene/scene_ist.hpp"
 #include "scene/scene_tool.hpp"
 
 namespace hp::scene {
@@ -81,7 +86,7 @@ struct PairResult {
     std::uint32_t tool = 0;           // the moving tool (index into the tools)
     std::uint32_t part = 0;           // index into Scene::parts: a static part, or another tool's part
     std::int32_t other_tool = -1;     // that other tool's index when the part is a tool, else -1
-    std::size_t first_contact = 0;    // its contacts: FrameResult::contacts[first_contact, + contacts)
+    std::size_t first_contact = 0;    // its contacts: FrameResult::contacts (ist: ist_contacts)[first_contact, + contacts)
     std::size_t contacts = 0;
     Vec3d force, torque;              // world frame; torque about the tool's origin
     double max_penetration = 0;
@@ -105,7 +110,8 @@ struct FrameResult {
     // (with one tool: the static parts in the broad phase).
     std::vector<std::uint32_t> candidates;
     std::vector<PairResult> pairs;          // one per candidate, same order
-    std::vector<Contact> contacts;          // world frame, pair after pair
+    std::vector<Contact> contacts;          // world frame, pair after pair (VPS modes)
+    std::vector<octree::IstContact> ist_contacts;  // ist modes: the voxel (node) pairs, world frame, pair after pair
     std::vector<ToolResult> tools;          // one per tool
     Vec3d force, torque;                    // totals over all pairs, world frame (one tool: the tool's)
     double max_penetration = 0;
@@ -125,8 +131,10 @@ class SceneQuery {
 public:
     SceneQuery(const std::filesystem::path& scene_path, const ToolSpec& tool, const QueryOptions& options, int threads = 1);
     // Several tools (or one), in their order.
+    // With `ist.on`, the pairs are octree descents (the modes ist and ist-brute); `options` then
+    // serves the broad phase alone.
     SceneQuery(const std::filesystem::path& scene_path, const QueryOptions& options, const std::vector<ToolSpec>& tools,
-               int threads = 1);
+               int threads = 1, const IstSpec& ist = {});
     SceneQuery(SceneQuery&&) noexcept;
     SceneQuery& operator=(SceneQuery&&) noexcept;
     ~SceneQuery();
@@ -147,6 +155,7 @@ public:
     const std::filesystem::path& tool_file(std::size_t t = 0) const;  // the tool's tree file
     const MovingObjectData& tool(std::size_t t = 0) const;
     const std::filesystem::path& tool_cfm_file(std::size_t t = 0) const;  // empty: no map attached
+    const SceneIst* ist() const;  // the octrees, in the ist modes (else null)
     MovingObject tool_view(std::size_t t = 0) const;
     // Whether other tools collide with tool t: it is a part with a field (only with several tools).
     bool tool_has_field(std::size_t t) const;

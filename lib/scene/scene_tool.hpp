@@ -28,6 +28,9 @@ struct ToolSpec {
     // "cfm" file of scene.json, verified by its size and hash; an outside tool's is `cfm_file`.
     bool cfm = false;
     std::filesystem::path cfm_file = {};  // an outside tool's map (haptic-cfm of its tree); empty for a part
+    // Modes ist and ist-brute: an outside tool's octree (haptic-octree); a part's is its geometry's
+    // "octree" file of scene.json.
+    std::filesystem::path octree_file = {};
 };
 
 // hp::Error(usage): a map asked for in another mode than time-critical, an outside tool's map

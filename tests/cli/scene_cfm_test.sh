@@ -9,7 +9,7 @@ query="$HP_BIN/haptic-query"
 make_pegs_scene 3 ', {"stage": "cfm", "stacks": 8, "min_stacks": 4}'
 check "scene.json lists the geometries' maps" \
     "$(json_get "$scene" 'all("cfm" in g["files"] for g in j["geometries"])')" True
-cfm=$(python3 -c 'import json,sys,os; s=json.load(open(sys.argv[1])); print(os.path.join(os.path.dirname(sys.argv[1]), s["geometries"][1]["files"]["cfm"]["file"]))' "$scene")
+cfm=$(peg_file cfm)
 
 # The tool part's map: --cfm alone. Budgets that interrupt; contacts from the map.
 expect_exit 0 "$query" --scene "$scene" --tool peg --scenario contact --count 40 --seed 3 --mode time-critical \

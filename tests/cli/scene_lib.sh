@@ -16,5 +16,9 @@ JSON
     expect_exit 0 "$HP_BIN/haptic-pipeline" "$TMP/pipe.json" "$TMP/pegs.gltf" --assembly -o "$TMP/prep" --quiet
     scene="$TMP/prep/scene.json"
     [ -s "$scene" ] && pass "scene.json written" || fail "no scene.json"
-    tree=$(python3 -c 'import json,sys,os; s=json.load(open(sys.argv[1])); print(os.path.join(os.path.dirname(sys.argv[1]), s["geometries"][1]["files"]["tree"]["file"]))' "$scene")
+    tree=$(peg_file tree)
+}
+# peg_file KIND: the peg geometry's file of KIND (tree, cfm, octree) as $scene lists it.
+peg_file() {
+    python3 -c 'import json,sys,os; s=json.load(open(sys.argv[1])); print(os.path.join(os.path.dirname(sys.argv[1]), s["geometries"][1]["files"][sys.argv[2]]["file"]))' "$scene" "$1"
 }

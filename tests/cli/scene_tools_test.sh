@@ -120,8 +120,8 @@ expect_grep 'rel.json.*one pose per tool and frame' "$TMP/err"
 expect_exit 2 "$query" --scene "$scene" --tool peg --tool peg --scenario contact --count 5
 expect_one_error_line
 expect_grep "given twice as a tool" "$TMP/err"
-# A pair's octrees: refused, naming what the scene query lacks.
-expect_exit 2 "$query" --scene "$scene" --tool peg --scenario contact --count 5 --ist-level 2
+# A pair's static octree: refused, naming what the scene has instead.
+expect_exit 2 "$query" --scene "$scene" --tool peg --scenario contact --count 5 --mode ist --static-octree "$tree"
 expect_one_error_line
-expect_grep "^haptic-query: --ist-level applies only to timing checks, not --scene: .*no octrees" "$TMP/err"
+expect_grep "^haptic-query: --static-octree applies only to timing checks, not --scene: .*octree files of scene.json" "$TMP/err"
 finish

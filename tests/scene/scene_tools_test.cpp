@@ -18,6 +18,8 @@
 #include "query/static_field.hpp"
 #include "scene/scene_check.hpp"
 #include "scene/scene_query.hpp"
+#include "formats/octree.hpp"
+#include "query/ist_check.hpp"
 #include "scene_fixture.hpp"
 
 namespace {
@@ -344,4 +346,133 @@ TEST(SceneTools, CheckWithMapsReportsTheModeTheMapsAndTheirContacts) {
     const hp::scene::SceneCheck plain = hp::scene::run_scene_check(spec);
     EXPECT_EQ(plain.report["cfm_contacts"], 0u);
     EXPECT_NE(hp::scene::to_csv(plain).find(",time-critical\n"), std::string::npos);
+}
+
+namespace {
+
+// Two ist contacts, field by field.
+void expect_same_ist_contact(const hp::octree::IstContact& a, const hp::octree::IstContact& b) {
+    EXPECT_EQ(a.moving, b.moving);
+    EXPECT_EQ(a.fixed, b.fixed);
+    EXPECT_EQ(a.level, b.level);
+    EXPECT_EQ(a.moving_center, b.moving_center);
+    EXPECT_EQ(a.fixed_center, b.fixed_center);
+    EXPECT_EQ(a.depth, b.depth);
+}
+
+struct IstCase {
+    const char* name;
+    hp::scene::IstSpec spec;
+};
+
+}  // namespace
+
+// The ist modes: every pair (tool against a static part or another tool) equals the descent of
+// the tool's octree against that part's octree run alone at the composed pose, with the normals
+// and force of that part's field (haptic-query --mode ist on its files), for one thread and three;
+// without an early stop the contact set is ist-brute's (every voxel pair tested directly).
+TEST(SceneTools, IstModesEveryPairEqualsTheOctreeDescentRunAlone) {
+    hp_test::SceneFiles f("ist", 2, 2, 2);
+    const std::size_t statics = f.scene.parts.size() - 2;
+    const auto poses = frames(f, statics, 30, 6);
+    std::vector<hp::StaticField> fields;
+    std::vector<hp::octree::Octree> octrees;
+    for (const char* g : {"g0", "g1", "g2"}) {
+        fields.push_back(hp::load_static_field(f.dir / g / "distance.vdb"));
+        octrees.push_back(hp::read_octree_file(f.dir / g / "octree.hoct").tree);
+    }
+    const hp::octree::Octree& tool_octree = octrees[2];  // every tool is the 0.2 ball
+    auto tools = three_tools(f);
+    tools[2].octree_file = f.dir / "g2" / "octree.hoct";
+    const std::vector<IstCase> cases = {{"ist", {.on = true, .brute = false, .descent = {}}},
+                                        {"ist-brute", {.on = true, .brute = true, .descent = {}}},
+                                        {"ist stop level 2", {.on = true, .brute = false, .descent = {.stop_level = 2}}},
+                                        {"ist max contacts 6", {.on = true, .brute = false, .descent = {.max_contacts = 6}}}};
+    for (const IstCase& ic : cases) {
+        SCOPED_TRACE(ic.name);
+        SceneQuery one(f.scene_path, {}, tools, 1, ic.spec);
+        SceneQuery three(f.scene_path, {}, tools, 3, ic.spec);
+        ASSERT_NE(one.ist(), nullptr);
+        std::size_t static_touching = 0, tool_touching = 0, interrupted = 0;
+        for (const auto& frame : poses) {
+            const hp::scene::FrameResult& a = one.query(frame);
+            const hp::scene::FrameResult b = three.query(frame);
+            EXPECT_TRUE(a.contacts.empty());
+            ASSERT_EQ(a.ist_contacts.size(), b.ist_contacts.size());
+            for (std::size_t c = 0; c < a.ist_contacts.size(); ++c) expect_same_ist_contact(a.ist_contacts[c], b.ist_contacts[c]);
+            EXPECT_EQ(a.force, b.force);
+            EXPECT_EQ(a.torque, b.torque);
+            for (const hp::scene::PairResult& pr : a.pairs) {
+                const bool is_tool = pr.other_tool >= 0;
+                const hp::Placement pl = is_tool ? hp::scene::placement_of(frame[static_cast<std::size_t>(pr.other_tool)])
+                                                 : one.scene().parts[pr.part].placement;
+                const std::size_t g = f.scene.parts[pr.part].geometry;
+                const hp::Pose local = hp::scene::compose_into(pl, frame[pr.tool]);
+                const hp::octree::Placement op{hp::rotation_rows(local.quaternion), local.position};
+                hp::octree::IstQuery ist(tool_octree, octrees[g], ic.spec.descent);
+                hp::octree::BruteQuery brute(tool_octree, octrees[g]);
+                const std::vector<hp::octree::IstContact> alone = ic.spec.brute ? brute(op) : ist(op);
+                hp::IstResponse respond(fields[g].field);
+                const hp::IstForce force = respond(alone, local.position);
+                ASSERT_EQ(pr.contacts, alone.size());
+                for (std::size_t c = 0; c < alone.size(); ++c)
+                    expect_same_ist_contact(a.ist_contacts[pr.first_contact + c], hp::scene::ist_contact_to_world(pl, alone[c]));
+                EXPECT_EQ(pr.force, hp::scene::rotate_to_world(pl, force.force));
+                EXPECT_EQ(pr.torque, hp::scene::rotate_to_world(pl, force.torque));
+                EXPECT_EQ(pr.max_penetration, force.max_depth);
+                if (!ic.spec.brute) {
+                    EXPECT_EQ(pr.interrupted, ist.stats().interrupted);
+                }
+                interrupted += pr.interrupted;
+                (is_tool ? tool_touching : static_touching) += !alone.empty();
+                if (ic.spec.brute || ic.spec.descent.stop_level > 0 || ic.spec.descent.max_contacts > 0) continue;
+                // No early stop: the descent's voxel pairs are the brute force's.
+                auto key = [](const hp::octree::IstContact& c) { return std::pair{c.moving, c.fixed}; };
+                std::vector<std::pair<std::uint32_t, std::uint32_t>> got, want;
+                for (const auto& c : alone) got.push_back(key(c));
+                for (const auto& c : brute(op)) want.push_back(key(c));
+                std::sort(got.begin(), got.end());
+                EXPECT_EQ(got, want);
+            }
+        }
+        EXPECT_GT(static_touching, 10u);
+        EXPECT_GT(tool_touching, 5u);
+        if (ic.spec.descent.stop_level > 0 || ic.spec.descent.max_contacts > 0) {
+            EXPECT_GT(interrupted, 0u);
+        }
+    }
+}
+
+TEST(SceneTools, IstModesRefuseAnOutsideToolWithoutItsOctreeAndABadScene) {
+    hp_test::SceneFiles f("istbad", 1, 1, 1);
+    const hp::scene::IstSpec ist{.on = true, .brute = false, .descent = {}};
+    auto code_and_message = [&](const std::filesystem::path& scene, const hp::scene::ToolSpec& tool) {
+        try {
+            SceneQuery(scene, {}, std::vector<hp::scene::ToolSpec>{tool}, 1, ist);
+        } catch (const hp::Error& e) {
+            return std::make_pair(e.code(), std::string(e.what()));
+        }
+        return std::make_pair(hp::ExitCode::ok, std::string());
+    };
+    const hp::scene::ToolSpec part{.part = "tool", .tree_file = {}};
+    EXPECT_EQ(code_and_message(f.scene_path, part).first, hp::ExitCode::ok);
+    EXPECT_EQ(code_and_message(f.scene_path, {.part = "", .tree_file = f.tool_tree}).first, hp::ExitCode::usage);
+    hp::scene::ToolSpec with_octree = part;
+    with_octree.octree_file = f.dir / "g2" / "octree.hoct";
+    EXPECT_EQ(code_and_message(f.scene_path, with_octree).first, hp::ExitCode::usage);  // a part's is the scene's
+
+    hp::scene::Scene no_octree = f.scene;
+    no_octree.geometries[1].files.erase("octree");
+    hp::scene::write_scene(f.dir / "no_octree.json", no_octree);
+    auto [code, what] = code_and_message(f.dir / "no_octree.json", part);
+    EXPECT_EQ(code, hp::ExitCode::bad_input);
+    for (const char* word : {"no_octree.json", "part 'box/000'", "octree stage"}) EXPECT_NE(what.find(word), std::string::npos) << what;
+    // The tool's octree changed since the scene was prepared: exit 3 naming the file and a part.
+    std::ofstream(f.dir / "g2" / "octree.hoct", std::ios::app) << "x";
+    std::tie(code, what) = code_and_message(f.scene_path, part);
+    EXPECT_EQ(code, hp::ExitCode::bad_input);
+    for (const char* word : {"part 'tool'", "g2/octree.hoct"}) EXPECT_NE(what.find(word), std::string::npos) << what;
+    // The VPS modes do not read the octrees.
+    SceneQuery vps(f.scene_path, part, {}, 1);
+    EXPECT_EQ(vps.ist(), nullptr);
 }
