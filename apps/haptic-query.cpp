@@ -213,6 +213,9 @@ int main(int argc, char** argv) {
     cfm_option->description(cfm_option->get_description() +
                             "; with --scene given alone: each tool part's map of scene.json (FILE: the outside tool's map)");
     tool.applies("--cfm", {timing, scene});
+    CLI::Option* moving_octree_option = tool.cli.get_option("--moving-octree");
+    moving_octree_option->description(moving_octree_option->get_description() +
+                                      "; with --scene: the outside tool's octree (the parts' are the octree files of scene.json)");
     // The octrees: with --scene, the parts' are scene.json's; --moving-octree FILE is the outside tool's.
     tool.applies("--static-octree", {timing}, {{scene, "the static parts' octrees are the octree files of scene.json"}});
     for (const char* o : {"--moving-octree", "--ist-level", "--ist-max-contacts", "--ist-no-one-child", "--ist-no-side"})
