@@ -463,7 +463,7 @@ std::string format_text(const SceneCheck& check) {
         const json& ist = r["ist"];
         std::string files;
         for (const json& t : ist["tool_octrees"]) files += (files.empty() ? "" : ", ") + t["file"].get<std::string>();
-        std::snprintf(line, sizeof line, "ist               the tools' octrees (%s) against the parts'; stop level %d, max contacts %zu, one-child %s, side %s\n",
+        std::snprintf(line, sizeof line, "ist               the tools' octrees (%s) against the parts'; stop level %d, max contacts %zu a frame, one-child %s, side %s\n",
                       files.c_str(), ist["stop_level"].get<int>(), ist["max_contacts"].get<std::size_t>(),
                       ist["one_child"].get<bool>() ? "on" : "off", ist["side"].get<bool>() ? "on" : "off");
         out += line;

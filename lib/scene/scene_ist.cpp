@@ -1,5 +1,7 @@
 #include "scene/scene_ist.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "formats/octree.hpp"
 
@@ -87,8 +89,10 @@ SceneIst& SceneIst::operator=(SceneIst&&) noexcept = default;
 SceneIst::~SceneIst() = default;
 
 const std::vector<octree::IstContact>& SceneIst::run(std::size_t worker, std::size_t tool, std::size_t slot, const Pose& local,
-                                                     IstPairResult& out) {
+                                                     std::size_t pairs, IstPairResult& out) {
     State::Pair& p = *state_->pairs[worker][tool][slot];
+    if (const std::size_t n = state_->spec.descent.max_contacts; n > 0 && p.ist)
+        p.ist->set_max_contacts(std::max<std::size_t>(1, n / std::max<std::size_t>(1, pairs)));
     const octree::Placement pl{rotation_rows(local.quaternion), local.position};
     out = {};
     if (p.brute) {

@@ -5,8 +5,9 @@
 // part's geometry, or another tool's), descended together at the pose composed into that part's
 // frame (octree/ist.hpp; ist-brute: every voxel pair in reach), the normals and the force from that
 // part's field (IstResponse, query/ist_check.hpp): what haptic-query --mode ist computes on that
-// part's files. The descent's options (stop level, contact count, one-child and side
-// optimizations) are each pair's, as for a pair.
+// part's files. The stop level and the one-child and side optimizations are each pair's, as for a
+// pair; the contact count of the early stop (IstOptions::max_contacts) is the frame's, shared by
+// its k pairs as the time-critical budgets are: each stops at max(1, count / k) (`run`).
 // Files: each field slot's geometry's "octree" file of scene.json and each tool part's, verified by
 // size and hash before they are read; an outside tool's octree file is given (ToolSpec::octree_file).
 // Each octree is loaded once; each worker has one descent per tool and slot (its scratch).
@@ -54,10 +55,10 @@ public:
     SceneIst& operator=(SceneIst&&) noexcept;
     ~SceneIst();
 
-    // Tool t against field slot `slot` at `local` (the tool's pose in that slot's frame). The
-    // contacts (that frame) stay valid until this worker's next call.
+    // Tool t against field slot `slot` at `local` (the tool's pose in that slot's frame), one of
+    // the frame's `pairs` pairs. The contacts (that frame) stay valid until this worker's next call.
     const std::vector<octree::IstContact>& run(std::size_t worker, std::size_t tool, std::size_t slot, const Pose& local,
-                                               IstPairResult& out);
+                                               std::size_t pairs, IstPairResult& out);
 
     const IstSpec& spec() const;
     const octree::Octree& slot_octree(std::size_t slot) const;

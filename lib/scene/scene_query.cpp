@@ -385,7 +385,7 @@ void SceneQuery::State::run_ist_pair(std::size_t worker, std::size_t index, cons
     PairResult& pr = frame.pairs[index];
     const Placement& pl = pr.other_tool < 0 ? scene.parts[pr.part].placement : tool_placements[static_cast<std::size_t>(pr.other_tool)];
     IstPairResult r;
-    const auto& contacts = ist->run(worker, pr.tool, part_slot[pr.part], compose_into(pl, pose), r);
+    const auto& contacts = ist->run(worker, pr.tool, part_slot[pr.part], compose_into(pl, pose), frame.pairs.size(), r);
     pr.contacts = contacts.size();
     pr.force = rotate_to_world(pl, r.response.force);
     pr.torque = rotate_to_world(pl, r.response.torque);
