@@ -41,8 +41,15 @@ struct Args {
 };
 
 // --scene: the tools against every part of a scene, frame by frame.
-int run_scene(hp::app::Tool& tool, const Args& a, const hp::pipeline::QueryParams& opt) {
+int run_scene(hp::app::Tool& tool, const Args& a, const hp::app::StageCall& call, const hp::pipeline::QueryParams& opt) {
     hp::scene::SceneCheckSpec spec;
+    spec.cfm = opt.cfm;  // --cfm alone: the tool parts' maps of scene.json; --cfm FILE: the outside tool's too
+    spec.cfm_file = call.file("cfm");
+    spec.moving_octree_file = call.file("moving_octree");  // the outside tool's; the parts' are scene.json's
+    spec.ist_level = opt.ist_level.value_or(0);
+    spec.ist_max_contacts = opt.ist_max_contacts.value_or(0);
+    spec.ist_one_child = !opt.ist_no_one_child;
+    spec.ist_side = !opt.ist_no_side;
     spec.scene_path = a.scene_path;
     spec.tools = a.tools;
     if (opt.poses) spec.poses_path = *opt.poses;
@@ -96,6 +103,8 @@ int run_exact(hp::app::Tool& tool, const Args& a, const hp::pipeline::QueryParam
 // The timing checks of one pair: every mode, against the budget.
 int run_timing(hp::app::Tool& tool, const Args& a, const hp::app::StageCall& call, const hp::pipeline::QueryParams& opt) {
     const std::string cfm_path = call.file("cfm").string();
+    if (opt.cfm && cfm_path.empty())
+        hp::fail_usage("--cfm needs the closest feature map's FILE (haptic-cfm of --moving's tree); only with --scene may it stand alone");
     hp::QueryCheckSpec spec = hp::pipeline::query_check_spec(opt);
     spec.static_path = a.static_path;
     spec.moving_path = a.moving_path;
@@ -153,12 +162,21 @@ int main(int argc, char** argv) {
         "      --poses trajectory.json --fail-on-tunnel\n"
         "  haptic-query --scene out/fixture/scene.json --tool assembly/peg --scenario contact --count 2000 --threads 1\n"
         "  haptic-query --scene out/fixture/scene.json --tool-files hand.hps --poses world_poses.json --csv frames.csv\n"
+        "  haptic-query --scene out/fixture/scene.json --tool assembly/peg --mode time-critical --budget-tests 400 --cfm \\\n"
+        "      --scenario contact --count 1000     (the tool part's closest feature map of scene.json)\n"
+        "  haptic-query --scene out/fixture/scene.json --tool-files hand.hps --cfm hand.hcfm --mode time-critical \\\n"
+        "      --budget-us 200 --poses world_poses.json\n"
+        "  haptic-query --scene out/fixture/scene.json --tool assembly/peg --mode ist --ist-max-contacts 64 --scenario contact \\\n"
+        "      --count 1000     (the octrees of scene.json: the tool part's against each candidate part's)\n"
         "  haptic-query --scene out/fixture/scene.json --tool peg --tool peg#2 --tool-files hand.hps --scenario contact \\\n"
         "      --count 1000 --junit scene-junit.xml --plot scene.png     (three tools at once; JUnit report and plots)\n"
         "A scene (--scene, haptic-pipeline --assembly; docs/scene.md): the tool (--tool PART, or --tool-files TREE.hps)\n"
         "moves in the world frame against every other part: broad phase over the parts' bounds, then the pair query\n"
-        "per candidate part in its own frame; the budget is per frame. --target PART: the part a scenario's poses\n"
-        "are made against (default: each static part in turn). --tool and --tool-files repeated: several tools, each\n"
+        "per candidate part in its own frame; the budget is per frame. --cfm alone: each tool part's closest feature map\n"
+        "(scene.json's cfm file of its geometry; --cfm FILE for an outside tool). --mode ist or ist-brute: the tool's\n"
+        "octree against each candidate's, both scene.json's octree files (--moving-octree FILE for an outside tool).\n"
+        "--target PART: the part a scenario's poses are made against (default: each static part in turn). --tool and\n"
+        "--tool-files repeated: several tools, each\n"
         "against the static parts and against the other tools that are parts (one pose per tool and frame:\n"
         "  {\"tools\": [{\"tool\": NAME, \"poses\": [...]}, ...]}, in the order the tools are given).\n");
     Args a;
@@ -189,21 +207,28 @@ int main(int argc, char** argv) {
     for (const char* o : {"--static", "--moving"}) tool.applies(o, {timing, exact});
     for (const char* o : {"--scene", "--tool", "--tool-files", "--target"}) tool.applies(o, {scene});
     for (const char* o : {"--validate", "--static-mesh", "--moving-mesh"}) tool.applies(o, {exact});
-    // Files of one pair: a scene has them per geometry, and its query reads none of them.
-    tool.applies("--cfm", {timing},
-                 {{scene, "the scene query attaches no closest feature map to its tools (scene.json's per-geometry \"cfm\" files are "
-                 "not read); query one part's files with --static, --moving and --cfm"}});
-    for (const char* o : {"--moving-octree", "--static-octree", "--ist-level", "--ist-max-contacts", "--ist-no-one-child", "--ist-no-side"})
-        tool.applies(o, {timing},
-                     {{scene, "the scene query descends no octrees (scene.json's per-geometry \"octree\" files are not read); query one "
-                     "part's files with --static, --moving, --moving-octree and --static-octree"}});
+    // --cfm FILE for a pair; with --scene alone (the tool parts' maps of scene.json), or FILE for the outside tool.
+    CLI::Option* cfm_option = tool.cli.get_option("--cfm");
+    cfm_option->expected(0, 1);
+    cfm_option->description(cfm_option->get_description() +
+                            "; with --scene given alone: each tool part's map of scene.json (FILE: the outside tool's map)");
+    tool.applies("--cfm", {timing, scene});
+    CLI::Option* moving_octree_option = tool.cli.get_option("--moving-octree");
+    moving_octree_option->description(moving_octree_option->get_description() +
+                                      "; with --scene: the outside tool's octree (the parts' are the octree files of scene.json)");
+    // The octrees: with --scene, the parts' are scene.json's; --moving-octree FILE is the outside tool's.
+    tool.applies("--static-octree", {timing}, {{scene, "the static parts' octrees are the octree files of scene.json"}});
+    for (const char* o : {"--moving-octree", "--ist-level", "--ist-max-contacts", "--ist-no-one-child", "--ist-no-side"})
+        tool.applies(o, {timing, scene});
     for (const char* o : {"--csv", "--junit", "--plot"}) tool.applies(o, {timing, scene});
     return tool.run(argc, argv, [&] {
+        if (!a.scene_path.empty())
+            for (const char* key : {"moving_octree", "static_octree"}) call.waive(key);  // scene.json has the octrees
         const auto opt = call.typed<hp::pipeline::QueryParams>();
         if (tool.threads == 1) hp::pin_to_current_core();  // the queries run on the calling thread
         if (!a.scene_path.empty()) {
             a.tools = tools_in_order(tool.cli, tool_option, tool_files_option, tool_parts, tool_files);
-            return run_scene(tool, a, opt);
+            return run_scene(tool, a, call, opt);
         }
         if (a.static_path.empty() || a.moving_path.empty())
             hp::fail_usage(a.static_path.empty() ? "--static is required (or --scene)" : "--moving is required (or --scene)");

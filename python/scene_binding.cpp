@@ -28,13 +28,21 @@ std::vector<py::handle> items(const py::object& o) {
 
 class Scene {
 public:
+    // cfm: None or False (no map), True (each tool part's map of scene.json), or the outside tool's
+    // map file (the parts' still the scene's).
     Scene(const py::object& path, const py::object& tool, const py::object& tool_files, const std::string& mode, int level,
-          double budget_us, std::size_t budget_tests, int threads) {
+          double budget_us, std::size_t budget_tests, int threads, const py::object& cfm) {
         const hp::QueryOptions options{.mode = parse_mode(mode), .level = level, .budget_us = budget_us,
                                        .budget_tests = budget_tests};
         std::vector<hp::scene::ToolSpec> tools;
         for (const py::handle h : items(tool)) tools.push_back({py::cast<std::string>(h), {}});
         for (const py::handle h : items(tool_files)) tools.push_back({{}, to_path(h)});
+        const bool maps = !cfm.is_none() && (!py::isinstance<py::bool_>(cfm) || cfm.cast<bool>());
+        const std::filesystem::path map_file = maps && !py::isinstance<py::bool_>(cfm) ? to_path(cfm) : std::filesystem::path();
+        for (hp::scene::ToolSpec& t : tools) {
+            t.cfm = maps;
+            if (t.part.empty()) t.cfm_file = map_file;
+        }
         if (tools.empty())
             hp::fail_usage("give the tool as tool= (a part of the scene) or as tool_files= (a tree file), one of them "
                            "(or lists of them: several tools, the parts first)");
@@ -164,9 +172,13 @@ void bind_scene(py::module_& m) {
     py::class_<Scene>(m, "Scene",
                       "A scene.json of haptic-pipeline --assembly and a tool moving among its parts, loaded once "
                       "(each geometry's files once, whatever its instances; docs/scene.md)")
-        .def(py::init<const py::object&, const py::object&, const py::object&, const std::string&, int, double, std::size_t, int>(),
+        .def(py::init<const py::object&, const py::object&, const py::object&, const std::string&, int, double, std::size_t, int,
+                      const py::object&>(),
              py::arg("path"), py::arg("tool") = py::none(), py::arg("tool_files") = py::none(), py::arg("mode") = "full",
-             py::arg("level") = 0, py::arg("budget_us") = 1000.0, py::arg("budget_tests") = 0, py::arg("threads") = 1)
+             py::arg("level") = 0, py::arg("budget_us") = 1000.0, py::arg("budget_tests") = 0, py::arg("threads") = 1,
+             py::arg("cfm") = py::none(),
+             "mode: full, brute, segmented or time-critical; cfm (time-critical): True for each tool part's closest feature "
+             "map of scene.json, or the outside tool's map file")
         .def_property_readonly("parts", &Scene::parts, "the scene's parts: name, geometry, position, quaternion")
         .def_property_readonly("tool_part", [](const Scene& s) -> py::object {
             const auto t = s.query_object().tool_part();

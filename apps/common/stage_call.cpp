@@ -35,7 +35,9 @@ const nlohmann::json& StageCall::params() {
     const pipeline::Spelling as_option = [this](const std::string& k) { return spec_.param(k)->option; };
     if (const auto [key, what] = pipeline::check_applies(spec_, params, given, as_option); !what.empty()) fail_usage(what);
     if (spec_.check) {
-        const auto [key, what] = spec_.check(params, as_option);
+        nlohmann::json checked = params;
+        for (const std::string& k : waived_) checked[k] = true;
+        const auto [key, what] = spec_.check(checked, as_option);
         if (!what.empty()) fail_usage(what);
     }
     params_ = std::move(params);

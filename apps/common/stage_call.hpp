@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +35,10 @@ public:
     P typed() { return pipeline::read_params<P>(spec_, params()); }
     // True when the option `key` was given on the command line.
     bool given(const std::string& key) const;
+    // The checks between options (StageSpec::check) take the input option `key` as given: the
+    // executable has that file another way (haptic-query --scene: the octrees of scene.json).
+    // Call before params().
+    void waive(const std::string& key) { waived_.push_back(key); }
     // The file given for an input option (ParamSpec::input, e.g. --cfm); empty when not given.
     std::filesystem::path file(const std::string& key) const;
 
@@ -77,6 +82,7 @@ private:
     const pipeline::StageSpec& spec_;
     DeclaredOptions options_;
     std::optional<nlohmann::json> params_;
+    std::vector<std::string> waived_;
     std::map<std::string, std::filesystem::path> inputs_;
     std::optional<LoadedMesh> mesh_;
     pipeline::StageContext ctx_;

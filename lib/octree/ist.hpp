@@ -78,6 +78,8 @@ public:
     const std::vector<IstContact>& operator()(const Placement& placement);
     const IstStats& stats() const { return stats_; }
     const IstOptions& options() const { return options_; }
+    // The contact count of the next queries' early stop (0: never): a scene's share of its frame's.
+    void set_max_contacts(std::size_t n) { options_.max_contacts = n; }
 
     // A node of one round of the descent with what its tests need, computed once when the node
     // enters the round (not once per pair it is in).

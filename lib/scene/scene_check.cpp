@@ -43,17 +43,14 @@ std::string csv_text(const std::string& s) {
 
 QueryMode parse_scene_mode(const std::string& name) {
     if (const auto mode = query_mode_from_name(name)) return *mode;
-    if (is_ist_mode(name))
-        fail_usage("query mode '" + name + "' does not run on a scene: the scene query descends no octrees (scene.json's "
-                   "per-geometry \"octree\" files are not read); give full, brute, segmented or time-critical");
-    fail_usage("query mode '" + name + "' does not run on a scene (full, brute, segmented or time-critical)");
+    fail_usage("query mode '" + name + "' does not run on a scene (" + query_mode_list() + ")");
 }
 
 FrameSummary summarize(const FrameResult& f) {
     FrameSummary s;
     s.broad_phase_parts = f.candidates.size();
     s.parts_touched = f.parts_touched;
-    s.contacts = f.contacts.size();
+    s.contacts = f.contacts.size() + f.ist_contacts.size();
     s.max_penetration = f.max_penetration;
     s.force = f.force;
     s.torque = f.torque;
@@ -63,8 +60,9 @@ FrameSummary summarize(const FrameResult& f) {
     s.pairs.reserve(f.pairs.size());
     for (const PairResult& p : f.pairs) {
         s.interrupted_pairs += p.interrupted;
+        s.cfm_contacts += p.cfm_contacts;
         s.pairs.push_back({p.tool, p.part, p.contacts, p.max_penetration, p.force, p.torque, p.spheres_tested, p.points_tested,
-                           p.level_reached, p.interrupted});
+                           p.level_reached, p.interrupted, p.cfm_contacts});
     }
     for (const ToolResult& t : f.tools)
         s.tools.push_back({t.pairs, t.parts_touched, t.contacts, t.max_penetration, t.force, t.torque});
@@ -159,7 +157,8 @@ json tool_json(const SceneQuery& sq, std::size_t t) {
            {"file", sq.tool_file(t).string()},
            {"points", sq.tool(t).points.size()},
            {"clusters", sq.tool(t).tree.clusters.size()},
-           {"radius", sq.tool_radius(t)}};
+           {"radius", sq.tool_radius(t)},
+           {"cfm", sq.tool_cfm_file(t).empty() ? json(nullptr) : json(sq.tool_cfm_file(t).string())}};
     if (sq.tool_count() > 1) j["collides_with_tools"] = sq.tool_has_field(t);
     return j;
 }
@@ -167,7 +166,8 @@ json tool_json(const SceneQuery& sq, std::size_t t) {
 json pair_json(const SceneCheck& check, const PairSummary& p) {
     json j{{"part", check.part_names[p.part]}, {"contacts", p.contacts}, {"max_penetration", p.max_penetration},
            {"force", vec_json(p.force)}, {"torque", vec_json(p.torque)}, {"spheres_tested", p.spheres_tested},
-           {"points_tested", p.points_tested}, {"level_reached", p.level_reached}, {"interrupted", p.interrupted}};
+           {"points_tested", p.points_tested}, {"level_reached", p.level_reached}, {"interrupted", p.interrupted},
+           {"cfm_contacts", p.cfm_contacts}};
     if (check.tool_names.size() > 1) j["tool"] = check.tool_names[p.tool];
     return j;
 }
@@ -177,7 +177,8 @@ json frame_json(const SceneCheck& check, const FrameSummary& f) {
     for (const PairSummary& p : f.pairs) pairs.push_back(pair_json(check, p));
     json j{{"broad_phase_parts", f.broad_phase_parts}, {"parts_touched", f.parts_touched}, {"contacts", f.contacts},
            {"max_penetration", f.max_penetration}, {"force", vec_json(f.force)}, {"torque", vec_json(f.torque)},
-           {"broad_phase_us", f.broad_us}, {"narrow_phase_us", f.narrow_us}, {"frame_us", f.frame_us}, {"pairs", std::move(pairs)}};
+           {"broad_phase_us", f.broad_us}, {"narrow_phase_us", f.narrow_us}, {"frame_us", f.frame_us},
+           {"cfm_contacts", f.cfm_contacts}, {"pairs", std::move(pairs)}};
     if (check.tool_names.size() < 2) return j;
     json tools = json::array();
     for (std::size_t t = 0; t < f.tools.size(); ++t) {
@@ -202,7 +203,7 @@ json count_stats(const std::vector<FrameSummary>& frames, int t, std::size_t Too
 
 void add_frame_stats(SceneCheck& out, const SceneCheckSpec& spec) {
     std::vector<double> broad, narrow;
-    std::size_t over = 0, with_contact = 0, interrupted = 0;
+    std::size_t over = 0, with_contact = 0, interrupted = 0, cfm_contacts = 0, with_cfm = 0;
     for (const FrameSummary& f : out.frames) {
         broad.push_back(f.broad_us);
         narrow.push_back(f.narrow_us);
@@ -210,6 +211,8 @@ void add_frame_stats(SceneCheck& out, const SceneCheckSpec& spec) {
         over += f.frame_us > spec.budget_us;
         with_contact += f.contacts > 0;
         interrupted += f.interrupted_pairs;
+        cfm_contacts += f.cfm_contacts;
+        with_cfm += f.cfm_contacts > 0;
     }
     const LatencyStats frame_stats = latency_stats(out.frame_us);
     const double n = std::max<double>(1, static_cast<double>(out.frames.size()));
@@ -222,6 +225,8 @@ void add_frame_stats(SceneCheck& out, const SceneCheckSpec& spec) {
     r["frame_us"] = to_json(frame_stats);
     r["frames_with_contact"] = with_contact;
     r["interrupted_pairs"] = interrupted;
+    r["cfm_contacts"] = cfm_contacts;
+    r["frames_with_cfm_contacts"] = with_cfm;
     r["over_budget"] = over;
     r["over_budget_fraction"] = static_cast<double>(over) / n;
     r["criterion"] = spec.max_over_budget >= 0 ? "over_budget_fraction <= " + std::to_string(spec.max_over_budget)
@@ -243,6 +248,50 @@ json tools_json(const SceneQuery& sq, const SceneCheck& out) {
     return tools;
 }
 
+// The tools of `spec`, each with its map when spec.cfm; the one outside tool gets the map file and
+// the octree file given (the parts' are the scene's).
+std::vector<ToolSpec> tools_with_files(const SceneCheckSpec& spec) {
+    std::vector<ToolSpec> tools = spec.tools.empty() ? std::vector<ToolSpec>{spec.tool} : spec.tools;
+    if (!spec.cfm && !spec.cfm_file.empty())
+        fail_usage(spec.cfm_file.string() + ": a closest feature map file without asking for the maps");
+    const auto outside = static_cast<std::size_t>(std::count_if(tools.begin(), tools.end(), [](const ToolSpec& t) { return t.part.empty(); }));
+    for (const auto& [file, what] : {std::pair{spec.cfm_file, "closest feature map"}, std::pair{spec.moving_octree_file, "octree"}})
+        if (!file.empty() && outside != 1)
+            fail_usage(file.string() + ": one " + what + " file serves one outside tool (" + std::to_string(outside) +
+                       " given); the parts' are the scene's files");
+    for (ToolSpec& t : tools) {
+        t.cfm = spec.cfm;
+        if (!t.part.empty()) continue;
+        t.cfm_file = spec.cfm_file;
+        t.octree_file = spec.moving_octree_file;
+    }
+    return tools;
+}
+
+// The ist modes' spec; hp::Error(usage) for the descent's options in other modes, as for a pair.
+IstSpec ist_spec(const SceneCheckSpec& spec) {
+    IstSpec ist{.on = is_ist_mode(spec.mode), .brute = spec.mode == kIstModeNames[1],
+                .descent = {.one_child = spec.ist_one_child, .side = spec.ist_side, .stop_level = spec.ist_level,
+                            .max_contacts = spec.ist_max_contacts}};
+    const bool descent = spec.ist_level > 0 || spec.ist_max_contacts > 0;
+    if (!ist.on && (descent || !spec.ist_one_child || !spec.ist_side || !spec.moving_octree_file.empty()))
+        fail_usage("octrees and the descent's options apply only to the modes ist and ist-brute, not mode '" + spec.mode + "'");
+    if (ist.brute && descent) fail_usage("mode ist-brute tests every voxel pair: a stop level or contact count applies only to mode ist");
+    if (ist.on && spec.cfm) fail_usage("a closest feature map serves only the time-critical mode, not mode '" + spec.mode + "'");
+    return ist;
+}
+
+json ist_json(const SceneQuery& sq) {
+    const SceneIst* ist = sq.ist();
+    if (!ist) return nullptr;
+    const octree::IstOptions& d = ist->spec().descent;
+    json tools = json::array();
+    for (std::size_t t = 0; t < sq.tool_count(); ++t)
+        tools.push_back({{"file", ist->tool_file(t).string()}, {"nodes", ist->tool_octree(t).nodes()}, {"voxels", ist->tool_octree(t).voxels}});
+    return {{"brute", ist->spec().brute}, {"one_child", d.one_child}, {"side", d.side}, {"stop_level", d.stop_level},
+            {"max_contacts", d.max_contacts}, {"tool_octrees", std::move(tools)}};
+}
+
 std::vector<std::vector<Pose>> check_poses(const SceneQuery& sq, const SceneCheckSpec& spec, const Progress& progress) {
     if (!spec.poses_path.empty()) return read_tool_poses(spec.poses_path, sq.tool_count());
     std::vector<std::vector<Pose>> poses;
@@ -253,7 +302,8 @@ std::vector<std::vector<Pose>> check_poses(const SceneQuery& sq, const SceneChec
 }  // namespace
 
 SceneCheck run_scene_check(const SceneCheckSpec& spec, const Progress& progress) {
-    const QueryMode mode = parse_scene_mode(spec.mode);
+    const IstSpec ist = ist_spec(spec);
+    const QueryMode mode = ist.on ? QueryMode::full : parse_scene_mode(spec.mode);  // ist: the broad phase's alone
     if (spec.budget_tests > 0 && mode != QueryMode::time_critical)
         fail_usage("a budget in sphere tests applies only to the time-critical mode, not mode '" + spec.mode + "'");
     if (spec.poses_path.empty() && spec.scenario.empty()) fail_usage("give poses (a file) or a scenario (contact, approach, random or trajectory)");
@@ -261,7 +311,7 @@ SceneCheck run_scene_check(const SceneCheckSpec& spec, const Progress& progress)
     if (!spec.scenario.empty()) parse_scenario_kind(spec.scenario);  // a usage error before loading
     SceneQuery sq(spec.scene_path,
                   {.mode = mode, .level = spec.level, .budget_us = spec.budget_us, .budget_tests = spec.budget_tests},
-                  spec.tools.empty() ? std::vector<ToolSpec>{spec.tool} : spec.tools, spec.threads);
+                  tools_with_files(spec), spec.threads, ist);
     SceneCheck out;
     out.warnings = sq.warnings();
     for (std::size_t t = 0; t < sq.tool_count(); ++t) out.tool_names.push_back(sq.tool_label(t));
@@ -294,6 +344,8 @@ SceneCheck run_scene_check(const SceneCheckSpec& spec, const Progress& progress)
     const LoadTimes& lt = sq.load_times();
     r["load"] = {{"verify_seconds", lt.verify}, {"fields_seconds", lt.fields}, {"tool_seconds", lt.tool}, {"reach_seconds", lt.reach}};
     r["mode"] = spec.mode;
+    r["cfm"] = spec.cfm;
+    r["ist"] = ist_json(sq);
     r["level"] = mode == QueryMode::segmented ? json(spec.level) : json(nullptr);
     r["budget_us"] = spec.budget_us;
     r["budget_tests"] = spec.budget_tests > 0 ? json(spec.budget_tests) : json(nullptr);
@@ -322,7 +374,8 @@ std::string to_csv(const SceneCheck& check) {
     std::string out =
         "frame,part,contacts,max_penetration,fx,fy,fz,tx,ty,tz,spheres_tested,points_tested,level_reached,interrupted,"
         "broad_phase_parts,parts_touched,broad_phase_us,narrow_phase_us,frame_us";
-    out += several ? ",tool\n" : "\n";
+    out += several ? ",tool,mode\n" : ",mode\n";
+    const std::string mode = check.report.value("mode", std::string()) + (check.report.value("cfm", false) ? "+cfm" : "");
     char line[640];
     auto row = [&](std::size_t i, const std::string& part, std::size_t contacts, double pen, const Vec3d& f, const Vec3d& t,
                    const std::string& tail, const std::string& tool) {
@@ -330,7 +383,7 @@ std::string to_csv(const SceneCheck& check) {
                       f.x, f.y, f.z, t.x, t.y, t.z);
         out += line;
         out += tail;
-        out += several ? "," + csv_text(tool) + "\n" : "\n";
+        out += (several ? "," + csv_text(tool) : std::string()) + "," + mode + "\n";
     };
     for (std::size_t i = 0; i < check.frames.size(); ++i) {
         const FrameSummary& fr = check.frames[i];
@@ -380,10 +433,11 @@ std::string format_text(const SceneCheck& check) {
                   r["load_seconds"].get<double>());
     out += line;
     for (const json& tool : r.contains("tools") ? r["tools"] : json::array({r["tool"]})) {
-        std::snprintf(line, sizeof line, "tool              %s (%zu points, %zu clusters, radius %.6g)%s\n",
+        std::snprintf(line, sizeof line, "tool              %s (%zu points, %zu clusters, radius %.6g)%s%s\n",
                       tool["part"].is_null() ? tool["file"].get<std::string>().c_str()
                                              : ("part '" + tool["part"].get<std::string>() + "'").c_str(),
                       tool["points"].get<std::size_t>(), tool["clusters"].get<std::size_t>(), tool["radius"].get<double>(),
+                      tool["cfm"].is_null() ? "" : (", closest feature map " + tool["cfm"].get<std::string>()).c_str(),
                       !tool.contains("collides_with_tools")      ? ""
                       : tool["collides_with_tools"].get<bool>() ? ", the other tools collide with it"
                                                                  : ", no field: only the moving side");
@@ -396,7 +450,7 @@ std::string format_text(const SceneCheck& check) {
     std::snprintf(line, sizeof line, "frames            %zu (%s), mode %s, %d thread%s, warm-up %zu\n", r["frames"].get<std::size_t>(),
                   poses.contains("file") ? poses["file"].get<std::string>().c_str()
                                          : ("scenario " + poses["scenario"].get<std::string>()).c_str(),
-                  r["mode"].get<std::string>().c_str(), r["threads"].get<int>(), r["threads"].get<int>() == 1 ? "" : "s",
+                  (r["mode"].get<std::string>() + (r["cfm"].get<bool>() ? " with closest feature maps" : "")).c_str(), r["threads"].get<int>(), r["threads"].get<int>() == 1 ? "" : "s",
                   r["warmup"].get<std::size_t>());
     out += line;
     stat_line("broad-phase parts", r["broad_phase_parts"], "", 1);
@@ -405,6 +459,21 @@ std::string format_text(const SceneCheck& check) {
     stat_line("broad phase", r["broad_phase_us"], " us", 2);
     stat_line("narrow phase", r["narrow_phase_us"], " us", 1);
     stat_line("frame", r["frame_us"], " us", 1);
+    if (!r["ist"].is_null()) {
+        const json& ist = r["ist"];
+        std::string files;
+        for (const json& t : ist["tool_octrees"]) files += (files.empty() ? "" : ", ") + t["file"].get<std::string>();
+        std::snprintf(line, sizeof line, "ist               the tools' octrees (%s) against the parts'; stop level %d, max contacts %zu a frame, one-child %s, side %s\n",
+                      files.c_str(), ist["stop_level"].get<int>(), ist["max_contacts"].get<std::size_t>(),
+                      ist["one_child"].get<bool>() ? "on" : "off", ist["side"].get<bool>() ? "on" : "off");
+        out += line;
+    }
+    if (r["cfm"].get<bool>()) {
+        std::snprintf(line, sizeof line, "cfm               %zu contacts from the tools' closest feature maps in %zu frames; %zu pairs interrupted\n",
+                      r["cfm_contacts"].get<std::size_t>(), r["frames_with_cfm_contacts"].get<std::size_t>(),
+                      r["interrupted_pairs"].get<std::size_t>());
+        out += line;
+    }
     std::snprintf(line, sizeof line, "budget            %.6g us per frame: %zu of %zu frames over (%s): %s\n", r["budget_us"].get<double>(),
                   r["over_budget"].get<std::size_t>(), r["frames"].get<std::size_t>(), r["criterion"].get<std::string>().c_str(),
                   r["pass"].get<bool>() ? "PASS" : "FAIL");

@@ -50,6 +50,16 @@ struct SceneCheckSpec {
     double max_over_budget = -1;
     std::optional<std::size_t> warmup; // default min(poses, 100)
     int threads = 1;
+    // Time-critical: every tool's closest feature map (ToolSpec::cfm): the parts' from scene.json,
+    // `cfm_file` for the one outside tool (required then; refused without one).
+    bool cfm = false;
+    std::filesystem::path cfm_file;
+    // Modes ist and ist-brute (scene_ist.hpp): the descent's options, as a pair's; the one outside
+    // tool's octree (the parts' are the scene's octree files).
+    int ist_level = 0;
+    std::size_t ist_max_contacts = 0;
+    bool ist_one_child = true, ist_side = true;
+    std::filesystem::path moving_octree_file;
 };
 
 // What a timed frame keeps (not the contacts).
@@ -62,6 +72,7 @@ struct PairSummary {
     std::size_t spheres_tested = 0, points_tested = 0;
     int level_reached = 0;
     bool interrupted = false;
+    std::size_t cfm_contacts = 0;
 };
 struct ToolSummary {  // one tool's share of a frame
     std::size_t broad_phase_parts = 0, parts_touched = 0, contacts = 0;
@@ -69,7 +80,7 @@ struct ToolSummary {  // one tool's share of a frame
     Vec3d force, torque;
 };
 struct FrameSummary {
-    std::size_t broad_phase_parts = 0, parts_touched = 0, contacts = 0, interrupted_pairs = 0;
+    std::size_t broad_phase_parts = 0, parts_touched = 0, contacts = 0, interrupted_pairs = 0, cfm_contacts = 0;
     double max_penetration = 0;
     Vec3d force, torque;
     double broad_us = 0, narrow_us = 0, frame_us = 0;
@@ -90,8 +101,8 @@ struct SceneCheck {
     bool pass = false;
 };
 
-// Parses "full", "brute", "segmented", "time-critical"; hp::Error(usage) otherwise (ist modes:
-// not with a scene).
+// Parses "full", "brute", "segmented", "time-critical"; hp::Error(usage) otherwise (the ist modes
+// are not QueryModes: run_scene_check takes them apart).
 QueryMode parse_scene_mode(const std::string& name);
 
 // The generated poses of `spec` (scenario) for tool `tool` of the loaded scene, world frame.
@@ -109,8 +120,9 @@ SceneCheck run_scene_check(const SceneCheckSpec& spec, const Progress& progress 
 
 nlohmann::json full_report(const SceneCheck& check);
 // One line per pair of every frame and one per frame (part "*": the frame's totals and times).
-// Several tools: a last column "tool" (the moving tool), and one line per tool and frame (part
-// "*": the tool's totals) before the frame's (part and tool "*").
+// Several tools: a column "tool" (the moving tool), and one line per tool and frame (part "*":
+// the tool's totals) before the frame's (part and tool "*"). The last column, "mode", names the
+// query mode ("time-critical+cfm" with the tools' closest feature maps).
 std::string to_csv(const SceneCheck& check);
 std::string format_text(const SceneCheck& check);
 

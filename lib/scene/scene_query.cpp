@@ -21,13 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Quat = std::array<double, 4>;
-
-Quat multiply(const Quat& a, const Quat& b) {
-    return {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3], a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-            a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1], a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
-}
-
 double elapsed_us(Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double, std::micro>(b - a).count();
 }
@@ -44,30 +37,6 @@ Aabb widen_for_rounding(Aabb b) {
 }
 
 }  // namespace
-
-Pose compose_into(const Placement& placement, const Pose& world) {
-    const auto& m = placement.matrix;
-    const Vec3d d = world.position - placement.position;
-    // R^T d, R from the matrix rows (the placement's rotation).
-    const Vec3d t{m[0] * d.x + m[4] * d.y + m[8] * d.z, m[1] * d.x + m[5] * d.y + m[9] * d.z,
-                  m[2] * d.x + m[6] * d.y + m[10] * d.z};
-    const auto& q = placement.quaternion;
-    return {t, multiply({q[0], -q[1], -q[2], -q[3]}, world.quaternion)};
-}
-
-Placement placement_of(const Pose& pose) { return make_placement(pose.quaternion, pose.position); }
-
-Vec3d rotate_to_world(const Placement& placement, const Vec3d& v) {
-    const auto& m = placement.matrix;
-    return {m[0] * v.x + m[1] * v.y + m[2] * v.z, m[4] * v.x + m[5] * v.y + m[6] * v.z, m[8] * v.x + m[9] * v.y + m[10] * v.z};
-}
-
-Contact contact_to_world(const Placement& placement, const Contact& c) {
-    Contact w = c;
-    w.position = placement.apply(c.position);
-    w.normal = rotate_to_world(placement, c.normal);
-    return w;
-}
 
 Aabb positive_reach(const DistanceSampler& field) {
     const GridSpec& g = field.grid();
@@ -106,13 +75,8 @@ Aabb positive_reach(const DistanceSampler& field) {
 struct SceneQuery::State {
     static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
-    struct Tool {
-        std::optional<std::size_t> part;
-        fs::path file;
-        MovingObjectData data;
+    struct Tool : SceneTool {
         MovingObject view;
-        Vec3d center;
-        double radius = 0;
         std::size_t slot = npos;  // its geometry's field when other tools collide with it
     };
 
@@ -143,6 +107,8 @@ struct SceneQuery::State {
     // Frame scratch.
     FrameResult frame;
     std::vector<std::vector<Contact>> pair_contacts;  // threads > 1: per candidate
+    std::vector<std::vector<octree::IstContact>> pair_ist_contacts;  // the same, ist modes
+    std::optional<SceneIst> ist;
     std::vector<std::uint32_t> hits;
     std::vector<Placement> tool_placements;           // the frame's placement of each tool (several tools)
     std::vector<Pose> frame_poses;                    // query(pose): the one tool's
@@ -157,6 +123,9 @@ struct SceneQuery::State {
     void candidates_of(std::size_t t, const Pose& pose, const std::vector<Placement>& placements,
                        std::vector<std::uint32_t>& out) const;
     void load_tool(std::size_t t, const ToolSpec& spec);
+    // The octrees of the ist modes (after the fields and the tools).
+    void load_ist(const IstSpec& spec, const std::vector<ToolSpec>& specs);
+    void run_ist_pair(std::size_t worker, std::size_t index, const Pose& pose, std::vector<octree::IstContact>& out);
     // The frame's pairs (tool after tool, each tool's candidates in ascending part order), unrun.
     void gather_pairs(const std::vector<Pose>& poses);
 };
@@ -167,13 +136,14 @@ std::string part_where(const fs::path& scene_path, const std::string& part) {
     return scene_path.string() + ": part '" + part + "'";
 }
 
+
 }  // namespace
 
 SceneQuery::SceneQuery(const fs::path& scene_path, const ToolSpec& tool, const QueryOptions& options, int threads)
     : SceneQuery(scene_path, options, std::vector<ToolSpec>{tool}, threads) {}
 
 SceneQuery::SceneQuery(const fs::path& scene_path, const QueryOptions& options, const std::vector<ToolSpec>& tools,
-                       int threads)
+                       int threads, const IstSpec& ist)
     : state_(std::make_unique<State>()) {
     const auto t0 = Clock::now();
     State& s = *state_;
@@ -189,6 +159,10 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const QueryOptions& options, 
     for (std::size_t t = 0; t < tools.size(); ++t) {
         if (tools[t].part.empty() == tools[t].tree_file.empty())
             fail_usage("give the tool as one part of the scene (--tool NAME) or as a tree file (--tool-files TREE.hps)");
+        check_tool_spec(tools[t], options);
+        if (!tools[t].octree_file.empty() && (!ist.on || !tools[t].part.empty()))
+            fail_usage("tool " + (tools[t].part.empty() ? tools[t].tree_file.string() : "part '" + tools[t].part + "'") +
+                       ": an octree file serves an outside tool in the ist modes (a part's is the scene's)");
         if (tools[t].part.empty()) continue;
         const std::size_t i = sc.find_part(tools[t].part, where + ": --tool");
         if (s.tool_of_part[i] != State::npos) fail_usage("--tool " + tools[t].part + ": part '" + sc.parts[i].name + "' is given twice as a tool");
@@ -314,11 +288,12 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const QueryOptions& options, 
     // The queries: one per worker, tool and geometry, each tool's sharing one packed tree.
     s.workers.resize(static_cast<std::size_t>(s.threads));
     for (auto& w : s.workers) w.queries.resize(s.tools.size());
-    for (std::size_t t = 0; t < s.tools.size() && !s.fields.empty(); ++t) {
+    for (std::size_t t = 0; t < s.tools.size() && !s.fields.empty() && !ist.on; ++t) {
         const VpsQuery first(s.fields[0].field, s.tools[t].view, options);  // checks the options against the tree
         for (auto& w : s.workers)
             for (const StaticField& f : s.fields) w.queries[t].push_back(std::make_unique<VpsQuery>(f.field, first));
     }
+    if (ist.on) s.load_ist(ist, tools);
     if (s.threads > 1) s.arena = std::make_unique<tbb::task_arena>(s.threads);
     s.load_times.reach = seconds_since(tr);
     s.load_seconds = seconds_since(t0);
@@ -326,33 +301,8 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const QueryOptions& options, 
 
 void SceneQuery::State::load_tool(std::size_t t, const ToolSpec& spec) {
     Tool& tool = tools[t];
-    if (tool.part) {
-        const ScenePart& p = scene.parts[*tool.part];
-        const SceneGeometry& geometry = scene.geometries[p.geometry];
-        if (!geometry.files.count("tree"))
-            fail_input("", part_where(scene_path, p.name) + ": the tool's geometry " + geometry.id +
-                               " has no point-sphere tree (add the pointshell and spheretree stages to the pipeline)");
-        tool.file = geometry_file(scene_path, scene, p.geometry, "tree");
-    } else {
-        tool.file = spec.tree_file;
-    }
-    try {
-        tool.data = load_moving_object(tool.file);
-    } catch (const Error& e) {
-        if (!tool.part) throw;
-        throw Error(e.code(), part_where(scene_path, scene.parts[*tool.part].name) + ": " + e.what());
-    }
-    if (!tree_covers_points(tool.data.tree, tool.data.points))
-        fail_input(tool.file.string(),
-                   "the point-sphere tree does not hold all its points in its spheres (rebuild it with haptic-spheretree)");
+    static_cast<SceneTool&>(tool) = load_scene_tool(scene_path, scene, tool.part, spec);
     tool.view = tool.data.view();
-    // The tool's ball: the root sphere's centre; every point and every sphere inside (a contact is a
-    // point, and the time-critical mode's contacts lie on spheres).
-    tool.center = tool.data.tree.clusters.empty() ? Vec3d{} : tool.data.tree.clusters[0].sphere.center;
-    double r = 0;
-    for (const Vec3d& p : tool.data.points) r = std::max(r, length(p - tool.center));
-    for (const auto& c : tool.data.tree.clusters) r = std::max(r, length(c.sphere.center - tool.center) + c.sphere.radius);
-    tool.radius = r * (1 + 1e-9);
 }
 
 SceneQuery::SceneQuery(SceneQuery&&) noexcept = default;
@@ -415,6 +365,36 @@ void SceneQuery::candidates(std::size_t t, const std::vector<Pose>& poses, std::
     std::vector<Placement> placements(poses.size());
     for (std::size_t u = 0; u < poses.size(); ++u) placements[u] = placement_of(poses[u]);
     s.candidates_of(t, poses.at(t), placements, out);
+}
+
+void SceneQuery::State::load_ist(const IstSpec& spec, const std::vector<ToolSpec>& specs) {
+    std::vector<std::size_t> slot_geometry(fields.size());
+    std::vector<std::string> slot_part(fields.size());
+    std::vector<const DistanceSampler*> slot_fields(fields.size());
+    for (std::size_t g = 0; g < geometry_slot.size(); ++g)
+        if (geometry_slot[g] != npos) slot_geometry[geometry_slot[g]] = g;
+    for (std::size_t i = scene.parts.size(); i-- > 0;)  // the first part of each slot's geometry names it
+        if (part_slot[i] != npos) slot_part[part_slot[i]] = scene.parts[i].name;
+    for (std::size_t k = 0; k < fields.size(); ++k) slot_fields[k] = &fields[k].field;
+    std::vector<std::optional<std::size_t>> tool_parts;
+    for (const Tool& t : tools) tool_parts.push_back(t.part);
+    ist.emplace(scene_path, scene, spec, slot_geometry, slot_part, slot_fields, tool_parts, specs, workers.size());
+}
+
+void SceneQuery::State::run_ist_pair(std::size_t worker, std::size_t index, const Pose& pose, std::vector<octree::IstContact>& out) {
+    PairResult& pr = frame.pairs[index];
+    const Placement& pl = pr.other_tool < 0 ? scene.parts[pr.part].placement : tool_placements[static_cast<std::size_t>(pr.other_tool)];
+    IstPairResult r;
+    const auto& contacts = ist->run(worker, pr.tool, part_slot[pr.part], compose_into(pl, pose), frame.pairs.size(), r);
+    pr.contacts = contacts.size();
+    pr.force = rotate_to_world(pl, r.response.force);
+    pr.torque = rotate_to_world(pl, r.response.torque);
+    pr.max_penetration = r.response.max_depth;
+    pr.spheres_tested = r.stats.sphere_tests;
+    pr.points_tested = r.stats.voxel_tests;
+    pr.level_reached = r.stats.level_reached;
+    pr.interrupted = r.stats.interrupted;
+    for (const octree::IstContact& c : contacts) out.push_back(ist_contact_to_world(pl, c));
 }
 
 void SceneQuery::State::run_pair(std::size_t worker, std::size_t index, const Pose& pose, const QueryOptions& opt,
@@ -508,6 +488,7 @@ const FrameResult& SceneQuery::query(const std::vector<Pose>& poses) {
     const auto t1 = Clock::now();
     const std::size_t n = f.pairs.size();
     f.contacts.clear();
+    f.ist_contacts.clear();
     QueryOptions opt = pair_options(n);
     if (s.threads == 1 || n < 2) {
         const auto deadline = t0 + std::chrono::nanoseconds(static_cast<long long>(std::min(s.options.budget_us, 1e12) * 1000));
@@ -517,24 +498,33 @@ const FrameResult& SceneQuery::query(const std::vector<Pose>& poses) {
                 const double left = std::max(0.0, elapsed_us(Clock::now(), deadline));
                 opt.budget_us = left / static_cast<double>(n - k);
             }
+            if (s.ist) {
+                f.pairs[k].first_contact = f.ist_contacts.size();
+                s.run_ist_pair(0, k, poses[f.pairs[k].tool], f.ist_contacts);
+                continue;
+            }
             f.pairs[k].first_contact = f.contacts.size();
             s.run_pair(0, k, poses[f.pairs[k].tool], opt, f.contacts);
         }
     } else {
         if (s.pair_contacts.size() < n) s.pair_contacts.resize(n);
+        if (s.pair_ist_contacts.size() < n) s.pair_ist_contacts.resize(n);
         s.arena->execute([&] {
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1), [&](const tbb::blocked_range<std::size_t>& range) {
                 const int w = tbb::this_task_arena::current_thread_index();
                 const std::size_t worker = w < 0 ? 0 : static_cast<std::size_t>(w);
                 for (std::size_t k = range.begin(); k < range.end(); ++k) {
                     s.pair_contacts[k].clear();
-                    s.run_pair(worker, k, poses[f.pairs[k].tool], opt, s.pair_contacts[k]);
+                    s.pair_ist_contacts[k].clear();
+                    if (s.ist) s.run_ist_pair(worker, k, poses[f.pairs[k].tool], s.pair_ist_contacts[k]);
+                    else s.run_pair(worker, k, poses[f.pairs[k].tool], opt, s.pair_contacts[k]);
                 }
             });
         });
         for (std::size_t k = 0; k < n; ++k) {
-            f.pairs[k].first_contact = f.contacts.size();
+            f.pairs[k].first_contact = s.ist ? f.ist_contacts.size() : f.contacts.size();
             f.contacts.insert(f.contacts.end(), s.pair_contacts[k].begin(), s.pair_contacts[k].end());
+            f.ist_contacts.insert(f.ist_contacts.end(), s.pair_ist_contacts[k].begin(), s.pair_ist_contacts[k].end());
         }
     }
     sum_pairs(f);
@@ -553,6 +543,8 @@ std::size_t SceneQuery::tool_count() const { return state_->tools.size(); }
 std::optional<std::size_t> SceneQuery::tool_part(std::size_t t) const { return state_->tools.at(t).part; }
 const fs::path& SceneQuery::tool_file(std::size_t t) const { return state_->tools.at(t).file; }
 const MovingObjectData& SceneQuery::tool(std::size_t t) const { return state_->tools.at(t).data; }
+const fs::path& SceneQuery::tool_cfm_file(std::size_t t) const { return state_->tools.at(t).cfm_file; }
+const SceneIst* SceneQuery::ist() const { return state_->ist ? &*state_->ist : nullptr; }
 MovingObject SceneQuery::tool_view(std::size_t t) const { return state_->tools.at(t).view; }
 bool SceneQuery::tool_has_field(std::size_t t) const { return state_->tools.at(t).slot != State::npos; }
 Vec3d SceneQuery::tool_center(std::size_t t) const { return state_->tools.at(t).center; }

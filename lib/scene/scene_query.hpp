@@ -30,9 +30,18 @@
 // pair query runs with pose(other)⁻¹ · pose(tool)). An outside tool has only its tree: it is only
 // ever the moving side. The frame's pairs are tool after tool, each tool's in ascending part
 // order; the budgets are shared by all the pairs of the frame.
+// Closest feature maps (ToolSpec::cfm, time-critical): each tool's own map rides with its tree, so
+// every pair of that tool (against a static part or another tool) adds the map's contacts for the
+// spheres left queued at the interruption, as the pair query with --cfm. The static parts' maps are
+// not read: a map serves the moving side.
+// Octrees (IstSpec::on, modes ist and ist-brute; scene_ist.hpp): each pair is the descent of the
+// tool's octree against the other side's at the composed pose, its normals from that side's field;
+// its contacts are voxel pairs (FrameResult::ist_contacts, centres in the world) instead of points.
 // Errors: hp::Error(bad_input) naming the scene file and the part: a missing or changed file, a
-// tool name that is not in the scene, a tool geometry without a tree file, a file its reader refuses.
-// hp::Error(usage): no tool, or one part given twice as a tool.
+// tool name that is not in the scene, a tool geometry without a tree file (or without a map when
+// asked for one), a file its reader refuses, a map that is not the tree's.
+// hp::Error(usage): no tool, one part given twice as a tool, a map with another mode than
+// time-critical, an outside tool asked for a map without its file.
 // Memory: the fields of the geometries of the static parts (and of the tool parts, with several
 // tools) and each tool's tree, once each; per worker and tool one query (its scratch) per
 // geometry, sharing the tool's packed tree.
@@ -49,7 +58,10 @@
 #include "query/session.hpp"
 #include "query/static_field.hpp"
 #include "scene/broad_phase.hpp"
+#include "octree/ist.hpp"
 #include "scene/scene_file.hpp"
+#include "scene/scene_ist.hpp"
+#include "scene/scene_tool.hpp"
 
 namespace hp::scene {
 
@@ -65,10 +77,6 @@ Contact contact_to_world(const Placement& placement, const Contact& c);
 // when that is positive (the continuation outside the grid, field/field.hpp).
 Aabb positive_reach(const DistanceSampler& field);
 
-struct ToolSpec {
-    std::string part;                 // a part of the scene (name or index), or
-    std::filesystem::path tree_file;  // an outside tool: its point-sphere tree (haptic-spheretree)
-};
 
 // The placement of a pose (its quaternion normalised): the frame of a tool part at that pose.
 Placement placement_of(const Pose& pose);
@@ -78,7 +86,7 @@ struct PairResult {
     std::uint32_t tool = 0;           // the moving tool (index into the tools)
     std::uint32_t part = 0;           // index into Scene::parts: a static part, or another tool's part
     std::int32_t other_tool = -1;     // that other tool's index when the part is a tool, else -1
-    std::size_t first_contact = 0;    // its contacts: FrameResult::contacts[first_contact, + contacts)
+    std::size_t first_contact = 0;    // its contacts: FrameResult::contacts (ist: ist_contacts)[first_contact, + contacts)
     std::size_t contacts = 0;
     Vec3d force, torque;              // world frame; torque about the tool's origin
     double max_penetration = 0;
@@ -102,7 +110,8 @@ struct FrameResult {
     // (with one tool: the static parts in the broad phase).
     std::vector<std::uint32_t> candidates;
     std::vector<PairResult> pairs;          // one per candidate, same order
-    std::vector<Contact> contacts;          // world frame, pair after pair
+    std::vector<Contact> contacts;          // world frame, pair after pair (VPS modes)
+    std::vector<octree::IstContact> ist_contacts;  // ist modes: the voxel (node) pairs, world frame, pair after pair
     std::vector<ToolResult> tools;          // one per tool
     Vec3d force, torque;                    // totals over all pairs, world frame (one tool: the tool's)
     double max_penetration = 0;
@@ -122,8 +131,10 @@ class SceneQuery {
 public:
     SceneQuery(const std::filesystem::path& scene_path, const ToolSpec& tool, const QueryOptions& options, int threads = 1);
     // Several tools (or one), in their order.
+    // With `ist.on`, the pairs are octree descents (the modes ist and ist-brute); `options` then
+    // serves the broad phase alone.
     SceneQuery(const std::filesystem::path& scene_path, const QueryOptions& options, const std::vector<ToolSpec>& tools,
-               int threads = 1);
+               int threads = 1, const IstSpec& ist = {});
     SceneQuery(SceneQuery&&) noexcept;
     SceneQuery& operator=(SceneQuery&&) noexcept;
     ~SceneQuery();
@@ -143,6 +154,8 @@ public:
     std::optional<std::size_t> tool_part(std::size_t t = 0) const;  // none for an outside tool
     const std::filesystem::path& tool_file(std::size_t t = 0) const;  // the tool's tree file
     const MovingObjectData& tool(std::size_t t = 0) const;
+    const std::filesystem::path& tool_cfm_file(std::size_t t = 0) const;  // empty: no map attached
+    const SceneIst* ist() const;  // the octrees, in the ist modes (else null)
     MovingObject tool_view(std::size_t t = 0) const;
     // Whether other tools collide with tool t: it is a part with a field (only with several tools).
     bool tool_has_field(std::size_t t) const;

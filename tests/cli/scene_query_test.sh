@@ -100,9 +100,11 @@ expect_grep "part 'peg.*g1/distance.vdb: changed" "$TMP/err"
 expect_exit 3 "$query" --scene "$scene" --tool no/such/peg --scenario contact --count 5
 expect_one_error_line
 expect_grep "scene.json.*no part 'no/such/peg'" "$TMP/err"
-# Usage: --scene with --static, --tool without --scene, an ist mode.
+# Usage: --scene with --static, --tool without --scene.
 expect_exit 2 "$query" --scene "$scene" --static "$TMP/x.vdb" --tool peg --scenario contact
 expect_exit 2 "$query" --static "$TMP/x.vdb" --moving "$TMP/y.hps" --tool peg --scenario contact
-expect_exit 2 "$query" --scene "$scene" --tool peg --scenario contact --mode ist
+# An ist mode on a scene prepared without the octree stage: exit 3, saying to add it.
+expect_exit 3 "$query" --scene "$scene" --tool peg --scenario contact --mode ist
+expect_grep "no octree file.*octree stage" "$TMP/err"
 expect_exit 2 "$query" --scenario contact
 finish

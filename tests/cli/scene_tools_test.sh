@@ -21,9 +21,9 @@ check "every tool touches a part in every frame" \
 check "parts with a field collide with the other tools" "$(json_get "$TMP/r.json" '[t["collides_with_tools"] for t in j["tools"]]')" \
     "[True, False, True]"
 check "poses file: one list per tool" "$(json_get "$TMP/poses.json" '[len(t["poses"]) for t in j["tools"]]')" "[30, 30, 30]"
-expect_grep '^frame,part,contacts,.*,frame_us,tool$' "$TMP/c.csv"
-expect_grep '^0,\*,.*,\*$' "$TMP/c.csv"
-expect_grep '^0,\*,.*,peg#2$' "$TMP/c.csv"
+expect_grep '^frame,part,contacts,.*,frame_us,tool,mode$' "$TMP/c.csv"
+expect_grep '^0,\*,.*,\*,full$' "$TMP/c.csv"
+expect_grep '^0,\*,.*,peg#2,full$' "$TMP/c.csv"
 expect_exit 0 "$query" --scene "$scene" "${tools[@]}" --scenario contact --count 30 --seed 3 --budget-us 1e6
 expect_grep "^tool +part 'peg#2'.*the other tools collide with it" "$TMP/out"
 expect_grep "^tool +$tree.*only the moving side" "$TMP/out"
@@ -120,11 +120,8 @@ expect_grep 'rel.json.*one pose per tool and frame' "$TMP/err"
 expect_exit 2 "$query" --scene "$scene" --tool peg --tool peg --scenario contact --count 5
 expect_one_error_line
 expect_grep "given twice as a tool" "$TMP/err"
-# A pair's CFM and octrees: refused, naming what the scene query lacks.
-expect_exit 2 "$query" --scene "$scene" --tool peg --scenario contact --count 5 --mode time-critical --cfm "$tree"
+# A pair's static octree: refused, naming what the scene has instead.
+expect_exit 2 "$query" --scene "$scene" --tool peg --scenario contact --count 5 --mode ist --static-octree "$tree"
 expect_one_error_line
-expect_grep "^haptic-query: --cfm applies only to timing checks, not --scene: .*no closest feature map" "$TMP/err"
-expect_exit 2 "$query" --scene "$scene" --tool peg --scenario contact --count 5 --ist-level 2
-expect_one_error_line
-expect_grep "^haptic-query: --ist-level applies only to timing checks, not --scene: .*no octrees" "$TMP/err"
+expect_grep "^haptic-query: --static-octree applies only to timing checks, not --scene: .*octree files of scene.json" "$TMP/err"
 finish

@@ -72,6 +72,41 @@ def test_scene_query_equals_the_pairs_alone(scene):
         np.testing.assert_allclose(r["position"][mine], back, rtol=0, atol=1e-12)
 
 
+def test_scene_with_maps_equals_the_pairs_alone_with_the_map(scene):
+    """cfm=True: the tool part's closest feature map of scene.json on every pair, as Query(cfm=...)
+    alone with the pair's share of the frame's sphere tests (max(1, N // candidates))."""
+    budget = 4
+    s = hapticprep.Scene(scene, tool="peg#2", mode="time-critical", budget_us=1e9, budget_tests=budget, cfm=True)
+    plain = hapticprep.Scene(scene, tool="peg#2", mode="time-critical", budget_us=1e9, budget_tests=budget)
+    parts = s.parts
+    names = [p["name"] for p in parts]
+    plate = names.index("plate")
+    tool_placement = parts[s.tool_part]
+    n = 6
+    positions = np.array([tool_placement["position"] + np.array([0.0005 * i, 0.0, -0.002]) for i in range(n)])
+    quaternions = np.array([tool_placement["quaternion"]] * n)
+    r, r0 = s.query(positions, quaternions), plain.query(positions, quaternions)
+    scene_dir = scene.parent
+    alone, from_maps = {}, 0
+    for i in range(n):
+        k = int(r["candidates"][i])
+        if k not in alone:
+            alone[k] = hapticprep.Query(scene_dir / "g0" / "distance.vdb", scene_dir / "g1" / "spheretree.hps",
+                                        cfm=scene_dir / "g1" / "cfm.hcfm", mode="time-critical", budget_us=1e9,
+                                        budget_tests=max(1, budget // k))
+        pl = parts[plate]
+        inv = np.array([pl["quaternion"][0], *(-np.array(pl["quaternion"][1:]))])
+        a = alone[k].run(rotate(inv, positions[i] - pl["position"]), quat_mul(inv, quaternions[i]))
+        mine = (r["frame"] == i) & (r["part"] == plate)
+        assert mine.sum() == len(a.contacts)
+        np.testing.assert_allclose(r["value"][mine], a.contacts.value, rtol=0, atol=1e-12)
+        from_maps += a.cfm_contacts
+    assert from_maps > 0 and len(r["value"]) != len(r0["value"])  # the maps add contacts
+    with pytest.raises(hapticprep.Error, match="only by the time-critical mode") as e:
+        hapticprep.Scene(scene, tool="peg#2", cfm=True)
+    assert e.value.exit_code == 2
+
+
 def test_scene_errors(scene, tmp_path):
     with pytest.raises(Exception, match="no part 'nope'"):
         hapticprep.Scene(scene, tool="nope")

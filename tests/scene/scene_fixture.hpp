@@ -1,8 +1,9 @@
 #pragma once
 // A small scene on disk for the scene query's tests: balls (radius 0.5) and boxes placed at random
 // rotations on lattices whose reach boxes touch and overlap, a tool part (a small ball with the
-// sphere shell's tree; more instances of it on request), and the sphere shell (radius 0.2) as an
-// outside tool. Written as
+// sphere shell's tree and its closest feature map; more instances of it on request), and the sphere
+// shell (radius 0.2) as an outside tool. Every geometry has the octree of its field's inside voxels.
+// Written as
 // scene.json with its files and their hashes, as haptic-pipeline --assembly writes it.
 #include <cmath>
 #include <filesystem>
@@ -14,11 +15,16 @@
 
 #include <gtest/gtest.h>
 
+#include "cfm/cfm.hpp"
 #include "contact/query.hpp"
 #include "core/file_hash.hpp"
+#include "formats/cfm.hpp"
+#include "formats/octree.hpp"
 #include "formats/vdb.hpp"
+#include "octree/octree.hpp"
 #include "scene/scene_file.hpp"
 #include "scene/scene_query.hpp"
+#include "../geometry/shapes.hpp"
 #include "../query/ball_fixture.hpp"
 
 namespace hp_test {
@@ -80,6 +86,16 @@ inline void write_sdf(const std::filesystem::path& path, const hp::GridSpec& g, 
                    {{"kind", "distance"}, {"encoding", "double"}}, "hapticprep test");
 }
 
+// The octree of the voxels of `g` whose centre is inside (f > 0), as haptic-octree makes it of a voxelmap.
+inline void write_octree(const std::filesystem::path& path, const hp::GridSpec& g, double (*f)(hp::Vec3d)) {
+    std::vector<std::array<int, 3>> voxels;
+    for (int k = 0; k < g.dims[2]; ++k)
+        for (int j = 0; j < g.dims[1]; ++j)
+            for (int i = 0; i < g.dims[0]; ++i)
+                if (f(g.center(i, j, k)) > 0) voxels.push_back({i, j, k});
+    hp::write_octree_file(path, {{"tool", "test"}}, hp::octree::build(std::move(voxels), g.origin, g.voxel_size, false));
+}
+
 inline double box_sdf(hp::Vec3d p) {  // inside positive; half extents 0.3, 0.2, 0.4
     const hp::Vec3d q{std::abs(p.x) - 0.3, std::abs(p.y) - 0.2, std::abs(p.z) - 0.4};
     const hp::Vec3d o{std::max(q.x, 0.0), std::max(q.y, 0.0), std::max(q.z, 0.0)};
@@ -98,7 +114,7 @@ inline hp::Placement placement_of(const std::array<double, 4>& q_in, const hp::V
 
 struct SceneFiles {
     std::filesystem::path dir;
-    std::filesystem::path scene_path, tool_tree;
+    std::filesystem::path scene_path, tool_tree, tool_cfm;
     hp::scene::Scene scene;
     BallScene ball;  // the 0.5 ball's field and the 0.2 sphere shell with its tree
 
@@ -113,8 +129,19 @@ struct SceneFiles {
         ball.write_field(dir / "g0" / "distance.vdb");
         write_sdf(dir / "g1" / "distance.vdb", hp::test::cube_grid(-0.6, 0.6, 0.04), box_sdf);
         write_sdf(dir / "g2" / "distance.vdb", hp::test::cube_grid(-0.4, 0.4, 0.04), small_ball);
+        write_octree(dir / "g0" / "octree.hoct", ball.grid, BallScene::ball);
+        write_octree(dir / "g1" / "octree.hoct", hp::test::cube_grid(-0.6, 0.6, 0.04), box_sdf);
+        write_octree(dir / "g2" / "octree.hoct", hp::test::cube_grid(-0.4, 0.4, 0.04), small_ball);
         ball.write_moving(dir / "g2" / "tree.hps", &ball.tree);
         tool_tree = dir / "g2" / "tree.hps";
+        // The tool's closest feature map: the 0.2 sphere's mesh around its tree (coarse: a test).
+        hp::TriMesh sphere = hp::test::uv_sphere(12, 24);
+        for (auto& v : sphere.vertices) v = v * 0.2;
+        hp::cfm::Options cfm_options;
+        cfm_options.stacks = 8;
+        cfm_options.min_stacks = 4;
+        tool_cfm = dir / "g2" / "tree.hcfm";
+        hp::write_cfm_file(tool_cfm, {{"tool", "test"}}, hp::cfm::build_cfm(sphere, ball.tree, cfm_options));
 
         const char* ids[] = {"g0", "g1", "g2"};
         const hp::Aabb local[] = {{{-0.5, -0.5, -0.5}, {0.5, 0.5, 0.5}}, {{-0.3, -0.2, -0.4}, {0.3, 0.2, 0.4}},
@@ -130,7 +157,9 @@ struct SceneFiles {
                 geometry.files[kind] = {file, static_cast<std::uint64_t>(fs::file_size(p)), hp::hash_file(p)};
             };
             add("distance", std::string(ids[g]) + "/distance.vdb");
+            add("octree", std::string(ids[g]) + "/octree.hoct");
             if (g == 2) add("tree", "g2/tree.hps");
+            if (g == 2) add("cfm", "g2/tree.hcfm");
             scene.geometries.push_back(geometry);
         }
         std::mt19937 rng(11);
