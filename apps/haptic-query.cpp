@@ -176,8 +176,8 @@ int main(int argc, char** argv) {
         "(scene.json's cfm file of its geometry; --cfm FILE for an outside tool). --mode ist or ist-brute: the tool's\n"
         "octree against each candidate's, both scene.json's octree files (--moving-octree FILE for an outside tool).\n"
         "--target PART: the part a scenario's poses are made against (default: each static part in turn). --tool and\n"
-        "--tool-files repeated: several tools, each\n"
-        "against the static parts and against the other tools that are parts (one pose per tool and frame:\n"
+        "--tool-files repeated: several tools, each against the static parts and against the other tools that are\n"
+        "parts (one pose per tool and frame:\n"
         "  {\"tools\": [{\"tool\": NAME, \"poses\": [...]}, ...]}, in the order the tools are given).\n");
     Args a;
     std::vector<std::string> tool_parts, tool_files;
