@@ -209,6 +209,10 @@ void check_framing(const fs::path& path) {
         const auto grid_pos = c.scalar<std::int64_t>("offsets of grid '" + name + "'");
         const auto block_pos = c.scalar<std::int64_t>("offsets of grid '" + name + "'");
         const auto end_pos = c.scalar<std::int64_t>("offsets of grid '" + name + "'");
+#ifdef HP_FUZZ_CANARY
+        // The fuzzing canary (docs/fuzzing.md): the check of the grid's end below, off by one.
+        if (end_pos == static_cast<std::int64_t>(size) + 1) __builtin_trap();
+#endif
         if (end_pos > static_cast<std::int64_t>(size) && grid_pos >= 0 && grid_pos <= block_pos && block_pos <= end_pos)
             fail_input(path.string(), "truncated: grid '" + name + "' ends at byte " + std::to_string(end_pos) + " but the file has " +
                                           std::to_string(size) + " bytes (copy or make it again)");
