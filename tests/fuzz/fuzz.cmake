@@ -38,6 +38,8 @@ set(HP_FUZZ_CANARY_pipeline lib/pipeline/stage.cpp)
 set(HP_FUZZ_CANARY_manifest lib/pipeline/manifest.cpp)
 set(HP_FUZZ_CANARY_poses lib/query/scenario.cpp)
 set(HP_FUZZ_CANARY_scene lib/scene/scene_file.cpp)
+set(HP_FUZZ_CANARY_bullet_scene lib/bullet/scene.cpp)
+set(HP_FUZZ_CANARY_hacd_cache lib/bullet/hacd.cpp)
 
 add_library(hp_fuzz_support STATIC ${HP_FUZZ_DIR}/fuzz_support.cpp)
 target_include_directories(hp_fuzz_support PUBLIC ${HP_FUZZ_DIR})
@@ -102,7 +104,7 @@ if(HP_BUILD_TESTS AND NOT HP_SANITIZE)
   set_tests_properties(fuzz.openvdb_limits PROPERTIES TIMEOUT 120)
 endif()
 
-# Every clang build (the fuzz build, the coverage build of scripts/fuzz_coverage.sh): clang does not
+# Every clang build (the fuzz build among them): clang does not
 # honour GCC's "#pragma GCC target(avx)" around the AVX paths of the winding number, so those units
 # are compiled for AVX as a whole.
 if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
