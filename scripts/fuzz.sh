@@ -27,7 +27,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DHP_FUZZ=ON -DHP_BUILD_TESTS=OFF >/dev/null
 fi
 # lib/bullet's readers, when it is built (Bullet found).
-grep -q '^BULLET_FOUND:INTERNAL=1' "$build/CMakeCache.txt" && all+=(bullet_scene hacd_cache)
+grep -q "^BULLET_FOUND:INTERNAL=1" "$build/CMakeCache.txt" && all+=(bullet_scene hacd_cache) && canaries+=(bullet_scene hacd_cache)
 # STEP and IGES, when the build found OpenCASCADE.
 grep -q '^OpenCASCADE_DIR:PATH=/' "$build/CMakeCache.txt" && all+=(step iges)
 if [ $# -gt 0 ]; then targets=("$@"); elif [ "$canary" = 1 ]; then targets=("${canaries[@]}"); else targets=("${all[@]}"); fi
