@@ -11,7 +11,7 @@ CMAKE_ARGS ?=
 # builds and clones: paths below the checkout are hashed relative to it.
 export CCACHE_BASEDIR ?= $(CURDIR)
 
-.PHONY: all deps build test test-fast test-asan demo bench clean samples fuzz
+.PHONY: all deps build test test-fast test-asan demo bench clean samples fuzz fuzz-coverage
 
 all: build
 
@@ -49,6 +49,11 @@ bench: deps $(BUILD)/CMakeCache.txt
 # make test, which replays their kept corpus and regression inputs). docs/fuzzing.md.
 fuzz: deps
 	@FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) scripts/fuzz.sh $(FUZZ_TARGETS)
+
+# Line coverage of the parsers behind the gate, per target, from the kept corpus and regressions
+# (the replay with the reader files compiled by clang with source-based coverage). docs/fuzzing.md.
+fuzz-coverage: deps $(BUILD)/CMakeCache.txt
+	@BUILD=$(BUILD) JOBS=$(JOBS) scripts/fuzz_coverage.sh $(FUZZ_TARGETS)
 
 samples:
 	python3 scripts/make_sample_meshes.py sample_meshes

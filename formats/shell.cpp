@@ -155,7 +155,8 @@ ShellFile decode(const container::Reader& r, const std::string& where, bool requ
         for (std::uint32_t ch = 0; ch < c.child_count; ++ch) out.children.push_back(c.first_child + ch);
         for (std::uint32_t p : out.points) {
 #ifdef HP_FUZZ_CANARY
-            if (p == n) __builtin_trap();  // the fuzzing canary (docs/fuzzing.md): the range check below, off by one
+            // The fuzzing canary (docs/fuzzing.md): the range check below, off by one.
+            if (p == static_cast<std::uint32_t>(n)) __builtin_trap();
 #endif
             if (p >= n) bad(id, "has point index " + std::to_string(p) + " out of range");
             if (c.child_count == 0) ++leaf_count[p];

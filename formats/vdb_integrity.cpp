@@ -41,6 +41,17 @@ void stream_bytes(std::istream& in, std::uint64_t size, F&& f) {
     }
 }
 
+// The bytes of a metadata value of OpenVDB's fixed-size types; 0 for the others (string, unknown).
+std::size_t fixed_size(const std::string& type) {
+    static const std::pair<const char*, std::size_t> kSizes[] = {
+        {"bool", 1},   {"int32", 4},  {"int64", 8},  {"float", 4},  {"double", 8}, {"vec2i", 8},  {"vec2s", 8},
+        {"vec2d", 16}, {"vec3i", 12}, {"vec3s", 12}, {"vec3d", 24}, {"vec4i", 16}, {"vec4s", 16}, {"vec4d", 32},
+        {"mat4s", 64}, {"mat4d", 128}};
+    for (const auto& [name, size] : kSizes)
+        if (type == name) return size;
+    return 0;
+}
+
 // Bounded reads over [pos, end) of a file; anything that would run past `end` is damage.
 struct Cursor {
     std::ifstream& in;
@@ -82,8 +93,15 @@ struct Cursor {
             fail_input(path.string(), "corrupt VDB file (" + owner + " claims " + std::to_string(count) + " metadata entries)");
         for (std::uint32_t m = 0; m < count; ++m) {
             const std::string name = text(owner + " metadata name");
-            text(owner + " metadata '" + name + "' type");
-            skip(scalar<std::uint32_t>(owner + " metadata '" + name + "' size"), owner + " metadata '" + name + "'");
+            const std::string type = text(owner + " metadata '" + name + "' type");
+            const std::uint32_t size = scalar<std::uint32_t>(owner + " metadata '" + name + "' size");
+            // OpenVDB reads a value of a fixed-size type by its type, not by the size the file
+            // gives: a size that disagrees would shift every read after it.
+            const std::size_t fixed = fixed_size(type);
+            if (fixed && size != fixed)
+                fail_input(path.string(), "corrupt VDB file (" + owner + " metadata '" + name + "' of type " + type + " has " +
+                                              std::to_string(size) + " bytes)");
+            skip(size, owner + " metadata '" + name + "'");
         }
     }
 };
@@ -209,6 +227,10 @@ void check_framing(const fs::path& path) {
         const auto grid_pos = c.scalar<std::int64_t>("offsets of grid '" + name + "'");
         const auto block_pos = c.scalar<std::int64_t>("offsets of grid '" + name + "'");
         const auto end_pos = c.scalar<std::int64_t>("offsets of grid '" + name + "'");
+#ifdef HP_FUZZ_CANARY
+        // The fuzzing canary (docs/fuzzing.md): the check of the grid's end below, off by one.
+        if (end_pos == static_cast<std::int64_t>(size) + 1) __builtin_trap();
+#endif
         if (end_pos > static_cast<std::int64_t>(size) && grid_pos >= 0 && grid_pos <= block_pos && block_pos <= end_pos)
             fail_input(path.string(), "truncated: grid '" + name + "' ends at byte " + std::to_string(end_pos) + " but the file has " +
                                           std::to_string(size) + " bytes (copy or make it again)");

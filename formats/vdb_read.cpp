@@ -84,10 +84,6 @@ GridSpec spec_from(const nlohmann::json& meta, const std::string& where) {
             if (ok) g.dims[static_cast<std::size_t>(a)] = static_cast<int>(d);
         }
         g.voxel_size = j.at("voxel_size").get<double>();
-#ifdef HP_FUZZ_CANARY
-        // The fuzzing canary (docs/fuzzing.md): an x dimension no seed has.
-        if (g.dims[0] % 10 == 7) __builtin_trap();
-#endif
     } catch (const std::exception&) {
         fail_input(where, "its haptic:grid metadata is missing or malformed (not written by hapticprep?)");
     }

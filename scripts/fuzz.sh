@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # make fuzz: builds the libFuzzer targets of tests/fuzz with clang (FUZZ_BUILD, default build-fuzz)
-# and runs each for FUZZ_SECONDS (default 60), one process at a time, starting from its kept corpus
-# (tests/fuzz/corpus/TARGET, read only) and the corpus the earlier runs grew in FUZZ_BUILD/corpus.
+# and runs each for FUZZ_SECONDS (default 60), one process at a time, starting from its seeds
+# (tests/fuzz/seeds/TARGET: a few small files that read), its kept corpus (tests/fuzz/corpus/TARGET;
+# both read only) and the corpus the earlier runs grew in FUZZ_BUILD/corpus.
 # Prints a table: target, executions per second, coverage (edges), new corpus entries, findings.
 # Findings (crash-, leak-, timeout-, oom- files) land in FUZZ_BUILD/findings/TARGET/.
 #   scripts/fuzz.sh [TARGET...]        all targets when none is given
-#   FUZZ_CANARY=1 scripts/fuzz.sh ...  runs the canary binaries instead (a planted bug each must find)
+#   FUZZ_CANARY=1 scripts/fuzz.sh ...  runs the canary binaries instead (a planted bug each must find),
+#                                      from the seeds alone; wall s is then the time to the finding
+# Every run traces comparisons by value (-use_value_profile=1): a count or an index from the file
+# compared with a bound becomes coverage as it nears the bound.
 # Exit status: 0 when no target found anything, 1 otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +19,7 @@ jobs=${JOBS:-2}
 canary=${FUZZ_CANARY:-0}
 all=(hps hcfm hoct vdb_field vdb_shell_field vdb_gradient pipeline manifest poses scene
      mesh_obj mesh_stl mesh_ply mesh_off mesh_gltf mesh_glb mesh_dae mesh_3mf)
-canaries=(hps hcfm hoct vdb_field)
+canaries=(hps hcfm hoct vdb_field vdb_shell_field vdb_gradient pipeline manifest poses scene)
 
 command -v clang++ >/dev/null || { echo "fuzz: clang++ not found (scripts/install-deps.sh installs it)" >&2; exit 2; }
 if [ ! -f "$build/CMakeCache.txt" ]; then
@@ -23,7 +27,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DHP_FUZZ=ON -DHP_BUILD_TESTS=OFF >/dev/null
 fi
 # lib/bullet's readers, when it is built (Bullet found).
-grep -q '^BULLET_FOUND:INTERNAL=1' "$build/CMakeCache.txt" && all+=(bullet_scene hacd_cache)
+grep -q "^BULLET_FOUND:INTERNAL=1" "$build/CMakeCache.txt" && all+=(bullet_scene hacd_cache) && canaries+=(bullet_scene hacd_cache)
 # STEP and IGES, when the build found OpenCASCADE.
 grep -q '^OpenCASCADE_DIR:PATH=/' "$build/CMakeCache.txt" && all+=(step iges)
 if [ $# -gt 0 ]; then targets=("$@"); elif [ "$canary" = 1 ]; then targets=("${canaries[@]}"); else targets=("${all[@]}"); fi
@@ -59,15 +63,18 @@ rows=()
 for t in "${targets[@]}"; do
   work=$build/corpus/$t
   findings=$build/findings/$t
-  if [ "$canary" = 1 ]; then  # from the kept corpus only, every time
+  starts=()
+  [ -d "tests/fuzz/seeds/$t" ] && starts+=("tests/fuzz/seeds/$t")
+  if [ "$canary" = 1 ]; then  # from the seeds only (the corpus when there are none), every time
     work=$build/corpus/canary-$t
     findings=$build/findings/canary-$t
     rm -rf "$work" "$findings"
+    [ ${#starts[@]} -eq 0 ] && [ -d "tests/fuzz/corpus/$t" ] && starts+=("tests/fuzz/corpus/$t")
+  elif [ -d "tests/fuzz/corpus/$t" ]; then
+    starts+=("tests/fuzz/corpus/$t")
   fi
   log=$build/logs/$prefix$t.log
   mkdir -p "$work" "$findings" "$(dirname "$log")"
-  seeds=tests/fuzz/corpus/$t
-  [ -d "$seeds" ] || seeds=
   dict=$(dictionary "$t")
   timeout_s=10
   case $t in mesh_*|step|iges) timeout_s=30 ;; esac
@@ -76,11 +83,13 @@ for t in "${targets[@]}"; do
   set +e
   /usr/bin/time -f "cpu %U %S %e" -o "$log.time" \
     "$build/fuzz/$prefix$t" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1048576 -timeout="$timeout_s" \
-      -detect_leaks=0 -print_final_stats=1 -artifact_prefix="$findings/" ${dict:+-dict=$dict} \
-      "$work" ${seeds:+"$seeds"} >"$log" 2>&1
+      -use_value_profile=1 -detect_leaks=0 -print_final_stats=1 -artifact_prefix="$findings/" ${dict:+-dict=$dict} \
+      "$work" "${starts[@]}" >"$log" 2>&1
   set -e
   after=$(find "$findings" -type f | wc -l)
   execs=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  # A run stopped by a finding prints no final statistics: its last status line then.
+  [ -n "$execs" ] || execs=$(grep -o 'exec/s: [0-9]*' "$log" | tail -1 | cut -d' ' -f2 || true)
   units=$(sed -n 's/^stat::new_units_added: *//p' "$log" | tail -1)
   edges=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2 || true)
   cpu=$(awk '/^cpu/ {printf "%.1f", ($2 + $3) / 60}' "$log.time")

@@ -1,45 +1,113 @@
 #!/usr/bin/env python3
-"""Edge coverage of a fuzz target's corpus in the given source files.
+"""Line coverage of the parsers behind the gate, per fuzz target, from the kept inputs.
 
-    scripts/fuzz_coverage.py BINARY CORPUS_DIR... -- SOURCE...
+    scripts/fuzz_coverage.py BINARY [TARGET...]
 
-Runs the libFuzzer BINARY once over the corpus (-runs=0 -print_coverage=1) and sums, per source
-file, the edges libFuzzer's instrumentation counts in the functions defined there: covered / total.
-Functions inlined into others count where they were inlined.
+BINARY is hp_fuzz_coverage, the replay with clang's source-based coverage of the reader files
+(-fprofile-instr-generate -fcoverage-mapping; scripts/fuzz_coverage.sh builds it). For each
+target (all of READERS when none is given) it runs over tests/fuzz/seeds/TARGET,
+tests/fuzz/corpus/TARGET and tests/fuzz/regressions/TARGET, llvm-profdata merges the profile
+(next to BINARY, in coverage/), and llvm-cov reports the lines covered in the target's reader files. Prints a Markdown table: target, file, lines covered /
+total, percent. Exit status 1 when a replay fails (a finding) or a tool is missing.
 """
+import json
 import os
-import re
+import shutil
 import subprocess
 import sys
-from collections import defaultdict
 
-FUNC = re.compile(r"^(UN)?COVERED_FUNC: hits: \d+ edges: (\d+)/(\d+) .* (\S+):\d+$")
+# The reader files behind each target's gate (the parser the target reaches after the checksum
+# gate, or the JSON reader). Whole files: the writers in the same files count as well, reached
+# only by the round trips.
+CONTAINER = ["formats/container.cpp"]
+VDB = ["formats/vdb_read.cpp", "formats/vdb_integrity.cpp", "formats/vdb_windowed.cpp"]
+MESH = ["lib/mesh/mesh.cpp"]
+READERS = {
+    "hps": ["formats/shell.cpp"] + CONTAINER,
+    "hcfm": ["formats/cfm.cpp"] + CONTAINER,
+    "hoct": ["formats/octree.cpp"] + CONTAINER,
+    "vdb_field": VDB + ["lib/query/static_field.cpp"],
+    "vdb_shell_field": VDB + ["lib/pipeline/stage_pointshell.cpp"],
+    "vdb_gradient": VDB,
+    "pipeline": ["lib/pipeline/pipeline.cpp", "lib/pipeline/stage.cpp"],
+    "manifest": ["lib/pipeline/manifest.cpp"],
+    "poses": ["lib/query/scenario.cpp"],
+    "scene": ["lib/scene/scene_file.cpp"],
+    "mesh_obj": MESH,
+    "mesh_stl": MESH,
+    "mesh_ply": MESH,
+    "mesh_off": MESH,
+    "mesh_gltf": MESH,
+    "mesh_glb": MESH,
+    "mesh_dae": MESH,
+    "mesh_3mf": MESH,
+    "bullet_scene": ["lib/bullet/scene.cpp"],
+    "hacd_cache": ["lib/bullet/hacd.cpp"],
+}
+
+
+def tool(name):
+    for candidate in (name + "-14", name):
+        path = shutil.which(candidate)
+        if path:
+            return path
+    sys.exit(f"fuzz_coverage: {name}-14 not found (scripts/install-deps.sh installs llvm-14)")
+
+
+def line_summary(llvm_cov, binary, profdata, sources):
+    """{source: (covered, total)} for the given sources, from llvm-cov export."""
+    out = subprocess.run([llvm_cov, "export", "-summary-only", "-instr-profile=" + profdata, binary, *sources],
+                         check=True, stdout=subprocess.PIPE, text=True).stdout
+    found = {}
+    for f in json.loads(out)["data"][0]["files"]:
+        lines = f["summary"]["lines"]
+        for source in sources:
+            if os.path.samefile(f["filename"], source):
+                found[source] = (lines["covered"], lines["count"])
+    return found
 
 
 def main(argv):
-    if "--" not in argv or argv.index("--") < 3:
+    if len(argv) < 2:
         sys.exit(__doc__)
-    split = argv.index("--")
-    binary, corpora, sources = argv[1], argv[2:split], argv[split + 1:]
-    env = dict(os.environ)
-    env.setdefault("ASAN_OPTIONS", "allocator_may_return_null=1:detect_leaks=0")
-    run = subprocess.run([binary, "-runs=0", "-print_coverage=1", *corpora], env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
-    covered, total = defaultdict(int), defaultdict(int)
-    for line in run.stdout.splitlines():
-        m = FUNC.match(line.strip())
-        if not m:
+    binary, targets = os.path.abspath(argv[1]), argv[2:] or list(READERS)
+    root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    if not os.path.exists(binary):
+        sys.exit(f"fuzz_coverage: {binary} not found (scripts/fuzz_coverage.sh builds it)")
+    profdata_tool, llvm_cov = tool("llvm-profdata"), tool("llvm-cov")
+    profiles = os.path.join(os.path.dirname(binary), "coverage")
+    os.makedirs(profiles, exist_ok=True)
+    os.chdir(root)
+    rows, status = [], 0
+    for target in targets:
+        if target not in READERS:
+            sys.exit(f"fuzz_coverage: unknown target '{target}' (targets: {' '.join(READERS)})")
+        inputs = [f"tests/fuzz/{kind}/{target}" for kind in ("seeds", "corpus", "regressions")]
+        inputs = [d for d in inputs if os.path.isdir(d)]
+        raw = os.path.join(profiles, target + ".profraw")
+        merged = os.path.join(profiles, target + ".profdata")
+        env = dict(os.environ, LLVM_PROFILE_FILE=raw)
+        run = subprocess.run([binary, target, *inputs], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             errors="replace")
+        if run.returncode == 2 and "unknown target" in run.stderr:  # lib/bullet not built
+            print(f"fuzz_coverage: {target}: not in this build, skipped", file=sys.stderr)
             continue
-        path = os.path.normpath(m.group(4))
-        for source in sources:
-            if path.endswith(os.path.normpath(source)):
-                covered[source] += int(m.group(2))
-                total[source] += int(m.group(3))
-    for source in sources:
-        t = total[source]
-        share = f"{100.0 * covered[source] / t:5.1f} %" if t else "    - "
-        print(f"{source:32s} {covered[source]:6d} / {t:<6d} edges  {share}")
+        if run.returncode != 0:
+            print(f"fuzz_coverage: the replay of {target} failed (exit {run.returncode}):\n{run.stderr[-2000:]}",
+                  file=sys.stderr)
+            status = 1
+            continue
+        subprocess.run([profdata_tool, "merge", "-sparse", "-o", merged, raw], check=True)
+        summary = line_summary(llvm_cov, binary, merged, READERS[target])
+        for source in READERS[target]:
+            covered, total = summary.get(source, (0, 0))
+            share = f"{100.0 * covered / total:.1f} %" if total else "-"
+            rows.append((target, source, f"{covered} / {total}", share))
+    widths = [max(len(r[i]) for r in rows + [("target", "file", "lines covered / total", "%")]) for i in range(4)]
+    for row in [("target", "file", "lines covered / total", "%"), tuple("-" * w for w in widths)] + rows:
+        print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |")
+    return status
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    sys.exit(main(sys.argv))

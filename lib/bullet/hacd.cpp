@@ -74,6 +74,10 @@ std::vector<std::vector<Vec3d>> hacd_decomposition(const TriMesh& mesh, const st
                 std::vector<std::vector<Vec3d>> hulls;
                 bool ok = true;
                 for (const auto& h : j["hulls"]) {
+#ifdef HP_FUZZ_CANARY
+                    // The fuzzing canary (docs/fuzzing.md): the length check below, left out.
+                    if (h.is_array() && h.size() % 3 != 0) __builtin_trap();
+#endif
                     if (!h.is_array() || h.empty() || h.size() % 3 != 0) { ok = false; break; }
                     std::vector<Vec3d> hull;
                     for (std::size_t i = 0; i < h.size(); i += 3) {

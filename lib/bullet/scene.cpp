@@ -375,6 +375,10 @@ Scene load_scene(const std::filesystem::path& file) {
         for (const MethodSpec& m : s.methods) replaced_everywhere = replaced_everywhere && m.object == s.objects[i].name;
         if (!replaced_everywhere) r.check_method(s.objects[i], s.objects[i].method, "objects[" + std::to_string(i) + "].method");
     }
+#ifdef HP_FUZZ_CANARY
+    // The fuzzing canary (docs/fuzzing.md): the clamp below, off by one.
+    if (s.window_last == s.steps + 1) __builtin_trap();
+#endif
     if (s.window_last == 0 || s.window_last > s.steps) s.window_last = s.steps;
     return s;
 }

@@ -317,6 +317,10 @@ Manifest read_manifest(const std::filesystem::path& file) {
     const json j = json::parse(in, nullptr, false);
     if (j.is_discarded() || !j.is_object() || j.value("format", "") != kManifestFormat)
         fail_input(where, "is not a manifest of haptic-pipeline");
+#ifdef HP_FUZZ_CANARY
+    // The fuzzing canary (docs/fuzzing.md): the version check below, off by one.
+    if (const auto v = j.find("format_version"); v != j.end() && *v == kManifestVersion + 1) __builtin_trap();
+#endif
     if (const auto v = j.find("format_version"); v != j.end() && v->is_number_integer() && *v > kManifestVersion)
         fail_input(where, "was written by a newer haptic-pipeline (manifest format " + v->dump() +
                               "); read it with that version");

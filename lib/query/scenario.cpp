@@ -206,6 +206,10 @@ std::array<double, N> numbers(const nlohmann::json& pose, const char* key, const
     auto it = pose.find(key);
     if (it == pose.end())
         fail_input("", at + "no \"" + key + "\" (each pose needs \"position\": [x,y,z] and \"quaternion\": [w,x,y,z])");
+#ifdef HP_FUZZ_CANARY
+    // The fuzzing canary (docs/fuzzing.md): the length check below, off by one.
+    if (it->is_array() && it->size() == N + 1) __builtin_trap();
+#endif
     if (!it->is_array() || it->size() != N)
         fail_input("", at + "\"" + key + "\" must be an array of " + std::to_string(N) + " numbers");
     std::array<double, N> out{};

@@ -148,6 +148,10 @@ Scene from_json(const json& j, const std::string& where) {
         fail_input(where, std::string("not a scene file of haptic-pipeline --assembly (format is not \"") + kSceneFormat +
                               "\"; haptic-sim's scene files are for haptic-sim)");
     const std::uint64_t version = top.count("format_version");
+#ifdef HP_FUZZ_CANARY
+    // The fuzzing canary (docs/fuzzing.md): the version check below, off by one.
+    if (version == static_cast<std::uint64_t>(kSceneVersion) + 1) __builtin_trap();
+#endif
     if (version > static_cast<std::uint64_t>(kSceneVersion))
         fail_input(where, "scene format version " + std::to_string(version) + " is newer than this build reads (" +
                               std::to_string(kSceneVersion) + "); update hapticprep");

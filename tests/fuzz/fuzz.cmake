@@ -25,11 +25,21 @@ set(HP_FUZZ_LIBS_vdb hp_query hp_pipeline hp_pointshell hp_formats_vdb)
 set(HP_FUZZ_LIBS_text hp_pipeline hp_scene hp_query)
 set(HP_FUZZ_LIBS_mesh hp_mesh)
 set(HP_FUZZ_LIBS_bullet hp_bullet PkgConfig::BULLET)
-# The reader a canary binary compiles with the planted bug, per target of our formats.
+# The reader a canary binary compiles with the planted bug (HP_FUZZ_CANARY), per target of our
+# formats and JSON files. Only the fuzz_canary_<target> binaries define it; the libraries never do
+# (ctest fuzz.canary_absent.<target>, below, shows it for the release and sanitized builds).
 set(HP_FUZZ_CANARY_hps formats/shell.cpp)
 set(HP_FUZZ_CANARY_hcfm formats/cfm.cpp)
 set(HP_FUZZ_CANARY_hoct formats/octree.cpp)
-set(HP_FUZZ_CANARY_vdb_field formats/vdb_read.cpp)
+set(HP_FUZZ_CANARY_vdb_field formats/vdb_integrity.cpp)
+set(HP_FUZZ_CANARY_vdb_shell_field formats/vdb_integrity.cpp)
+set(HP_FUZZ_CANARY_vdb_gradient formats/vdb_integrity.cpp)
+set(HP_FUZZ_CANARY_pipeline lib/pipeline/stage.cpp)
+set(HP_FUZZ_CANARY_manifest lib/pipeline/manifest.cpp)
+set(HP_FUZZ_CANARY_poses lib/query/scenario.cpp)
+set(HP_FUZZ_CANARY_scene lib/scene/scene_file.cpp)
+set(HP_FUZZ_CANARY_bullet_scene lib/bullet/scene.cpp)
+set(HP_FUZZ_CANARY_hacd_cache lib/bullet/hacd.cpp)
 
 add_library(hp_fuzz_support STATIC ${HP_FUZZ_DIR}/fuzz_support.cpp)
 target_include_directories(hp_fuzz_support PUBLIC ${HP_FUZZ_DIR})
@@ -58,12 +68,30 @@ if(HP_BUILD_TESTS)
     add_test(NAME fuzz.replay.${target}
              COMMAND hp_fuzz_replay ${target} ${HP_FUZZ_DIR}/corpus/${target} ${HP_FUZZ_DIR}/regressions/${target})
     set_tests_properties(fuzz.replay.${target} PROPERTIES TIMEOUT 120)
+    # The seeds every fuzz run starts from read without a refusal: from them the fuzzer reaches
+    # the parsers behind the gate (docs/fuzzing.md, "Seeds").
+    if(IS_DIRECTORY ${HP_FUZZ_DIR}/seeds/${target})
+      add_test(NAME fuzz.seeds.${target} COMMAND hp_fuzz_replay --must-read ${target} ${HP_FUZZ_DIR}/seeds/${target})
+      set_tests_properties(fuzz.seeds.${target} PROPERTIES TIMEOUT 60)
+    endif()
   endforeach()
   # A hang on a kept STEP or IGES input shows as a timeout well before the others' (each input
   # takes well under a second; docs/fuzzing.md).
   if(TARGET hapticprep_cad)
     set_tests_properties(fuzz.replay.step fuzz.replay.iges PROPERTIES TIMEOUT 60)
   endif()
+endif()
+
+# The inputs that set off each canary (tests/fuzz/canaries/<target>/, found by its fuzz_canary_
+# binary): the reader refuses them with hp::Error, and a build with a canary compiled in would die
+# of the trap instead. So the release and sanitized builds show that no canary is in them.
+if(HP_BUILD_TESTS)
+  foreach(target ${HP_FUZZ_ALL_TARGETS})
+    if(HP_FUZZ_CANARY_${target} AND IS_DIRECTORY ${HP_FUZZ_DIR}/canaries/${target})
+      add_test(NAME fuzz.canary_absent.${target} COMMAND hp_fuzz_replay ${target} ${HP_FUZZ_DIR}/canaries/${target})
+      set_tests_properties(fuzz.canary_absent.${target} PROPERTIES TIMEOUT 60)
+    endif()
+  endforeach()
 endif()
 
 # Inputs on which OpenVDB (not instrumented, not ours to fix) allocates a damaged compressed chunk's
@@ -76,9 +104,10 @@ if(HP_BUILD_TESTS AND NOT HP_SANITIZE)
   set_tests_properties(fuzz.openvdb_limits PROPERTIES TIMEOUT 120)
 endif()
 
-if(HP_FUZZ)
-  # clang does not honour GCC's "#pragma GCC target(avx)" around the AVX paths of the winding
-  # number: in the fuzz build those units are compiled for AVX as a whole.
+# Every clang build (the fuzz build among them): clang does not
+# honour GCC's "#pragma GCC target(avx)" around the AVX paths of the winding number, so those units
+# are compiled for AVX as a whole.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
   set_source_files_properties(${CMAKE_SOURCE_DIR}/lib/geometry/winding.cpp ${CMAKE_SOURCE_DIR}/lib/mesh/orient.cpp
                               PROPERTIES COMPILE_OPTIONS -mavx)
   # clang 14 leaves the dispatcher of a member function with target_clones undefined at link time:
@@ -90,6 +119,9 @@ if(HP_FUZZ)
       set_property(SOURCE ${source} APPEND PROPERTY COMPILE_OPTIONS "-Dtarget_clones(...)=unused")
     endif()
   endforeach()
+endif()
+
+if(HP_FUZZ)
   # The OpenCASCADE module, instrumented as the library, leaves the sanitizers' and libFuzzer's
   # symbols to the executable that loads it: they are resolved at dlopen, not at link time, and the
   # fuzz binaries export theirs (-rdynamic below).
@@ -113,7 +145,7 @@ if(HP_FUZZ)
         add_executable(fuzz_canary_${target} ${HP_FUZZ_DIR}/fuzz_main.cpp ${CMAKE_SOURCE_DIR}/${HP_FUZZ_CANARY_${target}})
         target_compile_definitions(fuzz_canary_${target} PRIVATE HP_FUZZ_ENTRY=${target} HP_FUZZ_CANARY=1)
         target_link_libraries(fuzz_canary_${target} PRIVATE hp_fuzz_${group})
-        if(target STREQUAL "vdb_field")
+        if(HP_FUZZ_CANARY_${target} MATCHES "^formats/vdb")
           target_link_libraries(fuzz_canary_${target} PRIVATE OpenVDB::openvdb)
         endif()
         target_link_options(fuzz_canary_${target} PRIVATE -fsanitize=fuzzer)

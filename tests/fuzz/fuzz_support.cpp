@@ -57,6 +57,13 @@ fs::path scratch_file(const std::string& name, std::string_view bytes) {
     return p;
 }
 
+namespace {
+std::size_t refusal_count = 0;
+}  // namespace
+
+std::size_t refusals() { return refusal_count; }
+void count_refusal() { ++refusal_count; }
+
 void violated(const char* target, const std::string& what) {
     std::fprintf(stderr, "fuzz target %s: invariant violated: %s\n", target, what.c_str());
     std::abort();

@@ -60,6 +60,10 @@ const std::vector<Target>& all_targets();
 // A file of this process's scratch folder (made on first use, removed at exit) holding `bytes`.
 std::filesystem::path scratch_file(const std::string& name, std::string_view bytes);
 std::filesystem::path scratch_dir();
+// The clean refusals (hp::Error caught by refused_or_ran) so far in this process: the replay's
+// --must-read checks with it that every seed reads.
+std::size_t refusals();
+void count_refusal();
 // A failed invariant: prints the target and what differs, then aborts (a finding).
 [[noreturn]] void violated(const char* target, const std::string& what);
 // Runs `read` and treats hp::Error as a clean refusal (returns false); anything else escapes.
@@ -87,6 +91,7 @@ bool hp::fuzz::refused_or_ran(F&& read) {
         read();
         return true;
     } catch (const hp::Error&) {
+        count_refusal();
         return false;
     }
 }

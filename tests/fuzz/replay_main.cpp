@@ -1,8 +1,11 @@
-// hp_fuzz_replay TARGET PATH... — runs every file of the given folders (and given files) through
-// the entry function of TARGET, as the fuzzer does, with the normal compiler: `make test` keeps
-// the corpus and the regression inputs (tests/fuzz/corpus/TARGET, tests/fuzz/regressions/TARGET)
-// passing. A finding aborts (the entry prints what broke) after the name of the input is printed.
-// Exit 0: every input was read or cleanly refused; 2: usage, or no input found.
+// hp_fuzz_replay [--must-read] TARGET PATH... — runs every file of the given folders (and given
+// files) through the entry function of TARGET, as the fuzzer does, with the normal compiler:
+// `make test` keeps the corpus and the regression inputs (tests/fuzz/corpus/TARGET,
+// tests/fuzz/regressions/TARGET) passing. A finding aborts (the entry prints what broke) after the
+// name of the input is printed. --must-read: every input must also read without a refusal (the
+// seeds of tests/fuzz/seeds/TARGET, from which the fuzzer reaches the parsers behind the gate).
+// Exit 0: every input was read or cleanly refused; 1: --must-read and an input was refused;
+// 2: usage, or no input found.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -49,8 +52,13 @@ const std::vector<Target>& all_targets() {
 int main(int argc, char** argv) {
     namespace fs = std::filesystem;
     using hp::fuzz::all_targets;
+    const bool must_read = argc > 1 && std::strcmp(argv[1], "--must-read") == 0;
+    if (must_read) {
+        --argc;
+        ++argv;
+    }
     if (argc < 3) {
-        std::fprintf(stderr, "usage: hp_fuzz_replay TARGET PATH...\ntargets:");
+        std::fprintf(stderr, "usage: hp_fuzz_replay [--must-read] TARGET PATH...\ntargets:");
         for (const auto& t : all_targets()) std::fprintf(stderr, " %s", t.name);
         std::fprintf(stderr, "\n");
         return 2;
@@ -84,7 +92,12 @@ int main(int argc, char** argv) {
         const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         std::fprintf(stderr, "%s\n", p.c_str());  // names the input a finding aborts on
         const auto t0 = std::chrono::steady_clock::now();
+        const std::size_t refused_before = hp::fuzz::refusals();
         it->entry(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+        if (must_read && hp::fuzz::refusals() != refused_before) {
+            std::fprintf(stderr, "hp_fuzz_replay: %s: refused, but it must read (a seed of %s)\n", p.c_str(), it->name);
+            return 1;
+        }
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (s > slowest) {
             slowest = s;

@@ -25,8 +25,9 @@ constexpr double kMaxVoxels = double(1 << 22);
 template <class Check>
 void both_ways(const std::uint8_t* data, std::size_t size, Check check) {
     const std::string raw(reinterpret_cast<const char*>(data), size);
+    const std::string fixed = fix_vdb_trailer(raw);
     check(scratch_file("input.vdb", raw));
-    check(scratch_file("input.vdb", fix_vdb_trailer(raw)));
+    if (fixed != raw) check(scratch_file("input.vdb", fixed));  // a right trailer: read once
 }
 
 double box_voxels(const GridSpec& g) { return double(g.dims[0]) * double(g.dims[1]) * double(g.dims[2]); }

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""One fuzz binary against the release build: only a few files compiled by clang, the rest linked
+from the release build's libraries (docs/fuzzing.md, "Light builds").
+
+    scripts/fuzz_light.py coverage BUILD OUT
+    scripts/fuzz_light.py canary BUILD OUT TARGET
+
+BUILD is a configured and built release build (GCC; hp_fuzz_replay built): its
+compile_commands.json gives each file's include directories and definitions, the link command of
+hp_fuzz_replay the libraries. Objects of the files compiled here come first on the link line, so
+the libraries' copies of them are never pulled in.
+
+coverage: OUT/hp_fuzz_coverage, the replay (tests/fuzz/replay_main.cpp) with the reader files
+    behind the gates (scripts/fuzz_coverage.py READERS) compiled with clang's source-based
+    coverage (-O0 -fprofile-instr-generate -fcoverage-mapping).
+canary: OUT/fuzz_canary_TARGET, the libFuzzer binary of TARGET (-fsanitize=fuzzer,address,undefined)
+    with the reader file that holds its canary compiled with HP_FUZZ_CANARY, and the target's entry
+    file; the other modules are not instrumented (the fuzzer gets no coverage from them).
+"""
+import hashlib
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fuzz_coverage import READERS  # noqa: E402
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+# The file that holds each target's canary (as HP_FUZZ_CANARY_<target> in tests/fuzz/fuzz.cmake)
+# and the file of its entry function.
+CANARY = {
+    "hps": ("formats/shell.cpp", "targets_container.cpp"),
+    "hcfm": ("formats/cfm.cpp", "targets_container.cpp"),
+    "hoct": ("formats/octree.cpp", "targets_container.cpp"),
+    "vdb_field": ("formats/vdb_integrity.cpp", "targets_vdb.cpp"),
+    "vdb_shell_field": ("formats/vdb_integrity.cpp", "targets_vdb.cpp"),
+    "vdb_gradient": ("formats/vdb_integrity.cpp", "targets_vdb.cpp"),
+    "pipeline": ("lib/pipeline/stage.cpp", "targets_text.cpp"),
+    "manifest": ("lib/pipeline/manifest.cpp", "targets_text.cpp"),
+    "poses": ("lib/query/scenario.cpp", "targets_text.cpp"),
+    "scene": ("lib/scene/scene_file.cpp", "targets_text.cpp"),
+    "bullet_scene": ("lib/bullet/scene.cpp", "targets_bullet.cpp"),
+    "hacd_cache": ("lib/bullet/hacd.cpp", "targets_bullet.cpp"),
+}
+FUZZ_FLAGS = ["-O1", "-gline-tables-only", "-DNDEBUG", "-fsanitize=fuzzer-no-link,address,undefined",
+              "-fno-omit-frame-pointer", "-fno-sanitize-recover=undefined"]
+COVERAGE_FLAGS = ["-O0", "-fprofile-instr-generate", "-fcoverage-mapping"]
+
+
+def compiled_files(build):
+    with open(os.path.join(build, "compile_commands.json")) as f:
+        return {os.path.relpath(os.path.normpath(e["file"]), ROOT): e["command"] for e in json.load(f)}
+
+
+def include_flags(build, source):
+    """The -D, -I and -std flags of `source` in the build's compile database."""
+    command = compiled_files(build).get(source)
+    if not command:
+        sys.exit(f"fuzz_light: {source} is not in {build}/compile_commands.json (build hp_fuzz_replay there)")
+    args = shlex.split(command)
+    keep, i = [], 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-isystem", "-I", "-D"):
+            keep += [a, args[i + 1]]
+            i += 1
+        elif a.startswith(("-D", "-I", "-std=")):
+            keep.append(a)
+        i += 1
+    return keep
+
+
+def compile_all(build, out, sources, flags):
+    """Objects of (source, file whose include flags it takes, extra flags); an object is kept
+    while its command is the same and it is newer than its source (headers are not tracked)."""
+    objects = []
+    for source, like, extra in sources:
+        cmd = ["clang++", *include_flags(build, like), *flags, *extra, "-c", os.path.join(ROOT, source)]
+        key = hashlib.sha1(" ".join(cmd).encode()).hexdigest()[:12]
+        obj = os.path.join(out, "objects", source.replace("/", "_") + "." + key + ".o")
+        os.makedirs(os.path.dirname(obj), exist_ok=True)
+        if not os.path.exists(obj) or os.path.getmtime(obj) < os.path.getmtime(os.path.join(ROOT, source)):
+            print("fuzz_light: compiling", source, file=sys.stderr)
+            subprocess.run([*cmd, "-o", obj], check=True)
+        objects.append(obj)
+    return objects
+
+
+def link(build, out, name, objects, flags):
+    with open(os.path.join(build, "CMakeFiles", "hp_fuzz_replay.dir", "link.txt")) as f:
+        args = shlex.split(f.read())
+    libs, i = [], 1
+    while i < len(args):
+        a = args[i]
+        if a == "-o":
+            i += 2
+            continue
+        if not a.endswith(".o") and not a.startswith(("-O", "-DNDEBUG")):
+            libs.append(a)
+        i += 1
+    binary = os.path.join(os.path.abspath(out), name)
+    subprocess.run(["clang++", *flags, *objects, "-o", binary, *libs], check=True, cwd=build)
+    return binary
+
+
+def main(argv):
+    if len(argv) < 4 or argv[1] not in ("coverage", "canary") or (argv[1] == "canary" and len(argv) != 5):
+        sys.exit(__doc__)
+    mode, build, out = argv[1], os.path.abspath(argv[2]), os.path.abspath(argv[3])
+    os.makedirs(out, exist_ok=True)
+    if mode == "coverage":
+        # The readers this build compiles (lib/bullet only with Bullet).
+        readers = sorted({f for files in READERS.values() for f in files} & set(compiled_files(build)))
+        sources = [(f, f, ()) for f in ["tests/fuzz/replay_main.cpp", *readers]]
+        objects = compile_all(build, out, sources, COVERAGE_FLAGS)
+        print(link(build, out, "hp_fuzz_coverage", objects, ["-fprofile-instr-generate"]))
+        return
+    target = argv[4]
+    if target not in CANARY:
+        sys.exit(f"fuzz_light: no canary for '{target}' (targets: {' '.join(CANARY)})")
+    reader, entry = CANARY[target]
+    sources = [(reader, reader, ["-DHP_FUZZ_CANARY=1"]), ("tests/fuzz/" + entry, "tests/fuzz/" + entry, ()),
+               ("tests/fuzz/fuzz_main.cpp", "tests/fuzz/replay_main.cpp", [f"-DHP_FUZZ_ENTRY={target}"])]
+    objects = compile_all(build, out, sources, FUZZ_FLAGS)
+    print(link(build, out, "fuzz_canary_" + target, objects, ["-fsanitize=fuzzer,address,undefined"]))
+
+
+if __name__ == "__main__":
+    main(sys.argv)
