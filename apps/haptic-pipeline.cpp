@@ -142,6 +142,7 @@ Outcome run_pipeline(const Args& a, const hp::app::Tool& tool) {
         out.scene_file = (std::filesystem::path(a.outdir) / "scene.json").string();
         hp::scene::Scene scene = pl::scene_of(*plan, pipeline, out.manifest);
         hp::scene::hash_scene_files(out.scene_file, scene);
+        pl::write_samplers(out.scene_file, scene);
         hp::scene::write_scene(out.scene_file, scene);
     }
     return out;

@@ -31,6 +31,10 @@ JSON
         "$bin/haptic-pipeline" "$scene_dir/pipeline.json" "$scene_dir/parts.gltf" --assembly -o "$scene_dir/prepared" \
             -j 1 --threads 1 --quiet
         echo "bench: scene prepared in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b - a}') s" >&2
+    elif ! grep -q '"sampler"' "$scene_dir/prepared/scene.json"; then
+        # A kept scene without prepared samplers: --resume keeps its geometries and adds them.
+        "$bin/haptic-pipeline" "$scene_dir/pipeline.json" "$scene_dir/parts.gltf" --assembly -o "$scene_dir/prepared" \
+            -j 1 --threads 1 --resume --quiet
     fi
     if [ ! -s "$scene_dir/tool.hps" ]; then
         "$bin/haptic-voxelize" "$meshes/stanford-bunny.obj" --voxel-size 0.0007 -o "$scene_dir/tool.vdb" --quiet

@@ -23,6 +23,7 @@ const char* tag_of(Kind k) {
     case Kind::tree: return "TREE";
     case Kind::cfm: return "CFM_";
     case Kind::octree: return "OCT_";
+    case Kind::sampler: return "SMPL";
     }
     return "????";
 }
@@ -34,7 +35,7 @@ void put(std::string& out, T v) {
     out.append(b, sizeof(T));
 }
 template <class T>
-T get(const std::string& in, std::size_t at) {
+T get(std::string_view in, std::size_t at) {
     T v;
     std::memcpy(&v, in.data() + at, sizeof(T));
     return v;
@@ -42,7 +43,7 @@ T get(const std::string& in, std::size_t at) {
 
 // For a truncated file: ", in section 'name'" (or its header) where the bytes end, found by
 // walking the section headers that are complete and intact; "" when that cannot be told.
-std::string where_cut(const std::string& bytes) {
+std::string where_cut(std::string_view bytes) {
     const std::uint32_t count = get<std::uint32_t>(bytes, 24);
     std::size_t at = kHeaderSize;
     for (std::uint32_t s = 0; s < count; ++s) {
@@ -66,6 +67,7 @@ const char* kind_name(Kind k) {
     case Kind::tree: return "point-sphere tree";
     case Kind::cfm: return "closest feature map";
     case Kind::octree: return "octree";
+    case Kind::sampler: return "prepared sampler";
     }
     return "?";
 }
@@ -80,40 +82,58 @@ Writer::Writer(Kind kind, nlohmann::json metadata) : kind_(kind) {
     if (!metadata.is_object()) metadata = nlohmann::json::object();
     if (!metadata.contains("tool_version")) metadata["tool_version"] = kVersion;
     if (!metadata.contains("sign_convention")) metadata["sign_convention"] = "inside_positive";
-    sections_.emplace_back("meta", metadata.dump());
+    sections_.push_back({"meta", metadata.dump(), 1});
 }
 
-void Writer::add_bytes(const std::string& name, std::string payload) {
+void Writer::add_bytes(const std::string& name, std::string payload, std::size_t align) {
     // Programming errors, not bad input: the callers name their sections.
     if (name.empty() || name.size() > kNameSize || name.find('\0') != std::string::npos)
         throw std::invalid_argument("section name must have 1-16 characters: '" + name + "'");
+    if (align == 0 || (align & (align - 1)) != 0 || (align > 1 && name.size() > kNameSize - 4))
+        throw std::invalid_argument("an aligned section needs a power of two and a name of at most 12 characters: '" + name + "'");
     for (const auto& section : sections_)
-        if (section.first == name) throw std::invalid_argument("duplicate section name '" + name + "'");
-    sections_.emplace_back(name, std::move(payload));
+        if (section.name == name || section.name == "pad:" + name || "pad:" + section.name == name)
+            throw std::invalid_argument("duplicate section name '" + name + "'");
+    sections_.push_back({name, std::move(payload), align});
 }
 
 std::string Writer::serialize() const {
+    // The sections as written: each aligned one after its padding section when it needs one.
+    std::vector<const Section*> order;
+    std::vector<Section> pads;
+    pads.reserve(sections_.size());
     std::size_t total = kHeaderSize;
-    for (const auto& [name, payload] : sections_) total += kSectionHeaderSize + payload.size();
+    for (const Section& s : sections_) {
+        const std::size_t misalign = (total + kSectionHeaderSize) % s.align;
+        if (misalign != 0) {
+            // A padding section's header and payload move the next payload to the boundary.
+            const std::size_t pad = (2 * s.align - (total + 2 * kSectionHeaderSize) % s.align) % s.align;
+            pads.push_back({"pad:" + s.name, std::string(pad, '\0'), 1});
+            order.push_back(&pads.back());
+            total += kSectionHeaderSize + pad;
+        }
+        order.push_back(&s);
+        total += kSectionHeaderSize + s.payload.size();
+    }
     std::string out;
     out.reserve(total);
     out.append(kMagic, 8);
     put<std::uint32_t>(out, kFormatVersion);
     out.append(tag_of(kind_), 4);
     put<std::uint64_t>(out, total);
-    put<std::uint32_t>(out, static_cast<std::uint32_t>(sections_.size()));
+    put<std::uint32_t>(out, static_cast<std::uint32_t>(order.size()));
     put<std::uint32_t>(out, 0);
     put<std::uint32_t>(out, crc32(out.data(), out.size()));
     put<std::uint32_t>(out, 0);
-    for (const auto& [name, payload] : sections_) {
+    for (const Section* s : order) {
         const std::size_t start = out.size();
-        std::string padded = name;
+        std::string padded = s->name;
         padded.resize(kNameSize, '\0');
         out += padded;
-        put<std::uint64_t>(out, payload.size());
-        put<std::uint32_t>(out, crc32(payload.data(), payload.size()));
+        put<std::uint64_t>(out, s->payload.size());
+        put<std::uint32_t>(out, crc32(s->payload.data(), s->payload.size()));
         put<std::uint32_t>(out, crc32(out.data() + start, out.size() - start));
-        out += payload;
+        out += s->payload;
     }
     return out;
 }
@@ -124,7 +144,7 @@ Reader Reader::open(const fs::path& path, const Kind* expected) {
     return parse(read_file(path), path.string(), expected);
 }
 
-Reader Reader::parse(std::string bytes, const std::string& where, const Kind* expected) {
+Reader Reader::check(std::string_view bytes, const std::string& where, const Kind* expected) {
     Reader r;
     r.where_ = where;
     if (bytes.size() < 8 || std::memcmp(bytes.data(), kMagic, 8) != 0)
@@ -138,9 +158,9 @@ Reader Reader::parse(std::string bytes, const std::string& where, const Kind* ex
         fail_input(where, "written by a newer hapticprep (format v" + std::to_string(r.version_) +
                               "); this build reads up to v" + std::to_string(kFormatVersion));
     if (r.version_ == 0) fail_input(where, "corrupt: format version 0");
-    const std::string tag = bytes.substr(12, 4);
+    const std::string tag(bytes.substr(12, 4));
     bool known = false;
-    for (Kind k : {Kind::pointshell, Kind::tree, Kind::cfm, Kind::octree})
+    for (Kind k : {Kind::pointshell, Kind::tree, Kind::cfm, Kind::octree, Kind::sampler})
         if (tag == tag_of(k)) {
             r.kind_ = k;
             known = true;
@@ -178,13 +198,26 @@ Reader Reader::parse(std::string bytes, const std::string& where, const Kind* ex
         for (std::size_t b = a + 1; b < r.sections_.size(); ++b)
             if (r.sections_[a].name == r.sections_[b].name)
                 fail_input(where, "corrupt: two sections named '" + r.sections_[a].name + "'");
-    r.bytes_ = std::move(bytes);
     try {
-        r.metadata_ = nlohmann::json::parse(r.bytes("meta"));
+        const SectionInfo& meta = r.sections_[0];
+        r.metadata_ = nlohmann::json::parse(bytes.substr(meta.offset, meta.size));
     } catch (const nlohmann::json::exception&) {
         fail_input(where, "corrupt: the metadata block is not valid JSON");
     }
     if (!r.metadata_.is_object()) fail_input(where, "corrupt: the metadata block is not a JSON object");
+    return r;
+}
+
+Reader Reader::parse(std::string bytes, const std::string& where, const Kind* expected) {
+    Reader r = check(bytes, where, expected);
+    r.bytes_ = std::move(bytes);
+    return r;
+}
+
+Reader Reader::view(std::string_view bytes, const std::string& where, const Kind* expected) {
+    Reader r = check(bytes, where, expected);
+    r.owned_ = false;
+    r.view_ = bytes;
     return r;
 }
 
@@ -196,7 +229,7 @@ bool Reader::has(const std::string& name) const {
 
 std::string_view Reader::bytes(const std::string& name) const {
     for (const auto& s : sections_)
-        if (s.name == name) return std::string_view(bytes_).substr(s.offset, s.size);
+        if (s.name == name) return all().substr(s.offset, s.size);
     fail_input(where_, "has no '" + name + "' section (written by an older version, or not this kind of file)");
 }
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -27,8 +28,9 @@ static_assert(std::endian::native == std::endian::little, "the container code as
 
 inline constexpr std::uint32_t kFormatVersion = 1;
 
-enum class Kind { pointshell, tree, cfm, octree };
-const char* kind_name(Kind k);  // "pointshell", "point-sphere tree", "closest feature map", "octree"
+enum class Kind { pointshell, tree, cfm, octree, sampler };
+// "pointshell", "point-sphere tree", "closest feature map", "octree", "prepared sampler"
+const char* kind_name(Kind k);
 
 // True when the file starts with the container's magic bytes.
 bool looks_like_container(const std::filesystem::path& path);
@@ -43,21 +45,32 @@ public:
     // Sections are written in the order added. Names: 1-16 bytes, unique, not "meta"
     // (std::invalid_argument otherwise: a programming error).
 
-    void add_bytes(const std::string& name, std::string payload);
+    // `align` (a power of two): the payload starts at a file offset that is a multiple of it, for
+    // readers that map the file and read arrays in place. The writer then puts a padding section
+    // "pad:NAME" (zero bytes) before it when needed, so such a name has at most 12 characters.
+    void add_bytes(const std::string& name, std::string payload, std::size_t align = 1);
     template <class T>
-    void add_array(const std::string& name, const std::vector<T>& values) {
+    void add_array(const std::string& name, std::span<const T> values, std::size_t align = 1) {
         static_assert(std::is_trivially_copyable_v<T>);
         std::string bytes(values.size() * sizeof(T), '\0');
         if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-        add_bytes(name, std::move(bytes));
+        add_bytes(name, std::move(bytes), align);
+    }
+    template <class T>
+    void add_array(const std::string& name, const std::vector<T>& values, std::size_t align = 1) {
+        add_array(name, std::span<const T>(values), align);
     }
     // The whole file as bytes (deterministic), and an atomic write of it.
     std::string serialize() const;
     void write(const std::filesystem::path& path) const;
 
 private:
+    struct Section {
+        std::string name, payload;
+        std::size_t align = 1;
+    };
     Kind kind_;
-    std::vector<std::pair<std::string, std::string>> sections_;
+    std::vector<Section> sections_;
 };
 
 class Reader {
@@ -67,11 +80,14 @@ public:
     // Throws hp::Error(bad_input) naming the file and the damage.
     static Reader open(const std::filesystem::path& path, const Kind* expected = nullptr);
     static Reader parse(std::string bytes, const std::string& where, const Kind* expected = nullptr);
+    // The same checks over bytes the caller holds (a mapped file): the reader keeps a view of
+    // them, which must outlive it and its section views.
+    static Reader view(std::string_view bytes, const std::string& where, const Kind* expected = nullptr);
 
     Kind kind() const { return kind_; }
     std::uint32_t version() const { return version_; }
     const nlohmann::json& metadata() const { return metadata_; }
-    std::size_t file_size() const { return bytes_.size(); }
+    std::size_t file_size() const { return all().size(); }
 
     struct SectionInfo {
         std::string name;
@@ -97,8 +113,14 @@ public:
     }
 
 private:
+    // Checks `bytes` and records the sections (offsets, no pointers) and the metadata.
+    static Reader check(std::string_view bytes, const std::string& where, const Kind* expected);
+    std::string_view all() const { return owned_ ? std::string_view(bytes_) : view_; }
+
     std::string where_;
-    std::string bytes_;
+    bool owned_ = true;
+    std::string bytes_;     // the file, when owned
+    std::string_view view_;  // the caller's bytes, when not
     Kind kind_ = Kind::pointshell;
     std::uint32_t version_ = 0;
     nlohmann::json metadata_;

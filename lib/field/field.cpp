@@ -4,9 +4,12 @@
 #include "field/field.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <string>
 #include <new>
 #include <type_traits>
 
@@ -68,32 +71,57 @@ DistanceSampler::DistanceSampler(const GridSpec& grid, std::span<const double> v
         fail_input("", "distance field size does not match its grid");
     const auto& d = grid_.dims;
     set_axes();
-    std::array<std::size_t, 3> bricks{};  // bricks of 4^3 samples per axis
-    for (int a = 0; a < 3; ++a) bricks[a] = static_cast<std::size_t>(d[a] + 3) / 4;
-    brick_stride_ = {64, 64 * bricks[0], 64 * bricks[0] * bricks[1]};
-    for (int a = 0; a < 3; ++a) {
-        axis_table_[a].resize(static_cast<std::size_t>(d[a]) + 1);
-        for (int i = 0; i <= d[a]; ++i) axis_table_[a][static_cast<std::size_t>(i)] = axis_offset(a, std::min(i, d[a] - 1));
-    }
+    set_axis_tables();
     bool as_float = true;
     max_value_ = 0;
     for (double v : values) {
         as_float = as_float && static_cast<double>(static_cast<float>(v)) == v;
         max_value_ = std::max(max_value_, v);
     }
+    auto own = std::make_shared<Owned>();
     auto fill = [&](auto& out) {
         // The last bricks' slots beyond the grid stay unread (reads clamp to the grid).
-        out.resize(bricks[0] * bricks[1] * bricks[2] * 64);
+        out.resize(brick_stride_[2] * static_cast<std::size_t>((d[2] + 3) / 4));
         using T = typename std::decay_t<decltype(out)>::value_type;
         for (int k = 0; k < d[2]; ++k)
             for (int j = 0; j < d[1]; ++j)
                 for (int i = 0; i < d[0]; ++i) out[offset(i, j, k)] = static_cast<T>(values[grid_.index(i, j, k)]);
     };
     if (as_float)
-        fill(samples_f_);
+        fill(own->samples_f);
     else
-        fill(samples_d_);
-    build_local_bounds();
+        fill(own->samples_d);
+    samples_f_ = own->samples_f;
+    samples_d_ = own->samples_d;
+    build_local_bounds(*own);
+    storage_ = std::move(own);
+}
+
+void DistanceSampler::set_axis_tables() {
+    const auto& d = grid_.dims;
+    if (!sparse_) {
+        std::array<std::size_t, 3> bricks{};  // bricks of 4^3 samples per axis
+        for (int a = 0; a < 3; ++a) bricks[a] = static_cast<std::size_t>(d[a] + 3) / 4;
+        brick_stride_ = {64, 64 * bricks[0], 64 * bricks[0] * bricks[1]};
+        for (int a = 0; a < 3; ++a) {
+            axis_table_[a].resize(static_cast<std::size_t>(d[a]) + 1);
+            for (int i = 0; i <= d[a]; ++i) axis_table_[a][static_cast<std::size_t>(i)] = axis_offset(a, std::min(i, d[a] - 1));
+        }
+        return;
+    }
+    // Axis terms: the block's number times 512 (block number, high bits) plus the place in the
+    // block (low 9 bits); the three places sum to at most 511, so the parts never mix.
+    const std::size_t blocks[3] = {static_cast<std::size_t>(d[0] + kBrickDim - 1) / kBrickDim,
+                                   static_cast<std::size_t>(d[1] + kBrickDim - 1) / kBrickDim, 0};
+    const std::size_t block_stride[3] = {1, blocks[0], blocks[0] * blocks[1]};
+    for (int a = 0; a < 3; ++a) {
+        axis_table_[a].resize(static_cast<std::size_t>(d[a]) + 1);
+        for (int i = 0; i <= d[a]; ++i) {
+            const int c = std::min(i, d[a] - 1);
+            axis_table_[a][static_cast<std::size_t>(i)] =
+                ((static_cast<std::size_t>(c >> 3) * block_stride[a]) << 9) + (static_cast<std::size_t>(c & 7) << (3 * a));
+        }
+    }
 }
 
 DistanceSampler::DistanceSampler(const BrickField<double>& band) : grid_(band.grid), sparse_(true) {
@@ -109,21 +137,12 @@ DistanceSampler::DistanceSampler(const BrickField<double>& band) : grid_(band.gr
     const std::size_t bricks = band.brick_count();
     for (std::uint32_t n : band.index)
         if (n != BrickField<double>::kTile && n >= bricks) fail_input("", "narrow-band distance field names a brick it does not hold");
-    // Axis terms: the block's number times 512 (block number, high bits) plus the place in the
-    // block (low 9 bits); the three places sum to at most 511, so the parts never mix.
-    const std::size_t block_stride[3] = {1, static_cast<std::size_t>(band.blocks[0]),
-                                         static_cast<std::size_t>(band.blocks[0]) * static_cast<std::size_t>(band.blocks[1])};
-    for (int a = 0; a < 3; ++a) {
-        axis_table_[a].resize(static_cast<std::size_t>(d[a]) + 1);
-        for (int i = 0; i <= d[a]; ++i) {
-            const int c = std::min(i, d[a] - 1);
-            axis_table_[a][static_cast<std::size_t>(i)] =
-                ((static_cast<std::size_t>(c >> 3) * block_stride[a]) << 9) + (static_cast<std::size_t>(c & 7) << (3 * a));
-        }
-    }
+    set_axis_tables();
     // Tiles: one shared brick per distinct value (compared bit for bit), after the band's bricks.
     std::vector<double> tile_values;
-    block_brick_.resize(band.block_count());
+    auto own = std::make_shared<Owned>();
+    std::vector<std::uint32_t>& block_brick = own->block_brick;
+    block_brick.resize(band.block_count());
     bool as_float = true;
     max_value_ = 0;
     floor_sample_ = std::numeric_limits<double>::infinity();
@@ -135,7 +154,7 @@ DistanceSampler::DistanceSampler(const BrickField<double>& band) : grid_(band.gr
     first_tile_brick_ = static_cast<std::uint32_t>(bricks);
     for (std::size_t b = 0; b < band.block_count(); ++b) {
         if (band.index[b] != BrickField<double>::kTile) {
-            block_brick_[b] = band.index[b];
+            block_brick[b] = band.index[b];
             continue;
         }
         const double v = band.tile[b];
@@ -147,7 +166,7 @@ DistanceSampler::DistanceSampler(const BrickField<double>& band) : grid_(band.gr
             see(v);
             floor_sample_ = std::min(floor_sample_, v);  // the far tiles' value (band voxels may lie below it)
         }
-        block_brick_[b] = static_cast<std::uint32_t>(bricks + t);
+        block_brick[b] = static_cast<std::uint32_t>(bricks + t);
     }
     // Samples above the floor by the rounding of an interpolation of equal corners stay below
     // floor_ (a few ulps; the same margin as the blocks' largest samples, merge_block).
@@ -172,10 +191,14 @@ DistanceSampler::DistanceSampler(const BrickField<double>& band) : grid_(band.gr
             std::fill_n(out.begin() + static_cast<std::ptrdiff_t>((bricks + t) * kBrickVoxels), kBrickVoxels, static_cast<T>(tile_values[t]));
     };
     if (as_float)
-        fill(samples_f_);
+        fill(own->samples_f);
     else
-        fill(samples_d_);
-    build_local_bounds();
+        fill(own->samples_d);
+    samples_f_ = own->samples_f;
+    samples_d_ = own->samples_d;
+    block_brick_ = own->block_brick;
+    build_local_bounds(*own);
+    storage_ = std::move(own);
 }
 
 void DistanceSampler::set_axes() {
@@ -186,6 +209,76 @@ void DistanceSampler::set_axes() {
         last_cell_[a] = std::max(0, grid_.dims[a] - 2);
         origin_[a] = grid_.origin[a];
     }
+}
+
+DistanceSampler::Layout DistanceSampler::layout() const {
+    Layout l;
+    l.grid = grid_;
+    l.sparse = sparse_;
+    l.samples_f = samples_f_;
+    l.samples_d = samples_d_;
+    l.pyramid = pyramid_;
+    l.block_brick = block_brick_;
+    l.gap = gap_;
+    l.lipschitz = lipschitz_;
+    l.max_value = max_value_;
+    l.floor_sample = floor_sample_;
+    l.first_tile_brick = first_tile_brick_;
+    return l;
+}
+
+namespace {
+template <class T>
+bool aligned(std::span<const T> s) {
+    return reinterpret_cast<std::uintptr_t>(s.data()) % alignof(T) == 0;
+}
+}  // namespace
+
+DistanceSampler::DistanceSampler(const Layout& l, std::shared_ptr<const void> keep) : grid_(l.grid), sparse_(l.sparse) {
+    auto bad = [](const std::string& what) { fail_input("", "prepared sampler: " + what); };
+    const auto& d = grid_.dims;
+    for (int a = 0; a < 3; ++a)
+        if (d[a] < 1 || d[a] > (1 << 20) || !std::isfinite(grid_.origin[a])) bad("the grid has an axis of no voxel, too many, or a non-finite origin");
+    set_axes();
+    base_shift_ = sparse_ ? 3 : 2;
+    set_axis_tables();
+    const bool as_float = !l.samples_f.empty();
+    if (as_float == !l.samples_d.empty()) bad("it must hold its samples as float or as double, and only one of them");
+    if (!aligned(l.samples_f) || !aligned(l.samples_d) || !aligned(l.pyramid) || !aligned(l.block_brick) || !aligned(l.gap))
+        bad("an array is not aligned to its element size");
+    const std::size_t n = as_float ? l.samples_f.size() : l.samples_d.size();
+    if (!sparse_) {
+        const std::size_t expected = brick_stride_[2] * static_cast<std::size_t>((d[2] + 3) / 4);
+        if (n != expected) bad(std::to_string(n) + " samples where its grid has room for " + std::to_string(expected));
+        if (!l.block_brick.empty() || !l.gap.empty()) bad("a dense sampler with a narrow band's tables");
+    } else {
+        const std::size_t blocks = static_cast<std::size_t>((d[0] + kBrickDim - 1) / kBrickDim) * static_cast<std::size_t>((d[1] + kBrickDim - 1) / kBrickDim) *
+                                   static_cast<std::size_t>((d[2] + kBrickDim - 1) / kBrickDim);
+        if (l.block_brick.size() != blocks) bad("its brick table does not have one entry per block of its grid");
+        if (n == 0 || n % kBrickVoxels != 0) bad("its samples are not whole bricks");
+        const std::size_t held = n / kBrickVoxels;
+        if (l.first_tile_brick > held) bad("its first tile brick lies beyond its bricks");
+        for (std::uint32_t b : l.block_brick)
+            if (b >= held) bad("its brick table names a brick it does not hold");
+        const std::array<int, 3> cells = cell_counts();
+        for (int a = 0; a < 3; ++a) gap_dims_[a] = (cells[a] + 3) / 4;
+        if (l.gap.size() != static_cast<std::size_t>(gap_dims_[0]) * gap_dims_[1] * gap_dims_[2])
+            bad("its sub-block bounds do not have one entry per sub-block of its grid");
+        if (std::isnan(l.floor_sample)) bad("its floor is not a number");
+        floor_sample_ = l.floor_sample;
+        floor_ = floor_sample_ + std::abs(floor_sample_) * 1e-12;
+        first_tile_brick_ = l.first_tile_brick;
+    }
+    if (l.pyramid.size() != set_levels(level0_dims())) bad("its bound pyramid does not have the entries its grid gives");
+    if (!(l.lipschitz >= 1) || std::isnan(l.max_value)) bad("its slope bound or largest value is not valid");
+    lipschitz_ = l.lipschitz;
+    max_value_ = l.max_value;
+    samples_f_ = l.samples_f;
+    samples_d_ = l.samples_d;
+    pyramid_ = l.pyramid;
+    block_brick_ = l.block_brick;
+    gap_ = l.gap;
+    storage_ = std::move(keep);
 }
 
 std::size_t DistanceSampler::memory_bytes() const {

@@ -15,6 +15,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -121,6 +122,35 @@ public:
         const float* gap_entry = nullptr;
         double centre_offset = 0;
     };
+    // A pyramid entry (see the pyramid below): one cache line.
+    struct alignas(64) PyramidEntry {
+        BlockBound by_mask[8];
+    };
+    // The arrays and scalars the lookups read, where they lie: what a prepared sampler file
+    // stores (formats/sampler.md). The rest (axis tables, the pyramid's levels, the sub-block
+    // grid) follows from the grid. One of samples_f and samples_d holds the samples; block_brick
+    // and gap are empty for a dense sampler.
+    struct Layout {
+        GridSpec grid;
+        bool sparse = false;
+        std::span<const float> samples_f;
+        std::span<const double> samples_d;
+        std::span<const PyramidEntry> pyramid;
+        std::span<const std::uint32_t> block_brick;
+        std::span<const float> gap;
+        double lipschitz = 1, max_value = 0;
+        double floor_sample = 0;  // sparse: the least tile value (+inf without tiles)
+        std::uint32_t first_tile_brick = 0;
+    };
+    Layout layout() const;
+    // A sampler that reads the arrays of `layout` where they lie, without a copy (a mapped file):
+    // `keep` holds them alive, shared by the copies of the sampler. Checks that every array has
+    // the size the grid gives and the pyramid's alignment, that a sparse table names only held
+    // bricks, and that the scalars are finite; throws hp::Error(bad_input) saying which (the
+    // caller names the file). Values, gradients and bounds are then those of the sampler whose
+    // layout() it was, bit for bit.
+    DistanceSampler(const Layout& layout, std::shared_ptr<const void> keep);
+
     // Writes the probe into `out` (a traversal's ring slot).
     void probe_sphere(const Vec3d& center, double radius, SphereProbe& out) const;
     // For a probe made a few tests earlier, whose reads have arrived: every term is computed and
@@ -206,7 +236,21 @@ private:
     // Checks the voxel size and sets the hot paths' per-axis constants (inv_s_, top_, last_cell_,
     // origin_) from grid_.
     void set_axes();
-    void build_local_bounds();
+    // The arrays a sampler builds; shared by its copies, read through the spans below.
+    struct Owned {
+        std::vector<float, detail::HugePageAllocator<float>> samples_f;
+        std::vector<double, detail::HugePageAllocator<double>> samples_d;
+        std::vector<PyramidEntry, detail::HugePageAllocator<PyramidEntry>> pyramid;
+        std::vector<std::uint32_t> block_brick;
+        std::vector<float> gap;
+    };
+    void build_local_bounds(Owned& own);
+    // levels_, top_shift_ from level 0's blocks per axis; returns the pyramid's entries.
+    std::size_t set_levels(std::array<int, 3> bd);
+    // Level 0's blocks per axis (of 4^3 cells dense, 8^3 sparse).
+    std::array<int, 3> level0_dims() const;
+    // The axis tables (axis_table_, brick_stride_) of a dense or sparse sampler of grid_.
+    void set_axis_tables();
     // Cells per axis: between centres i..i+1; an axis with one centre has one degenerate cell.
     std::array<int, 3> cell_counts() const;
     double at_clamped(int i, int j, int k) const;  // at() with each index clamped to the grid's top
@@ -223,7 +267,7 @@ private:
     };
     double sparse_level0(std::vector<BlockBound>& level, const std::array<int, 3>& bd, std::vector<RaisedBox>& raised) const;
     // gap_ from the raised blocks (sparse).
-    void build_gaps(const std::vector<RaisedBox>& raised, const std::array<int, 3>& bd);
+    void build_gaps(const std::vector<RaisedBox>& raised, const std::array<int, 3>& bd, Owned& own);
     // f(sparse, samples): `sparse` std::true_type or std::false_type (sparse_), `samples` the
     // float or double array; one branch per call, not one per read (read_corners). trilinear and
     // prefetch spell the same choice out: through this function they compile to other code.
@@ -245,26 +289,25 @@ private:
     // axis_table_[a][i] = axis_offset(a, i) for i in 0..dims - 1, and once more for dims - 1 at
     // index dims (a cell's upper corner on a one-voxel axis): the hot paths look offsets up.
     std::array<std::vector<std::size_t>, 3> axis_table_;
+    // What holds the arrays below: the Owned a constructor built, or a mapped file (Layout).
+    std::shared_ptr<const void> storage_;
     // Bricks in x-fastest order, 64 samples each, x fastest inside (the last bricks' slots beyond
     // the grid are never read). One of the two holds them, the other is empty.
-    std::vector<float, detail::HugePageAllocator<float>> samples_f_;
-    std::vector<double, detail::HugePageAllocator<double>> samples_d_;
+    std::span<const float> samples_f_;
+    std::span<const double> samples_d_;
     // Pyramid of per-block bounds: level m has blocks of (4 * 2^m)^3 cells, dims
     // `levels_[m].dims`, x fastest; per block the largest cell gradient bound (already divided
     // by s) and the largest sample of its cells, merged over the blocks from it upwards along
     // the axes of a mask (bit a set: blocks b and b + 1 along axis a, clipped to the grid). A
     // ball's box that spans at most two blocks per axis then reads one entry, one cache line,
-    // with the same bound as the union of the blocks it meets.
-    struct alignas(64) PyramidEntry {
-        BlockBound by_mask[8];
-    };
+    // with the same bound as the union of the blocks it meets (PyramidEntry).
     // All levels in one array, level after level: entry (i, j, k) of level m at
     // levels_[m].first + k * levels_[m].dxy + j * levels_[m].dx + i.
     struct PyramidLevel {
         std::size_t first = 0, dxy = 0, dx = 0;
         std::array<int, 3> dims{0, 0, 0};
     };
-    std::vector<PyramidEntry, detail::HugePageAllocator<PyramidEntry>> pyramid_;
+    std::span<const PyramidEntry> pyramid_;
     std::vector<PyramidLevel> levels_;
     int base_shift_ = 2;  // log2 of level 0's block edge in cells: 2 dense, 3 sparse
     int top_shift_ = 2;  // log2 of the top level's block edge in cells (base_shift_ + the top level)
@@ -275,8 +318,8 @@ private:
     // least tile value (the far tiles' -B s) widened by the interpolation's rounding, so that a
     // cell whose corners are all at or below the tile value stays below floor_.
     bool sparse_ = false;
-    std::vector<std::uint32_t> block_brick_;
-    std::vector<float> gap_;
+    std::span<const std::uint32_t> block_brick_;
+    std::span<const float> gap_;
     std::array<int, 3> gap_dims_{0, 0, 0};  // sub-blocks of 4^3 cells per axis
     double floor_ = 0;
     double floor_sample_ = 0;  // the least tile value itself

@@ -182,7 +182,7 @@ double DistanceSampler::sparse_level0(std::vector<BlockBound>& level, const std:
     });
 }
 
-void DistanceSampler::build_gaps(const std::vector<RaisedBox>& raised, const std::array<int, 3>& bd) {
+void DistanceSampler::build_gaps(const std::vector<RaisedBox>& raised, const std::array<int, 3>& bd, Owned& own) {
     // gap_[q]: a lower bound, in cells (voxel sizes), of the distance from the centre of
     // sub-block q of 4^3 cells (cell coordinates 4 q + 2) to the raised cells; a sphere test
     // subtracts the distance from its centre to that point. Two bounds, the larger kept:
@@ -227,7 +227,8 @@ void DistanceSampler::build_gaps(const std::vector<RaisedBox>& raised, const std
     // block. A centre inside a raised box gets 0: no bound.
     const std::array<int, 3> cells = cell_counts();
     for (int a = 0; a < 3; ++a) gap_dims_[a] = (cells[a] + 3) / 4;
-    gap_.assign(static_cast<std::size_t>(gap_dims_[0]) * gap_dims_[1] * gap_dims_[2], 0.0f);
+    std::vector<float>& gap = own.gap;
+    gap.assign(static_cast<std::size_t>(gap_dims_[0]) * gap_dims_[1] * gap_dims_[2], 0.0f);
     tbb::parallel_for(0, gap_dims_[2], [&](int qz) {
         for (int qy = 0; qy < gap_dims_[1]; ++qy)
             for (int qx = 0; qx < gap_dims_[0]; ++qx) {
@@ -256,22 +257,45 @@ void DistanceSampler::build_gaps(const std::vector<RaisedBox>& raised, const std
                 const double t = std::max(near_cells, far_cells) * (1 - 1e-9);
                 float f = static_cast<float>(t);
                 if (static_cast<double>(f) > t) f = std::nextafter(f, 0.0f);
-                gap_[(static_cast<std::size_t>(qz) * gap_dims_[1] + qy) * gap_dims_[0] + qx] = f;
+                gap[(static_cast<std::size_t>(qz) * gap_dims_[1] + qy) * gap_dims_[0] + qx] = f;
             }
     });
+    gap_ = gap;
 }
 
-void DistanceSampler::build_local_bounds() {
+std::array<int, 3> DistanceSampler::level0_dims() const {
     const int block = 1 << base_shift_;
     const std::array<int, 3> cells = cell_counts();
-    std::array<int, 3> bd{(cells[0] + block - 1) / block, (cells[1] + block - 1) / block, (cells[2] + block - 1) / block};
+    return {(cells[0] + block - 1) / block, (cells[1] + block - 1) / block, (cells[2] + block - 1) / block};
+}
+
+std::size_t DistanceSampler::set_levels(std::array<int, 3> dims) {
+    // Each level halves the blocks per axis, up to one block.
+    levels_.clear();
+    for (;;) {
+        PyramidLevel lv;
+        lv.first = levels_.empty() ? 0 : levels_.back().first + static_cast<std::size_t>(levels_.back().dims[0]) *
+                                                                   levels_.back().dims[1] * levels_.back().dims[2];
+        lv.dims = dims;
+        lv.dx = static_cast<std::size_t>(dims[0]);
+        lv.dxy = lv.dx * static_cast<std::size_t>(dims[1]);
+        levels_.push_back(lv);
+        if (dims[0] == 1 && dims[1] == 1 && dims[2] == 1) break;
+        dims = {(dims[0] + 1) / 2, (dims[1] + 1) / 2, (dims[2] + 1) / 2};
+    }
+    top_shift_ = base_shift_ + static_cast<int>(levels_.size()) - 1;
+    return levels_.back().first + 1;
+}
+
+void DistanceSampler::build_local_bounds(Owned& own) {
+    std::array<int, 3> bd = level0_dims();
     const float lowest = -std::numeric_limits<float>::infinity();
     std::vector<BlockBound> level(static_cast<std::size_t>(bd[0]) * bd[1] * bd[2], BlockBound{0.0f, lowest});
     double inside = 0;
     if (sparse_) {
         std::vector<RaisedBox> raised(level.size());
         inside = sparse_level0(level, bd, raised);
-        build_gaps(raised, bd);
+        build_gaps(raised, bd, own);
     } else {
         inside = dense_level0(level, bd);
     }
@@ -285,21 +309,9 @@ void DistanceSampler::build_local_bounds() {
         m.lipschitz = std::max(m.lipschitz, n.lipschitz);
         m.max_value = std::max(m.max_value, n.max_value);
     };
-    // The levels' sizes first (each halves the blocks per axis, up to one block), so that the
-    // pyramid is one array allocated once.
-    for (std::array<int, 3> dims = bd;;) {
-        PyramidLevel lv;
-        lv.first = levels_.empty() ? 0 : levels_.back().first + static_cast<std::size_t>(levels_.back().dims[0]) *
-                                                                   levels_.back().dims[1] * levels_.back().dims[2];
-        lv.dims = dims;
-        lv.dx = static_cast<std::size_t>(dims[0]);
-        lv.dxy = lv.dx * static_cast<std::size_t>(dims[1]);
-        levels_.push_back(lv);
-        if (dims[0] == 1 && dims[1] == 1 && dims[2] == 1) break;
-        dims = {(dims[0] + 1) / 2, (dims[1] + 1) / 2, (dims[2] + 1) / 2};
-    }
-    pyramid_.resize(levels_.back().first + 1);
-    top_shift_ = base_shift_ + static_cast<int>(levels_.size()) - 1;
+    // The levels' sizes first, so that the pyramid is one array allocated once.
+    auto& pyramid = own.pyramid;
+    pyramid.resize(set_levels(bd));
     // Each level's entries: per axis mask, the bound of the blocks from this one upwards along
     // the mask's axes (mask 0: the block alone).
     auto add_level = [&](const std::vector<BlockBound>& blocks, const PyramidLevel& lv) {
@@ -310,7 +322,7 @@ void DistanceSampler::build_local_bounds() {
         for (int k = 0; k < dims[2]; ++k)
             for (int j = 0; j < dims[1]; ++j)
                 for (int i = 0; i < dims[0]; ++i) {
-                    PyramidEntry& e = pyramid_[lv.first + (static_cast<std::size_t>(k) * dims[1] + j) * dims[0] + i];
+                    PyramidEntry& e = pyramid[lv.first + (static_cast<std::size_t>(k) * dims[1] + j) * dims[0] + i];
                     for (int mask = 0; mask < 8; ++mask) {
                         BlockBound& b = e.by_mask[mask];
                         b = at_block(i, j, k);
@@ -335,6 +347,7 @@ void DistanceSampler::build_local_bounds() {
         bd = nd;
         add_level(level, levels_[m]);
     }
+    pyramid_ = pyramid;
 }
 
 }  // namespace hp

@@ -5,6 +5,9 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/file_hash.hpp"
+#include "formats/sampler.hpp"
+#include "query/static_field.hpp"
 
 namespace hp::pipeline {
 
@@ -119,6 +122,36 @@ scene::Scene scene_of(const AssemblyPlan& plan, const Pipeline& pipeline, const 
     }
     for (const AssemblyPart& p : a.parts) s.parts.push_back(scene::make_scene_part(p, plan.local_bounds[p.geometry]));
     return s;
+}
+
+void write_samplers(const std::filesystem::path& scene_path, scene::Scene& scene) {
+    namespace fs = std::filesystem;
+    for (scene::SceneGeometry& g : scene.geometries) {
+        if (!g.ok) continue;
+        const auto field = g.files.count("distance") ? g.files.find("distance") : g.files.find("voxelmap");
+        if (field == g.files.end()) continue;
+        const scene::FileRef ref = field->second;
+        const fs::path field_path = scene_path.parent_path() / ref.file;
+        const std::string file = fs::path(ref.file).replace_extension(kSamplerExtension).generic_string();
+        const fs::path path = scene_path.parent_path() / file;
+        bool current = false;
+        std::error_code ec;
+        if (fs::is_regular_file(path, ec)) {
+            try {
+                const nlohmann::json made = map_sampler_file(path).metadata.value("field", nlohmann::json::object());
+                current = made.value("hash", "") == ref.hash && made.value("bytes", std::uint64_t{0}) == ref.bytes;
+            } catch (const Error&) {
+                current = false;  // damaged or of another kind: made again
+            }
+        }
+        if (!current) {
+            const StaticField f = load_static_field(field_path);
+            nlohmann::json meta = {{"tool", "haptic-pipeline"},
+                                   {"field", sampler_field_record(field_path.filename().string(), ref.bytes, ref.hash, f)}};
+            write_sampler_file(path, meta, f.field);
+        }
+        g.files["sampler"] = {file, fs::file_size(path, ec), content_hash(path)};
+    }
 }
 
 }  // namespace hp::pipeline

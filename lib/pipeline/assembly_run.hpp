@@ -39,4 +39,12 @@ AssemblyPlan plan_assembly(Pipeline& pipeline, const std::filesystem::path& file
 // entry, in another shard, is recorded as not prepared).
 scene::Scene scene_of(const AssemblyPlan& plan, const Pipeline& pipeline, const Manifest& manifest);
 
+// Beside each prepared geometry's distance field (or voxelmap, without one) its prepared sampler
+// (formats/sampler.md: the field's sampler as the query reads it, mapped at load without
+// decoding), recorded in its files as kind "sampler". Call after hash_scene_files: the sampler
+// records the field's size and hash as scene.json does. A sampler already there that records
+// the same field is kept (--resume); any other is made again. Throws what the field's reader
+// throws, and hp::Error(cannot_write).
+void write_samplers(const std::filesystem::path& scene_path, scene::Scene& scene);
+
 }  // namespace hp::pipeline

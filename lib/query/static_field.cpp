@@ -1,6 +1,7 @@
 #include "query/static_field.hpp"
 
 #include "core/error.hpp"
+#include "formats/sampler.hpp"
 #include "formats/vdb.hpp"
 
 namespace hp {
@@ -56,6 +57,29 @@ StaticField load_static_field(const std::filesystem::path& path) {
         fail_input(name, e.what());
     }
     return out;
+}
+
+StaticField map_static_field(std::shared_ptr<const MappedFile> file, const std::string& where) {
+    SamplerFile f = read_sampler_file(std::move(file), where);
+    const nlohmann::json record = f.metadata.value("field", nlohmann::json::object());
+    StaticField out;
+    out.field = std::move(f.sampler);
+    out.made_from = record;
+    if (record.is_object()) {
+        out.kind = record.value("kind", "");
+        out.encoding = record.value("encoding", "");
+        out.metadata = record.value("metadata", nlohmann::json::object());
+    }
+    if (out.kind != "distance" && out.kind != "voxelmap")
+        fail_input(where, "the prepared sampler does not record the distance field or voxelmap it was made from (its \"field\" "
+                          "metadata); make it again with haptic-pipeline --assembly");
+    return out;
+}
+
+nlohmann::json sampler_field_record(const std::string& file_name, std::uint64_t bytes, const std::string& hash,
+                                    const StaticField& field) {
+    return {{"file", file_name}, {"bytes", bytes}, {"hash", hash}, {"kind", field.kind}, {"encoding", field.encoding},
+            {"metadata", field.metadata}};
 }
 
 }  // namespace hp

@@ -250,24 +250,32 @@ void write_scene(const fs::path& path, const Scene& scene) {
     write_file_atomically(path, to_json(scene).dump(2) + "\n");
 }
 
-void verify_scene_files(const fs::path& scene_path, const Scene& scene, const std::vector<std::size_t>& only) {
-    const std::string where = scene_path.string();
-    auto part_of = [&](std::size_t g) {
-        for (const ScenePart& p : scene.parts)
-            if (p.geometry == g) return p.name;
-        return scene.geometries[g].first_part;
-    };
+namespace {
+std::string part_of(const Scene& scene, std::size_t g) {
+    for (const ScenePart& p : scene.parts)
+        if (p.geometry == g) return p.name;
+    return scene.geometries[g].first_part;
+}
+}  // namespace
+
+void fail_scene_file(const fs::path& scene_path, const Scene& scene, std::size_t g, const fs::path& file, bool missing) {
+    const std::string what = scene_path.string() + ": part '" + part_of(scene, g) + "': " + file.string();
+    if (missing) fail_input("", what + ": missing (prepare the scene again, or restore the file)");
+    fail_input("", what + ": changed since the scene was prepared (its size or hash differs from scene.json; "
+                          "prepare the scene again with haptic-pipeline --assembly --resume)");
+}
+
+void verify_scene_files(const fs::path& scene_path, const Scene& scene, const std::vector<std::size_t>& only,
+                        const std::function<bool(std::size_t, const std::string&)>& size_only) {
     auto check = [&](std::size_t g) {
         const SceneGeometry& geometry = scene.geometries.at(g);
         if (!geometry.ok) return;
         for (const auto& [kind, ref] : geometry.files) {
             const fs::path file = scene_path.parent_path() / ref.file;
-            const std::string what = where + ": part '" + part_of(g) + "': " + file.string();
             std::error_code ec;
-            if (!fs::is_regular_file(file, ec)) fail_input("", what + ": missing (prepare the scene again, or restore the file)");
-            if (fs::file_size(file, ec) != ref.bytes || !hash_matches(file, ref.hash))
-                fail_input("", what + ": changed since the scene was prepared (its size or hash differs from scene.json; "
-                                      "prepare the scene again with haptic-pipeline --assembly --resume)");
+            if (!fs::is_regular_file(file, ec)) fail_scene_file(scene_path, scene, g, file, true);
+            if (fs::file_size(file, ec) != ref.bytes || (!(size_only && size_only(g, kind)) && !hash_matches(file, ref.hash)))
+                fail_scene_file(scene_path, scene, g, file, false);
         }
     };
     std::vector<std::size_t> order = only;

@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -85,8 +86,15 @@ void write_scene(const std::filesystem::path& path, const Scene& scene);
 // and hash as recorded. Throws hp::Error(bad_input) "SCENE: part P: FILE: ..." for the first that
 // is not, naming a part of the geometry and saying what to do.
 // The files are hashed on all threads; the error is the first in geometry order, as one by one.
+// `size_only(g, kind)`, when given and true: that file is checked for presence and size only (a
+// field the query does not read because it maps the field's prepared sampler).
 void verify_scene_files(const std::filesystem::path& scene_path, const Scene& scene,
-                        const std::vector<std::size_t>& only = {});
+                        const std::vector<std::size_t>& only = {},
+                        const std::function<bool(std::size_t, const std::string&)>& size_only = {});
+// The same message verify_scene_files gives for geometry g's file `file` (absolute): "SCENE: part
+// P: FILE: missing (...)" or ": changed since the scene was prepared (...)".
+[[noreturn]] void fail_scene_file(const std::filesystem::path& scene_path, const Scene& scene, std::size_t geometry,
+                                  const std::filesystem::path& file, bool missing);
 // Sets each ok geometry's file sizes and hashes from the files (content_hash, XXH3): what
 // haptic-pipeline --assembly records in scene.json (the manifest keeps its FNV hashes).
 void hash_scene_files(const std::filesystem::path& scene_path, Scene& scene);

@@ -14,6 +14,7 @@
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "query/timing.hpp"
+#include "scene/scene_sampler.hpp"
 
 namespace hp::scene {
 
@@ -226,8 +227,13 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const QueryOptions& options, 
             for (auto it = files.begin(); it != files.end();)
                 it = (field && it->first == kind) || (tree && it->first == "tree") ? std::next(it) : files.erase(it);
         }
+        // A field whose prepared sampler is mapped instead is not read: its size is checked, its
+        // hash is the sampler's record of it (map_scene_sampler); the sampler is verified as it is mapped.
+        auto size_only = [&](std::size_t g, const std::string& kind) {
+            return kind != "tree" && sc.geometries[g].files.count("sampler") > 0;
+        };
         const auto tv = Clock::now();
-        verify_scene_files(scene_path, read, verify);
+        verify_scene_files(scene_path, read, verify, size_only);
         s.load_times.verify = seconds_since(tv);
     }
     const auto tf = Clock::now();
@@ -255,6 +261,11 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const QueryOptions& options, 
                 fail_input("", part_where(scene_path, first_part_of(g)) + ": geometry " + geometry.id +
                                    " has no distance field nor voxelmap (add the voxelize and distance stages to the pipeline)");
             s.field_files[k] = geometry_file(scene_path, sc, g, kind);
+            if (geometry.files.count("sampler")) {
+                s.field_files[k] = geometry_file(scene_path, sc, g, "sampler");
+                s.fields[k] = map_scene_sampler(scene_path, sc, g, kind);
+                return;
+            }
             try {
                 s.fields[k] = load_static_field(s.field_files[k]);
             } catch (const Error& e) {

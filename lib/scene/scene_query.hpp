@@ -6,7 +6,9 @@
 // world: world point = R p + t (the frame of its tree's points).
 // Load (once): the files it reads are verified (verify_scene_files: present, size and hash), each
 // geometry's distance field (or voxelmap) and the tool's tree are loaded ONCE, whatever the number
-// of its instances. Per static part the world box where its V can be positive (its reach: the
+// of its instances. A geometry with a prepared sampler (files "sampler", formats/sampler.md) maps
+// it instead of reading its field: verified by its size and XXH3 hash over the mapped bytes, its
+// own CRCs and its record of the field against scene.json's; the field is checked for its size only. Per static part the world box where its V can be positive (its reach: the
 // box of its positive samples plus one voxel, plus the border's largest value when it is
 // positive), and a bounding volume hierarchy over those boxes (broad_phase.hpp).
 // Per frame (query): broad phase — the tool's ball (a centre and a radius holding all its points
@@ -43,8 +45,8 @@
 // hp::Error(usage): no tool, one part given twice as a tool, a map with another mode than
 // time-critical, an outside tool asked for a map without its file.
 // Memory: the fields of the geometries of the static parts (and of the tool parts, with several
-// tools) and each tool's tree, once each; per worker and tool one query (its scratch) per
-// geometry, sharing the tool's packed tree.
+// tools; a mapped sampler: shared file pages) and each tool's tree, once each; per worker and tool
+// one query (its scratch) per geometry, sharing the tool's packed tree.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -165,6 +167,7 @@ public:
     std::string tool_label(std::size_t t) const;  // its part's name, or its tree file
     const std::vector<std::uint32_t>& static_parts() const;  // ascending part indices
     const StaticField& field(std::size_t part) const;         // a static part's geometry's field
+    // The file its field was read from: its geometry's prepared sampler when it has one, else its field.
     const std::filesystem::path& field_file(std::size_t part) const;
     const Aabb& reach(std::size_t part) const;                // world box, static parts
     const BroadPhase& broad_phase() const;                    // indices into static_parts()

@@ -70,7 +70,14 @@ expect_json "$S"
 check "format" "$(json_get "$S" 'j["format"]')" hapticprep-scene
 check "two geometries prepared" "$(json_get "$S" '" ".join(g["id"] + ":" + g["status"] for g in j["geometries"])')" "g0:ok g1:ok"
 check "six parts" "$(json_get "$S" 'len(j["parts"])')" 6
-check "no report among the files" "$(json_get "$S" '" ".join(sorted(j["geometries"][1]["files"]))')" "cfm distance pointshell tree voxelmap"
+check "no report among the files" "$(json_get "$S" '" ".join(sorted(j["geometries"][1]["files"]))')" "cfm distance pointshell sampler tree voxelmap"
+# The prepared sampler beside the field: the same bytes on one thread.
+expect_exit 0 "$pipe" "$P/vps-default.json" "$TMP/pegs.gltf" --assembly -o "$TMP/asm1" "${small[@]}" --threads 1 --quiet
+for g in g0 g1; do
+    cmp -s "$TMP/asm/$g/distance.hsmp" "$TMP/asm1/$g/distance.hsmp" && pass "$g/distance.hsmp: the same bytes on one thread" ||
+        fail "$g/distance.hsmp differs on one thread"
+done
+rm -rf "$TMP/asm1"
 # One voxel size for the assembly: its longest world extent (the plate, 0.06 m) / 24.
 check "voxel size" "$(json_get "$S" 'round(j["voxel_size"] / (0.06 / 24), 6)')" 1.0
 # Version 2 records XXH3 ("xxh3:" and 16 hex digits); the same scene with the FNV-1a hashes of

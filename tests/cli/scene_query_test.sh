@@ -100,6 +100,46 @@ expect_grep "part 'peg.*g1/distance.vdb: changed" "$TMP/err"
 expect_exit 3 "$query" --scene "$scene" --tool no/such/peg --scenario contact --count 5
 expect_one_error_line
 expect_grep "scene.json.*no part 'no/such/peg'" "$TMP/err"
+# Prepared samplers: one per geometry beside its field, mapped at load; the scene without them
+# (its fields read and laid out) gives the same contacts, frame by frame.
+check "a prepared sampler per geometry" "$(json_get "$scene" 'all(g["files"]["sampler"]["file"] == g["id"] + "/distance.hsmp" for g in j["geometries"])')" True
+python3 - "$scene" "$TMP/prep/scene-fields.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for g in s["geometries"]:
+    del g["files"]["sampler"]
+json.dump(s, open(sys.argv[2], "w"), indent=2)
+PY
+expect_exit 0 "$query" --scene "$TMP/prep/scene-fields.json" --tool peg --poses "$TMP/poses.json" --threads 1 --budget-us 1e9 \
+    --csv "$TMP/fields.csv" --quiet
+expect_exit 0 "$query" --scene "$scene" --tool peg --poses "$TMP/poses.json" --threads 1 --budget-us 1e9 --csv "$TMP/mapped.csv" --quiet
+if cmp -s <(cut -d, -f1-16 "$TMP/fields.csv") <(cut -d, -f1-16 "$TMP/mapped.csv"); then
+    pass "mapped samplers and decoded fields give the same CSV"
+else
+    fail "mapped samplers and decoded fields differ"
+fi
+# A damaged sampler (truncated, one bit flipped, another kind of file): exit 3, one line naming
+# the part and the file.
+for damage in truncate flip kind; do
+    rm -rf "$TMP/damaged" && cp -r "$(dirname "$scene")" "$TMP/damaged"
+    python3 - "$TMP/damaged" "$damage" <<'PY'
+import json, os, sys
+d, damage = sys.argv[1], sys.argv[2]
+path = os.path.join(d, "g0", "distance.hsmp")
+b = bytearray(open(path, "rb").read())
+if damage == "truncate":
+    b = b[: len(b) // 2]
+elif damage == "flip":
+    b[len(b) // 3] ^= 0x04
+else:
+    tree = json.load(open(os.path.join(d, "scene.json")))["geometries"][1]["files"]["tree"]["file"]
+    b = bytearray(open(os.path.join(d, tree), "rb").read())
+open(path, "wb").write(b)
+PY
+    expect_exit 3 "$query" --scene "$TMP/damaged/scene.json" --tool peg --scenario contact --count 5
+    expect_one_error_line
+    expect_grep "part 'plate'.*g0/distance.hsmp: changed" "$TMP/err"
+done
 # Usage: --scene with --static, --tool without --scene.
 expect_exit 2 "$query" --scene "$scene" --static "$TMP/x.vdb" --tool peg --scenario contact
 expect_exit 2 "$query" --static "$TMP/x.vdb" --moving "$TMP/y.hps" --tool peg --scenario contact

@@ -1,5 +1,7 @@
 // The scene's load: each geometry once however many instances it has, on all threads with the
-// same result as alone, and scene.json's file hashes (XXH3 from version 2, FNV of version 1).
+// same result as alone, scene.json's file hashes (XXH3 from version 2, FNV of version 1), and the
+// prepared samplers mapped in place of the fields (the same contacts; changed, foreign or missing
+// files refused).
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -10,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "core/file_hash.hpp"
+#include "pipeline/assembly_run.hpp"
 #include "query/static_field.hpp"
 #include "scene/scene_file.hpp"
 #include "scene/scene_query.hpp"
@@ -115,4 +118,82 @@ TEST(SceneLoad, ScenesRecordXxh3HashesAndStillVerifyVersionOneFnvHashes) {
     const std::string what = load_error(f);
     EXPECT_NE(what.find("part 'box/000'"), std::string::npos) << what;
     EXPECT_NE(what.find("changed since the scene was prepared"), std::string::npos) << what;
+}
+
+namespace {
+
+// A copy of the fixture's scene.json without its prepared samplers (the fields are read instead).
+fs::path without_samplers(const hp_test::SceneFiles& f) {
+    hp::scene::Scene plain = f.scene;
+    for (auto& g : plain.geometries) g.files.erase("sampler");
+    const fs::path path = f.dir / "scene-fields.json";
+    hp::scene::write_scene(path, plain);
+    return path;
+}
+
+}  // namespace
+
+TEST(SceneLoad, PreparedSamplersGiveTheFieldsContactsAndRefuseAChangedOrForeignFile) {
+    hp_test::SceneFiles f("load_sampler", 2, 2);
+    hp::scene::hash_scene_files(f.scene_path, f.scene);
+    hp::pipeline::write_samplers(f.scene_path, f.scene);
+    hp::scene::write_scene(f.scene_path, f.scene);
+    for (const char* g : {"g0", "g1"}) ASSERT_TRUE(fs::is_regular_file(f.dir / g / "distance.hsmp")) << g;
+    EXPECT_EQ(f.scene.geometries[0].files.at("sampler").file, "g0/distance.hsmp");
+    EXPECT_EQ(f.scene.geometries[0].files.at("sampler").hash, hp::content_hash(f.dir / "g0" / "distance.hsmp"));
+    const fs::path plain_path = without_samplers(f);
+
+    // The same contacts, forces and torques in every frame, and the same samples.
+    const SceneQuery mapped = load(f);
+    const SceneQuery decoded(plain_path, {.part = "tool", .tree_file = {}}, {}, 1);
+    ASSERT_EQ(mapped.static_parts(), decoded.static_parts());
+    EXPECT_NE(mapped.field_file(mapped.static_parts()[0]).extension(), decoded.field_file(decoded.static_parts()[0]).extension());
+    for (std::uint32_t p : {mapped.static_parts().front(), mapped.static_parts().back()})
+        expect_same_samples(mapped.field(p).field, decoded.field(p).field);
+    EXPECT_EQ(mapped.field(mapped.static_parts()[0]).kind, "distance");
+    SceneQuery a = load(f);
+    SceneQuery b(plain_path, {.part = "tool", .tree_file = {}}, {}, 1);
+    std::size_t contacts = 0;
+    for (const hp::Pose& pose : f.poses(300, 5)) {
+        const hp::scene::FrameResult& fa = a.query(pose);
+        const hp::scene::FrameResult& fb = b.query(pose);
+        hp_test::expect_same_frame(fa, fb);
+        contacts += fa.contacts.size();
+    }
+    EXPECT_GT(contacts, 100u);
+
+    // Written again (--resume): a sampler that records the same field is kept, byte for byte.
+    const auto before = fs::last_write_time(f.dir / "g0" / "distance.hsmp");
+    hp::pipeline::write_samplers(f.scene_path, f.scene);
+    EXPECT_EQ(fs::last_write_time(f.dir / "g0" / "distance.hsmp"), before);
+
+    // One byte changed in place: refused as changed, naming the part and the file.
+    {
+        std::fstream io(f.dir / "g1" / "distance.hsmp", std::ios::binary | std::ios::in | std::ios::out);
+        io.seekg(5000);
+        const char c = static_cast<char>(io.get());
+        io.seekp(5000);
+        io.put(static_cast<char>(c ^ 0x10));
+    }
+    std::string what = load_error(f);
+    EXPECT_NE(what.find("part 'box/000'"), std::string::npos) << what;
+    EXPECT_NE(what.find("g1/distance.hsmp: changed since the scene was prepared"), std::string::npos) << what;
+    // Made again, then g1's record names g0's sampler (valid file, its own hash): made from another field.
+    hp::pipeline::write_samplers(f.scene_path, f.scene);
+    EXPECT_NO_THROW(load(f));
+    f.scene.geometries[1].files["sampler"] = f.scene.geometries[0].files.at("sampler");
+    hp::scene::write_scene(f.scene_path, f.scene);
+    what = load_error(f);
+    EXPECT_NE(what.find("part 'box/000'"), std::string::npos) << what;
+    EXPECT_NE(what.find("made from another distance than g1/distance.vdb"), std::string::npos) << what;
+    // Missing: refused as missing; the field whose sampler is read is checked for its size.
+    f.scene.geometries[1].files["sampler"].file = "g1/none.hsmp";
+    hp::scene::write_scene(f.scene_path, f.scene);
+    what = load_error(f);
+    EXPECT_NE(what.find("g1/none.hsmp: missing"), std::string::npos) << what;
+    hp::pipeline::write_samplers(f.scene_path, f.scene);
+    hp::scene::write_scene(f.scene_path, f.scene);
+    std::ofstream(f.dir / "g0" / "distance.vdb", std::ios::binary | std::ios::app) << 'x';
+    what = load_error(f);
+    EXPECT_NE(what.find("g0/distance.vdb: changed since the scene was prepared"), std::string::npos) << what;
 }

@@ -1,0 +1,125 @@
+#include "formats/sampler.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+#include "formats/container.hpp"
+
+namespace hp {
+namespace fs = std::filesystem;
+
+namespace {
+
+// "scalars" section: one record.
+struct ScalarsRecord {
+    std::int32_t dims[3];
+    std::uint32_t flags;  // kSparse, kDoubleSamples
+    double origin[3];
+    double voxel_size;
+    double lipschitz, max_value, floor_sample;
+    std::uint32_t first_tile_brick, reserved;
+    std::uint64_t samples, pyramid_entries, blocks, gaps;  // element counts of the arrays
+};
+static_assert(sizeof(ScalarsRecord) == 112);
+
+constexpr std::uint32_t kSparse = 1, kDoubleSamples = 2;
+constexpr std::size_t kAlign = 64;  // every array's payload: a cache line (and the pyramid entry's alignment)
+
+// Section `name` as an array of `count` elements of T, in place.
+template <class T>
+std::span<const T> section(const container::Reader& r, const std::string& name, std::uint64_t count, const std::string& where) {
+    if (count == 0 && !r.has(name)) return {};
+    const std::string_view b = r.bytes(name);
+    if (b.size() % sizeof(T) != 0 || b.size() / sizeof(T) != count)
+        fail_input(where, "corrupt prepared sampler: section '" + name + "' has " + std::to_string(b.size()) + " bytes, not " +
+                              std::to_string(count) + " elements");
+    if (reinterpret_cast<std::uintptr_t>(b.data()) % alignof(T) != 0)
+        fail_input(where, "corrupt prepared sampler: section '" + name + "' is not aligned for reading in place");
+    return {reinterpret_cast<const T*>(b.data()), static_cast<std::size_t>(count)};
+}
+
+}  // namespace
+
+void write_sampler_file(const fs::path& path, const nlohmann::json& metadata, const DistanceSampler& sampler) {
+    const DistanceSampler::Layout l = sampler.layout();
+    const bool as_double = l.samples_f.empty();
+    ScalarsRecord r{};
+    for (int a = 0; a < 3; ++a) {
+        r.dims[a] = l.grid.dims[static_cast<std::size_t>(a)];
+        r.origin[a] = l.grid.origin[a];
+    }
+    r.flags = (l.sparse ? kSparse : 0u) | (as_double ? kDoubleSamples : 0u);
+    r.voxel_size = l.grid.voxel_size;
+    r.lipschitz = l.lipschitz;
+    r.max_value = l.max_value;
+    r.floor_sample = l.sparse ? l.floor_sample : 0.0;
+    r.first_tile_brick = l.sparse ? l.first_tile_brick : 0u;
+    r.samples = as_double ? l.samples_d.size() : l.samples_f.size();
+    r.pyramid_entries = l.pyramid.size();
+    r.blocks = l.block_brick.size();
+    r.gaps = l.gap.size();
+    container::Writer w(container::Kind::sampler, metadata);
+    w.add_array("scalars", std::vector<ScalarsRecord>{r}, kAlign);
+    if (as_double)
+        w.add_array("samples", l.samples_d, kAlign);
+    else
+        w.add_array("samples", l.samples_f, kAlign);
+    w.add_array("pyramid", l.pyramid, kAlign);
+    if (l.sparse) {
+        w.add_array("blocks", l.block_brick, kAlign);
+        w.add_array("gaps", l.gap, kAlign);
+    }
+    w.write(path);
+}
+
+SamplerFile read_sampler_file(std::shared_ptr<const MappedFile> file, const std::string& where) {
+    const std::string_view bytes = file->bytes();
+    return read_sampler(bytes, std::move(file), where);
+}
+
+SamplerFile read_sampler(std::string_view bytes, std::shared_ptr<const void> keep, const std::string& where) {
+    const container::Kind kind = container::Kind::sampler;
+    const container::Reader r = container::Reader::view(bytes, where, &kind);
+    auto bad = [&](const std::string& what) { fail_input(where, "corrupt prepared sampler: " + what); };
+    const std::span<const ScalarsRecord> scalars = section<ScalarsRecord>(r, "scalars", 1, where);
+    const ScalarsRecord& s = scalars[0];
+    if (s.flags > (kSparse | kDoubleSamples)) bad("unknown flags " + std::to_string(s.flags));
+    if (s.reserved != 0) bad("a reserved field is not 0");
+    const bool sparse = s.flags & kSparse, as_double = s.flags & kDoubleSamples;
+    if (!sparse && (s.blocks != 0 || s.gaps != 0)) bad("a dense sampler with a narrow band's tables");
+    DistanceSampler::Layout l;
+    for (int a = 0; a < 3; ++a) {
+        l.grid.dims[static_cast<std::size_t>(a)] = s.dims[a];
+        l.grid.origin[a] = s.origin[a];
+    }
+    l.grid.voxel_size = s.voxel_size;
+    l.sparse = sparse;
+    if (as_double)
+        l.samples_d = section<double>(r, "samples", s.samples, where);
+    else
+        l.samples_f = section<float>(r, "samples", s.samples, where);
+    l.pyramid = section<DistanceSampler::PyramidEntry>(r, "pyramid", s.pyramid_entries, where);
+    l.block_brick = section<std::uint32_t>(r, "blocks", s.blocks, where);
+    l.gap = section<float>(r, "gaps", s.gaps, where);
+    l.lipschitz = s.lipschitz;
+    l.max_value = s.max_value;
+    l.floor_sample = sparse ? s.floor_sample : 0.0;
+    l.first_tile_brick = s.first_tile_brick;
+    SamplerFile f;
+    f.metadata = r.metadata();
+    f.file_size = r.file_size();
+    try {
+        f.sampler = DistanceSampler(l, std::move(keep));
+    } catch (const Error& e) {
+        fail_input(where, std::string("corrupt ") + e.what());
+    }
+    return f;
+}
+
+SamplerFile map_sampler_file(const fs::path& path) { return read_sampler_file(MappedFile::open(path), path.string()); }
+
+}  // namespace hp
