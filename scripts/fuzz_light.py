@@ -109,6 +109,13 @@ def main(argv):
     if len(argv) < 4 or argv[1] not in ("coverage", "canary") or (argv[1] == "canary" and len(argv) != 5):
         sys.exit(__doc__)
     mode, build, out = argv[1], os.path.abspath(argv[2]), os.path.abspath(argv[3])
+    # With HP_VDB_MODULE (the default), the build's programs reach the VDB readers through the module
+    # hapticprep_vdb.so, which the files compiled here would never replace: refuse such a build.
+    with open(os.path.join(build, "CMakeCache.txt")) as f:
+        if any(line.strip() == "HP_VDB_MODULE:BOOL=ON" for line in f):
+            sys.exit(f"fuzz_light: {build} loads the VDB readers as a module (HP_VDB_MODULE=ON), which this "
+                     "binary would not instrument; use a build configured with -DHP_VDB_MODULE=OFF "
+                     "(make fuzz-coverage makes build-fuzz-light)")
     os.makedirs(out, exist_ok=True)
     if mode == "coverage":
         # The readers this build compiles (lib/bullet only with Bullet).
