@@ -300,6 +300,8 @@ void from_json(const json& j, Manifest& v) {
             throw ManifestKeyError(e.key.empty() ? "shard" : "shard." + e.key, e.problem);
         }
         if (!v.shard.active()) throw ManifestKeyError("shard.count", "must be at least 1");
+        if (v.shard.index < 1 || v.shard.index > v.shard.count)
+            throw ManifestKeyError("shard.index", "must be between 1 and shard.count (" + std::to_string(v.shard.count) + ")");
     }
     f.get("batch_meshes", v.batch_meshes);
     f.get("jobs", v.jobs);

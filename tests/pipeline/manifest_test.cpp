@@ -174,6 +174,10 @@ TEST_F(ManifestFile, AMissingOrMistypedKeyIsNamedWithItsPath) {
     EXPECT_TRUE(has(e, "key 'shard.names_hash' must be a string")) << e;
     e = error_after([](json& j) { j["shard"] = {{"index", 1}}; });
     EXPECT_TRUE(has(e, "key 'shard.count' is missing")) << e;
+    e = error_after([](json& j) { j["shard"]["index"] = 4; });  // of 3
+    EXPECT_TRUE(has(e, "key 'shard.index' must be between 1 and shard.count (3)")) << e;
+    e = error_after([](json& j) { j["shard"]["index"] = 0; });
+    EXPECT_TRUE(has(e, "key 'shard.index' must be between 1 and shard.count (3)")) << e;
     e = error_after([](json& j) { j["pipeline"]["stages"][1] = "query"; });
     EXPECT_TRUE(has(e, "key 'pipeline.stages[1]' must be an object")) << e;
     e = error_after([](json& j) { j["meshes"][0]["warnings"] = json::array({"a", 2}); });
