@@ -105,7 +105,7 @@ std::vector<Pose> scene_scenario(const SceneQuery& sq, const SceneCheckSpec& spe
             local = generate_scenario(sq.field(any).field, sq.tool_view(tool), options);
         } catch (const Error& e) {
             if (e.code() != ExitCode::bad_input) throw;
-            throw Error(e.code(), sq.scene_path().string() + ": part '" + scene.parts[any].name + "': " + e.what());
+            throw Error(e.code(), part_where(sq.scene_path(), scene.parts[any].name) + ": " + e.what());
         }
         std::size_t k = 0;
         for (std::size_t b : list) {

@@ -250,6 +250,10 @@ void write_scene(const fs::path& path, const Scene& scene) {
     write_file_atomically(path, to_json(scene).dump(2) + "\n");
 }
 
+std::string part_where(const fs::path& scene_path, const std::string& part) {
+    return scene_path.string() + ": part '" + part + "'";
+}
+
 namespace {
 std::string part_of(const Scene& scene, std::size_t g) {
     for (const ScenePart& p : scene.parts)
@@ -259,7 +263,7 @@ std::string part_of(const Scene& scene, std::size_t g) {
 }  // namespace
 
 void fail_scene_file(const fs::path& scene_path, const Scene& scene, std::size_t g, const fs::path& file, bool missing) {
-    const std::string what = scene_path.string() + ": part '" + part_of(scene, g) + "': " + file.string();
+    const std::string what = part_where(scene_path, part_of(scene, g)) + ": " + file.string();
     if (missing) fail_input("", what + ": missing (prepare the scene again, or restore the file)");
     fail_input("", what + ": changed since the scene was prepared (its size or hash differs from scene.json; "
                           "prepare the scene again with haptic-pipeline --assembly --resume)");

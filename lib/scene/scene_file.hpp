@@ -103,6 +103,9 @@ void hash_scene_files(const std::filesystem::path& scene_path, Scene& scene);
 std::filesystem::path geometry_file(const std::filesystem::path& scene_path, const Scene& scene, std::size_t geometry,
                                     const std::string& kind);
 
+// "SCENE: part 'NAME'": how every message about one part of a scene names it.
+std::string part_where(const std::filesystem::path& scene_path, const std::string& part);
+
 // A part's scene entry from its assembly part and its geometry's local bounds (world bounds from
 // the 8 corners, the sphere around the local box's centre with its half diagonal).
 ScenePart make_scene_part(const AssemblyPart& part, const Aabb& local_bounds);

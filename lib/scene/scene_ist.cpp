@@ -13,10 +13,6 @@ namespace {
 
 const char* const kNoOctree = "an octree: add the octree stage to the pipeline and run haptic-pipeline --assembly again";
 
-std::string part_where(const fs::path& scene_path, const std::string& part) {
-    return scene_path.string() + ": part '" + part + "'";
-}
-
 // An octree file of the scene (verified first) or given; read errors name the part.
 octree::Octree read_octree(const fs::path& file, const std::string& where) {
     try {

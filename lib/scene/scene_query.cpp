@@ -133,10 +133,6 @@ struct SceneQuery::State {
 
 namespace {
 
-std::string part_where(const fs::path& scene_path, const std::string& part) {
-    return scene_path.string() + ": part '" + part + "'";
-}
-
 
 }  // namespace
 

@@ -11,14 +11,6 @@ namespace hp::scene {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string where_of_part(const fs::path& scene_path, const std::string& part) {
-    return scene_path.string() + ": part '" + part + "'";
-}
-
-}  // namespace
-
 StaticField map_scene_sampler(const fs::path& scene_path, const Scene& sc, std::size_t g, const std::string& kind) {
     const SceneGeometry& geometry = sc.geometries[g];
     const FileRef& ref = geometry.files.at("sampler");
@@ -31,7 +23,7 @@ StaticField map_scene_sampler(const fs::path& scene_path, const Scene& sc, std::
             part = p.name;
             break;
         }
-    const std::string at_part = where_of_part(scene_path, part.empty() ? geometry.first_part : part);
+    const std::string at_part = part_where(scene_path, part.empty() ? geometry.first_part : part);
     const std::string where = at_part + ": " + file.string();
     std::shared_ptr<const MappedFile> mapped;
     try {

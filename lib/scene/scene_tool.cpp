@@ -10,14 +10,6 @@ namespace hp::scene {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string part_where(const fs::path& scene_path, const std::string& part) {
-    return scene_path.string() + ": part '" + part + "'";
-}
-
-}  // namespace
-
 void check_tool_spec(const ToolSpec& tool, const QueryOptions& options) {
     const std::string name = tool.part.empty() ? tool.tree_file.string() : "part '" + tool.part + "'";
     if (!tool.cfm) {
