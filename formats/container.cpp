@@ -1,5 +1,6 @@
 #include "formats/container.hpp"
 
+#include <cerrno>
 #include <fstream>
 #include <stdexcept>
 
@@ -82,10 +83,14 @@ Writer::Writer(Kind kind, nlohmann::json metadata) : kind_(kind) {
     if (!metadata.is_object()) metadata = nlohmann::json::object();
     if (!metadata.contains("tool_version")) metadata["tool_version"] = kVersion;
     if (!metadata.contains("sign_convention")) metadata["sign_convention"] = "inside_positive";
-    sections_.push_back({"meta", metadata.dump(), 1});
+    sections_.push_back({.name = "meta", .owned = metadata.dump(), .view = {}, .borrowed = false, .align = 1});
 }
 
 void Writer::add_bytes(const std::string& name, std::string payload, std::size_t align) {
+    add_section(name, std::move(payload), {}, align);
+}
+
+void Writer::add_section(const std::string& name, std::string owned, std::string_view view, std::size_t align) {
     // Programming errors, not bad input: the callers name their sections.
     if (name.empty() || name.size() > kNameSize || name.find('\0') != std::string::npos)
         throw std::invalid_argument("section name must have 1-16 characters: '" + name + "'");
@@ -94,51 +99,87 @@ void Writer::add_bytes(const std::string& name, std::string payload, std::size_t
     for (const auto& section : sections_)
         if (section.name == name || section.name == "pad:" + name || "pad:" + section.name == name)
             throw std::invalid_argument("duplicate section name '" + name + "'");
-    sections_.push_back({name, std::move(payload), align});
+    const bool borrowed = owned.empty() && !view.empty();
+    sections_.push_back({.name = name, .owned = std::move(owned), .view = view, .borrowed = borrowed, .align = align});
 }
 
-std::string Writer::serialize() const {
+std::vector<std::string_view> Writer::pieces(std::string& store) const {
     // The sections as written: each aligned one after its padding section when it needs one.
-    std::vector<const Section*> order;
-    std::vector<Section> pads;
-    pads.reserve(sections_.size());
-    std::size_t total = kHeaderSize;
+    struct Piece {
+        std::string name;
+        std::string_view payload;
+        std::size_t zeros = 0;  // a padding section: its payload, this many zero bytes
+    };
+    std::vector<Piece> order;
+    std::size_t total = kHeaderSize, padding = 0;
     for (const Section& s : sections_) {
         const std::size_t misalign = (total + kSectionHeaderSize) % s.align;
         if (misalign != 0) {
             // A padding section's header and payload move the next payload to the boundary.
             const std::size_t pad = (2 * s.align - (total + 2 * kSectionHeaderSize) % s.align) % s.align;
-            pads.push_back({"pad:" + s.name, std::string(pad, '\0'), 1});
-            order.push_back(&pads.back());
+            order.push_back({"pad:" + s.name, {}, pad});
+            padding += pad;
             total += kSectionHeaderSize + pad;
         }
-        order.push_back(&s);
-        total += kSectionHeaderSize + s.payload.size();
+        order.push_back({s.name, s.payload(), 0});
+        total += kSectionHeaderSize + s.payload().size();
     }
-    std::string out;
-    out.reserve(total);
-    out.append(kMagic, 8);
-    put<std::uint32_t>(out, kFormatVersion);
-    out.append(tag_of(kind_), 4);
-    put<std::uint64_t>(out, total);
-    put<std::uint32_t>(out, static_cast<std::uint32_t>(order.size()));
-    put<std::uint32_t>(out, 0);
-    put<std::uint32_t>(out, crc32(out.data(), out.size()));
-    put<std::uint32_t>(out, 0);
-    for (const Section* s : order) {
-        const std::size_t start = out.size();
-        std::string padded = s->name;
+    // Every byte `store` will hold, reserved first: the views into it stay valid.
+    store.clear();
+    store.reserve(kHeaderSize + order.size() * kSectionHeaderSize + padding);
+    store.append(kMagic, 8);
+    put<std::uint32_t>(store, kFormatVersion);
+    store.append(tag_of(kind_), 4);
+    put<std::uint64_t>(store, total);
+    put<std::uint32_t>(store, static_cast<std::uint32_t>(order.size()));
+    put<std::uint32_t>(store, 0);
+    put<std::uint32_t>(store, crc32(store.data(), store.size()));
+    put<std::uint32_t>(store, 0);
+    std::vector<std::string_view> out;
+    std::size_t held = 0;  // of `store`, in `out` already
+    for (const Piece& p : order) {
+        const bool pad = p.zeros > 0;
+        const std::string zeros(p.zeros, '\0');
+        const std::size_t start = store.size();
+        std::string padded = p.name;
         padded.resize(kNameSize, '\0');
-        out += padded;
-        put<std::uint64_t>(out, s->payload.size());
-        put<std::uint32_t>(out, crc32(s->payload.data(), s->payload.size()));
-        put<std::uint32_t>(out, crc32(out.data() + start, out.size() - start));
-        out += s->payload;
+        store += padded;
+        put<std::uint64_t>(store, pad ? zeros.size() : p.payload.size());
+        put<std::uint32_t>(store, pad ? crc32(zeros.data(), zeros.size()) : crc32(p.payload.data(), p.payload.size()));
+        put<std::uint32_t>(store, crc32(store.data() + start, store.size() - start));
+        if (pad) {
+            store += zeros;
+        } else if (!p.payload.empty()) {
+            out.emplace_back(store.data() + held, store.size() - held);
+            held = store.size();
+            out.push_back(p.payload);
+        }
     }
+    if (store.size() > held) out.emplace_back(store.data() + held, store.size() - held);
     return out;
 }
 
-void Writer::write(const fs::path& path) const { write_file_atomically(path, serialize()); }
+std::string Writer::serialize() const {
+    std::string store, out;
+    const std::vector<std::string_view> parts = pieces(store);
+    std::size_t total = 0;
+    for (std::string_view p : parts) total += p.size();
+    out.reserve(total);
+    for (std::string_view p : parts) out += p;
+    return out;
+}
+
+void Writer::write(const fs::path& path) const {
+    std::string store;
+    const std::vector<std::string_view> parts = pieces(store);
+    write_atomically(path, [&](const fs::path& tmp) {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) fail_write(path.string(), std::string("cannot create a file here (") + std::strerror(errno) + ")");
+        for (std::string_view p : parts) out.write(p.data(), static_cast<std::streamsize>(p.size()));
+        out.close();
+        if (!out) fail_write(path.string(), "write failed (disk full?)");
+    });
+}
 
 Reader Reader::open(const fs::path& path, const Kind* expected) {
     return parse(read_file(path), path.string(), expected);

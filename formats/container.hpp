@@ -60,15 +60,30 @@ public:
     void add_array(const std::string& name, const std::vector<T>& values, std::size_t align = 1) {
         add_array(name, std::span<const T>(values), align);
     }
-    // The whole file as bytes (deterministic), and an atomic write of it.
+    // The same without a copy: the section's payload is `values`' bytes in place, which must stay
+    // alive and unchanged until the last serialize() or write() (a large array written once).
+    template <class T>
+    void add_array_view(const std::string& name, std::span<const T> values, std::size_t align = 1) {
+        static_assert(std::is_trivially_copyable_v<T>);
+        add_section(name, {}, std::string_view(reinterpret_cast<const char*>(values.data()), values.size_bytes()), align);
+    }
+    // The whole file as bytes (deterministic), and an atomic write of it (the same bytes, written
+    // piece by piece: header, section headers and payloads in place, nothing assembled).
     std::string serialize() const;
     void write(const std::filesystem::path& path) const;
 
 private:
     struct Section {
-        std::string name, payload;
+        std::string name, owned;
+        std::string_view view;  // a borrowed payload (add_array_view); else the payload is `owned`
+        bool borrowed = false;
         std::size_t align = 1;
+        std::string_view payload() const { return borrowed ? view : std::string_view(owned); }
     };
+    void add_section(const std::string& name, std::string owned, std::string_view view, std::size_t align);
+    // The file as pieces in order: `store` holds the header and the section headers (and the
+    // padding), the rest are the payloads' bytes where they are.
+    std::vector<std::string_view> pieces(std::string& store) const;
     Kind kind_;
     std::vector<Section> sections_;
 };

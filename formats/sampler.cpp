@@ -64,14 +64,15 @@ void write_sampler_file(const fs::path& path, const nlohmann::json& metadata, co
     r.gaps = l.gap.size();
     container::Writer w(container::Kind::sampler, metadata);
     w.add_array("scalars", std::vector<ScalarsRecord>{r}, kAlign);
+    // The arrays are written from the sampler's storage in place (it outlives the write).
     if (as_double)
-        w.add_array("samples", l.samples_d, kAlign);
+        w.add_array_view("samples", l.samples_d, kAlign);
     else
-        w.add_array("samples", l.samples_f, kAlign);
-    w.add_array("pyramid", l.pyramid, kAlign);
+        w.add_array_view("samples", l.samples_f, kAlign);
+    w.add_array_view("pyramid", l.pyramid, kAlign);
     if (l.sparse) {
-        w.add_array("blocks", l.block_brick, kAlign);
-        w.add_array("gaps", l.gap, kAlign);
+        w.add_array_view("blocks", l.block_brick, kAlign);
+        w.add_array_view("gaps", l.gap, kAlign);
     }
     w.write(path);
 }

@@ -67,30 +67,37 @@ template struct HugePageAllocator<DistanceSampler::PyramidEntry>;
 }  // namespace detail
 
 DistanceSampler::DistanceSampler(const GridSpec& grid, std::span<const double> values) : grid_(grid) {
+    bool as_float = true;
+    for (double v : values) as_float = as_float && static_cast<double>(static_cast<float>(v)) == v;
+    if (as_float)
+        build_dense<float>(values);
+    else
+        build_dense<double>(values);
+}
+
+DistanceSampler::DistanceSampler(const GridSpec& grid, std::span<const float> values) : grid_(grid) {
+    build_dense<float>(values);
+}
+
+template <class T, class V>
+void DistanceSampler::build_dense(std::span<const V> values) {
     if (values.size() != grid_.count() || grid_.count() == 0)
         fail_input("", "distance field size does not match its grid");
     const auto& d = grid_.dims;
     set_axes();
     set_axis_tables();
-    bool as_float = true;
     max_value_ = 0;
-    for (double v : values) {
-        as_float = as_float && static_cast<double>(static_cast<float>(v)) == v;
-        max_value_ = std::max(max_value_, v);
-    }
+    for (V v : values) max_value_ = std::max(max_value_, static_cast<double>(v));
     auto own = std::make_shared<Owned>();
-    auto fill = [&](auto& out) {
-        // The last bricks' slots beyond the grid stay unread (reads clamp to the grid).
-        out.resize(brick_stride_[2] * static_cast<std::size_t>((d[2] + 3) / 4));
-        using T = typename std::decay_t<decltype(out)>::value_type;
-        for (int k = 0; k < d[2]; ++k)
-            for (int j = 0; j < d[1]; ++j)
-                for (int i = 0; i < d[0]; ++i) out[offset(i, j, k)] = static_cast<T>(values[grid_.index(i, j, k)]);
-    };
-    if (as_float)
-        fill(own->samples_f);
-    else
-        fill(own->samples_d);
+    auto& out = [&own]() -> auto& {
+        if constexpr (std::is_same_v<T, float>) return own->samples_f;
+        else return own->samples_d;
+    }();
+    // The last bricks' slots beyond the grid stay unread (reads clamp to the grid).
+    out.resize(brick_stride_[2] * static_cast<std::size_t>((d[2] + 3) / 4));
+    for (int k = 0; k < d[2]; ++k)
+        for (int j = 0; j < d[1]; ++j)
+            for (int i = 0; i < d[0]; ++i) out[offset(i, j, k)] = static_cast<T>(values[grid_.index(i, j, k)]);
     samples_f_ = own->samples_f;
     samples_d_ = own->samples_d;
     build_local_bounds(*own);

@@ -60,6 +60,9 @@ public:
     // half the memory traffic of double, nothing lost), as double otherwise (a double field
     // keeps its precision).
     DistanceSampler(const GridSpec& grid, std::span<const double> values);
+    // The same from float values (a float field in memory): the sampler the doubles of those
+    // floats give, bit for bit, without a double copy.
+    DistanceSampler(const GridSpec& grid, std::span<const float> values);
     // A narrow-band field, sparse: its bricks of 8^3 samples are kept (as float when every value
     // is a float) behind a table of one brick number per block of the coarse grid; a tiled block
     // points at one shared brick per distinct tile value. Band samples below the least negative
@@ -236,6 +239,9 @@ private:
     // Checks the voxel size and sets the hot paths' per-axis constants (inv_s_, top_, last_cell_,
     // origin_) from grid_.
     void set_axes();
+    // The dense constructors' body: bricks of T from `values` (x fastest), then the bounds.
+    template <class T, class V>
+    void build_dense(std::span<const V> values);
     // The arrays a sampler builds; shared by its copies, read through the spans below.
     struct Owned {
         std::vector<float, detail::HugePageAllocator<float>> samples_f;

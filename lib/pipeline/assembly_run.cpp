@@ -145,10 +145,7 @@ void write_samplers(const std::filesystem::path& scene_path, scene::Scene& scene
             }
         }
         if (!current) {
-            const StaticField f = load_static_field(field_path);
-            nlohmann::json meta = {{"tool", "haptic-pipeline"},
-                                   {"field", sampler_field_record(field_path.filename().string(), ref.bytes, ref.hash, f)}};
-            write_sampler_file(path, meta, f.field);
+            write_static_sampler(path, field_path.filename().string(), ref.bytes, ref.hash, load_static_field(field_path));
         }
         g.files["sampler"] = {file, fs::file_size(path, ec), content_hash(path)};
     }

@@ -61,6 +61,7 @@ void run_stages(const MeshRun& run, const MeshJob& job, MeshEntry& entry, std::s
         ctx.params = s.params;
         ctx.given = s.given;
         ctx.load_mesh = load;
+        ctx.prepared_sampler = job.assembly != nullptr;
         for (const auto* t = &s + 1; t != run.pipeline.stages.data() + run.pipeline.stages.size(); ++t)
             ctx.later.push_back({{"stage", t->spec->name}, {"params", t->params}});
         if (run.progress) {

@@ -145,6 +145,9 @@ struct StageContext {
     // (the voxelize stage's memory estimate counts a later distance stage's gradient). Empty for
     // an executable.
     nlohmann::json later = nlohmann::json::array();
+    // An assembly's geometry (haptic-pipeline --assembly): the distance stage also writes the
+    // field's prepared sampler beside it (formats/sampler.md), from the values still in memory.
+    bool prepared_sampler = false;
     // A parameter as the user wrote it: "--min-stacks" for the executable, "min_stacks" in a pipeline.
     std::string option_name(const std::string& key) const;
 };

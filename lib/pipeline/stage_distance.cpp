@@ -4,16 +4,20 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <span>
 
 #include <malloc.h>
 
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "core/file_hash.hpp"
 #include "core/text.hpp"
 #include "core/version.hpp"
 #include "distance/distance.hpp"
+#include "formats/sampler.hpp"
 #include "formats/vdb.hpp"
 #include "pipeline/memory_model.hpp"
+#include "query/static_field.hpp"
 #include "voxel/brick.hpp"
 #include "pipeline/stage_distance.hpp"
 
@@ -55,6 +59,7 @@ nlohmann::json to_json(const DistanceSummary& s) {
                          {"exact", s.seconds_exact}, {"propagate", s.seconds_propagate}, {"sign", s.seconds_sign},
                          {"gradient", s.seconds_gradient}, {"write", s.seconds_write}}},
             {"warnings", s.warnings}};
+    if (s.seconds_sampler > 0) j["seconds"]["sampler"] = s.seconds_sampler;
     if (s.band > 0) j["band"] = s.band;
     else j["exact_layers"] = s.exact_layers;
     return j;
@@ -164,6 +169,20 @@ DenseLayers read_dense_layers(const vdb::Reader& reader) {
         std::copy(v, v + slice, out.pages.as<std::int32_t>() + at);
     });
     return out;
+}
+
+// The field's prepared sampler beside the file just written (its name with .hsmp), from the
+// values in memory: the sampler haptic-pipeline would build from the file (the same bytes),
+// without reading it back.
+void write_sampler_beside(const StageContext& ctx, const std::string& encoding, DistanceSampler sampler) {
+    StaticField field;
+    field.field = std::move(sampler);
+    field.kind = "distance";
+    field.encoding = encoding;
+    field.metadata = vdb::Reader::open(ctx.output).info().metadata;  // as a reader of the file sees it
+    std::filesystem::path path = ctx.output;
+    write_static_sampler(path.replace_extension(kSamplerExtension), ctx.output.filename().string(),
+                         std::filesystem::file_size(ctx.output), content_hash(ctx.output), field);
 }
 
 // The narrow-band body of run_distance: layers read as bricks, exact distances within the band,
@@ -388,7 +407,9 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
         "exact BVH closest points within " + std::to_string(exact_layers) + " voxels of the surface; closest-feature propagation beyond",
         parameters);
 
-    // Each array is freed once the writer has its last slice.
+    // Each array is freed once the writer has its last slice, but the distances when the sampler
+    // is made from them afterwards (scaled distances: from the file, as they read back rounded).
+    const bool sampler = ctx.prepared_sampler && encoding != "scaled";
     const std::size_t slice = static_cast<std::size_t>(g.dims[0]) * static_cast<std::size_t>(g.dims[1]);
     const int last = g.dims[2] - 1;
     std::vector<vdb::GridOut> grids;
@@ -396,12 +417,12 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
     if (encoding == "float")
         grids.push_back({"distance", vdb::ValueType::float32, [&](int z, void* out) {
                              std::copy_n(f32.values() + at(z), slice, static_cast<float*>(out));
-                             if (z == last) f32.pages.reset();
+                             if (z == last && !sampler) f32.pages.reset();
                          }, lo - g.voxel_size});
     else if (encoding == "double")
         grids.push_back({"distance", vdb::ValueType::float64, [&](int z, void* out) {
                              std::copy_n(f64.values() + at(z), slice, static_cast<double*>(out));
-                             if (z == last) f64.pages.reset();
+                             if (z == last && !sampler) f64.pages.reset();
                          }, lo - g.voxel_size});
     else
         grids.push_back({"distance", vdb::ValueType::int32, [&](int z, void* out) {
@@ -421,6 +442,12 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
                              if (z == last) grad.reset();
                          }, 0.0});
     DistanceSummary r = write_field(ctx, g, grids, meta, encoding, precision, lo, hi);
+    if (sampler) {
+        t0 = std::chrono::steady_clock::now();
+        write_sampler_beside(ctx, encoding, encoding == "float" ? DistanceSampler(g, std::span<const float>(f32.values(), n))
+                                                                : DistanceSampler(g, std::span<const double>(f64.values(), n)));
+        r.seconds_sampler = seconds_since(t0);
+    }
     r.exact_voxels = field.exact_voxels;
     r.exact_layers = exact_layers;
     r.propagation_passes = field.propagation_passes;

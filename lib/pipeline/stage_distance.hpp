@@ -40,7 +40,8 @@ struct DistanceSummary {
     // The run's phases in order (distance/distance.hpp; a band field has no prepare, propagate and
     // sign, and computes its gradient apart; a dense field's sign phase sets the gradient too).
     double seconds_import = 0, seconds_read = 0, seconds_prepare = 0, seconds_exact = 0, seconds_propagate = 0,
-           seconds_sign = 0, seconds_gradient = 0, seconds_write = 0;
+           seconds_sign = 0, seconds_gradient = 0, seconds_write = 0,
+           seconds_sampler = 0;  // the prepared sampler (StageContext::prepared_sampler), 0 without
     std::vector<std::string> warnings;
 };
 

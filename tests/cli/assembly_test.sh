@@ -78,6 +78,23 @@ for g in g0 g1; do
         fail "$g/distance.hsmp differs on one thread"
 done
 rm -rf "$TMP/asm1"
+# The distance stage writes each sampler from the field in memory; the one --resume makes again from
+# the field file (read back, as the query would read it) is the same, bytes compared, float and double.
+for enc in float double; do
+    expect_exit 0 "$pipe" "$P/vps-default.json" "$TMP/pegs.gltf" --assembly -o "$TMP/asm2" "${small[@]}" \
+        --set distance.encoding=$enc --quiet
+    check "$enc: the distance stage timed the sampler" \
+        "$(json_get "$TMP/asm2/manifest.json" '[s["report"]["seconds"]["sampler"] > 0 for m in j["meshes"] for s in m["stages"] if s["stage"] == "distance"]')" \
+        "[True, True]"
+    for g in g0 g1; do mv "$TMP/asm2/$g/distance.hsmp" "$TMP/asm2/$g/from-memory.hsmp"; done
+    expect_exit 0 "$pipe" "$P/vps-default.json" "$TMP/pegs.gltf" --assembly -o "$TMP/asm2" "${small[@]}" \
+        --set distance.encoding=$enc --quiet --resume
+    for g in g0 g1; do
+        cmp -s "$TMP/asm2/$g/distance.hsmp" "$TMP/asm2/$g/from-memory.hsmp" &&
+            pass "$enc $g: the sampler from memory is the one from the field file" || fail "$enc $g: the samplers differ"
+    done
+    rm -rf "$TMP/asm2"
+done
 # One voxel size for the assembly: its longest world extent (the plate, 0.06 m) / 24.
 check "voxel size" "$(json_get "$S" 'round(j["voxel_size"] / (0.06 / 24), 6)')" 1.0
 # Version 2 records XXH3 ("xxh3:" and 16 hex digits); the same scene with the FNV-1a hashes of

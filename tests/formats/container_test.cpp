@@ -2,6 +2,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <span>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -64,6 +66,51 @@ TEST(Container, WriteAtomicallyAndOpen) {
     Kind want = Kind::tree;
     EXPECT_EQ(hp::container::Reader::open(p, &want).metadata()["k"], 4);
     fs::remove(p);
+}
+
+// Payloads written in place (add_array_view) give the bytes of copied ones, through serialize()
+// and through write(), padding sections included; the aligned payload starts on its boundary.
+TEST(Container, BorrowedPayloadsAreWrittenAsCopiedOnes) {
+    const std::vector<float> samples = {1.f, -2.f, 3.5f, 4.f, 5.f};
+    const std::vector<std::uint32_t> none;
+    auto make = [&](bool borrowed) {
+        hp::container::Writer w(Kind::sampler, {{"tool", "test"}});
+        w.add_array<std::uint32_t>("small", {7u});
+        if (borrowed) {
+            w.add_array_view("samples", std::span<const float>(samples), 64);
+            w.add_array_view("empty", std::span<const std::uint32_t>(none), 64);
+        } else {
+            w.add_array("samples", samples, 64);
+            w.add_array("empty", none, 64);
+        }
+        return w;
+    };
+    const std::string copied = make(false).serialize();
+    EXPECT_EQ(make(true).serialize(), copied);
+    fs::path p = fs::temp_directory_path() / ("hp_container_view_" + std::to_string(::getpid()) + ".hsmp");
+    make(true).write(p);
+    EXPECT_EQ(hp::read_file(p), copied);
+    fs::remove(p);
+    const hp::container::Reader r = hp::container::Reader::parse(copied, "x.hsmp");
+    EXPECT_EQ(r.array<float>("samples", 5)[2], 3.5f);
+    for (const auto& s : r.sections()) {
+        if (s.name == "samples" || s.name == "empty") {
+            EXPECT_EQ(s.offset % 64, 0u) << s.name;
+        }
+    }
+    EXPECT_TRUE(r.has("pad:samples"));
+    // By container.md's rule: an aligned payload whose header would leave it off its boundary gets
+    // a padding section (a 32-byte header and zeros) first.
+    auto header_of_aligned = [](std::size_t at) {  // where the payload starts
+        if ((at + 32) % 64 == 0) return at + 32;
+        at += 32;  // the padding section's header
+        while ((at + 32) % 64 != 0) ++at;
+        return at + 32;
+    };
+    const std::string meta = nlohmann::json{{"tool", "test"}, {"tool_version", hp::kVersion},
+                                            {"sign_convention", "inside_positive"}}.dump();
+    std::size_t at = header_of_aligned(40 + 32 + meta.size() + 32 + 4) + 20;  // "samples"' end
+    EXPECT_EQ(copied.size(), header_of_aligned(at));                            // "empty": no payload
 }
 
 TEST(Container, EveryTruncationIsDetected) {
