@@ -281,7 +281,8 @@ std::vector<std::vector<std::size_t>> mesh_groups(const std::vector<std::pair<st
 // The threads the meshing may use: the tools' --threads (TBB's limit), else the cores.
 unsigned mesh_threads() {
     const std::size_t limit = tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
-    return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(limit, tbb::this_task_arena::max_concurrency())));
+    const std::size_t cores = static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
+    return static_cast<unsigned>(std::max<std::size_t>(1, std::min(limit, cores)));
 }
 
 constexpr double kMaxExtentPerDeflection = 1e6;
@@ -488,15 +489,17 @@ Assembly read_cad(const std::filesystem::path& path, const MeshLoadOptions& opti
     std::vector<TriMesh> soups(first_part.size());
     std::vector<std::vector<std::string>> soup_notes(first_part.size());
     const std::vector<std::vector<std::size_t>> groups = mesh_groups(reader.parts_of, first_part);
+    std::vector<std::size_t> meshing(groups.size());  // per group: the shape being meshed, named on a failure
     const std::optional<CadTaskFailure> failure = run_cad_tasks(groups.size(), mesh_threads(), [&](std::size_t g) {
         for (const std::size_t s : groups[g]) {
+            meshing[g] = s;
             const auto& [name, shape] = reader.parts_of[first_part[s]];
             BRepMesh_IncrementalMesh mesher(shape, linear / out_per_shape, false, options.angular_deflection, false);
             soups[s] = shape_soup(shape, soup_per_shape, name, soup_notes[s]);
         }
     });
     if (failure)
-        fail_input(where, "part '" + reader.parts_of[first_part[groups[failure->task].front()]].first +
+        fail_input(where, "part '" + reader.parts_of[first_part[meshing[failure->task]]].first +
                               "': OpenCASCADE failed while meshing it (" + failure->what +
                               "); the file is damaged: check or export it again");
     std::vector<std::string> mesh_notes;
