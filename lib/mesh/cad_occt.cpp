@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <map>
+#include <mutex>
 #include <sstream>
 
 #include <optional>
@@ -549,8 +550,11 @@ namespace {
 // The read, every OpenCASCADE call of it, on this thread in a guarded block (mesh/cad_guard.hpp),
 // the meshing on the threads of run_cad_tasks: a signal in OpenCASCADE that no guard of its own
 // catches becomes one line naming the file (and the part being meshed), exit 3. OpenCASCADE's
-// translators catch most such failures per entity and go on with the rest.
+// translators catch most such failures per entity and go on with the rest. One file at a time in
+// a process: the signal handlers are the process's, and they are put back after each read.
 Assembly read_guarded(const std::filesystem::path& path, const MeshLoadOptions& options) {
+    static std::mutex one_read;
+    const std::lock_guard<std::mutex> lock(one_read);
     const CadSignals signals;
     Assembly out;
     const std::optional<CadTaskFailure> failure = run_cad_tasks(1, 1, [&](std::size_t) { out = read_cad(path, options); });
