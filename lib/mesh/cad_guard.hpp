@@ -10,7 +10,7 @@
 // OCC_CATCH_SIGNALS of the faulting thread, which throws Standard_Failure from there, its error
 // handlers unwound in order. That works only in a thread that has such a guarded block and, for a
 // stack overflow, a signal stack of its own: so OpenCASCADE's work runs on the reading thread and on
-// the threads of run_cad_tasks, never on threads of OpenCASCADE's (its mesher is run sequential).
+// the threads of run_cad_tasks, never on threads of OpenCASCADE's (its mesher runs sequentially).
 #include <csignal>
 #include <cstddef>
 #include <functional>
