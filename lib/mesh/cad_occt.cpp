@@ -1,8 +1,8 @@
-// STEP and IGES through OpenCASCADE (mesh/cad.hpp): the one unit that includes its headers. It is
-// not part of the library: it is built alone into the module hapticprep_cad.so (with the parts of
-// the library it uses), which read_cad_assembly() loads on the first STEP or IGES file, so that a
-// tool that reads none never loads OpenCASCADE's 29 shared libraries.
-// As Debian's OpenCASCADE is built: OCC_CATCH_SIGNALS turns a signal into an exception (read_guarded).
+// STEP and IGES through OpenCASCADE (mesh/cad.hpp): with cad_guard.cpp, the units that include its
+// headers. They are not part of the library: they are built alone into the module hapticprep_cad.so
+// (with the parts of the library they use), which read_cad_assembly() loads on the first STEP or
+// IGES file, so that a tool that reads none never loads OpenCASCADE's 29 shared libraries.
+// As Debian's OpenCASCADE is built (and as cad_guard.cpp, for the same layouts of its classes).
 #define OCC_CONVERT_SIGNALS 1
 
 #include "mesh/cad.hpp"
@@ -16,10 +16,13 @@
 #include "core/error.hpp"
 
 #include <chrono>
-#include <csignal>
 #include <map>
+#include <mutex>
 #include <sstream>
 
+#include <optional>
+
+#include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
 #include <BRepBndLib.hxx>
@@ -36,14 +39,11 @@
 #include <Message.hxx>
 #include <Message_Messenger.hxx>
 #include <Message_PrinterOStream.hxx>
-#include <OSD.hxx>
 #include <Poly_PolygonOnTriangulation.hxx>
 #include <Poly_Triangulation.hxx>
 #include <Precision.hxx>
 #include <STEPCAFControl_Reader.hxx>
 #include <STEPControl_Reader.hxx>
-#include <Standard_ErrorHandler.hxx>
-#include <Standard_Failure.hxx>
 #include <TColStd_SequenceOfAsciiString.hxx>
 #include <TDataStd_Name.hxx>
 #include <TDocStd_Document.hxx>
@@ -68,6 +68,7 @@
 #include "core/atomic_file.hpp"
 #include "core/hash.hpp"
 #include "mesh/assembly_build.hpp"
+#include "mesh/cad_guard.hpp"
 
 namespace hp {
 
@@ -244,6 +245,45 @@ TriMesh shape_soup(const TopoDS_Shape& shape, double to_soup, const std::string&
                         " faces did not mesh (face " + failed_faces + (failed > 5 ? ", ..." : "") +
                         " in the order OpenCASCADE gives the part's faces); they leave holes, so the part is an open mesh");
     return soup;
+}
+
+// The distinct shapes (parts_of[first_part[s]] for s in 0..n-1) in groups that share no edge, each
+// group's shapes in increasing order, the groups by their first: shapes of one group are meshed one
+// after the other on one thread, as OpenCASCADE writes a shared edge's polygons into the edge.
+std::vector<std::vector<std::size_t>> mesh_groups(const std::vector<std::pair<std::string, TopoDS_Shape>>& parts_of,
+                                                  const std::vector<std::size_t>& first_part) {
+    std::vector<std::size_t> root(first_part.size());
+    for (std::size_t s = 0; s < root.size(); ++s) root[s] = s;
+    auto find = [&](std::size_t s) {
+        while (root[s] != s) s = root[s] = root[root[s]];
+        return s;
+    };
+    std::map<const void*, std::size_t> shape_of_edge;  // TEdge -> the first shape holding it
+    for (std::size_t s = 0; s < first_part.size(); ++s)
+        for (TopExp_Explorer ex(parts_of[first_part[s]].second, TopAbs_EDGE); ex.More(); ex.Next()) {
+            const auto [it, fresh] = shape_of_edge.emplace(ex.Current().TShape().get(), s);
+            if (fresh) continue;
+            const std::size_t a = find(it->second), b = find(s);
+            root[std::max(a, b)] = std::min(a, b);
+        }
+    std::vector<std::vector<std::size_t>> groups;
+    std::vector<std::size_t> group_of(first_part.size());
+    for (std::size_t s = 0; s < first_part.size(); ++s) {
+        const std::size_t r = find(s);
+        if (r == s) {
+            group_of[s] = groups.size();
+            groups.emplace_back();
+        }
+        groups[group_of[r]].push_back(s);
+    }
+    return groups;
+}
+
+// The threads the meshing may use: the tools' --threads (TBB's limit), else the cores.
+unsigned mesh_threads() {
+    const std::size_t limit = tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
+    const std::size_t cores = static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
+    return static_cast<unsigned>(std::max<std::size_t>(1, std::min(limit, cores)));
 }
 
 constexpr double kMaxExtentPerDeflection = 1e6;
@@ -439,19 +479,32 @@ Assembly read_cad(const std::filesystem::path& path, const MeshLoadOptions& opti
 
     // Mesh each distinct shape once (instances share their faces), cores as the thread limit allows.
     const auto t_mesh = std::chrono::steady_clock::now();
-    const bool parallel = tbb::this_task_arena::max_concurrency() > 1;
     std::map<const void*, std::size_t> soup_of_shape;  // TShape -> index into soups
-    std::vector<TriMesh> soups;
+    std::vector<std::size_t> first_part;               // per soup: the part that first names its shape
     std::vector<std::size_t> soup_index;
-    std::vector<std::string> mesh_notes;
-    for (const auto& [name, shape] : reader.parts_of) {
-        auto [it, fresh] = soup_of_shape.emplace(shape.TShape().get(), soups.size());
-        if (fresh) {
-            BRepMesh_IncrementalMesh mesher(shape, linear / out_per_shape, false, options.angular_deflection, parallel);
-            soups.push_back(shape_soup(shape, soup_per_shape, name, mesh_notes));
-        }
+    for (std::size_t i = 0; i < reader.parts_of.size(); ++i) {
+        auto [it, fresh] = soup_of_shape.emplace(reader.parts_of[i].second.TShape().get(), first_part.size());
+        if (fresh) first_part.push_back(i);
         soup_index.push_back(it->second);
     }
+    std::vector<TriMesh> soups(first_part.size());
+    std::vector<std::vector<std::string>> soup_notes(first_part.size());
+    const std::vector<std::vector<std::size_t>> groups = mesh_groups(reader.parts_of, first_part);
+    std::vector<std::size_t> meshing(groups.size());  // per group: the shape being meshed, named on a failure
+    const std::optional<CadTaskFailure> failure = run_cad_tasks(groups.size(), mesh_threads(), [&](std::size_t g) {
+        for (const std::size_t s : groups[g]) {
+            meshing[g] = s;
+            const auto& [name, shape] = reader.parts_of[first_part[s]];
+            BRepMesh_IncrementalMesh mesher(shape, linear / out_per_shape, false, options.angular_deflection, false);
+            soups[s] = shape_soup(shape, soup_per_shape, name, soup_notes[s]);
+        }
+    });
+    if (failure)
+        fail_input(where, "part '" + reader.parts_of[first_part[meshing[failure->task]]].first +
+                              "': OpenCASCADE failed while meshing it (" + failure->what +
+                              "); the file is damaged: check or export it again");
+    std::vector<std::string> mesh_notes;
+    for (const auto& notes : soup_notes) mesh_notes.insert(mesh_notes.end(), notes.begin(), notes.end());
     out.tessellation.seconds_mesh = seconds_since(t_mesh);
 
     AssemblyBuilder builder(out, where);
@@ -494,66 +547,20 @@ Assembly read_cad(const std::filesystem::path& path, const MeshLoadOptions& opti
 
 namespace {
 
-// OpenCASCADE dies of a signal inside its readers on some damaged files (an entity that refers to
-// one cut away or of another type: a null pointer followed). Its own mechanism turns the signal
-// into a C++ exception: with its handlers set (OSD::SetSignal), SIGSEGV, SIGBUS, SIGFPE... jump
-// to the nearest OCC_CATCH_SIGNALS of the thread, which throws Standard_Failure from there, its
-// error handlers unwound in order. Its translators catch those per entity and go on with the
-// rest; what reaches read_guarded refuses the file. Its handlers are set for the read only, and
-// only for the faults: SIGINT, SIGTERM and the others keep the process's handlers (the pipeline's
-// stop), and the ones before, of every signal, are put back afterwards. (A jump of our own out of
-// OpenCASCADE would skip its error handlers, and the next file read in the process could crash or
-// wait forever on their lock.)
-//
-// A file whose entities refer to themselves (a curve that is its own basis curve) makes the STEP
-// translator recurse until the stack overflows: the SIGSEGV handler runs on a stack of its own
-// (sigaltstack, on the reading thread), so that it can still jump back to a guarded block.
-class OcctSignals {
-public:
-    OcctSignals() : stack_(kSignalStackBytes) {
-        for (int sig = 1; sig < NSIG; ++sig) saved_[sig] = ::sigaction(sig, nullptr, &previous_[sig]) == 0;
-        OSD::SetSignal(OSD_SignalMode_Set, false);  // false: floating-point traps stay off
-        for (int sig = 1; sig < NSIG; ++sig)
-            if (saved_[sig] && sig != SIGSEGV && sig != SIGBUS && sig != SIGFPE && sig != SIGILL)
-                ::sigaction(sig, &previous_[sig], nullptr);
-        stack_t alternate{};
-        alternate.ss_sp = stack_.data();
-        alternate.ss_size = stack_.size();
-        stack_set_ = ::sigaltstack(&alternate, &previous_stack_) == 0;
-        struct sigaction segv {};
-        if (stack_set_ && ::sigaction(SIGSEGV, nullptr, &segv) == 0) {
-            segv.sa_flags |= SA_ONSTACK;
-            ::sigaction(SIGSEGV, &segv, nullptr);
-        }
-    }
-    ~OcctSignals() {
-        for (int sig = 1; sig < NSIG; ++sig)
-            if (saved_[sig]) ::sigaction(sig, &previous_[sig], nullptr);
-        if (stack_set_) ::sigaltstack(&previous_stack_, nullptr);
-    }
-    OcctSignals(const OcctSignals&) = delete;
-    OcctSignals& operator=(const OcctSignals&) = delete;
-
-private:
-    static constexpr std::size_t kSignalStackBytes = std::size_t{256} << 10;
-    std::vector<char> stack_;
-    struct sigaction previous_[NSIG] {};
-    bool saved_[NSIG] = {};
-    stack_t previous_stack_{};
-    bool stack_set_ = false;
-};
-
+// The read, every OpenCASCADE call of it, on this thread in a guarded block (mesh/cad_guard.hpp),
+// the meshing on the threads of run_cad_tasks: a signal in OpenCASCADE that no guard of its own
+// catches becomes one line naming the file (and the part being meshed), exit 3. OpenCASCADE's
+// translators catch most such failures per entity and go on with the rest. One file at a time in
+// a process: the signal handlers are the process's, and they are put back after each read.
 Assembly read_guarded(const std::filesystem::path& path, const MeshLoadOptions& options) {
-    const OcctSignals signals;
-    try {
-        OCC_CATCH_SIGNALS
-        return read_cad(path, options);
-    } catch (const Standard_Failure& e) {
-        std::string what = e.GetMessageString() ? e.GetMessageString() : "";
-        if (what.size() > 160) what = what.substr(0, 160) + "...";
-        fail_input(path.string(), std::string("OpenCASCADE failed on the file (") + e.DynamicType()->Name() +
-                                      (what.empty() ? std::string() : ": " + what) + "); the file is damaged: check or export it again");
-    }
+    static std::mutex one_read;
+    const std::lock_guard<std::mutex> lock(one_read);
+    const CadSignals signals;
+    Assembly out;
+    const std::optional<CadTaskFailure> failure = run_cad_tasks(1, 1, [&](std::size_t) { out = read_cad(path, options); });
+    if (failure)
+        fail_input(path.string(), "OpenCASCADE failed on the file (" + failure->what + "); the file is damaged: check or export it again");
+    return out;
 }
 
 }  // namespace
