@@ -25,6 +25,10 @@ double choose_voxel_size(const Aabb& box, double voxel_size, int resolution) {
     double longest = std::max({box.size().x, box.size().y, box.size().z});
     double s = voxel_size > 0 ? voxel_size : longest / resolution;
     if (!(s > 0) || !std::isfinite(s)) fail_usage("the voxel size must be a positive number");
+    // A VDB file's transform refuses a voxel whose volume is below 3e-15 (OpenVDB's ScaleMap).
+    if (s * s * s < 3e-15)
+        fail_usage(strf("the voxel size %.4g is below %.4g, the least a VDB file holds; scale the mesh up (--scale or "
+                        "--units) and the voxel size with it, or use a larger voxel size", s, 1.443e-5));
     return s;
 }
 

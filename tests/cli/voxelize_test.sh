@@ -44,9 +44,16 @@ expect_exit 2 "$vox" "$SAMPLES/peg.stl" --voxel-size 0 -o "$TMP/x.vdb"
 expect_exit 2 "$vox" "$SAMPLES/peg.stl" --voxel-size -1 -o "$TMP/x.vdb"
 expect_exit 2 "$vox" "$SAMPLES/peg.stl" --resolution 0 -o "$TMP/x.vdb"
 expect_exit 2 "$vox" "$SAMPLES/peg.stl" --resolution 10 --voxel-size 0.1 -o "$TMP/x.vdb"
-expect_exit 2 "$vox" "$SAMPLES/peg.stl" --voxel-size 1e-6 -o "$TMP/x.vdb"
+expect_exit 2 "$vox" "$SAMPLES/peg.stl" --voxel-size 2e-5 -o "$TMP/x.vdb"
 expect_grep "smallest voxel size that fits" "$TMP/err"
 expect_one_error_line
+# A voxel whose volume a VDB transform refuses (OpenVDB: s^3 < 3e-15, s < 1.4423e-5), on a part small
+# enough to fit in memory at that size (0.4 mm): a usage error naming the least size, not an internal one.
+expect_exit 2 "$vox" "$SAMPLES/bracket.obj" --scale 0.0001 --voxel-size 1.44e-5 -o "$TMP/x.vdb"
+expect_grep "the voxel size 1.44e-05 is below 1.443e-05, the least a VDB file holds" "$TMP/err"
+expect_one_error_line
+expect_exit 0 "$vox" "$SAMPLES/bracket.obj" --scale 0.0001 --voxel-size 1.443e-5 -o "$TMP/x.vdb" -q
+rm -f "$TMP/x.vdb"
 expect_exit 2 "$vox" "$SAMPLES/peg.stl" --fill magic -o "$TMP/x.vdb"
 expect_exit 2 "$vox" "$SAMPLES/peg.stl"
 printf 'not a mesh\n' > "$TMP/notes.txt"
