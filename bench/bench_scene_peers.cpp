@@ -1,11 +1,15 @@
 // bench_scene_peers: the scene benchmark's tool and poses (bench/scene.sh, bench_scene) against the
 // same scene in the two peers a user would pick instead, frame by frame in one run beside ours.
 //   bench_scene_peers SCENE.json TOOL.hps TOOL_MESH [--count 2000] [--seed 1] [--depth 5]
-//                     [--peer-poses 0] [--bullet-margin M] [--source FILE] [--list]
+//                     [--peer-poses 0] [--bullet-margin M] [--source FILE] [--list] [--budget-tests N]
 //
 //  vps     ours: hp::scene::SceneQuery (full mode, one thread) on the scene's prepared fields and
 //          the tool's point-sphere tree; the poses are bench_scene's (scene_scenario with the same
 //          count, seed and depth).
+//  vps-tc  with --budget-tests N: ours in time-critical mode, the paper's haptic query (Sagardia et
+//          al.), each frame's N sphere tests shared by its pairs (deterministic, no clock budget):
+//          bounded work and an approximate contact set, not the same product as the others'; its
+//          row gives the peers' times over its own.
 //  fcl     FCL 0.7: a BVHModel<OBBRSS> per geometry, a CollisionObject per static part at its
 //          placement, a DynamicAABBTreeCollisionManager over them; per frame the tool's object
 //          (a BVHModel<OBBRSS> of TOOL_MESH) is placed and manager.collide runs fcl::collide on
@@ -402,6 +406,7 @@ struct Options {
     std::uint64_t seed = 1;
     bool list = false;
     double depth = 5, bullet_margin = -1;  // negative: half the scene's voxel size
+    std::size_t budget_tests = 0;          // > 0: also ours in time-critical mode (vps-tc)
 };
 
 int run(const Options& o) {
@@ -425,37 +430,64 @@ int run(const Options& o) {
     const double margin = o.bullet_margin < 0 ? 0.5 * scene.voxel_size : o.bullet_margin;
     BulletScene bullet_scene(scene, sq.static_parts(), geometries, tool, margin);
     const std::vector<std::size_t> frames = peer_frames(poses.size(), o.peer_poses, scene.geometries.size());
-    Series ours, fcl_s, bullet_s;
+    std::unique_ptr<hp::scene::SceneQuery> tc;
+    if (o.budget_tests > 0)
+        tc = std::make_unique<hp::scene::SceneQuery>(
+            spec.scene_path, spec.tool,
+            hp::QueryOptions{.mode = hp::QueryMode::time_critical, .budget_us = 1e12, .budget_tests = o.budget_tests}, 1);
+    Series ours, fcl_s, bullet_s, tc_s;
     ours.name = "vps";
+    tc_s.name = "vps-tc";
     fcl_s.name = "fcl";
     bullet_s.name = "bullet";
-    auto ours_frame = [&](const hp::Pose& p, Hits& h) {
-        const hp::scene::FrameResult& f = sq.query(p);
+    auto frame_of = [](hp::scene::SceneQuery& q, const hp::Pose& p, Hits& h) {
+        const hp::scene::FrameResult& f = q.query(p);
         for (const hp::scene::PairResult& pr : f.pairs)
             if (pr.contacts) h.deepest[pr.part] = pr.max_penetration;
         h.contacts = f.contacts.size();
     };
+    auto ours_frame = [&](const hp::Pose& p, Hits& h) { frame_of(sq, p, h); };
+    auto tc_frame = [&](const hp::Pose& p, Hits& h) { frame_of(*tc, p, h); };
     for (std::size_t i = 0; i < std::min(o.warmup, frames.size()); ++i) {
         Hits h;
         ours_frame(poses[frames[i]], h);
         fcl_scene.frame(poses[frames[i]], h);
         bullet_scene.frame(poses[frames[i]], h);
+        if (tc) tc_frame(poses[frames[i]], h);
     }
+    const std::size_t contenders = tc ? 4 : 3;
     for (std::size_t n = 0; n < frames.size(); ++n) {
         const hp::Pose& p = poses[frames[n]];
-        for (std::size_t k = 0; k < 3; ++k) {
-            switch ((n + k) % 3) {
+        for (std::size_t k = 0; k < contenders; ++k) {
+            switch ((n + k) % contenders) {
                 case 0: ours.run([&](Hits& h) { ours_frame(p, h); }); break;
                 case 1: fcl_s.run([&](Hits& h) { fcl_scene.frame(p, h); }); break;
-                default: bullet_s.run([&](Hits& h) { bullet_scene.frame(p, h); }); break;
+                case 2: bullet_s.run([&](Hits& h) { bullet_scene.frame(p, h); }); break;
+                default: tc_s.run([&](Hits& h) { tc_frame(p, h); }); break;
             }
         }
     }
     if (o.list)
         for (const Series* s : {&fcl_s, &bullet_s}) compare(ours, *s, scene.voxel_size, &scene);
-    for (const Series* s : {&ours, &fcl_s, &bullet_s}) {
+    std::vector<const Series*> rows{&ours, &fcl_s, &bullet_s};
+    if (tc) rows.push_back(&tc_s);
+    for (const Series* s : rows) {
         nlohmann::json row = row_of(*s, ours, scene.voxel_size, poses.size());
         if (s == &bullet_s) row["margin"] = margin;
+        if (s == &tc_s) {
+            row["budget_tests"] = o.budget_tests;
+            const hp::LatencyStats tw = hp::latency_stats(tc_s.wall_us), tcpu = hp::latency_stats(tc_s.cpu_us);
+            for (const Series* peer : {&fcl_s, &bullet_s}) {
+                const hp::LatencyStats pw = hp::latency_stats(peer->wall_us), pc = hp::latency_stats(peer->cpu_us);
+                row["peer_over_this"][peer->name] = {{"wall", {{"p50", pw.p50 / tw.p50}, {"p99", pw.p99 / tw.p99}}},
+                                                     {"thread_cpu", {{"p50", pc.p50 / tcpu.p50}, {"p99", pc.p99 / tcpu.p99}}}};
+            }
+            char tail[128];
+            std::snprintf(tail, sizeof tail, "; peers / this at p99, thread CPU: fcl %.1fx, bullet %.1fx",
+                          row["peer_over_this"]["fcl"]["thread_cpu"]["p99"].get<double>(),
+                          row["peer_over_this"]["bullet"]["thread_cpu"]["p99"].get<double>());
+            row["notes"] = row["notes"].get<std::string>() + tail;
+        }
         std::printf("%s\n", row.dump().c_str());
         std::fprintf(stderr, "bench_scene_peers: %s\n", row["notes"].get<std::string>().c_str());
         if (row.contains("agreement"))
@@ -480,6 +512,8 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--peer-poses", o.peer_poses, "frames timed, about this many spread over the poses (0: all)");
     tool.cli.add_option("--warmup", o.warmup, "untimed frames of each contender first");
     tool.cli.add_option("--bullet-margin", o.bullet_margin, "Bullet's collision margins, scene units (default half the voxel size)");
+    tool.cli.add_option("--budget-tests", o.budget_tests,
+                        "also ours in time-critical mode, N sphere tests per frame shared by its pairs (a row 'vps-tc')");
     tool.cli.add_flag("--list", o.list, "every part touched by one side only, on stderr");
     tool.cli.add_option("--source", o.source, "the scene's source file (default: as scene.json names it)");
     hp::pin_to_current_core();

@@ -45,11 +45,12 @@ JSON
     "$bin/bench_scene" "$scene_dir/prepared/scene.json" "$scene_dir/tool.hps" --count 2000 --seed 1 >>"$results"
     # Peers: FCL and Bullet on the same scene (the triangles of its source file), the bunny mesh as
     # the tool and bench_scene's poses, frame by frame beside ours in one process (bench_scene_peers):
-    # a row each for ours, FCL and Bullet on all 2,000 poses (SCENE_PEER_POSES=N: about N of them).
+    # a row each for ours, FCL and Bullet on all 2,000 poses (SCENE_PEER_POSES=N: about N of them),
+    # and ours in time-critical mode with SCENE_BUDGET_TESTS (2,000) sphere tests per frame.
     if [ -x "$bin/bench_scene_peers" ]; then
         echo "bench: scene query beside FCL and Bullet" >&2
         "$bin/bench_scene_peers" "$scene_dir/prepared/scene.json" "$scene_dir/tool.hps" "$meshes/stanford-bunny.obj" \
-            --count 2000 --seed 1 --peer-poses "${SCENE_PEER_POSES:-0}" >>"$results"
+            --count 2000 --seed 1 --peer-poses "${SCENE_PEER_POSES:-0}" --budget-tests "${SCENE_BUDGET_TESTS:-2000}" >>"$results"
     fi
     # The load as a process, and its memory against the 10 geometries placed once (scene-once.json:
     # the first part of each geometry, the same files): the same haptic-query command on both,
