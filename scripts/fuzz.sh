@@ -17,9 +17,9 @@ build=${FUZZ_BUILD:-build-fuzz}
 seconds=${FUZZ_SECONDS:-60}
 jobs=${JOBS:-2}
 canary=${FUZZ_CANARY:-0}
-all=(hps hcfm hoct vdb_field vdb_shell_field vdb_gradient pipeline manifest poses scene
+all=(hps hcfm hoct hsmp vdb_field vdb_shell_field vdb_gradient pipeline manifest poses scene
      mesh_obj mesh_stl mesh_ply mesh_off mesh_gltf mesh_glb mesh_dae mesh_3mf)
-canaries=(hps hcfm hoct vdb_field vdb_shell_field vdb_gradient pipeline manifest poses scene)
+canaries=(hps hcfm hoct hsmp vdb_field vdb_shell_field vdb_gradient pipeline manifest poses scene)
 
 command -v clang++ >/dev/null || { echo "fuzz: clang++ not found (scripts/install-deps.sh installs it)" >&2; exit 2; }
 if [ ! -f "$build/CMakeCache.txt" ]; then
@@ -40,7 +40,7 @@ dictionary() {
   local t=$1 d=tests/fuzz/dict
   if [ -f "$d/$t.dict" ]; then echo "$d/$t.dict"; return; fi
   case $t in
-    hps|hcfm|hoct) echo "$d/container.dict" ;;
+    hps|hcfm|hoct|hsmp) echo "$d/container.dict" ;;
     vdb_*) echo "$d/vdb.dict" ;;
     pipeline|manifest|poses|scene) echo "$d/json.dict" ;;
     *) echo "" ;;
