@@ -78,10 +78,15 @@ for t in "${targets[@]}"; do
   dict=$(dictionary "$t")
   timeout_s=10
   case $t in mesh_*|step|iges) timeout_s=30 ;; esac
+  # OpenVDB leaks a root child whose read throws on a damaged file (RootNode::readTopology, a few
+  # hundred kilobytes per refused grid; docs/fuzzing.md): the leak check at exit would count it
+  # as a finding of every VDB run, as -detect_leaks=0 already keeps it out of each input's.
+  leaks=1
+  case $t in vdb_*) leaks=0 ;; esac
   before=$(find "$findings" -type f | wc -l)
   echo "fuzz: $prefix$t for $seconds s" >&2
   set +e
-  /usr/bin/time -f "cpu %U %S %e" -o "$log.time" \
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=$leaks} /usr/bin/time -f "cpu %U %S %e" -o "$log.time" \
     "$build/fuzz/$prefix$t" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1048576 -timeout="$timeout_s" \
       -use_value_profile=1 -detect_leaks=0 -print_final_stats=1 -artifact_prefix="$findings/" ${dict:+-dict=$dict} \
       "$work" "${starts[@]}" >"$log" 2>&1
