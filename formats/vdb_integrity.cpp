@@ -101,8 +101,35 @@ struct Cursor {
             if (fixed && size != fixed)
                 fail_input(path.string(), "corrupt VDB file (" + owner + " metadata '" + name + "' of type " + type + " has " +
                                               std::to_string(size) + " bytes)");
+            if (type == "__delayedload" && size > 0) delayed_load(size, owner + " metadata '" + name + "'");
             skip(size, owner + " metadata '" + name + "'");
         }
+    }
+    // OpenVDB's delayed-load metadata (io::DelayedLoadMetadata) is read by its own layout, not by
+    // its size: a leaf count, then one mask byte and one compressed size (int64) per leaf, each
+    // array raw (a length of 0) or Blosc-compressed (its length, then a buffer whose header gives
+    // the uncompressed size, which OpenVDB reserves); the compressed sizes may be absent (length
+    // 2^32 - 1). A layout that runs past the value's size would shift every read after it, and
+    // OpenVDB allocates what the counts say: a count beyond the leaves the rest of the grid can
+    // hold (64 bytes of value mask each), or an uncompressed size beyond the count's bytes and
+    // Blosc's padding of small buffers, is refused.
+    void delayed_load(std::uint32_t size, const std::string& what) {
+        Cursor v{in, path, pos, pos + size};
+        const std::uint64_t count = v.scalar<std::uint32_t>(what + " leaf count");
+        if (count > (end - pos) / 64)
+            fail_input(path.string(), "corrupt VDB file (" + what + " claims " + std::to_string(count) + " leaves)");
+        auto array = [&](std::uint64_t element, const char* name) {
+            const std::uint32_t bytes = v.scalar<std::uint32_t>(what + " " + name + " length");
+            if (bytes == 0) return v.skip(count * element, what + " " + name);
+            if (bytes == 0xffffffffu && element == 8) return;
+            v.need(bytes, what + " " + name);
+            Cursor header{in, path, v.pos + 4, v.end};
+            if (bytes < 16 || header.scalar<std::uint32_t>(what) > count * element + 4096)
+                fail_input(path.string(), "corrupt VDB file (" + what + ": a compressed " + name + " array of another size)");
+            v.skip(bytes, what + " " + name);
+        };
+        array(1, "mask");
+        array(8, "leaf sizes");
     }
 };
 

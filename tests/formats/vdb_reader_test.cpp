@@ -241,6 +241,23 @@ TEST(VdbReader, DamageBehindAValidTrailerReadsCleanlyOrIsBadInput) {
     std::printf("damage behind a valid trailer: %d rejected, %d read\n", rejected, read);
 }
 
+// `bytes` (a file of ours changed behind its trailer) with the XXH3-64 trailer recomputed, written to
+// `path`, opened and its layers read: the message of the refusal (which must be bad input), or ""
+// when it was read.
+std::string refusal_behind_trailer(std::string bytes, const fs::path& path) {
+    const std::size_t body = bytes.size() - 16;
+    const std::uint64_t h = hp::xxh3_64(bytes.data(), body);
+    std::memcpy(bytes.data() + body + 8, &h, 8);
+    { std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes; }
+    try {
+        (void)hp::vdb::Reader::open(path).read_blocks("layers", hp::vdb::ValueType::int32, [](std::size_t, const void*, const void*) {});
+    } catch (const hp::Error& e) {
+        EXPECT_EQ(e.code(), hp::ExitCode::bad_input);
+        return e.what();
+    }
+    return "";
+}
+
 // A grid's root counts that its topology's bytes cannot hold (damage behind a recomputed trailer):
 // OpenVDB would read that many tiles and children from a stream that has ended (up to a minute
 // per file); the reader refuses the file first, at once. The counts are found independently of
@@ -259,7 +276,6 @@ TEST(VdbReader, RootCountsBeyondTheTopologyAreRefused) {
     const fs::path good_path = temp_dir() / "counts-good.vdb", bad = temp_dir() / "counts-bad.vdb";
     hp::vdb::write(good_path, g, {distance, layers}, {{"kind", "distance"}, {"encoding", "float"}}, "hapticprep test");
     const std::string good = hp::read_file(good_path);
-    const std::size_t body = good.size() - 16;
     openvdb::initialize();
     openvdb::io::File file(good_path.string());
     file.open(false);
@@ -280,21 +296,42 @@ TEST(VdbReader, RootCountsBeyondTheTopologyAreRefused) {
             std::string bytes = good;
             std::memcpy(bytes.data() + at, &t, 4);
             std::memcpy(bytes.data() + at + 4, &c, 4);
-            const std::uint64_t h = hp::xxh3_64(bytes.data(), body);
-            std::memcpy(bytes.data() + body + 8, &h, 8);
-            { std::ofstream(bad, std::ios::binary | std::ios::trunc) << bytes; }
-            try {
-                (void)hp::vdb::Reader::open(bad).read_blocks("layers", hp::vdb::ValueType::int32, [](std::size_t, const void*, const void*) {});
-                ADD_FAILURE() << t << " tiles and " << c << " children at byte " << at << " were read";
-            } catch (const hp::Error& e) {
-                EXPECT_EQ(e.code(), hp::ExitCode::bad_input);
-                EXPECT_NE(std::string(e.what()).find("claims " + std::to_string(t) + " tiles and " + std::to_string(c) + " children"),
-                          std::string::npos)
-                    << e.what();
-            }
+            const std::string message = refusal_behind_trailer(bytes, bad);
+            EXPECT_NE(message.find("claims " + std::to_string(t) + " tiles and " + std::to_string(c) + " children"), std::string::npos)
+                << t << " tiles and " << c << " children at byte " << at << ": " << message;
         }
     }
     EXPECT_NO_THROW((void)hp::vdb::Reader::open(good_path).read_int32("layers"));
+}
+
+// OpenVDB reads its delayed-load metadata (a leaf count, then a mask byte and a compressed size
+// per leaf, raw or Blosc-compressed) by that layout, not by the value's size: a layout that runs
+// past the value, a count beyond the leaves the grid can hold, or a compressed buffer shorter than
+// Blosc's header is refused. The value is found by its type name; its layout as OpenVDB's
+// DelayedLoadMetadata::writeValue writes it (every written value here has raw arrays).
+TEST(VdbReader, DelayedLoadMetadataOfAnotherLayoutIsRefused) {
+    const fs::path good_path = write_distance("delayed.vdb", hp::vdb::ValueType::float32, {{"encoding", "float"}});
+    const fs::path bad = temp_dir() / "delayed-bad.vdb";
+    const std::string good = hp::read_file(good_path);
+    const std::size_t type_at = good.find("__delayedload");
+    ASSERT_NE(type_at, std::string::npos);
+    const std::size_t value = type_at + 13 + 4;  // after the type name and the value's size
+    std::uint32_t size = 0, count = 0, mask_length = 0;
+    std::memcpy(&size, good.data() + type_at + 13, 4);
+    std::memcpy(&count, good.data() + value, 4);
+    std::memcpy(&mask_length, good.data() + value + 4, 4);
+    ASSERT_EQ(mask_length, 0u);  // a raw mask: count bytes
+    ASSERT_EQ(size, 4 + 4 + count + 4 + 8 * count);  // and raw compressed sizes
+    EXPECT_EQ(refusal_behind_trailer(good, bad), "");
+    auto patched = [&](std::size_t at, std::uint32_t v) {
+        std::string bytes = good;
+        std::memcpy(bytes.data() + at, &v, 4);
+        return refusal_behind_trailer(bytes, bad);
+    };
+    EXPECT_NE(patched(value, 0xfffffff0u).find("'file_delayed_load' claims 4294967280 leaves"), std::string::npos);
+    EXPECT_NE(patched(value, count + 1).find("'file_delayed_load' leaf sizes at byte"), std::string::npos);
+    EXPECT_NE(patched(value + 4, 8).find("'file_delayed_load': a compressed mask array of another size"), std::string::npos);
+    EXPECT_NE(patched(value + 4 + 4 + count, 3 * count).find("'file_delayed_load': a compressed leaf sizes array of another size"), std::string::npos);
 }
 
 // A Reader reads the file its open() verified: replacing the path by another valid file (of
