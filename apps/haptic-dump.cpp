@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
                        "  haptic-dump bunny.tree.hps --export json -o tree.json       every cluster: sphere, points, links\n"
                        "  haptic-dump bunny.tree.hps --level 3 --export ply -o l3.ply  the parent points of level 3\n"
                        "  haptic-dump bunny.tree.hps --level 3 --export obj -o l3.obj  the spheres of level 3 as low-poly meshes\n"
+                       "  haptic-dump out/g0/distance.hsmp --check   prepared sampler: its layout against its grid (exit 3 if wrong)\n"
                        "  haptic-dump bunny.dist.vdb --slice z=40 --png z40.png   an image of one slice\n"
                        "  haptic-dump cube.layers.vdb --slice x=6                 the same as ASCII (small grids)\n"
                        "  haptic-dump bunny.dist.vdb --export levelset -o bunny.ls.vdb   a level set for other VDB tools\n"

@@ -1,5 +1,6 @@
 #include "formats/sampler.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -29,17 +30,50 @@ static_assert(sizeof(ScalarsRecord) == 112);
 constexpr std::uint32_t kSparse = 1, kDoubleSamples = 2;
 constexpr std::size_t kAlign = 64;  // every array's payload: a cache line (and the pyramid entry's alignment)
 
-// Section `name` as an array of `count` elements of T, in place.
+// Section `name` as an array of `count` elements of T, in place: its payload starts at a file offset
+// that is a multiple of kAlign and holds exactly `count` elements.
 template <class T>
 std::span<const T> section(const container::Reader& r, const std::string& name, std::uint64_t count, const std::string& where) {
     if (count == 0 && !r.has(name)) return {};
     const std::string_view b = r.bytes(name);
+    for (const auto& info : r.sections())
+        if (info.name == name && info.offset % kAlign != 0)
+            fail_input(where, "corrupt prepared sampler: section '" + name + "' starts at byte " + std::to_string(info.offset) +
+                                  ", not at a multiple of " + std::to_string(kAlign));
+#ifdef HP_FUZZ_CANARY
+    // The fuzzing canary (docs/fuzzing.md): the element count check below, off by one (a section
+    // one element short of its count would pass).
+    if (b.size() % sizeof(T) == 0 && b.size() / sizeof(T) + 1 == count) __builtin_trap();
+#endif
     if (b.size() % sizeof(T) != 0 || b.size() / sizeof(T) != count)
         fail_input(where, "corrupt prepared sampler: section '" + name + "' has " + std::to_string(b.size()) + " bytes, not " +
                               std::to_string(count) + " elements");
     if (reinterpret_cast<std::uintptr_t>(b.data()) % alignof(T) != 0)
         fail_input(where, "corrupt prepared sampler: section '" + name + "' is not aligned for reading in place");
     return {reinterpret_cast<const T*>(b.data()), static_cast<std::size_t>(count)};
+}
+
+// The scalars the sampler's arithmetic relies on, before it reads anything: the grid (its axes
+// size the tables and the bricks), a positive finite voxel size (every lookup divides by it), a
+// finite slope bound of at least 1 and largest sample, a band's floor that is a number and not
+// -inf (+inf: no tiles), and a dense sampler's band fields 0. `bad` throws.
+template <class Bad>
+void check_scalars(const ScalarsRecord& s, Bad&& bad) {
+    if (s.flags > (kSparse | kDoubleSamples)) bad("unknown flags " + std::to_string(s.flags));
+    if (s.reserved != 0) bad("a reserved field is not 0");
+    for (int a = 0; a < 3; ++a) {
+        if (s.dims[a] < 1 || s.dims[a] > (1 << 20))
+            bad("grid dims " + std::to_string(s.dims[0]) + " x " + std::to_string(s.dims[1]) + " x " + std::to_string(s.dims[2]) +
+                " (each axis 1 to 2^20 voxels)");
+        if (!std::isfinite(s.origin[a])) bad("the grid origin is not finite");
+    }
+    if (!(s.voxel_size > 0) || !std::isfinite(s.voxel_size)) bad("the voxel size is not positive and finite");
+    if (!(s.lipschitz >= 1) || !std::isfinite(s.lipschitz)) bad("the slope bound is not a finite number of at least 1");
+    if (!std::isfinite(s.max_value)) bad("the largest sample is not finite");
+    const bool sparse = s.flags & kSparse;
+    if (!sparse && (s.blocks != 0 || s.gaps != 0)) bad("a dense sampler with a narrow band's tables");
+    if (!sparse && (s.floor_sample != 0 || s.first_tile_brick != 0)) bad("a dense sampler with a band's floor or first tile brick");
+    if (sparse && (std::isnan(s.floor_sample) || s.floor_sample == -INFINITY)) bad("the band's floor is not a number or -inf");
 }
 
 }  // namespace
@@ -88,10 +122,8 @@ SamplerFile read_sampler(std::string_view bytes, std::shared_ptr<const void> kee
     auto bad = [&](const std::string& what) { fail_input(where, "corrupt prepared sampler: " + what); };
     const std::span<const ScalarsRecord> scalars = section<ScalarsRecord>(r, "scalars", 1, where);
     const ScalarsRecord& s = scalars[0];
-    if (s.flags > (kSparse | kDoubleSamples)) bad("unknown flags " + std::to_string(s.flags));
-    if (s.reserved != 0) bad("a reserved field is not 0");
+    check_scalars(s, bad);
     const bool sparse = s.flags & kSparse, as_double = s.flags & kDoubleSamples;
-    if (!sparse && (s.blocks != 0 || s.gaps != 0)) bad("a dense sampler with a narrow band's tables");
     DistanceSampler::Layout l;
     for (int a = 0; a < 3; ++a) {
         l.grid.dims[static_cast<std::size_t>(a)] = s.dims[a];

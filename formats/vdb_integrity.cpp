@@ -101,10 +101,97 @@ struct Cursor {
             if (fixed && size != fixed)
                 fail_input(path.string(), "corrupt VDB file (" + owner + " metadata '" + name + "' of type " + type + " has " +
                                               std::to_string(size) + " bytes)");
+            if (type == "__delayedload" && size > 0) delayed_load(size, owner + " metadata '" + name + "'");
             skip(size, owner + " metadata '" + name + "'");
         }
     }
+    // OpenVDB's delayed-load metadata (io::DelayedLoadMetadata) is read by its own layout, not by
+    // its size: a leaf count, then one mask byte and one compressed size (int64) per leaf, each
+    // array raw (a length of 0) or Blosc-compressed (its length, then a buffer whose header gives
+    // the uncompressed size, which OpenVDB reserves); the compressed sizes may be absent (length
+    // 2^32 - 1). A layout that runs past the value's size would shift every read after it, and
+    // OpenVDB allocates what the counts say: a count beyond the leaves the rest of the grid can
+    // hold (64 bytes of value mask each), or an uncompressed size beyond the count's bytes and
+    // Blosc's padding of small buffers, is refused.
+    void delayed_load(std::uint32_t size, const std::string& what) {
+        Cursor v{in, path, pos, pos + size};
+        const std::uint64_t count = v.scalar<std::uint32_t>(what + " leaf count");
+        if (count > (end - pos) / 64)
+            fail_input(path.string(), "corrupt VDB file (" + what + " claims " + std::to_string(count) + " leaves)");
+        auto array = [&](std::uint64_t element, const char* name) {
+            const std::uint32_t bytes = v.scalar<std::uint32_t>(what + " " + name + " length");
+            if (bytes == 0) return v.skip(count * element, what + " " + name);
+            if (bytes == 0xffffffffu && element == 8) return;
+            v.need(bytes, what + " " + name);
+            Cursor header{in, path, v.pos + 4, v.end};
+            if (bytes < 16 || header.scalar<std::uint32_t>(what) > count * element + 4096)
+                fail_input(path.string(), "corrupt VDB file (" + what + ": a compressed " + name + " array of another size)");
+            v.skip(bytes, what + " " + name);
+        };
+        array(1, "mask");
+        array(8, "leaf sizes");
+    }
 };
+
+// The bytes of a transform's map after its type name, as OpenVDB 10 reads them (math/Maps.h: a
+// Mat4d, or Vec3d members); 0 for a type it does not register (it refuses those itself).
+std::uint64_t map_bytes(const std::string& type) {
+    static const std::pair<const char*, std::uint64_t> kSizes[] = {
+        {"AffineMap", 128},        {"UnitaryMap", 128},         {"ScaleMap", 120},
+        {"UniformScaleMap", 120},  {"TranslationMap", 24},      {"ScaleTranslateMap", 144},
+        {"UniformScaleTranslateMap", 144}};
+    for (const auto& [name, size] : kSizes)
+        if (type == name) return size;
+    return 0;
+}
+
+// The value of a tree's nodes in bytes, from its type name ("Tree_float_5_4_3"); 1 (the least)
+// for a value type not listed.
+std::uint64_t value_bytes(const std::string& tree_type) {
+    static const std::pair<const char*, std::uint64_t> kSizes[] = {
+        {"bool", 1},  {"mask", 1},   {"float", 4},  {"double", 8},  {"int32", 4},       {"int64", 8},      {"uint32", 4},
+        {"vec3s", 12}, {"vec3d", 24}, {"vec3i", 12}, {"ptidx32", 4}, {"ptidx64", 8}, {"ptdataidx32", 4}, {"ptdataidx64", 8}};
+    for (const auto& [name, size] : kSizes)
+        if (tree_type.rfind(std::string("Tree_") + name + "_", 0) == 0) return size;
+    return 1;
+}
+
+// The least bytes one child of the root occupies in the topology: its origin (3 int32) and, when
+// the type name gives the child's log2 size N ("Tree_float_5_4_3": 5), its child and value masks of
+// 2^(3N) bits each, stored whole.
+std::uint64_t root_child_bytes(const std::string& tree_type) {
+    const std::size_t at = tree_type.find('_', tree_type.find('_') + 1);
+    if (at == std::string::npos || at + 2 >= tree_type.size() || tree_type[at + 2] != '_') return 12;
+    const int n = tree_type[at + 1] - '0';
+    if (n < 1 || n > 7) return 12;
+    return 12 + 2 * ((std::uint64_t{1} << (3 * n)) / 8);
+}
+
+// After a grid's metadata (`g` bounded by the start of its leaf buffers): its transform, then the
+// head of its topology: the buffer count, the root's background, its tile count and its child
+// count. OpenVDB reads that many tiles and children whatever the bytes left: counts read from
+// damaged bytes kept it reading past the end of the stream for a minute. Tiles and children
+// that the topology's remaining bytes cannot hold are refused here. A map type OpenVDB does not
+// register is left to it (it refuses the grid).
+void check_root_counts(Cursor& g, const std::string& type, const std::string& owner) {
+    std::string map = g.text(owner + " transform");
+    if (map == "NonlinearFrustumMap") {
+        g.skip(64, owner + " frustum");  // its box (2 Vec3d), taper and depth
+        map = g.text(owner + " frustum's linear map");
+    }
+    const std::uint64_t map_size = map_bytes(map);
+    if (map_size == 0) return;
+    g.skip(map_size, owner + " transform");
+    const std::uint64_t value = value_bytes(type);
+    g.skip(4 + value, owner + " topology");  // buffer count, background
+    const std::uint64_t tiles = g.scalar<std::uint32_t>(owner + " tile count");
+    const std::uint64_t children = g.scalar<std::uint32_t>(owner + " child count");
+    const std::uint64_t needed = tiles * (12 + value + 1) + children * root_child_bytes(type);
+    if (needed > g.end - g.pos)
+        fail_input(g.path.string(), "corrupt VDB file (the root of " + owner + " claims " + std::to_string(tiles) + " tiles and " +
+                                        std::to_string(children) + " children, more than its " + std::to_string(g.end - g.pos) +
+                                        " bytes of topology hold)");
+}
 
 }  // namespace
 
@@ -222,8 +309,8 @@ void check_framing(const fs::path& path) {
         fail_input(path.string(), "corrupt VDB file (grid count " + std::to_string(grids) + ")");
     for (std::int32_t i = 0; i < grids; ++i) {
         const std::string name = c.text("grid name");
-        c.text("type of grid '" + name + "'");
-        c.text("instance parent of grid '" + name + "'");
+        const std::string type = c.text("type of grid '" + name + "'");
+        const std::string parent = c.text("instance parent of grid '" + name + "'");
         const auto grid_pos = c.scalar<std::int64_t>("offsets of grid '" + name + "'");
         const auto block_pos = c.scalar<std::int64_t>("offsets of grid '" + name + "'");
         const auto end_pos = c.scalar<std::int64_t>("offsets of grid '" + name + "'");
@@ -240,6 +327,7 @@ void check_framing(const fs::path& path) {
         Cursor g{in, path, static_cast<std::uint64_t>(grid_pos), static_cast<std::uint64_t>(block_pos)};
         g.skip(4, "compression flags of grid '" + name + "'");
         g.metamap("grid '" + name + "'");
+        if (parent.empty()) check_root_counts(g, type, "grid '" + name + "'");
         c.pos = static_cast<std::uint64_t>(end_pos);
     }
 }

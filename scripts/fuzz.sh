@@ -17,9 +17,9 @@ build=${FUZZ_BUILD:-build-fuzz}
 seconds=${FUZZ_SECONDS:-60}
 jobs=${JOBS:-2}
 canary=${FUZZ_CANARY:-0}
-all=(hps hcfm hoct vdb_field vdb_shell_field vdb_gradient pipeline manifest poses scene
+all=(hps hcfm hoct hsmp vdb_field vdb_shell_field vdb_gradient pipeline manifest poses scene
      mesh_obj mesh_stl mesh_ply mesh_off mesh_gltf mesh_glb mesh_dae mesh_3mf)
-canaries=(hps hcfm hoct vdb_field vdb_shell_field vdb_gradient pipeline manifest poses scene)
+canaries=(hps hcfm hoct hsmp vdb_field vdb_shell_field vdb_gradient pipeline manifest poses scene)
 
 command -v clang++ >/dev/null || { echo "fuzz: clang++ not found (scripts/install-deps.sh installs it)" >&2; exit 2; }
 if [ ! -f "$build/CMakeCache.txt" ]; then
@@ -40,7 +40,7 @@ dictionary() {
   local t=$1 d=tests/fuzz/dict
   if [ -f "$d/$t.dict" ]; then echo "$d/$t.dict"; return; fi
   case $t in
-    hps|hcfm|hoct) echo "$d/container.dict" ;;
+    hps|hcfm|hoct|hsmp) echo "$d/container.dict" ;;
     vdb_*) echo "$d/vdb.dict" ;;
     pipeline|manifest|poses|scene) echo "$d/json.dict" ;;
     *) echo "" ;;
@@ -78,10 +78,15 @@ for t in "${targets[@]}"; do
   dict=$(dictionary "$t")
   timeout_s=10
   case $t in mesh_*|step|iges) timeout_s=30 ;; esac
+  # OpenVDB leaks a root child whose read throws on a damaged file (RootNode::readTopology, a few
+  # hundred kilobytes per refused grid; docs/fuzzing.md): the leak check at exit would count it
+  # as a finding of every VDB run, as -detect_leaks=0 already keeps it out of each input's.
+  leaks=1
+  case $t in vdb_*) leaks=0 ;; esac
   before=$(find "$findings" -type f | wc -l)
   echo "fuzz: $prefix$t for $seconds s" >&2
   set +e
-  /usr/bin/time -f "cpu %U %S %e" -o "$log.time" \
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=$leaks} /usr/bin/time -f "cpu %U %S %e" -o "$log.time" \
     "$build/fuzz/$prefix$t" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1048576 -timeout="$timeout_s" \
       -use_value_profile=1 -detect_leaks=0 -print_final_stats=1 -artifact_prefix="$findings/" ${dict:+-dict=$dict} \
       "$work" "${starts[@]}" >"$log" 2>&1

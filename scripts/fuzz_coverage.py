@@ -26,6 +26,7 @@ READERS = {
     "hps": ["formats/shell.cpp"] + CONTAINER,
     "hcfm": ["formats/cfm.cpp"] + CONTAINER,
     "hoct": ["formats/octree.cpp"] + CONTAINER,
+    "hsmp": ["formats/sampler.cpp", "lib/field/field.cpp"] + CONTAINER,
     "vdb_field": VDB + ["lib/query/static_field.cpp"],
     "vdb_shell_field": VDB + ["lib/pipeline/stage_pointshell.cpp"],
     "vdb_gradient": VDB,

@@ -4,6 +4,7 @@ from the release build's libraries (docs/fuzzing.md, "Light builds").
 
     scripts/fuzz_light.py coverage BUILD OUT
     scripts/fuzz_light.py canary BUILD OUT TARGET
+    scripts/fuzz_light.py target BUILD OUT TARGET
 
 BUILD is a configured and built release build (GCC; hp_fuzz_replay built): its
 compile_commands.json gives each file's include directories and definitions, the link command of
@@ -16,6 +17,8 @@ coverage: OUT/hp_fuzz_coverage, the replay (tests/fuzz/replay_main.cpp) with the
 canary: OUT/fuzz_canary_TARGET, the libFuzzer binary of TARGET (-fsanitize=fuzzer,address,undefined)
     with the reader file that holds its canary compiled with HP_FUZZ_CANARY, and the target's entry
     file; the other modules are not instrumented (the fuzzer gets no coverage from them).
+target: OUT/fuzz_TARGET, the same without the canary: the reader files behind the target's gate
+    (READERS), the entry file and the libFuzzer main compiled with the fuzzer and the sanitizers.
 """
 import hashlib
 import json
@@ -34,6 +37,7 @@ CANARY = {
     "hps": ("formats/shell.cpp", "targets_container.cpp"),
     "hcfm": ("formats/cfm.cpp", "targets_container.cpp"),
     "hoct": ("formats/octree.cpp", "targets_container.cpp"),
+    "hsmp": ("formats/sampler.cpp", "targets_container.cpp"),
     "vdb_field": ("formats/vdb_integrity.cpp", "targets_vdb.cpp"),
     "vdb_shell_field": ("formats/vdb_integrity.cpp", "targets_vdb.cpp"),
     "vdb_gradient": ("formats/vdb_integrity.cpp", "targets_vdb.cpp"),
@@ -106,7 +110,7 @@ def link(build, out, name, objects, flags):
 
 
 def main(argv):
-    if len(argv) < 4 or argv[1] not in ("coverage", "canary") or (argv[1] == "canary" and len(argv) != 5):
+    if len(argv) < 4 or argv[1] not in ("coverage", "canary", "target") or (argv[1] != "coverage" and len(argv) != 5):
         sys.exit(__doc__)
     mode, build, out = argv[1], os.path.abspath(argv[2]), os.path.abspath(argv[3])
     # With HP_VDB_MODULE (the default), the build's programs reach the VDB readers through the module
@@ -126,12 +130,16 @@ def main(argv):
         return
     target = argv[4]
     if target not in CANARY:
-        sys.exit(f"fuzz_light: no canary for '{target}' (targets: {' '.join(CANARY)})")
+        sys.exit(f"fuzz_light: no light binary of '{target}' (targets: {' '.join(CANARY)})")
     reader, entry = CANARY[target]
-    sources = [(reader, reader, ["-DHP_FUZZ_CANARY=1"]), ("tests/fuzz/" + entry, "tests/fuzz/" + entry, ()),
+    if mode == "canary":
+        readers, name = [(reader, reader, ["-DHP_FUZZ_CANARY=1"])], "fuzz_canary_" + target
+    else:
+        readers, name = [(f, f, ()) for f in READERS[target]], "fuzz_" + target
+    sources = [*readers, ("tests/fuzz/" + entry, "tests/fuzz/" + entry, ()),
                ("tests/fuzz/fuzz_main.cpp", "tests/fuzz/replay_main.cpp", [f"-DHP_FUZZ_ENTRY={target}"])]
     objects = compile_all(build, out, sources, FUZZ_FLAGS)
-    print(link(build, out, "fuzz_canary_" + target, objects, ["-fsanitize=fuzzer,address,undefined"]))
+    print(link(build, out, name, objects, ["-fsanitize=fuzzer,address,undefined"]))
 
 
 if __name__ == "__main__":

@@ -3,10 +3,12 @@
 
     scripts/fuzz_seeds.py IN OUT [META]
 
-Reads a .hps/.hcfm/.hoct file (formats/container.md), replaces the payload of its "meta" section
-by META (default "{}"), and writes OUT with every size, CRC-32, the section count and the file size
-recomputed. The readers behind the gate take the metadata as it is, so the seed still reads; the
-fuzzer then spends its mutations on the sections the parsers check, not on a kilobyte of JSON.
+Reads a .hps/.hcfm/.hoct/.hsmp file (formats/container.md), replaces the payload of its "meta"
+section by META (default "{}"), and writes OUT with every size, CRC-32, the section count and the
+file size recomputed. A padding section ("pad:NAME", zero bytes) is resized so that the section
+after it starts at the same alignment as before (64 bytes in a .hsmp). The readers behind the gate
+take the metadata as it is, so the seed still reads; the fuzzer then spends its mutations on the
+sections the parsers check, not on a kilobyte of JSON.
 """
 import struct
 import sys
@@ -38,13 +40,24 @@ def serialize(version_kind, parts):
     return out
 
 
+def repad(parts, align=64):
+    """Resizes each "pad:" section so that the payload after it starts at a multiple of `align`."""
+    at, out = HEADER, []
+    for name, payload in parts:
+        if name.startswith(b"pad:"):
+            payload = b"\0" * ((-(at + 2 * SECTION_HEADER)) % align)
+        out.append((name, payload))
+        at += SECTION_HEADER + len(payload)
+    return out
+
+
 def main(argv):
     if len(argv) not in (3, 4):
         sys.exit(__doc__)
     meta = (argv[3] if len(argv) == 4 else "{}").encode()
     with open(argv[1], "rb") as f:
         version_kind, parts = sections(f.read())
-    parts = [(n, meta if n == b"meta" else p) for n, p in parts]
+    parts = repad([(n, meta if n == b"meta" else p) for n, p in parts])
     with open(argv[2], "wb") as f:
         f.write(serialize(version_kind, parts))
 

@@ -138,6 +138,7 @@ void check_container(const fs::path& path, CheckReport& r) {
     // Per-kind hooks, one line each (see check.hpp).
     if (reader.kind() == container::Kind::pointshell || reader.kind() == container::Kind::tree) check_shell(path, r);
     if (reader.kind() == container::Kind::octree) check_octree(path, r);
+    if (reader.kind() == container::Kind::sampler) check_sampler(path, r);
 }
 
 void check_vdb(const fs::path& path, CheckReport& r) {

@@ -43,6 +43,9 @@ void check_container(const std::filesystem::path& path, CheckReport& report);
 void check_shell(const std::filesystem::path& path, CheckReport& report);
 // scene.json (describe_scene.cpp): every key, and every prepared file present with its size and hash.
 void check_scene(const std::filesystem::path& path, CheckReport& report);
+// Prepared samplers (check_sampler.cpp): the reader's layout checks (formats/sampler.md) and the
+// field record of the metadata.
+void check_sampler(const std::filesystem::path& path, CheckReport& report);
 // Octrees (describe_octree.cpp): the reader's structure and every voxel inside its ancestors' tight spheres.
 void check_octree(const std::filesystem::path& path, CheckReport& report);
 

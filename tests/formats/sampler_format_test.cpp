@@ -96,16 +96,21 @@ std::shared_ptr<const void> aligned_copy(const std::string& bytes, std::string_v
     return buf;
 }
 
-hp::ExitCode parse_error(const std::string& bytes) {
+// The message of the reader's refusal of `bytes` (as file `where`), which must be bad input; "" if
+// it read them.
+std::string refusal(const std::string& bytes, const std::string& where = "test.hsmp") {
     std::string_view view;
     auto keep = aligned_copy(bytes, view);
     try {
-        (void)hp::read_sampler(view, keep, "test.hsmp");
+        (void)hp::read_sampler(view, keep, where);
     } catch (const hp::Error& e) {
-        return e.code();
+        EXPECT_EQ(e.code(), hp::ExitCode::bad_input) << e.what();
+        return e.what();
     }
-    return hp::ExitCode::ok;
+    return "";
 }
+
+hp::ExitCode parse_error(const std::string& bytes) { return refusal(bytes).empty() ? hp::ExitCode::ok : hp::ExitCode::bad_input; }
 
 bool same(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
@@ -277,4 +282,85 @@ TEST(SamplerFormat, OtherKindsAndStructuralDamageAreRefusedWithTheFile) {
     expect_refused(nan_bound, "a NaN slope bound");
     EXPECT_NO_THROW((void)hp::DistanceSampler(l, nullptr));
     fs::remove_all(dir);
+}
+
+namespace {
+
+// The "scalars" record as formats/sampler.md lays it out (112 bytes).
+struct Scalars {
+    std::int32_t dims[3];
+    std::uint32_t flags;
+    double origin[3], voxel_size, lipschitz, max_value, floor_sample;
+    std::uint32_t first_tile_brick, reserved;
+    std::uint64_t samples, pyramid, blocks, gaps;
+};
+static_assert(sizeof(Scalars) == 112);
+
+// A sampler file assembled by container::Writer (so every CRC is right) from a layout's arrays,
+// with the scalars record `s` and the arrays as given.
+std::string craft(const Scalars& s, const hp::DistanceSampler::Layout& l, const std::vector<std::uint32_t>& blocks) {
+    hp::container::Writer w(hp::container::Kind::sampler, {{"tool", "test"}});
+    w.add_array("scalars", std::vector<Scalars>{s}, 64);
+    w.add_array("samples", std::vector<float>(l.samples_f.begin(), l.samples_f.end()), 64);
+    w.add_array("pyramid", std::vector<hp::DistanceSampler::PyramidEntry>(l.pyramid.begin(), l.pyramid.end()), 64);
+    w.add_array("blocks", blocks, 64);
+    w.add_array("gaps", std::vector<float>(l.gap.begin(), l.gap.end()), 64);
+    return w.serialize();
+}
+
+}  // namespace
+
+// A narrow band's file with right CRCs and a wrong layout: each is refused, naming the damage,
+// before the sampler reads a table entry or a brick past its array.
+TEST(SamplerFormat, BandLayoutsWithRightCrcsAreRefused) {
+    const BallField f({17, 9, 12}, true);
+    const hp::DistanceSampler band(f.band(1));
+    const hp::DistanceSampler::Layout l = band.layout();
+    ASSERT_TRUE(l.sparse);
+    const std::vector<std::uint32_t> blocks(l.block_brick.begin(), l.block_brick.end());
+    const std::uint64_t held = l.samples_f.size() / 512;  // bricks of 8^3 samples
+    Scalars s{};
+    for (int a = 0; a < 3; ++a) {
+        s.dims[a] = f.grid.dims[static_cast<std::size_t>(a)];
+        s.origin[a] = f.grid.origin[a];
+    }
+    s.flags = 1;
+    s.voxel_size = f.grid.voxel_size;
+    s.lipschitz = l.lipschitz;
+    s.max_value = l.max_value;
+    s.floor_sample = l.floor_sample;
+    s.first_tile_brick = l.first_tile_brick;
+    s.samples = l.samples_f.size();
+    s.pyramid = l.pyramid.size();
+    s.blocks = blocks.size();
+    s.gaps = l.gap.size();
+    // 3 x 2 x 2 blocks of 8^3 voxels; sub-blocks of 4^3 cells over 16 x 8 x 11 cells.
+    ASSERT_EQ(blocks.size(), 12u);
+    ASSERT_EQ(l.gap.size(), std::size_t{4 * 2 * 3});
+    EXPECT_EQ(refusal(craft(s, l, blocks), "crafted.hsmp"), "");  // the record as the writer makes it
+    auto expect = [&](const Scalars& bad, const std::vector<std::uint32_t>& table, const std::string& what) {
+        const std::string message = refusal(craft(bad, l, table), "crafted.hsmp");
+        EXPECT_NE(message.find("crafted.hsmp: corrupt prepared sampler: " + what), std::string::npos) << message;
+    };
+    std::vector<std::uint32_t> past = blocks;
+    past[5] = static_cast<std::uint32_t>(held);  // one past the last brick
+    expect(s, past, "its brick table names a brick it does not hold");
+    Scalars t = s;
+    t.first_tile_brick = static_cast<std::uint32_t>(held + 1);
+    expect(t, blocks, "its first tile brick lies beyond its bricks");
+    t = s;
+    t.floor_sample = -INFINITY;
+    expect(t, blocks, "the band's floor is not a number or -inf");
+    t = s;
+    t.gaps = s.gaps - 1;
+    expect(t, blocks, "section 'gaps' has 96 bytes, not 23 elements");
+    t = s;
+    t.blocks = s.blocks + 1;
+    expect(t, blocks, "section 'blocks' has 48 bytes, not 13 elements");
+    t = s;
+    t.dims[2] = 17;  // one more block layer: the table and the bounds no longer fit the grid
+    expect(t, blocks, "its brick table does not have one entry per block of its grid");
+    t = s;
+    t.voxel_size = 0;
+    expect(t, blocks, "the voxel size is not positive and finite");
 }

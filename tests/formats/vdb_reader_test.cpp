@@ -8,10 +8,13 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <openvdb/io/File.h>
+#include <openvdb/openvdb.h>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -236,6 +239,99 @@ TEST(VdbReader, DamageBehindAValidTrailerReadsCleanlyOrIsBadInput) {
     EXPECT_GT(rejected, 0);
     EXPECT_GT(read, 0);  // many flips land in values, which no check can see
     std::printf("damage behind a valid trailer: %d rejected, %d read\n", rejected, read);
+}
+
+// `bytes` (a file of ours changed behind its trailer) with the XXH3-64 trailer recomputed, written to
+// `path`, opened and its layers read: the message of the refusal (which must be bad input), or ""
+// when it was read.
+std::string refusal_behind_trailer(std::string bytes, const fs::path& path) {
+    const std::size_t body = bytes.size() - 16;
+    const std::uint64_t h = hp::xxh3_64(bytes.data(), body);
+    std::memcpy(bytes.data() + body + 8, &h, 8);
+    { std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes; }
+    try {
+        (void)hp::vdb::Reader::open(path).read_blocks("layers", hp::vdb::ValueType::int32, [](std::size_t, const void*, const void*) {});
+    } catch (const hp::Error& e) {
+        EXPECT_EQ(e.code(), hp::ExitCode::bad_input);
+        return e.what();
+    }
+    return "";
+}
+
+// A grid's root counts that its topology's bytes cannot hold (damage behind a recomputed trailer):
+// OpenVDB would read that many tiles and children from a stream that has ended (up to a minute
+// per file); the reader refuses the file first, at once. The counts are found independently of
+// the reader: the topology begins after the grid's transform as OpenVDB itself serializes it,
+// with the buffer count (int32), the background (4 bytes for these float and int32 grids), then
+// the tile and the child count (uint32 each).
+TEST(VdbReader, RootCountsBeyondTheTopologyAreRefused) {
+    hp::GridSpec g = grid();
+    g.dims = {41, 23, 30};
+    hp::vdb::GridOut distance{"distance", hp::vdb::ValueType::float32, [&](int z, void* out) {
+                                  for (int n = 0; n < g.dims[0] * g.dims[1]; ++n) static_cast<float*>(out)[n] = 0.01f * float(n % 17 - z);
+                              }};
+    hp::vdb::GridOut layers{"layers", hp::vdb::ValueType::int32, [&](int z, void* out) {
+                                for (int n = 0; n < g.dims[0] * g.dims[1]; ++n) static_cast<std::int32_t*>(out)[n] = n % 5 - 2 + z % 2;
+                            }};
+    const fs::path good_path = temp_dir() / "counts-good.vdb", bad = temp_dir() / "counts-bad.vdb";
+    hp::vdb::write(good_path, g, {distance, layers}, {{"kind", "distance"}, {"encoding", "float"}}, "hapticprep test");
+    const std::string good = hp::read_file(good_path);
+    openvdb::initialize();
+    openvdb::io::File file(good_path.string());
+    file.open(false);
+    std::ostringstream transform;
+    file.readGrid("layers")->transform().write(transform);
+    file.close();
+    std::vector<std::size_t> counts_at;  // of every grid (they share the transform)
+    for (std::size_t at = good.find(transform.str()); at != std::string::npos; at = good.find(transform.str(), at + 1))
+        counts_at.push_back(at + transform.str().size() + 8);
+    ASSERT_EQ(counts_at.size(), 2u);
+    for (std::size_t at : counts_at) {
+        std::uint32_t tiles = 0, children = 0;
+        std::memcpy(&tiles, good.data() + at, 4);
+        std::memcpy(&children, good.data() + at + 4, 4);
+        ASSERT_GE(children, 1u);  // the grid spans one child of the root at least
+        for (const auto& [t, c] : {std::pair<std::uint32_t, std::uint32_t>{0xffffffffu, children}, {tiles, 0xffffffffu},
+                                   {tiles, 0x01000000u}, {0x6c65686fu, 0x756f795fu}}) {
+            std::string bytes = good;
+            std::memcpy(bytes.data() + at, &t, 4);
+            std::memcpy(bytes.data() + at + 4, &c, 4);
+            const std::string message = refusal_behind_trailer(bytes, bad);
+            EXPECT_NE(message.find("claims " + std::to_string(t) + " tiles and " + std::to_string(c) + " children"), std::string::npos)
+                << t << " tiles and " << c << " children at byte " << at << ": " << message;
+        }
+    }
+    EXPECT_NO_THROW((void)hp::vdb::Reader::open(good_path).read_int32("layers"));
+}
+
+// OpenVDB reads its delayed-load metadata (a leaf count, then a mask byte and a compressed size
+// per leaf, raw or Blosc-compressed) by that layout, not by the value's size: a layout that runs
+// past the value, a count beyond the leaves the grid can hold, or a compressed buffer shorter than
+// Blosc's header is refused. The value is found by its type name; its layout as OpenVDB's
+// DelayedLoadMetadata::writeValue writes it (every written value here has raw arrays).
+TEST(VdbReader, DelayedLoadMetadataOfAnotherLayoutIsRefused) {
+    const fs::path good_path = write_distance("delayed.vdb", hp::vdb::ValueType::float32, {{"encoding", "float"}});
+    const fs::path bad = temp_dir() / "delayed-bad.vdb";
+    const std::string good = hp::read_file(good_path);
+    const std::size_t type_at = good.find("__delayedload");
+    ASSERT_NE(type_at, std::string::npos);
+    const std::size_t value = type_at + 13 + 4;  // after the type name and the value's size
+    std::uint32_t size = 0, count = 0, mask_length = 0;
+    std::memcpy(&size, good.data() + type_at + 13, 4);
+    std::memcpy(&count, good.data() + value, 4);
+    std::memcpy(&mask_length, good.data() + value + 4, 4);
+    ASSERT_EQ(mask_length, 0u);  // a raw mask: count bytes
+    ASSERT_EQ(size, 4 + 4 + count + 4 + 8 * count);  // and raw compressed sizes
+    EXPECT_EQ(refusal_behind_trailer(good, bad), "");
+    auto patched = [&](std::size_t at, std::uint32_t v) {
+        std::string bytes = good;
+        std::memcpy(bytes.data() + at, &v, 4);
+        return refusal_behind_trailer(bytes, bad);
+    };
+    EXPECT_NE(patched(value, 0xfffffff0u).find("'file_delayed_load' claims 4294967280 leaves"), std::string::npos);
+    EXPECT_NE(patched(value, count + 1).find("'file_delayed_load' leaf sizes at byte"), std::string::npos);
+    EXPECT_NE(patched(value + 4, 8).find("'file_delayed_load': a compressed mask array of another size"), std::string::npos);
+    EXPECT_NE(patched(value + 4 + 4 + count, 3 * count).find("'file_delayed_load': a compressed leaf sizes array of another size"), std::string::npos);
 }
 
 // A Reader reads the file its open() verified: replacing the path by another valid file (of

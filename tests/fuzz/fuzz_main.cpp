@@ -30,5 +30,11 @@ void* operator new[](std::size_t size) {
         if (void* p = std::malloc(size ? size : 1)) return p;
     throw std::bad_alloc();
 }
+// The nothrow form too (libstdc++'s streams grow their iword/pword arrays with it, which OpenVDB's
+// stream metadata uses): its delete[] is the one above, so it must come from malloc as well.
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
+    return size <= kMaxArrayBytes ? std::malloc(size ? size : 1) : nullptr;
+}
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }

@@ -6,7 +6,7 @@
 // Each entry hands the bytes to the same function the tools call. The function may refuse them
 // with hp::Error (a clean refusal: exit 3 or 2 in a tool); anything else that escapes is a bug and
 // aborts. A successful read of one of our formats is written back, read again and compared.
-// The entries for our checksummed formats (.hps, .hcfm, .hoct, .vdb) run the reader twice: on the
+// The entries for our checksummed formats (.hps, .hcfm, .hoct, .hsmp, .vdb) run the reader twice: on the
 // bytes as given (the checksum gate) and on the bytes with their checksums recomputed, so that the
 // parser behind the gate sees the mutated contents too.
 #include <cstddef>
@@ -24,6 +24,7 @@ using Entry = void (*)(const std::uint8_t* data, std::size_t size);
 void hps(const std::uint8_t* data, std::size_t size);           // pointshell and point-sphere tree
 void hcfm(const std::uint8_t* data, std::size_t size);          // closest feature map
 void hoct(const std::uint8_t* data, std::size_t size);          // octree
+void hsmp(const std::uint8_t* data, std::size_t size);          // prepared sampler
 void vdb_field(const std::uint8_t* data, std::size_t size);     // voxelmap / distance / band, as the query loads them
 void vdb_shell_field(const std::uint8_t* data, std::size_t size);  // voxelmap / distance, as the pointshell stage reads them
 void vdb_gradient(const std::uint8_t* data, std::size_t size);  // the gradient grid, as haptic-dump --check reads it

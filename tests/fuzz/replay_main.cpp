@@ -22,6 +22,7 @@ const std::vector<Target>& all_targets() {
         {"hps", hps},
         {"hcfm", hcfm},
         {"hoct", hoct},
+        {"hsmp", hsmp},
         {"vdb_field", vdb_field},
         {"vdb_shell_field", vdb_shell_field},
         {"vdb_gradient", vdb_gradient},
