@@ -83,7 +83,7 @@ Writer::Writer(Kind kind, nlohmann::json metadata) : kind_(kind) {
     if (!metadata.is_object()) metadata = nlohmann::json::object();
     if (!metadata.contains("tool_version")) metadata["tool_version"] = kVersion;
     if (!metadata.contains("sign_convention")) metadata["sign_convention"] = "inside_positive";
-    sections_.push_back({.name = "meta", .owned = metadata.dump(), .view = {}, .borrowed = false, .align = 1});
+    sections_.push_back({.name = "meta", .owned = metadata.dump(), .view = {}, .align = 1});
 }
 
 void Writer::add_bytes(const std::string& name, std::string payload, std::size_t align) {
@@ -99,8 +99,7 @@ void Writer::add_section(const std::string& name, std::string owned, std::string
     for (const auto& section : sections_)
         if (section.name == name || section.name == "pad:" + name || "pad:" + section.name == name)
             throw std::invalid_argument("duplicate section name '" + name + "'");
-    const bool borrowed = owned.empty() && !view.empty();
-    sections_.push_back({.name = name, .owned = std::move(owned), .view = view, .borrowed = borrowed, .align = align});
+    sections_.push_back({.name = name, .owned = std::move(owned), .view = view, .align = align});
 }
 
 std::vector<std::string_view> Writer::pieces(std::string& store) const {

@@ -75,10 +75,9 @@ public:
 private:
     struct Section {
         std::string name, owned;
-        std::string_view view;  // a borrowed payload (add_array_view); else the payload is `owned`
-        bool borrowed = false;
+        std::string_view view;  // a borrowed payload (add_array_view); when empty, the payload is `owned`
         std::size_t align = 1;
-        std::string_view payload() const { return borrowed ? view : std::string_view(owned); }
+        std::string_view payload() const { return view.empty() ? std::string_view(owned) : view; }
     };
     void add_section(const std::string& name, std::string owned, std::string_view view, std::size_t align);
     // The file as pieces in order: `store` holds the header and the section headers (and the

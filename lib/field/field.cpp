@@ -68,7 +68,11 @@ template struct HugePageAllocator<DistanceSampler::PyramidEntry>;
 
 DistanceSampler::DistanceSampler(const GridSpec& grid, std::span<const double> values) : grid_(grid) {
     bool as_float = true;
-    for (double v : values) as_float = as_float && static_cast<double>(static_cast<float>(v)) == v;
+    max_value_ = 0;
+    for (double v : values) {
+        as_float = as_float && static_cast<double>(static_cast<float>(v)) == v;
+        max_value_ = std::max(max_value_, v);
+    }
     if (as_float)
         build_dense<float>(values);
     else
@@ -76,9 +80,12 @@ DistanceSampler::DistanceSampler(const GridSpec& grid, std::span<const double> v
 }
 
 DistanceSampler::DistanceSampler(const GridSpec& grid, std::span<const float> values) : grid_(grid) {
+    max_value_ = 0;
+    for (float v : values) max_value_ = std::max(max_value_, static_cast<double>(v));
     build_dense<float>(values);
 }
 
+// The constructors set max_value_ in the pass over the values they already make.
 template <class T, class V>
 void DistanceSampler::build_dense(std::span<const V> values) {
     if (values.size() != grid_.count() || grid_.count() == 0)
@@ -86,8 +93,6 @@ void DistanceSampler::build_dense(std::span<const V> values) {
     const auto& d = grid_.dims;
     set_axes();
     set_axis_tables();
-    max_value_ = 0;
-    for (V v : values) max_value_ = std::max(max_value_, static_cast<double>(v));
     auto own = std::make_shared<Owned>();
     auto& out = [&own]() -> auto& {
         if constexpr (std::is_same_v<T, float>) return own->samples_f;

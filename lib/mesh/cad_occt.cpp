@@ -18,9 +18,8 @@
 #include <chrono>
 #include <map>
 #include <mutex>
-#include <sstream>
-
 #include <optional>
+#include <sstream>
 
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
