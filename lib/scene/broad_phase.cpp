@@ -2,8 +2,24 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
+#include <limits>
 
 namespace hp::scene {
+
+namespace {
+
+// The float nearest below (above) `v`: the node's box then holds the double box.
+float float_below(double v) {
+    const auto f = static_cast<float>(v);
+    return static_cast<double>(f) <= v ? f : std::nextafter(f, -std::numeric_limits<float>::infinity());
+}
+float float_above(double v) {
+    const auto f = static_cast<float>(v);
+    return static_cast<double>(f) >= v ? f : std::nextafter(f, std::numeric_limits<float>::infinity());
+}
+
+}  // namespace
 
 double squared_distance(const Aabb& b, const Vec3d& p) {
     double d2 = 0;
@@ -19,24 +35,17 @@ BroadPhase::BroadPhase(const std::vector<Aabb>& boxes) : boxes_(boxes) {
     for (std::uint32_t i = 0; i < boxes_.size(); ++i)
         if (!boxes_[i].empty()) order_.push_back(i);
     if (order_.empty()) return;
-    nodes_.reserve(2 * order_.size());
+    nodes_.reserve(order_.size() / 2 + 1);
     build(0, static_cast<std::uint32_t>(order_.size()));
+    leaf_boxes_.reserve(order_.size());
+    for (std::uint32_t i : order_) leaf_boxes_.push_back(boxes_[i]);
 }
 
-std::uint32_t BroadPhase::build(std::uint32_t begin, std::uint32_t end) {
-    const auto id = static_cast<std::uint32_t>(nodes_.size());
-    nodes_.push_back({});
-    Aabb box, centers;
-    for (std::uint32_t i = begin; i < end; ++i) {
-        box.extend(boxes_[order_[i]]);
-        centers.extend(boxes_[order_[i]].center());
-    }
-    nodes_[id].box = box;
-    if (end - begin <= 2) {
-        nodes_[id].first = begin;
-        nodes_[id].count = end - begin;
-        return id;
-    }
+// Orders [begin, end) of `order_` about its median on the longest axis of the boxes' centres and
+// returns the median's position.
+std::uint32_t BroadPhase::split(std::uint32_t begin, std::uint32_t end) {
+    Aabb centers;
+    for (std::uint32_t i = begin; i < end; ++i) centers.extend(boxes_[order_[i]].center());
     const Vec3d size = centers.size();
     const int axis = size.x >= size.y && size.x >= size.z ? 0 : (size.y >= size.z ? 1 : 2);
     const std::uint32_t mid = begin + (end - begin) / 2;
@@ -45,8 +54,47 @@ std::uint32_t BroadPhase::build(std::uint32_t begin, std::uint32_t end) {
         const double ca = boxes_[a].center()[axis], cb = boxes_[b].center()[axis];
         return ca < cb || (ca == cb && a < b);
     });
-    build(begin, mid);
-    nodes_[id].first = build(mid, end);
+    return mid;
+}
+
+std::uint32_t BroadPhase::build(std::uint32_t begin, std::uint32_t end) {
+    constexpr std::uint32_t kLeaf = 4;  // boxes per leaf at most
+    const auto id = static_cast<std::uint32_t>(nodes_.size());
+    nodes_.emplace_back();
+    // Up to 4 ranges: the halves, each halved again when it is more than a leaf.
+    std::uint32_t bounds[5] = {begin, end, end, end, end};
+    int ranges = 1;
+    if (end - begin > kLeaf) {
+        const std::uint32_t mid = split(begin, end);
+        ranges = 0;
+        for (const auto& [b, e] : {std::pair{begin, mid}, std::pair{mid, end}}) {
+            bounds[ranges++] = b;
+            if (e - b > kLeaf) bounds[ranges++] = split(b, e);
+        }
+        bounds[ranges] = end;
+    }
+    for (int c = 0; c < 4; ++c) {
+        Node& n = nodes_[id];  // (re-read: building a child grows nodes_)
+        n.count[c] = kNone;
+        n.first[c] = 0;
+        for (int a = 0; a < 3; ++a) n.min[a][c] = n.max[a][c] = 0;
+        if (c >= ranges) continue;
+        const std::uint32_t b = bounds[c], e = bounds[c + 1];
+        Aabb box;
+        for (std::uint32_t i = b; i < e; ++i) box.extend(boxes_[order_[i]]);
+        for (int a = 0; a < 3; ++a) {
+            n.min[a][c] = float_below(box.min[a]);
+            n.max[a][c] = float_above(box.max[a]);
+        }
+        if (e - b <= kLeaf) {
+            n.first[c] = b;
+            n.count[c] = static_cast<std::uint8_t>(e - b);
+        } else {
+            n.count[c] = kInner;
+            const std::uint32_t child = build(b, e);
+            nodes_[id].first[c] = child;
+        }
+    }
     return id;
 }
 
@@ -59,16 +107,26 @@ void BroadPhase::query(const Vec3d& center, double radius, std::vector<std::uint
     stack[top++] = 0;
     while (top > 0) {
         const Node& n = nodes_[stack[--top]];
-        if (squared_distance(n.box, center) > r2) continue;
-        if (n.count > 0) {
-            for (std::uint32_t i = n.first; i < n.first + n.count; ++i)
-                if (squared_distance(boxes_[order_[i]], center) <= r2) out.push_back(order_[i]);
-            continue;
+        for (int c = 0; c < 4; ++c) {
+            if (n.count[c] == kNone) continue;
+            // The distance to a box that holds the child's boxes: never more than to any of them
+            // (the float bounds are exact as doubles, and rounding is monotone).
+            double d2 = 0;
+            for (int a = 0; a < 3; ++a) {
+                const double d = std::max({static_cast<double>(n.min[a][c]) - center[a], center[a] - static_cast<double>(n.max[a][c]), 0.0});
+                d2 += d * d;
+            }
+            if (d2 > r2) continue;
+            if (n.count[c] == kInner) {
+                assert(top < 64);  // 3 siblings pending per level at most, and log4(n) + 1 levels
+                __builtin_prefetch(&nodes_[n.first[c]]);
+                __builtin_prefetch(reinterpret_cast<const char*>(&nodes_[n.first[c]]) + 64);
+                stack[top++] = n.first[c];
+                continue;
+            }
+            for (std::uint32_t i = n.first[c]; i < n.first[c] + n.count[c]; ++i)
+                if (squared_distance(leaf_boxes_[i], center) <= r2) out.push_back(order_[i]);
         }
-        assert(top + 2 <= 64);  // depth <= log2(n) + 1 with median splits
-        const std::uint32_t self = static_cast<std::uint32_t>(&n - nodes_.data());
-        stack[top++] = n.first;
-        stack[top++] = self + 1;
     }
     std::sort(out.begin(), out.end());
 }

@@ -6,10 +6,15 @@
 // positive). Out, per query ball (centre, radius): the indices of the boxes whose closed
 // distance to the centre is at most the radius, ascending. A box that only touches the ball is
 // kept, so a caller that pads its boxes conservatively never loses a pair.
-// Build: median split on the longest axis of the boxes' centres, leaves of up to 2 boxes,
-// O(n log n); the nodes are one flat array in depth-first order. Query: O(log n + hits) for
-// scattered boxes; no allocation once `out` has grown. Deterministic; const queries may run
-// concurrently.
+// Build: median splits on the longest axis of the boxes' centres, two levels per node (a node has
+// up to 4 children), leaves of up to 4 boxes, O(n log n); the nodes are one flat array in
+// depth-first order. Query: O(log n + hits) for scattered boxes; no allocation once `out` has
+// grown. Deterministic; const queries may run concurrently.
+// Memory: a query runs between pair queries that sweep megabytes of samples, so it meets the
+// hierarchy in main memory, where each level costs a dependent cache miss: 4 children per node
+// halves the levels of a binary tree, a node is two cache lines (its children's boxes in floats
+// rounded outwards, so pruning is conservative), and the leaves' boxes are exact (doubles), stored
+// in leaf order next to each other.
 #include <cstdint>
 #include <vector>
 
@@ -32,15 +37,18 @@ public:
     const Aabb& box(std::size_t i) const { return boxes_[i]; }
 
 private:
-    struct Node {
-        Aabb box;
-        std::uint32_t first = 0;  // leaf: first entry of `order_`; inner: the right child (left is next)
-        std::uint32_t count = 0;  // leaf: entries; 0 for an inner node
+    static constexpr std::uint8_t kInner = 0, kNone = 255;  // Node::count of a child that is a node / absent
+    struct alignas(64) Node {
+        float min[3][4], max[3][4];  // per axis, per child: holds every box below it (rounded outwards)
+        std::uint32_t first[4];      // leaf child: its first entry of `order_`; inner child: its node
+        std::uint8_t count[4];       // leaf child: its entries (1 to 4); kInner; kNone
     };
     std::vector<Aabb> boxes_;
     std::vector<std::uint32_t> order_;  // box indices, leaves' ranges
+    std::vector<Aabb> leaf_boxes_;      // boxes_[order_[i]], in the order of order_
     std::vector<Node> nodes_;
 
+    std::uint32_t split(std::uint32_t begin, std::uint32_t end);
     std::uint32_t build(std::uint32_t begin, std::uint32_t end);
 };
 

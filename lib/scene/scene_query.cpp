@@ -94,6 +94,14 @@ struct SceneQuery::State {
     std::vector<std::size_t> part_slot;      // per part: its geometry's slot (npos when neither static nor a tool with a field)
     std::vector<Aabb> reach;                 // per part (empty when not static)
     std::vector<Aabb> local_reach;           // per geometry slot, in its frame (widened for rounding)
+    // What the ball test of a part reads, in one record: its placement's rotation (transposed) and
+    // position, and its geometry's local reach box.
+    struct Reach {
+        std::array<double, 9> world_to_local;  // rows of R^T
+        Vec3d position;
+        Aabb local;
+    };
+    std::vector<Reach> static_reach;  // per static part, in the order of static_parts (the broad phase's indices)
     BroadPhase broad;
     double load_seconds = 0;
     LoadTimes load_times;
@@ -117,8 +125,9 @@ struct SceneQuery::State {
     VpsQuery& query_for(std::size_t worker, std::size_t tool, std::size_t slot) { return *workers[worker].queries[tool][slot]; }
     void run_pair(std::size_t worker, std::size_t index, const Pose& pose, const QueryOptions& opt,
                   std::vector<Contact>& out);
-    // Whether a ball (world) meets the reach box of a field slot placed at `pl` (in the part's frame).
-    bool ball_meets(const Placement& pl, std::size_t slot, const Vec3d& center, double radius) const;
+    Reach reach_of(const Placement& pl, std::size_t slot) const;
+    // Whether a ball (world) meets a placed reach box (in the part's frame).
+    static bool ball_meets(const Reach& r, const Vec3d& center, double radius);
     Vec3d tool_ball_center(std::size_t t, const Pose& pose) const;
     // Tool t's static candidates, then the other tools' parts it may touch (placements: the frame's).
     void candidates_of(std::size_t t, const Pose& pose, const std::vector<Placement>& placements,
@@ -291,6 +300,8 @@ SceneQuery::SceneQuery(const fs::path& scene_path, const QueryOptions& options, 
     }
     s.broad = BroadPhase(boxes);
     for (const Aabb& b : local) s.local_reach.push_back(widen_for_rounding(b));
+    s.static_reach.reserve(s.static_parts.size());
+    for (std::uint32_t i : s.static_parts) s.static_reach.push_back(s.reach_of(sc.parts[i].placement, s.part_slot[i]));
 
     // The queries: one per worker, tool and geometry, each tool's sharing one packed tree.
     s.workers.resize(static_cast<std::size_t>(s.threads));
@@ -325,12 +336,17 @@ QueryOptions SceneQuery::pair_options(std::size_t candidates) const {
     return o;
 }
 
-bool SceneQuery::State::ball_meets(const Placement& pl, std::size_t slot, const Vec3d& center, double radius) const {
+SceneQuery::State::Reach SceneQuery::State::reach_of(const Placement& pl, std::size_t slot) const {
     const auto& m = pl.matrix;
-    const Vec3d d = center - pl.position;
-    const Vec3d local{m[0] * d.x + m[4] * d.y + m[8] * d.z, m[1] * d.x + m[5] * d.y + m[9] * d.z,
-                      m[2] * d.x + m[6] * d.y + m[10] * d.z};
-    return squared_distance(local_reach[slot], local) <= radius * radius;
+    return {{m[0], m[4], m[8], m[1], m[5], m[9], m[2], m[6], m[10]}, pl.position, local_reach[slot]};
+}
+
+bool SceneQuery::State::ball_meets(const Reach& r, const Vec3d& center, double radius) {
+    const auto& m = r.world_to_local;
+    const Vec3d d = center - r.position;
+    const Vec3d local{m[0] * d.x + m[1] * d.y + m[2] * d.z, m[3] * d.x + m[4] * d.y + m[5] * d.z,
+                      m[6] * d.x + m[7] * d.y + m[8] * d.z};
+    return squared_distance(r.local, local) <= radius * radius;
 }
 
 Vec3d SceneQuery::State::tool_ball_center(std::size_t t, const Pose& pose) const {
@@ -347,14 +363,12 @@ void SceneQuery::State::candidates_of(std::size_t t, const Pose& pose, const std
     // The hierarchy's world boxes hold the placed reach boxes loosely (a rotated box's bounds); the
     // ball is then tested against the reach box itself, in the part's frame.
     std::size_t kept = 0;
-    for (std::uint32_t i : out) {
-        const std::uint32_t part = static_parts[i];
-        if (ball_meets(scene.parts[part].placement, part_slot[part], center, radius)) out[kept++] = part;
-    }
+    for (std::uint32_t i : out)
+        if (ball_meets(static_reach[i], center, radius)) out[kept++] = static_parts[i];
     out.resize(kept);  // still ascending: so is static_parts
     // The other tools with a field, at their placements of the frame, in ascending part order.
     for (std::size_t u = 0; u < placements.size(); ++u) {
-        if (u == t || tools[u].slot == npos || !ball_meets(placements[u], tools[u].slot, center, radius)) continue;
+        if (u == t || tools[u].slot == npos || !ball_meets(reach_of(placements[u], tools[u].slot), center, radius)) continue;
         const auto part = static_cast<std::uint32_t>(*tools[u].part);
         out.insert(std::upper_bound(out.begin(), out.end(), part), part);
     }
