@@ -99,24 +99,48 @@ double dense_slab(const T* samples, const std::array<std::vector<std::size_t>, 3
             std::size_t row[4];
             for (int m = 0; m < 4; ++m)
                 row[m] = table[1][static_cast<std::size_t>(j + (m & 1))] + table[2][static_cast<std::size_t>(k + (m >> 1))];
+            // A cell's corners are two columns of four samples (x = a, rows m = b + 2 c): its x
+            // edges join them; its y and z edges lie in a column, so each column's are computed
+            // once and shared with the cell before. Squared differences as cell_extremes takes
+            // them (dx * dx + dy * dy + dz * dz per corner, in that order): the same bits.
             double lo[4], hi[4];
             for (int m = 0; m < 4; ++m) lo[m] = static_cast<double>(samples[tx[0] + row[m]]);
+            auto column = [](const double (&v)[4], double (&y2)[2], double (&z2)[2]) {
+                for (int c = 0; c < 2; ++c) y2[c] = (v[1 + 2 * c] - v[2 * c]) * (v[1 + 2 * c] - v[2 * c]);  // edge (a, ., c)
+                for (int b = 0; b < 2; ++b) z2[b] = (v[b + 2] - v[b]) * (v[b + 2] - v[b]);              // edge (a, b, .)
+                return std::max(std::max(v[0], v[1]), std::max(v[2], v[3]));
+            };
+            double y2lo[2], z2lo[2], y2hi[2], z2hi[2];
+            double top_lo = column(lo, y2lo, z2lo);
             double* g2_row = &g2max[static_cast<std::size_t>(j / kBlock) * row_blocks];
             double* top_row = &topmax[static_cast<std::size_t>(j / kBlock) * row_blocks];
-            for (int i = 0; i < cells[0]; ++i) {
-                const std::size_t x1 = tx[static_cast<std::size_t>(i + 1)];
-                for (int m = 0; m < 4; ++m) hi[m] = static_cast<double>(samples[x1 + row[m]]);
-                double c[8];  // corner (a, b, c) at c[a + 2 b + 4 c], as add_cell
-                for (int m = 0; m < 4; ++m) {
-                    c[2 * m] = lo[m];
-                    c[2 * m + 1] = hi[m];
+            // Block after block along the row, each block's maxima kept in registers: the maxima of
+            // the corners and cells are exact, so their order does not change them (no NaN in a
+            // field), and a balanced order keeps the dependency chains short.
+            for (int i0 = 0; i0 < cells[0]; i0 += kBlock) {
+                double g2_block = 0, top_block = -std::numeric_limits<double>::infinity();
+                for (int i = i0; i < std::min(cells[0], i0 + kBlock); ++i) {
+                    const std::size_t x1 = tx[static_cast<std::size_t>(i + 1)];
+                    for (int m = 0; m < 4; ++m) hi[m] = static_cast<double>(samples[x1 + row[m]]);
+                    const double top_hi = column(hi, y2hi, z2hi);
+                    double x2[4];  // edge (., b, c) at b + 2 c
+                    for (int m = 0; m < 4; ++m) x2[m] = (hi[m] - lo[m]) * (hi[m] - lo[m]);
+                    double corner[8];  // n = a + 2 b + 4 c
+                    for (int n = 0; n < 8; ++n) {
+                        const int a = n & 1, b = (n >> 1) & 1, c = n >> 2;
+                        corner[n] = x2[b + 2 * c] + (a ? y2hi : y2lo)[c] + (a ? z2hi : z2lo)[b];
+                    }
+                    const double g2 = std::max(std::max(std::max(corner[0], corner[1]), std::max(corner[2], corner[3])),
+                                               std::max(std::max(corner[4], corner[5]), std::max(corner[6], corner[7])));
+                    g2_block = std::max(g2_block, g2);
+                    top_block = std::max(top_block, std::max(top_lo, top_hi));
+                    for (int m = 0; m < 4; ++m) lo[m] = hi[m];
+                    y2lo[0] = y2hi[0], y2lo[1] = y2hi[1], z2lo[0] = z2hi[0], z2lo[1] = z2hi[1];
+                    top_lo = top_hi;
                 }
-                double g2 = 0, top = 0;
-                cell_extremes(c, g2, top);
-                const std::size_t b = static_cast<std::size_t>(i / kBlock);
-                g2_row[b] = std::max(g2_row[b], g2);
-                top_row[b] = std::max(top_row[b], top);
-                for (int m = 0; m < 4; ++m) lo[m] = hi[m];
+                const std::size_t bx = static_cast<std::size_t>(i0 / kBlock);
+                g2_row[bx] = std::max(g2_row[bx], g2_block);
+                top_row[bx] = std::max(top_row[bx], top_block);
             }
         }
     double inside = 0;
