@@ -7,6 +7,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cfm/cfm.hpp"
 #include "core/error.hpp"
@@ -31,6 +33,29 @@ std::array<Vec3d, 3> rotation_rows(const std::array<double, 4>& q_in) {
 }
 
 namespace {
+
+// Sorts (key, place) pairs by key, equal keys in their order (a stable LSD radix sort, a byte per
+// pass, as many passes as the largest key has bytes: two for the points of a shell under 65,536
+// points); short runs by comparison. Both give the order of std::sort on the pairs, since places
+// ascend.
+void sort_keys(std::vector<std::pair<std::uint64_t, std::uint32_t>>& v) {
+    if (v.size() < 64) {
+        std::sort(v.begin(), v.end());
+        return;
+    }
+    thread_local std::vector<std::pair<std::uint64_t, std::uint32_t>> tmp;
+    tmp.resize(v.size());
+    std::uint64_t top = 0;
+    for (const auto& e : v) top = std::max(top, e.first);
+    for (int shift = 0; shift < 64 && (top >> shift) != 0; shift += 8) {
+        std::size_t start[256] = {};
+        for (const auto& e : v) ++start[(e.first >> shift) & 255];
+        std::size_t sum = 0;
+        for (std::size_t& c : start) sum += std::exchange(c, sum);
+        for (const auto& e : v) tmp[start[(e.first >> shift) & 255]++] = e;
+        v.swap(tmp);
+    }
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -280,13 +305,22 @@ public:
 
     void finish() {
         auto& cs = out_.contacts;
-        // Point contacts (cluster -1) by point, then CFM contacts by cluster.
-        std::sort(cs.begin(), cs.end(), [](const Contact& a, const Contact& b) {
-            return a.cluster < b.cluster || (a.cluster == b.cluster && a.point < b.point);
-        });
-        cs.erase(std::unique(cs.begin(), cs.end(),
-                             [](const Contact& a, const Contact& b) { return a.point == b.point && a.cluster == b.cluster; }),
-                 cs.end());
+        // Point contacts (cluster -1) by point, then CFM contacts by cluster, each (cluster, point)
+        // once (the first found). The keys (cluster + 1, point) are sorted beside the contacts'
+        // places, then the contacts gathered in that order.
+        if (cs.size() > 1) {
+            thread_local std::vector<std::pair<std::uint64_t, std::uint32_t>> order;  // (key, place)
+            thread_local std::vector<Contact> sorted;
+            order.resize(cs.size());
+            for (std::size_t i = 0; i < cs.size(); ++i)
+                order[i] = {(std::uint64_t{static_cast<std::uint32_t>(cs[i].cluster + 1)} << 32) | cs[i].point,
+                            static_cast<std::uint32_t>(i)};
+            sort_keys(order);
+            sorted.clear();
+            for (std::size_t i = 0; i < order.size(); ++i)
+                if (i == 0 || order[i].first != order[i - 1].first) sorted.push_back(cs[order[i].second]);
+            cs.swap(sorted);
+        }
         for (const Contact& c : cs) {
             Vec3d f = c.normal * c.value;
             out_.force += f;
