@@ -398,6 +398,7 @@ TEST(Query, FullTraversalFindsExactlyTheBruteForceContacts) {
         hp::QueryResult full = hp::run_query(f, s.view(), pose, {.mode = hp::QueryMode::full});
         hp::QueryResult brute = hp::run_query(f, s.view(), pose, {.mode = hp::QueryMode::brute});
         ASSERT_EQ(full.contacts.size(), brute.contacts.size()) << "trial " << trial;
+        for (std::size_t i = 1; i < full.contacts.size(); ++i) ASSERT_LT(full.contacts[i - 1].point, full.contacts[i].point);
         for (std::size_t i = 0; i < full.contacts.size(); ++i) {
             ASSERT_EQ(full.contacts[i].point, brute.contacts[i].point);
             ASSERT_EQ(full.contacts[i].value, brute.contacts[i].value);
@@ -438,6 +439,9 @@ TEST(Query, EveryPointIsCheckedOnceWhenEverythingCollides) {
     EXPECT_EQ(full.contacts.size(), s.points.size());
     EXPECT_EQ(full.points_tested, s.points.size());
     EXPECT_EQ(full.spheres_tested, s.tree.clusters.size());
+    // The contacts come ordered by point, each once (3,000 of them, found in the tree's order):
+    // with every point colliding, contact i is point i.
+    for (std::size_t i = 0; i < full.contacts.size(); ++i) ASSERT_EQ(full.contacts[i].point, i);
     hp::QueryResult seg = hp::run_query(f, s.view(), pose, {.mode = hp::QueryMode::segmented, .level = 2});
     EXPECT_EQ(seg.points_tested, s.points.size());
 }
