@@ -192,8 +192,8 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--moving-mesh", a.moving_mesh_path, "validate exact: the moving object's mesh (frame of the tree's points)");
     // The three ways haptic-query runs, and the options that serve only some of them (the declared
     // keys' own modes, --mode and --validate, are in the query stage's declaration).
-    const std::string timing = "timing checks", exact = "--validate exact", scene = "--scene";
-    tool.set_modes({{timing, {}}, {exact, {"--validate", "exact"}}, {scene, {"--scene", "SCENE"}}}, [&] {
+    const std::string timing = "timing checks", exact = std::string("--validate ") + hp::kValidateExact, scene = "--scene";
+    tool.set_modes({{timing, {}}, {exact, {"--validate", hp::kValidateExact}}, {scene, {"--scene", "SCENE"}}}, [&] {
         return !a.scene_path.empty() ? scene : call.given("validate") ? exact : timing;
     });
     for (const char* o : {"--static", "--moving"}) tool.applies(o, {timing, exact});

@@ -11,6 +11,7 @@
 #include "query/check_run.hpp"
 #include "query/ist_check.hpp"
 #include "query/scenario.hpp"
+#include "query/validate_exact.hpp"
 
 namespace hp::pipeline {
 
@@ -99,9 +100,9 @@ StageSpec query_stage() {
     d(&QueryParams::validate, "validate",
       "exact: per step of a 1 kHz trajectory, the exact first contact between the meshes (static-mesh, moving-mesh) "
       "against VPS at the step's end: early, late and tunnelling contacts (docs/exact.md)")
-        .one_of({"exact"});
+        .one_of({kValidateExact});
     d(&QueryParams::fail_on_tunnel, "fail_on_tunnel", "validate exact: exit 1 when the meshes touched between two samples unseen by VPS")
-        .only_with("validate", {"exact"});
+        .only_with("validate", {kValidateExact});
     // What the modes need (what they refuse is declared above, with only_with).
     s.check = [segmented](const nlohmann::json& p, const Spelling& name) -> std::pair<std::string, std::string> {
         const std::string mode = p["mode"].get<std::string>();

@@ -104,7 +104,7 @@ ExactValidation run_exact_validation(const ExactValidationSpec& spec, const Prog
                                     ? nlohmann::json{{"scenario", spec.poses.scenario}, {"seed", spec.poses.seed}, {"count", spec.poses.count}}
                                     : nlohmann::json{{"file", name(spec.poses.file)}};
     out.report = {
-        {"validate", "exact"},
+        {"validate", kValidateExact},
         {"steps", steps},
         {"poses", poses_json},
         {"static", {{"file", name(spec.static_path)}, {"voxel_size", st.field.grid().voxel_size}}},

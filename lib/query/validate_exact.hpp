@@ -27,6 +27,9 @@
 
 namespace hp {
 
+// The value of haptic-query --validate (and of the report's "validate") that runs this check.
+inline constexpr const char* kValidateExact = "exact";
+
 struct ExactValidationSpec {
     std::filesystem::path static_path, moving_path;            // the field and the tree (as haptic-query)
     std::filesystem::path static_mesh_path, moving_mesh_path;  // the meshes
