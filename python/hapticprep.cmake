@@ -80,6 +80,17 @@ add_custom_target(install-python
   COMMAND ${CMAKE_COMMAND} --install ${CMAKE_BINARY_DIR} --component python
   DEPENDS hapticprep_python VERBATIM)
 message(STATUS "Python package hapticprep: built for ${Python3_EXECUTABLE}, installed to <prefix>/${HP_PYTHON_INSTALL_DIR}")
+# pip install .: scikit-build builds the default target before setup.py's install target, so in
+# that build the default target is the package alone (the executables, benches and libraries it
+# does not link are left out; each still builds by name).
+if(HP_PYTHON_WHEEL)
+  get_property(hp_all_targets DIRECTORY PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(target ${hp_all_targets})
+    if(NOT target STREQUAL "hapticprep_python")
+      set_property(TARGET ${target} PROPERTY EXCLUDE_FROM_ALL TRUE)
+    endif()
+  endforeach()
+endif()
 
 if(HP_BUILD_TESTS)
   # pytest (python3-pytest) over tests/python/ (which runs examples/python/ too), against the
