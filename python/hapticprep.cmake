@@ -51,10 +51,12 @@ endforeach()
 # Install: Debian's python3 imports /usr/lib/python3/dist-packages (prefix /usr) and
 # /usr/local/lib/python3.X/dist-packages (prefix /usr/local, the default). Another prefix: set
 # PYTHONPATH=<prefix>/${HP_PYTHON_INSTALL_DIR}.
-# pip install . (setup.py) installs into the wheel's root: the package directory itself.
-option(HP_PYTHON_WHEEL "Install only the Python package, at the prefix's top (pip install .)" OFF)
+# pip install . (setup.py): scikit-build puts into the package what CMake installs below the
+# package's source directory (setup.py's package_dir, python/hapticprep); anything else would go
+# to the wheel's data, outside site-packages.
+option(HP_PYTHON_WHEEL "Install only the Python package, where setup.py packages it (pip install .)" OFF)
 if(HP_PYTHON_WHEEL)
-  set(HP_PYTHON_INSTALL_DEFAULT .)
+  set(HP_PYTHON_INSTALL_DEFAULT python)
 elseif(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
   set(HP_PYTHON_INSTALL_DEFAULT lib/python3/dist-packages)
 else()
