@@ -57,8 +57,12 @@ if prebuilt:
 else:
     from skbuild import setup
 
-    setup(package_dir={"hapticprep": "python/hapticprep"},
+    # CMake installs the extension below the package's source directory, where scikit-build
+    # takes the package's files from (given here too, over an older build's cached value).
+    package_source = Path("python") / "hapticprep"
+    setup(package_dir={"hapticprep": package_source.as_posix()},
           cmake_args=["-DHP_BUILD_TESTS=OFF", "-DHP_PYTHON_WHEEL=ON",
+                      f"-DHP_PYTHON_INSTALL_DIR={package_source.parent.as_posix()}",
                       *shlex.split(os.environ.get("HP_CMAKE_ARGS", ""))],
           cmake_install_target="install-python",
           **METADATA)

@@ -52,12 +52,8 @@ int run_scene(hp::app::Tool& tool, const Args& a, const hp::app::StageCall& call
     spec.ist_side = !opt.ist_no_side;
     spec.scene_path = a.scene_path;
     spec.tools = a.tools;
-    if (opt.poses) spec.poses_path = *opt.poses;
-    if (opt.scenario) spec.scenario = *opt.scenario;
+    spec.poses = hp::pipeline::pose_source(opt);
     spec.target = a.target_part;
-    spec.count = opt.count;
-    spec.seed = opt.seed;
-    spec.depth = opt.depth;
     spec.mode = opt.mode;
     spec.level = opt.level.value_or(0);
     spec.budget_us = opt.budget_us;
@@ -85,11 +81,7 @@ int run_exact(hp::app::Tool& tool, const Args& a, const hp::pipeline::QueryParam
     vs.moving_path = a.moving_path;
     vs.static_mesh_path = a.static_mesh_path;
     vs.moving_mesh_path = a.moving_mesh_path;
-    if (opt.poses) vs.poses_path = *opt.poses;
-    if (opt.scenario) vs.scenario = *opt.scenario;
-    vs.count = opt.count;
-    vs.seed = opt.seed;
-    vs.depth = opt.depth;
+    vs.poses = hp::pipeline::pose_source(opt);
     vs.fail_on_tunnel = opt.fail_on_tunnel;
     const hp::ExactValidation v = hp::run_exact_validation(vs, tool.progress());
     for (const std::string& w : v.warnings) tool.warn(w);
@@ -200,8 +192,8 @@ int main(int argc, char** argv) {
     tool.cli.add_option("--moving-mesh", a.moving_mesh_path, "validate exact: the moving object's mesh (frame of the tree's points)");
     // The three ways haptic-query runs, and the options that serve only some of them (the declared
     // keys' own modes, --mode and --validate, are in the query stage's declaration).
-    const std::string timing = "timing checks", exact = "--validate exact", scene = "--scene";
-    tool.set_modes({{timing, {}}, {exact, {"--validate", "exact"}}, {scene, {"--scene", "SCENE"}}}, [&] {
+    const std::string timing = "timing checks", exact = std::string("--validate ") + hp::kValidateExact, scene = "--scene";
+    tool.set_modes({{timing, {}}, {exact, {"--validate", hp::kValidateExact}}, {scene, {"--scene", "SCENE"}}}, [&] {
         return !a.scene_path.empty() ? scene : call.given("validate") ? exact : timing;
     });
     for (const char* o : {"--static", "--moving"}) tool.applies(o, {timing, exact});

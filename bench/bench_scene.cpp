@@ -30,13 +30,13 @@ int main(int argc, char** argv) {
     hp::scene::SceneCheckSpec spec;
     spec.scene_path = argv[1];
     spec.tool.tree_file = argv[2];
-    spec.scenario = "contact";
-    spec.count = 2000;
+    spec.poses.scenario = "contact";
+    spec.poses.count = 2000;
     for (int i = 3; i + 1 < argc; i += 2) {
         const std::string k = argv[i];
-        if (k == "--count") spec.count = std::strtoull(argv[i + 1], nullptr, 10);
-        else if (k == "--seed") spec.seed = std::strtoull(argv[i + 1], nullptr, 10);
-        else if (k == "--depth") spec.depth = std::strtod(argv[i + 1], nullptr);
+        if (k == "--count") spec.poses.count = std::strtoull(argv[i + 1], nullptr, 10);
+        else if (k == "--seed") spec.poses.seed = std::strtoull(argv[i + 1], nullptr, 10);
+        else if (k == "--depth") spec.poses.depth = std::strtod(argv[i + 1], nullptr);
         else if (k == "--mode") spec.mode = argv[i + 1];
     }
     hp::pin_to_current_core();

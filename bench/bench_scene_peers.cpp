@@ -413,10 +413,10 @@ int run(const Options& o) {
     hp::scene::SceneCheckSpec spec;
     spec.scene_path = o.scene;
     spec.tool.tree_file = o.tree;
-    spec.scenario = "contact";
-    spec.count = o.count;
-    spec.seed = o.seed;
-    spec.depth = o.depth;
+    spec.poses.scenario = "contact";
+    spec.poses.count = o.count;
+    spec.poses.seed = o.seed;
+    spec.poses.depth = o.depth;
     hp::scene::SceneQuery sq(spec.scene_path, spec.tool, {.mode = hp::QueryMode::full}, 1);
     const std::vector<hp::Pose> poses = hp::scene::scene_scenario(sq, spec);
     const hp::scene::Scene& scene = sq.scene();

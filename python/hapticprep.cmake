@@ -51,10 +51,12 @@ endforeach()
 # Install: Debian's python3 imports /usr/lib/python3/dist-packages (prefix /usr) and
 # /usr/local/lib/python3.X/dist-packages (prefix /usr/local, the default). Another prefix: set
 # PYTHONPATH=<prefix>/${HP_PYTHON_INSTALL_DIR}.
-# pip install . (setup.py) installs into the wheel's root: the package directory itself.
-option(HP_PYTHON_WHEEL "Install only the Python package, at the prefix's top (pip install .)" OFF)
+# pip install . (setup.py): scikit-build puts into the package what CMake installs below the
+# package's source directory (setup.py's package_dir, python/hapticprep); anything else would go
+# to the wheel's data, outside site-packages.
+option(HP_PYTHON_WHEEL "Install only the Python package, where setup.py packages it (pip install .)" OFF)
 if(HP_PYTHON_WHEEL)
-  set(HP_PYTHON_INSTALL_DEFAULT .)
+  set(HP_PYTHON_INSTALL_DEFAULT python)
 elseif(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
   set(HP_PYTHON_INSTALL_DEFAULT lib/python3/dist-packages)
 else()
@@ -80,6 +82,17 @@ add_custom_target(install-python
   COMMAND ${CMAKE_COMMAND} --install ${CMAKE_BINARY_DIR} --component python
   DEPENDS hapticprep_python VERBATIM)
 message(STATUS "Python package hapticprep: built for ${Python3_EXECUTABLE}, installed to <prefix>/${HP_PYTHON_INSTALL_DIR}")
+# pip install .: scikit-build builds the default target before setup.py's install target, so in
+# that build the default target is the package alone (the executables, benches and libraries it
+# does not link are left out; each still builds by name).
+if(HP_PYTHON_WHEEL)
+  get_property(hp_all_targets DIRECTORY PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(target ${hp_all_targets})
+    if(NOT target STREQUAL "hapticprep_python")
+      set_property(TARGET ${target} PROPERTY EXCLUDE_FROM_ALL TRUE)
+    endif()
+  endforeach()
+endif()
 
 if(HP_BUILD_TESTS)
   # pytest (python3-pytest) over tests/python/ (which runs examples/python/ too), against the

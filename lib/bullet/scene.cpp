@@ -1,10 +1,14 @@
 // Scene files of haptic-sim: parsing and validation (docs/sim.md). Every error names the file and
 // the key ("objects[1].mass") and is hp::Error(bad_input); nothing runs before the whole file passed.
+#include <array>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "bullet/sim.hpp"
+#include "contact/query.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 
@@ -13,6 +17,23 @@ namespace hp::bullet {
 namespace {
 
 using nlohmann::json;
+
+// The traversals a scene names, spelled as haptic-query's modes (kQueryModeNames).
+constexpr std::array<std::pair<QueryMode, Traversal>, 3> kTraversals{{{QueryMode::full, Traversal::full},
+                                                                      {QueryMode::segmented, Traversal::segmented},
+                                                                      {QueryMode::time_critical, Traversal::time_critical}}};
+
+std::optional<Traversal> traversal_named(const std::string& name) {
+    for (const auto& [mode, t] : kTraversals)
+        if (name == query_mode_name(mode)) return t;
+    return std::nullopt;
+}
+
+std::string traversal_names() {
+    std::string names;
+    for (const auto& [mode, t] : kTraversals) names += (names.empty() ? "" : ", ") + std::string(query_mode_name(mode));
+    return names;
+}
 
 struct Reader {
     std::string file;
@@ -105,10 +126,9 @@ struct Reader {
         }
         if (j.contains("traversal")) {
             const std::string t = string(j["traversal"], w + "traversal");
-            if (t == "full") m.traversal.traversal = Traversal::full;
-            else if (t == "segmented") m.traversal.traversal = Traversal::segmented;
-            else if (t == "time-critical") m.traversal.traversal = Traversal::time_critical;
-            else fail(w + "traversal", "unknown traversal '" + t + "' (full, segmented, time-critical)");
+            const std::optional<Traversal> named = traversal_named(t);
+            if (!named) fail(w + "traversal", "unknown traversal '" + t + "' (" + traversal_names() + ")");
+            m.traversal.traversal = *named;
         }
         if (j.contains("level")) m.traversal.level = integer(j["level"], w + "level", 1);
         if (j.contains("budget_us")) m.traversal.budget_us = number_at_least(j["budget_us"], w + "budget_us", 0, true);

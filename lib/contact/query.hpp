@@ -51,6 +51,7 @@ enum class QueryMode { full, brute, segmented, time_critical };
 inline constexpr std::array<std::string_view, 4> kQueryModeNames{"full", "brute", "segmented", "time-critical"};
 // The mode a name spells; none for a name of no VPS mode (the octree modes are lib/query's).
 std::optional<QueryMode> query_mode_from_name(std::string_view name);
+inline const char* query_mode_name(QueryMode mode) { return kQueryModeNames[static_cast<std::size_t>(mode)].data(); }
 
 struct QueryOptions {
     QueryMode mode = QueryMode::full;

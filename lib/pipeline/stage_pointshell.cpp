@@ -10,7 +10,6 @@
 #include "formats/shell.hpp"
 #include "formats/vdb.hpp"
 #include "pipeline/stage_pointshell.hpp"
-#include "pointshell/pointshell.hpp"
 
 namespace hp::pipeline {
 
@@ -41,8 +40,11 @@ StageSpec pointshell_stage() {
     s.available = true;
     Declare<PointshellParams> d(s.params);
     d(&PointshellParams::alpha, "alpha", "minimum spacing in voxel sizes").above_zero();
-    d(&PointshellParams::normals, "normals", "gradient (of the distance field) or surface (angle-weighted)")
-        .one_of({"gradient", "surface"});
+    const std::vector<nlohmann::json> normals(kShellNormalsNames.begin(), kShellNormalsNames.end());
+    d(&PointshellParams::normals, "normals",
+      strf("%s (of the distance field) or %s (angle-weighted)", shell_normals_name(ShellNormals::gradient),
+           shell_normals_name(ShellNormals::surface)))
+        .one_of(normals);
     d(&PointshellParams::force, "force", "proceed even if the mesh is not the one the field was made from");
     declare_mesh_options(d, " (default: the field's)");
     s.run = typed_run("pointshell", &run_pointshell);
@@ -135,7 +137,7 @@ PointshellSummary run_pointshell(const StageContext& ctx, const PointshellParams
 
     PointshellOptions opt;
     opt.alpha = alpha;
-    opt.normals = normals == "surface" ? ShellNormals::surface : ShellNormals::gradient;
+    opt.normals = parse_shell_normals(normals);
     const GridSpec g = field.grid;
     const auto t1 = std::chrono::steady_clock::now();
     PointshellResult r;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pipeline/stage_common.hpp"
+#include "pointshell/pointshell.hpp"
 
 namespace hp {
 struct ShellField;
@@ -30,7 +31,7 @@ ShellField read_shell_field(const std::filesystem::path& path, vdb::FileInfo& in
 
 struct PointshellParams {
     double alpha = 1.4142135623730951;  // sqrt 2
-    std::string normals = "gradient";
+    std::string normals = shell_normals_name(ShellNormals::gradient);
     bool force = false;
     std::optional<double> scale;
     std::optional<std::string> units;

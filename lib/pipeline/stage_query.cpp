@@ -11,6 +11,7 @@
 #include "query/check_run.hpp"
 #include "query/ist_check.hpp"
 #include "query/scenario.hpp"
+#include "query/validate_exact.hpp"
 
 namespace hp::pipeline {
 
@@ -33,29 +34,33 @@ StageSpec query_stage() {
     const std::vector<nlohmann::json> ist(kIstModeNames.begin(), kIstModeNames.end());
     std::vector<nlohmann::json> modes(kQueryModeNames.begin(), kQueryModeNames.end());
     modes.insert(modes.end(), ist.begin(), ist.end());
+    const std::vector<nlohmann::json> with_depth{scenario_kind_name(ScenarioKind::contact), scenario_kind_name(ScenarioKind::approach),
+                                                 scenario_kind_name(ScenarioKind::trajectory)};
+    const nlohmann::json segmented = query_mode_name(QueryMode::segmented), time_critical = query_mode_name(QueryMode::time_critical);
+    const nlohmann::json ist_only = kIstModeNames[0];
     const std::string never_early = " (the other modes never stop early)";
     d(&QueryParams::poses, "poses", "poses file (JSON)").excluding({"scenario"});
-    d(&QueryParams::scenario, "scenario", "generate poses: contact, approach, random or trajectory")
+    d(&QueryParams::scenario, "scenario", "generate poses: " + scenario_list())
         .one_of(scenarios)
         .excluding({"poses"});
     d(&QueryParams::count, "count", "scenario: number of poses").in(1, 1e8).only_with("scenario", scenarios);
     d(&QueryParams::seed, "seed", "scenario: random seed").in(0, kMaxSeed).only_with("scenario", scenarios);
     d(&QueryParams::depth, "depth", "contact: maximum penetration in voxels")
         .above_zero()
-        .only_with("scenario", {"contact", "approach", "trajectory"});
+        .only_with("scenario", with_depth);
     d(&QueryParams::mode, "mode", query_mode_list() + " (octrees)")
         .one_of(modes)
         .only_with("validate", {unset});
     d(&QueryParams::level, "level", "segmented: tree level of the segments (1 = root)")
         .in(1, 1000)
         .only_with("validate", {unset})
-        .only_with("mode", {"segmented"});
+        .only_with("mode", {segmented});
     d(&QueryParams::budget_us, "budget_us", "per-query budget in microseconds").above_zero().only_with("validate", {unset});
     d(&QueryParams::budget_tests, "budget_tests",
       "time-critical: also stop each query after this many sphere tests (deterministic)")
         .at_least(1)
         .only_with("validate", {unset})
-        .only_with("mode", {"time-critical"}, never_early);
+        .only_with("mode", {time_critical}, never_early);
     d(&QueryParams::max_over_budget, "max_over_budget",
       "pass when at most this fraction of queries is over budget (instead of p99)")
         .in(0, 1)
@@ -66,7 +71,7 @@ StageSpec query_stage() {
       "in a pipeline, true uses the CFM its cfm stage made")
         .input_file("cfm")
         .only_with("validate", {unset})
-        .only_with("mode", {"time-critical"}, never_early);
+        .only_with("mode", {time_critical}, never_early);
     d(&QueryParams::moving_octree, "moving_octree",
       "ist modes: the moving object's octree (haptic-octree); in a pipeline, true uses the octree its octree stage made")
         .input_file("octree")
@@ -80,12 +85,12 @@ StageSpec query_stage() {
     d(&QueryParams::ist_level, "ist_level", "ist: stop the descent at this octree level (contacts are node pairs; 0 = voxels)")
         .in(0, 21)
         .only_with("validate", {unset})
-        .only_with("mode", {"ist"}, " (ist-brute tests every voxel pair)");
+        .only_with("mode", {ist_only}, " (" + std::string(kIstModeNames[1]) + " tests every voxel pair)");
     d(&QueryParams::ist_max_contacts, "ist_max_contacts",
       "ist: stop the descent after the first level that leaves at least this many pairs (time-critical)")
         .at_least(1)
         .only_with("validate", {unset})
-        .only_with("mode", {"ist"}, " (ist-brute tests every voxel pair)");
+        .only_with("mode", {ist_only}, " (" + std::string(kIstModeNames[1]) + " tests every voxel pair)");
     d(&QueryParams::ist_no_one_child, "ist_no_one_child", "ist: test the spheres of nodes with one child too (one-child optimization off)")
         .only_with("validate", {unset})
         .only_with("mode", ist);
@@ -95,33 +100,39 @@ StageSpec query_stage() {
     d(&QueryParams::validate, "validate",
       "exact: per step of a 1 kHz trajectory, the exact first contact between the meshes (static-mesh, moving-mesh) "
       "against VPS at the step's end: early, late and tunnelling contacts (docs/exact.md)")
-        .one_of({"exact"});
+        .one_of({kValidateExact});
     d(&QueryParams::fail_on_tunnel, "fail_on_tunnel", "validate exact: exit 1 when the meshes touched between two samples unseen by VPS")
-        .only_with("validate", {"exact"});
+        .only_with("validate", {kValidateExact});
     // What the modes need (what they refuse is declared above, with only_with).
-    s.check = [](const nlohmann::json& p, const Spelling& name) -> std::pair<std::string, std::string> {
+    s.check = [segmented](const nlohmann::json& p, const Spelling& name) -> std::pair<std::string, std::string> {
         const std::string mode = p["mode"].get<std::string>();
         const bool ist = is_ist_mode(mode);
         if (p["validate"].is_null() && ist && (p["moving_octree"] != true || p["static_octree"] != true))
             return {"moving_octree", name("mode") + " " + mode + " needs " + name("moving_octree") + " and " + name("static_octree")};
         if (p["poses"].is_null() && p["scenario"].is_null())
-            return {"scenario", "give " + name("poses") + " (a file) or " + name("scenario") + " (contact, approach or random)"};
-        if (p["validate"].is_null() && mode == "segmented" && p["level"].is_null())
-            return {"level", name("mode") + " segmented needs " + name("level")};
+            return {"scenario", "give " + name("poses") + " (a file) or " + name("scenario") + " (" + scenario_list() + ")"};
+        if (p["validate"].is_null() && mode == segmented && p["level"].is_null())
+            return {"level", name("mode") + " " + mode + " needs " + name("level")};
         return {};
     };
     s.run = typed_run("query", &run_query);
     return s;
 }
 
+PoseSource pose_source(const QueryParams& p) {
+    PoseSource source;
+    if (p.poses) source.file = *p.poses;
+    if (p.scenario) source.scenario = *p.scenario;
+    source.count = p.count;
+    source.seed = p.seed;
+    source.depth = p.depth;
+    return source;
+}
+
 QueryCheckSpec query_check_spec(const QueryParams& p) {
     QueryCheckSpec spec;
-    if (p.poses) spec.poses_path = *p.poses;
-    if (p.scenario) spec.scenario = *p.scenario;
+    spec.poses = pose_source(p);
     spec.mode = p.mode;
-    spec.count = p.count;
-    spec.seed = p.seed;
-    spec.depth = p.depth;
     spec.budget_us = p.budget_us;
     spec.budget_tests = p.budget_tests.value_or(0);
     spec.max_over_budget = p.max_over_budget.value_or(-1.0);
@@ -153,7 +164,7 @@ std::string format_text(const QueryCheck& check, const QueryParams& p, const std
                 r["mean_spheres_tested"].get<double>(), r["moving"]["points"].get<std::size_t>());
     out += strf("budget       %.0f us: %zu over (%.3f%%), %.0f queries/s%s\n", p.budget_us, over,
                 100.0 * r["over_budget_fraction"].get<double>(), r["queries_per_second"].get<double>(),
-                p.mode == "time-critical" ? (", " + std::to_string(r["interrupted"].get<std::size_t>()) + " interrupted").c_str()
+                p.mode == query_mode_name(QueryMode::time_critical) ? (", " + std::to_string(r["interrupted"].get<std::size_t>()) + " interrupted").c_str()
                                           : "");
     if (r.contains("ist"))
         out += strf("ist          %.1f voxel pairs tested, %.1f sphere tests skipped (one-child) per query; octrees %zu + %zu nodes\n",

@@ -15,6 +15,7 @@
 namespace hp {
 struct QueryCheckSpec;  // query/check_run.hpp
 struct QueryCheck;
+struct PoseSource;  // query/scenario.hpp
 }
 
 namespace hp::pipeline {
@@ -53,6 +54,10 @@ std::string format_text(const QueryCheck& check, const QueryParams& p, const std
 
 StageSpec query_stage();
 QuerySummary run_query(const StageContext& ctx, const QueryParams& p);
+
+// The poses these options give (a file, or a scenario with its count, seed and depth): the
+// same for haptic-query's timing checks, --validate exact and --scene, and for the stage.
+PoseSource pose_source(const QueryParams& p);
 
 // haptic-query's check for these options (the files are the caller's to add).
 QueryCheckSpec query_check_spec(const QueryParams& p);

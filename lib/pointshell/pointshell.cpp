@@ -12,13 +12,20 @@
 #include <tbb/parallel_for.h>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "geometry/closest_point.hpp"
 #include "geometry/pseudo_normals.hpp"
 #include "field/field.hpp"
 
 namespace hp {
 
-const char* shell_normals_name(ShellNormals n) { return n == ShellNormals::surface ? "surface" : "gradient"; }
+const char* shell_normals_name(ShellNormals n) { return kShellNormalsNames[static_cast<std::size_t>(n)].data(); }
+
+ShellNormals parse_shell_normals(const std::string& name) {
+    for (std::size_t i = 0; i < kShellNormalsNames.size(); ++i)
+        if (kShellNormalsNames[i] == name) return static_cast<ShellNormals>(i);
+    fail_usage("unknown normals '" + name + "' (use " + or_list(kShellNormalsNames) + ")");
+}
 
 namespace {
 

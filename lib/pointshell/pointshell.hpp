@@ -12,10 +12,12 @@
 // candidates; they are kept or rejected on one thread in a fixed order (colour class of the
 // triangle graph, then triangle index): the same output for every thread count.
 // The procedure and its choices: docs/pointshell.md.
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -28,7 +30,11 @@
 namespace hp {
 
 enum class ShellNormals { gradient, surface };
-const char* shell_normals_name(ShellNormals n);  // "gradient", "surface"
+// The normals as haptic-pointshell --normals and the pipeline spell them, in the enum's order.
+inline constexpr std::array<std::string_view, 2> kShellNormalsNames{"gradient", "surface"};
+const char* shell_normals_name(ShellNormals n);
+// Parses one of kShellNormalsNames; throws hp::Error(usage) otherwise.
+ShellNormals parse_shell_normals(const std::string& name);
 
 struct PointshellOptions {
     double alpha = 1.4142135623730951;  // minimum spacing in voxel sizes (Sagardia et al. 2014: about sqrt 2)

@@ -29,7 +29,7 @@ QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress)
     if (spec.budget_tests > 0 && mode != QueryMode::time_critical)
         fail_usage("a budget in sphere tests applies only to the time-critical mode (the other modes never stop early), not mode '" +
                    spec.mode + "'");
-    if (spec.poses_path.empty() && spec.scenario.empty()) fail_usage("give poses (a file) or a scenario (contact, approach or random)");
+    spec.poses.require();
     auto name = [&](const std::filesystem::path& p) { return report_file_name(spec, p); };
 
     // Load and validate (the readers check checksums, counts and the tree's structure).
@@ -46,7 +46,7 @@ QueryCheck run_query_check(const QueryCheckSpec& spec, const Progress& progress)
 
     const double load_s = seconds_since(t_start);
     auto t0 = Clock::now();
-    CheckPoses got = check_poses({spec.poses_path, spec.scenario, spec.count, spec.seed, spec.depth}, st.field, moving, progress);
+    CheckPoses got = check_poses(spec.poses, st.field, moving, progress);
     out.poses = std::move(got.poses);
     const double generation_s = got.generation_s;
     const std::size_t beyond = poses_beyond_grid(st.field, moving, out.poses);
@@ -97,10 +97,10 @@ std::string report_file_name(const QueryCheckSpec& spec, const std::filesystem::
 
 void add_inputs(nlohmann::json& report, const QueryCheckSpec& spec, const StaticField& st, const MovingObjectData& shell,
                 double generation_s) {
-    report["poses"] = spec.poses_path.empty()
-                          ? nlohmann::json{{"scenario", spec.scenario}, {"seed", spec.seed}, {"count", spec.count},
-                                           {"depth", spec.depth}, {"generation_seconds", generation_s}}
-                          : nlohmann::json{{"file", spec.poses_path.string()}};
+    report["poses"] = spec.poses.file.empty()
+                          ? nlohmann::json{{"scenario", spec.poses.scenario}, {"seed", spec.poses.seed}, {"count", spec.poses.count},
+                                           {"depth", spec.poses.depth}, {"generation_seconds", generation_s}}
+                          : nlohmann::json{{"file", spec.poses.file.string()}};
     report["static"] = {{"file", report_file_name(spec, spec.static_path)}, {"kind", st.kind}, {"encoding", st.encoding},
                         {"dims", st.field.grid().dims}, {"voxel_size", st.field.grid().voxel_size},
                         {"lipschitz", st.field.lipschitz()}};

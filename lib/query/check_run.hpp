@@ -15,6 +15,7 @@
 
 #include "core/progress.hpp"
 #include "contact/query.hpp"
+#include "query/scenario.hpp"
 #include "query/timing.hpp"
 
 namespace hp {
@@ -25,11 +26,7 @@ struct MovingObjectData;  // query/session.hpp
 struct QueryCheckSpec {
     std::filesystem::path static_path, moving_path;
     std::filesystem::path cfm_path;  // empty: none (time-critical only, see contact/query.hpp)
-    std::filesystem::path poses_path;  // a poses file, or else `scenario`
-    std::string scenario;              // contact, approach or random
-    std::size_t count = 1000;
-    std::uint64_t seed = 1;
-    double depth = 5;
+    PoseSource poses;
     std::string mode = "full";  // full, brute, segmented or time-critical
     int level = 0;
     double budget_us = 1000;

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "core/text.hpp"
 #include "formats/octree.hpp"
 #include "octree/ist.hpp"
 #include "query/scenario.hpp"
@@ -72,9 +73,7 @@ bool is_ist_mode(const std::string& mode) {
 std::string query_mode_list() {
     std::vector<std::string_view> all(kQueryModeNames.begin(), kQueryModeNames.end());
     all.insert(all.end(), kIstModeNames.begin(), kIstModeNames.end());
-    std::string out;
-    for (std::size_t i = 0; i < all.size(); ++i) out += (i == 0 ? "" : i + 1 == all.size() ? " or " : ", ") + std::string(all[i]);
-    return out;
+    return or_list(all);
 }
 
 QueryCheck run_ist_check(const QueryCheckSpec& spec, const Progress& progress) {
@@ -85,7 +84,7 @@ QueryCheck run_ist_check(const QueryCheckSpec& spec, const Progress& progress) {
     if (spec.budget_tests > 0) fail_usage("a budget in sphere tests applies only to the time-critical mode, not mode '" + spec.mode + "'");
     if (brute && (spec.ist_level > 0 || spec.ist_max_contacts > 0))
         fail_usage("mode ist-brute tests every voxel pair: a stop level or contact count applies only to mode ist");
-    if (spec.poses_path.empty() && spec.scenario.empty()) fail_usage("give poses (a file) or a scenario (contact, approach or random)");
+    spec.poses.require();
     auto name = [&](const std::filesystem::path& p) { return report_file_name(spec, p); };
 
     StaticField st = load_static_field(spec.static_path);
@@ -104,7 +103,7 @@ QueryCheck run_ist_check(const QueryCheckSpec& spec, const Progress& progress) {
         out.warnings.push_back(name(spec.moving_octree_path) + ": made from another mesh than " + name(spec.moving_path) +
                                " (source hashes differ): the poses do not place the moving octree as they place the tree");
 
-    CheckPoses got = check_poses({spec.poses_path, spec.scenario, spec.count, spec.seed, spec.depth}, st.field, moving, progress);
+    CheckPoses got = check_poses(spec.poses, st.field, moving, progress);
     out.poses = std::move(got.poses);
     const double generation_s = got.generation_s;
 

@@ -9,6 +9,7 @@
 #include "core/atomic_file.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace hp {
 
@@ -24,7 +25,13 @@ double SplitMix64::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p
 ScenarioKind parse_scenario_kind(const std::string& name) {
     for (std::size_t i = 0; i < kScenarioNames.size(); ++i)
         if (kScenarioNames[i] == name) return static_cast<ScenarioKind>(i);
-    fail_usage("unknown scenario '" + name + "' (use contact, approach, random or trajectory)");
+    fail_usage("unknown scenario '" + name + "' (use " + scenario_list() + ")");
+}
+
+std::string scenario_list() { return or_list(kScenarioNames); }
+
+void PoseSource::require() const {
+    if (!given()) fail_usage("give poses (a file) or a scenario (" + scenario_list() + ")");
 }
 
 const char* scenario_kind_name(ScenarioKind kind) {
@@ -271,8 +278,8 @@ void write_poses(const std::filesystem::path& path, const std::vector<Pose>& pos
 CheckPoses check_poses(const PoseSource& source, const DistanceSampler& field, const MovingObject& moving,
                        const Progress& progress) {
     CheckPoses out;
-    if (!source.poses_path.empty()) {
-        out.poses = read_poses(source.poses_path);
+    if (!source.file.empty()) {
+        out.poses = read_poses(source.file);
         return out;
     }
     const ScenarioOptions options{.kind = parse_scenario_kind(source.scenario), .count = source.count, .seed = source.seed,

@@ -18,7 +18,7 @@ namespace hp {
 ExactValidation run_exact_validation(const ExactValidationSpec& spec, const Progress& progress) {
     if (spec.static_mesh_path.empty() || spec.moving_mesh_path.empty())
         fail_usage("validating against the exact contact needs both meshes (--static-mesh and --moving-mesh)");
-    if (spec.poses_path.empty() && spec.scenario.empty()) fail_usage("give poses (a trajectory file) or a scenario (trajectory)");
+    if (!spec.poses.given()) fail_usage("give poses (a trajectory file) or a scenario (trajectory)");
     auto name = [&](const std::filesystem::path& p) { return spec.file_names_only ? p.filename().string() : p.string(); };
     StaticField st = load_static_field(spec.static_path);
     MovingObjectData shell = load_moving_object(spec.moving_path);
@@ -37,7 +37,7 @@ ExactValidation run_exact_validation(const ExactValidationSpec& spec, const Prog
     };
     same_source(sm, spec.static_mesh_path, st.metadata, spec.static_path);
     same_source(mm, spec.moving_mesh_path, shell.metadata, spec.moving_path);
-    out.poses = check_poses({spec.poses_path, spec.scenario, spec.count, spec.seed, spec.depth}, st.field, moving, progress).poses;
+    out.poses = check_poses(spec.poses, st.field, moving, progress).poses;
     const std::size_t n = out.poses.size();
     if (n < 2) fail_usage("a trajectory needs at least two poses (one step)");
 
@@ -100,11 +100,11 @@ ExactValidation run_exact_validation(const ExactValidationSpec& spec, const Prog
     out.tunnel = tunnel.size();
     out.pass = !(spec.fail_on_tunnel && out.tunnel > 0);
     const std::size_t steps = n - 1;
-    nlohmann::json poses_json = spec.poses_path.empty()
-                                    ? nlohmann::json{{"scenario", spec.scenario}, {"seed", spec.seed}, {"count", spec.count}}
-                                    : nlohmann::json{{"file", name(spec.poses_path)}};
+    nlohmann::json poses_json = spec.poses.file.empty()
+                                    ? nlohmann::json{{"scenario", spec.poses.scenario}, {"seed", spec.poses.seed}, {"count", spec.poses.count}}
+                                    : nlohmann::json{{"file", name(spec.poses.file)}};
     out.report = {
-        {"validate", "exact"},
+        {"validate", kValidateExact},
         {"steps", steps},
         {"poses", poses_json},
         {"static", {{"file", name(spec.static_path)}, {"voxel_size", st.field.grid().voxel_size}}},

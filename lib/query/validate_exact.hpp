@@ -23,17 +23,17 @@
 
 #include "core/progress.hpp"
 #include "contact/query.hpp"
+#include "query/scenario.hpp"
 
 namespace hp {
+
+// The value of haptic-query --validate (and of the report's "validate") that runs this check.
+inline constexpr const char* kValidateExact = "exact";
 
 struct ExactValidationSpec {
     std::filesystem::path static_path, moving_path;            // the field and the tree (as haptic-query)
     std::filesystem::path static_mesh_path, moving_mesh_path;  // the meshes
-    std::filesystem::path poses_path;                          // the trajectory, or else a scenario
-    std::string scenario;
-    std::size_t count = 1000;
-    std::uint64_t seed = 1;
-    double depth = 5;
+    PoseSource poses;                                          // the trajectory, or a scenario
     bool fail_on_tunnel = false;
     bool file_names_only = false;
 };

@@ -70,8 +70,8 @@ FrameSummary summarize(const FrameResult& f) {
 }
 
 std::vector<Pose> scene_scenario(const SceneQuery& sq, const SceneCheckSpec& spec, const Progress& progress, std::size_t tool) {
-    const ScenarioKind kind = parse_scenario_kind(spec.scenario);
-    if (spec.count == 0) fail_usage("the number of poses must be at least 1");
+    const ScenarioKind kind = parse_scenario_kind(spec.poses.scenario);
+    if (spec.poses.count == 0) fail_usage("the number of poses must be at least 1");
     const Scene& scene = sq.scene();
     std::vector<std::uint32_t> targets;
     if (!spec.target.empty()) {
@@ -85,21 +85,21 @@ std::vector<Pose> scene_scenario(const SceneQuery& sq, const SceneCheckSpec& spe
     if (targets.empty()) fail_usage("the scene has no static part to make poses against");
     const bool paths = kind == ScenarioKind::approach || kind == ScenarioKind::trajectory;
     const std::size_t steps = paths ? ScenarioOptions{}.path_steps : 1;
-    const std::size_t blocks = (spec.count + steps - 1) / steps;
+    const std::size_t blocks = (spec.poses.count + steps - 1) / steps;
     // Blocks grouped by the geometry of their target; only the last block overall may be short, and
     // it is then the last of its geometry, as generate_scenario makes its last path.
     std::map<std::size_t, std::vector<std::size_t>> by_geometry;
     auto target_of = [&](std::size_t b) { return targets[(b + tool) % targets.size()]; };
     for (std::size_t b = 0; b < blocks; ++b) by_geometry[scene.parts[target_of(b)].geometry].push_back(b);
-    std::vector<Pose> poses(spec.count);
+    std::vector<Pose> poses(spec.poses.count);
     std::size_t done = 0;
     for (const auto& [g, list] : by_geometry) {
         std::size_t n = 0;
-        for (std::size_t b : list) n += std::min(steps, spec.count - b * steps);
+        for (std::size_t b : list) n += std::min(steps, spec.poses.count - b * steps);
         const std::uint32_t any = target_of(list.front());
         const ScenarioOptions options{.kind = kind, .count = n,
-                                      .seed = spec.seed + 0x9E3779B97F4A7C15ULL * (g + 1) + 0xD1B54A32D192ED03ULL * tool,
-                                      .depth = spec.depth};
+                                      .seed = spec.poses.seed + 0x9E3779B97F4A7C15ULL * (g + 1) + 0xD1B54A32D192ED03ULL * tool,
+                                      .depth = spec.poses.depth};
         std::vector<Pose> local;
         try {
             local = generate_scenario(sq.field(any).field, sq.tool_view(tool), options);
@@ -110,7 +110,7 @@ std::vector<Pose> scene_scenario(const SceneQuery& sq, const SceneCheckSpec& spe
         std::size_t k = 0;
         for (std::size_t b : list) {
             const Placement& placement = scene.parts[target_of(b)].placement;
-            for (std::size_t i = b * steps; i < std::min(spec.count, (b + 1) * steps); ++i) poses[i] = place(placement, local[k++]);
+            for (std::size_t i = b * steps; i < std::min(spec.poses.count, (b + 1) * steps); ++i) poses[i] = place(placement, local[k++]);
         }
         done += list.size();
         progress.report("poses", static_cast<double>(done) / static_cast<double>(blocks));
@@ -293,7 +293,7 @@ json ist_json(const SceneQuery& sq) {
 }
 
 std::vector<std::vector<Pose>> check_poses(const SceneQuery& sq, const SceneCheckSpec& spec, const Progress& progress) {
-    if (!spec.poses_path.empty()) return read_tool_poses(spec.poses_path, sq.tool_count());
+    if (!spec.poses.file.empty()) return read_tool_poses(spec.poses.file, sq.tool_count());
     std::vector<std::vector<Pose>> poses;
     for (std::size_t t = 0; t < sq.tool_count(); ++t) poses.push_back(scene_scenario(sq, spec, progress, t));
     return poses;
@@ -306,9 +306,9 @@ SceneCheck run_scene_check(const SceneCheckSpec& spec, const Progress& progress)
     const QueryMode mode = ist.on ? QueryMode::full : parse_scene_mode(spec.mode);  // ist: the broad phase's alone
     if (spec.budget_tests > 0 && mode != QueryMode::time_critical)
         fail_usage("a budget in sphere tests applies only to the time-critical mode, not mode '" + spec.mode + "'");
-    if (spec.poses_path.empty() && spec.scenario.empty()) fail_usage("give poses (a file) or a scenario (contact, approach, random or trajectory)");
-    if (!spec.poses_path.empty() && !spec.target.empty()) fail_usage("--target chooses the part a scenario's poses are made against; not with --poses");
-    if (!spec.scenario.empty()) parse_scenario_kind(spec.scenario);  // a usage error before loading
+    spec.poses.require();
+    if (!spec.poses.file.empty() && !spec.target.empty()) fail_usage("--target chooses the part a scenario's poses are made against; not with --poses");
+    if (!spec.poses.scenario.empty()) parse_scenario_kind(spec.poses.scenario);  // a usage error before loading
     SceneQuery sq(spec.scene_path,
                   {.mode = mode, .level = spec.level, .budget_us = spec.budget_us, .budget_tests = spec.budget_tests},
                   tools_with_files(spec), spec.threads, ist);
@@ -317,7 +317,7 @@ SceneCheck run_scene_check(const SceneCheckSpec& spec, const Progress& progress)
     for (std::size_t t = 0; t < sq.tool_count(); ++t) out.tool_names.push_back(sq.tool_label(t));
     const auto t0 = Clock::now();
     out.poses = check_poses(sq, spec, progress);
-    const double generation_s = spec.poses_path.empty() ? seconds_since(t0) : 0.0;
+    const double generation_s = spec.poses.file.empty() ? seconds_since(t0) : 0.0;
     const std::size_t frames = out.poses[0].size();
 
     std::vector<Pose> frame_poses(sq.tool_count());
@@ -350,10 +350,10 @@ SceneCheck run_scene_check(const SceneCheckSpec& spec, const Progress& progress)
     r["budget_us"] = spec.budget_us;
     r["budget_tests"] = spec.budget_tests > 0 ? json(spec.budget_tests) : json(nullptr);
     r["threads"] = sq.threads();
-    r["poses"] = spec.poses_path.empty()
-                     ? json{{"scenario", spec.scenario}, {"target", spec.target.empty() ? json(nullptr) : json(spec.target)},
-                            {"seed", spec.seed}, {"count", spec.count}, {"depth", spec.depth}, {"generation_seconds", generation_s}}
-                     : json{{"file", spec.poses_path.string()}};
+    r["poses"] = spec.poses.file.empty()
+                     ? json{{"scenario", spec.poses.scenario}, {"target", spec.target.empty() ? json(nullptr) : json(spec.target)},
+                            {"seed", spec.poses.seed}, {"count", spec.poses.count}, {"depth", spec.poses.depth}, {"generation_seconds", generation_s}}
+                     : json{{"file", spec.poses.file.string()}};
     r["frames"] = out.frames.size();
     r["warmup"] = warmup;
     add_frame_stats(out, spec);

@@ -28,6 +28,7 @@
 
 #include "core/progress.hpp"
 #include "contact/query.hpp"
+#include "query/scenario.hpp"
 #include "query/timing.hpp"
 #include "scene/scene_query.hpp"
 
@@ -37,12 +38,8 @@ struct SceneCheckSpec {
     std::filesystem::path scene_path;
     ToolSpec tool;                     // the tool, when `tools` is empty
     std::vector<ToolSpec> tools;       // several tools (or one)
-    std::filesystem::path poses_path;  // world frame; or else `scenario`
-    std::string scenario;
+    PoseSource poses;                  // a file: world frame
     std::string target;                // scenario: the static part the poses are made against ("": each in turn)
-    std::size_t count = 1000;
-    std::uint64_t seed = 1;
-    double depth = 5;
     std::string mode = "full";         // full, brute, segmented or time-critical
     int level = 0;
     double budget_us = 1000;           // per frame

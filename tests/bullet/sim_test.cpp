@@ -115,6 +115,34 @@ TEST(SimCopies, BadCopiesNameTheKey) {
     EXPECT_NE(message(R"({"count": 2, "gap": 1})").find("objects[1].copies.gap: unknown key"), std::string::npos);
 }
 
+// A traversal is spelled as haptic-query's mode of the same name; brute is a query mode but no traversal.
+TEST(SimScene, TraversalsAreSpelledAsTheQueryModes) {
+    auto load = [](const std::string& traversal) {
+        const fs::path file = write_temp("traversal.json", R"({"objects": [{"name": "g", "plane": {"normal": [0, 0, 1]}},
+            {"name": "b", "sphere": 1, "mass": 1, "traversal": ")" + traversal + "\"}]}");
+        try {
+            const hb::Scene scene = hb::load_scene(file);
+            fs::remove(file);
+            return scene;
+        } catch (...) {
+            fs::remove(file);
+            throw;
+        }
+    };
+    EXPECT_EQ(load("full").objects[1].method.traversal.traversal, hb::Traversal::full);
+    EXPECT_EQ(load("segmented").objects[1].method.traversal.traversal, hb::Traversal::segmented);
+    EXPECT_EQ(load("time-critical").objects[1].method.traversal.traversal, hb::Traversal::time_critical);
+    try {
+        load("brute");
+        ADD_FAILURE() << "traversal brute accepted";
+    } catch (const hp::Error& e) {
+        EXPECT_EQ(e.code(), hp::ExitCode::bad_input);
+        EXPECT_NE(std::string(e.what()).find("objects[1].traversal: unknown traversal 'brute' (full, segmented, time-critical)"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(SimFormats, NeitherSceneFormatIsMistakenForTheOther) {
     // A scene.json of haptic-pipeline --assembly is not a haptic-sim scene file...
     const fs::path assembly = write_temp("assembly.json", R"({"format": "hapticprep-scene", "format_version": 1,

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # --json reports every fact the text prints. haptic-voxelize's text and --json of the same run
 # (the same mesh and options) agree on the mesh, the grid, the fill, the voxel counts and the mode
-# (dense or band, and why), field by field; then for every executable and every kind of file
-# haptic-dump describes, each number of the text is in the --json of the same run
-# (text_in_json.py; times and latencies, which change between runs, are left out).
+# (dense or band, and why), field by field; then for every executable (haptic-query in each of its
+# modes, on a pair and on a scene) and every kind of file haptic-dump describes, each number of the
+# text is in the --json of the same run (text_in_json.py; times and latencies, which change
+# between runs, are left out).
 source "$(dirname "$0")/lib.sh"
 vox="$HP_BIN/haptic-voxelize"
 for band in 0 4; do
@@ -72,6 +73,21 @@ query=("$HP_BIN/haptic-query" --static "$TMP/d.vdb" --moving "$TMP/t.hps" --thre
 numbers_in_json "query contact" "latency us" budget -- "${query[@]}" --scenario contact --count 40 --budget-us 1000000  # a budget no loaded machine misses
 numbers_in_json "query time-critical" "latency us" budget -- "${query[@]}" --scenario contact --count 40 --mode time-critical --budget-tests 30 --budget-us 1000000
 numbers_in_json "query --validate exact" -- "${query[@]}" --scenario random --count 20 --validate exact --static-mesh "$peg" --moving-mesh "$peg"
+contact=(--scenario contact --count 40 --budget-us 1000000)
+numbers_in_json "query segmented" "latency us" budget -- "${query[@]}" "${contact[@]}" --mode segmented --level 2
+numbers_in_json "query --cfm" "latency us" budget -- "${query[@]}" "${contact[@]}" --mode time-critical --budget-tests 30 --cfm "$TMP/c.hcfm"
+for mode in ist ist-brute; do
+    numbers_in_json "query $mode" "latency us" budget -- "${query[@]}" "${contact[@]}" --mode "$mode" \
+        --moving-octree "$TMP/o.hoct" --static-octree "$TMP/o.hoct"
+done
+# A scene's text: its frame latencies differ between the runs; its counts, parts and tools do not.
+source "$HP_SOURCE_DIR/tests/cli/scene_lib.sh"
+make_pegs_scene 2
+on_scene=("$HP_BIN/haptic-query" --scene "$scene" --threads 1 --scenario contact --count 30 --budget-us 1000000)
+latencies=("broad phase" "narrow phase" frame)
+numbers_in_json "query --scene" "${latencies[@]}" -- "${on_scene[@]}" --tool peg
+numbers_in_json "query --scene, two tools" "${latencies[@]}" -- "${on_scene[@]}" --tool peg --tool-files "$tree"
+numbers_in_json "query --scene time-critical" "${latencies[@]}" -- "${on_scene[@]}" --tool peg --mode time-critical --budget-tests 40
 # The pipeline's table holds per-stage times: its text is compared with the manifest of the same run.
 expect_exit 0 "$HP_BIN/haptic-pipeline" "$HP_SOURCE_DIR/pipelines/voxelmap-only.json" "$peg" "$SAMPLES/cup.obj" -o "$TMP/pl"
 if python3 "$HP_SOURCE_DIR/tests/cli/text_in_json.py" "$TMP/out" "$TMP/pl/manifest.json" >"$TMP/missing"; then

@@ -14,6 +14,7 @@
 #include "distance/distance.hpp"
 #include "geometry/closest_point.hpp"
 #include "voxel/voxelize.hpp"
+#include "../core/usage_error.hpp"
 
 // Golden values here are derived by hand (lattice counts of a square and a cube whose faces lie on
 // voxel faces) or by brute force over all points and triangles, never taken from the sampler.
@@ -345,6 +346,15 @@ TEST(Pointshell, SameOutputWhateverTheThreadCount) {
     EXPECT_EQ(one.shell.points, many.shell.points);
     EXPECT_EQ(one.shell.normals, many.shell.normals);
     EXPECT_EQ(one.shell.triangles, many.shell.triangles);
+}
+
+TEST(ShellNormals, NamesRoundTripAndAnUnknownNameIsAUsageError) {
+    EXPECT_STREQ(hp::shell_normals_name(hp::ShellNormals::gradient), "gradient");
+    EXPECT_STREQ(hp::shell_normals_name(hp::ShellNormals::surface), "surface");
+    for (const hp::ShellNormals n : {hp::ShellNormals::gradient, hp::ShellNormals::surface})
+        EXPECT_EQ(hp::parse_shell_normals(hp::shell_normals_name(n)), n);
+    const std::string what = hp::test::usage_error([] { hp::parse_shell_normals("area"); });
+    EXPECT_NE(what.find("'area' (use gradient or surface)"), std::string::npos) << what;
 }
 
 TEST(Pointshell, BadInputs) {

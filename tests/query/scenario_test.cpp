@@ -16,6 +16,7 @@
 #include "../core/sampled_field.hpp"
 #include "../core/temp_dir.hpp"
 #include "../core/point_object.hpp"
+#include "../core/usage_error.hpp"
 
 using hp::Vec3d;
 using hp::test::cube_grid;
@@ -252,6 +253,22 @@ TEST(Scenario, BadOptionsAreUsageErrors) {
     // A field with nothing inside: no contact can be placed.
     hp::DistanceSampler empty = sampled(fx.g, [](Vec3d) { return -1.0; });
     EXPECT_THROW(hp::generate_scenario(empty, fx.shell.view(), {.count = 1}), hp::Error);
+}
+
+// A check's poses come from a file or a scenario; with neither, the message names every scenario.
+TEST(PoseSource, AFileOrAScenario) {
+    const hp::PoseSource none;
+    EXPECT_FALSE(none.given());
+    const std::string what = hp::test::usage_error([&] { none.require(); });
+    for (const char* name : {"contact", "approach", "random", "trajectory"}) EXPECT_NE(what.find(name), std::string::npos) << what;
+    hp::PoseSource file;
+    file.file = "poses.json";
+    hp::PoseSource scenario;
+    scenario.scenario = "random";
+    for (const hp::PoseSource& s : {file, scenario}) {
+        EXPECT_TRUE(s.given());
+        EXPECT_NO_THROW(s.require());
+    }
 }
 
 TEST(Poses, RoundTripAndErrors) {

@@ -257,9 +257,9 @@ TEST(SceneCheck, ScenarioPosesTouchTheirTargetsAndReportEveryFigure) {
     hp::scene::SceneCheckSpec spec;
     spec.scene_path = f.scene_path;
     spec.tool = {.part = "tool", .tree_file = {}};
-    spec.scenario = "contact";
-    spec.count = 40;
-    spec.depth = 1;
+    spec.poses.scenario = "contact";
+    spec.poses.count = 40;
+    spec.poses.depth = 1;
     const hp::scene::SceneCheck check = hp::scene::run_scene_check(spec);
     ASSERT_EQ(check.frames.size(), 40u);
     for (const hp::scene::FrameSummary& fr : check.frames) {

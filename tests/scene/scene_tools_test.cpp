@@ -250,10 +250,10 @@ TEST(SceneTools, ScenarioPosesPerToolAreReproducibleAndTheFirstToolsAreTheOneToo
     hp::scene::SceneCheckSpec spec;
     spec.scene_path = f.scene_path;
     spec.tools = {{.part = "tool", .tree_file = {}}};
-    spec.scenario = "contact";
-    spec.count = 24;
-    spec.depth = 1;
-    spec.seed = 7;
+    spec.poses.scenario = "contact";
+    spec.poses.count = 24;
+    spec.poses.depth = 1;
+    spec.poses.seed = 7;
     const hp::scene::SceneCheck alone = hp::scene::run_scene_check(spec);
     spec.tools = {{.part = "tool", .tree_file = {}}, {.part = "", .tree_file = f.tool_tree}};
     const hp::scene::SceneCheck check = hp::scene::run_scene_check(spec);
@@ -310,9 +310,9 @@ TEST(SceneTools, CheckWithMapsReportsTheModeTheMapsAndTheirContacts) {
     hp::scene::SceneCheckSpec spec;
     spec.scene_path = f.scene_path;
     spec.tools = {{.part = "tool", .tree_file = {}}, {.part = "", .tree_file = f.tool_tree}};
-    spec.scenario = "contact";
-    spec.count = 30;
-    spec.depth = 2;
+    spec.poses.scenario = "contact";
+    spec.poses.count = 30;
+    spec.poses.depth = 2;
     spec.mode = "time-critical";
     spec.budget_us = 1e9;
     spec.budget_tests = 16;
