@@ -1,6 +1,8 @@
 #include "mesh/mesh.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -138,6 +140,69 @@ TEST(MeshImport, BadInputsAreExitCode3) {
     EXPECT_EQ(load_error(temp_file("huge.off", "OFF\n3535352353 586 0\n0 0 0\n"), &msg), hp::ExitCode::bad_input);
     EXPECT_NE(msg.find("declares"), std::string::npos) << msg;
     EXPECT_EQ(load_error(fs::temp_directory_path(), &msg), hp::ExitCode::bad_input);
+}
+
+// Only Assimp's importers that claim a file's extension read it. Both glTF importers refuse an OBJ
+// named .gltf, which Assimp would then hand to every other importer's parser (one of which reads
+// past the end of a 12-byte file: tests/fuzz/regressions/mesh_gltf). An extension that no importer
+// claims is still read by its content.
+TEST(MeshImport, OnlyTheImportersOfTheExtensionReadTheFile) {
+    const std::string triangle = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    EXPECT_EQ(hp::load_mesh(temp_file("triangle.obj", triangle)).mesh.triangles.size(), 1u);
+    EXPECT_EQ(hp::load_mesh(temp_file("TRIANGLE.OBJ", triangle)).mesh.triangles.size(), 1u);
+    std::string msg;
+    EXPECT_EQ(load_error(temp_file("triangle.gltf", triangle), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("triangle.gltf"), std::string::npos) << msg;
+    EXPECT_EQ(hp::load_mesh(temp_file("triangle.txt", triangle)).mesh.triangles.size(), 1u);
+}
+
+namespace {
+
+void put_le32(std::string& bytes, std::size_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) bytes[at + static_cast<std::size_t>(i)] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+// A binary glTF 2.0 file of one triangle, by the specification: a 12-byte header (magic, version,
+// length), a JSON chunk (padded with spaces to 4 bytes) and a BIN chunk of three float positions.
+std::string glb_triangle() {
+    std::string json = R"({"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],"nodes":[{"mesh":0}],)"
+                       R"("meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],"accessors":[{"bufferView":0,)"
+                       R"("componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]}],)"
+                       R"("bufferViews":[{"buffer":0,"byteLength":36}],"buffers":[{"byteLength":36}]})";
+    while (json.size() % 4 != 0) json += ' ';
+    const float xyz[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    std::string bin(reinterpret_cast<const char*>(xyz), sizeof xyz);
+    std::string glb = std::string("glTF") + std::string(8, '\0') + std::string(8, '\0') + json + std::string(8, '\0') + bin;
+    put_le32(glb, 4, 2);
+    put_le32(glb, 8, static_cast<std::uint32_t>(glb.size()));
+    put_le32(glb, 12, static_cast<std::uint32_t>(json.size()));
+    std::memcpy(&glb[16], "JSON", 4);
+    put_le32(glb, 20 + json.size(), 36);
+    std::memcpy(&glb[24 + json.size()], "BIN\0", 4);
+    return glb;
+}
+
+}  // namespace
+
+// A binary glTF file whose header or chunks declare more bytes than the file holds is refused
+// before Assimp allocates the declared length (a 20-byte file declaring a 4 GB chunk took 4 GB).
+TEST(MeshImport, GlbLengthsBeyondTheFileAreRefused) {
+    const std::string glb = glb_triangle();
+    EXPECT_EQ(hp::load_mesh(temp_file("triangle.glb", glb)).mesh.triangles.size(), 1u);
+    std::string msg;
+    std::string longer = glb;
+    put_le32(longer, 8, static_cast<std::uint32_t>(glb.size() + 4));
+    EXPECT_EQ(load_error(temp_file("longer.glb", longer), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("declares a file of"), std::string::npos) << msg;
+    std::string json_past = glb;
+    put_le32(json_past, 12, 0xffffffffu);
+    EXPECT_EQ(load_error(temp_file("json-past.glb", json_past), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("declares a chunk of 4294967295 bytes"), std::string::npos) << msg;
+    std::string bin_past = glb;
+    put_le32(bin_past, glb.size() - 36 - 8, 37);
+    EXPECT_EQ(load_error(temp_file("bin-past.glb", bin_past), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("declares a chunk of 37 bytes where the file has 36"), std::string::npos) << msg;
+    EXPECT_EQ(load_error(temp_file("header.glb", "glTF\2\0\0"), &msg), hp::ExitCode::bad_input);
 }
 
 TEST(MeshImport, StanfordBunnyReportsItsOpenBottom) {
