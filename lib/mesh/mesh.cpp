@@ -1,22 +1,16 @@
 #include "mesh/mesh.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
-#include <set>
-#include <sstream>
 #include <system_error>
 #include <unordered_map>
 
-#include <assimp/BaseImporter.h>
-#include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/text.hpp"
@@ -95,85 +89,6 @@ struct DisjointSets {
     }
 };
 
-// Some importers trust the element counts of a file's header and allocate for them before
-// reading (Assimp's OFF reader takes 16 GB and a minute on a 309-byte file that declares billions
-// of vertices). Reject headers whose counts cannot fit in the file's bytes before Assimp sees them.
-std::uint32_t le32(const std::string& bytes, std::size_t at) {
-    std::uint32_t v = 0;
-    for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(i)]);
-    return v;
-}
-
-// Binary glTF: the file's length in the header and each chunk's length must fit in the bytes there
-// are. Assimp allocates a chunk's declared length before it reads the chunk: a 20-byte file
-// declaring a JSON chunk of 4 GB took 4 GB and 52 s (tests/fuzz/regressions/mesh_glb).
-void check_glb_lengths(const std::string& bytes, const std::string& where) {
-    auto refuse = [&](const std::string& what, std::uint64_t declared, std::uint64_t there) {
-        fail_input(where, "the binary glTF header declares " + what + " of " + std::to_string(declared) +
-                              " bytes where the file has " + std::to_string(there) + " (truncated or corrupt)");
-    };
-    if (bytes.size() < 12) refuse("a header", 12, bytes.size());
-    const std::uint32_t version = le32(bytes, 4), length = le32(bytes, 8);
-    if (length > bytes.size()) refuse("a file", length, bytes.size());
-    if (version == 1) {  // glTF 1.0: the JSON content's length and format follow the header
-        if (length < 20) refuse("a header", 20, length);
-        if (le32(bytes, 12) > length - 20) refuse("a JSON content", le32(bytes, 12), length - 20);
-        return;
-    }
-    for (std::size_t at = 12; at + 8 <= length;) {  // glTF 2.0: chunks of (length, type, data)
-        const std::uint32_t chunk = le32(bytes, at);
-        if (chunk > length - at - 8) refuse("a chunk", chunk, length - at - 8);
-        at += 8 + std::size_t{chunk};
-    }
-}
-
-void check_declared_counts(const std::string& bytes, const std::string& where) {
-    if (bytes.compare(0, 4, "glTF") == 0) {
-        check_glb_lengths(bytes, where);
-        return;
-    }
-    auto too_many = [&](const char* what, double declared, double min_bytes_each) {
-        if (declared * min_bytes_each > static_cast<double>(bytes.size()))
-            fail_input(where, std::string("the header declares ") + std::to_string(static_cast<long long>(declared)) + " " +
-                                  what + " but the file has only " + std::to_string(bytes.size()) +
-                                  " bytes (truncated or corrupt)");
-    };
-    std::istringstream in(bytes.substr(0, std::min<std::size_t>(bytes.size(), 4096)));
-    std::string first;
-    in >> first;
-    if (first.size() >= 3 && first.compare(first.size() - 3, 3, "OFF") == 0) {
-        // "OFF" [comments] then "nv nf ne" (whitespace separated, '#' comments to end of line).
-        std::string token;
-        std::vector<double> counts;
-        while (counts.size() < 2 && in >> token) {
-            if (token[0] == '#') {
-                std::getline(in, token);
-                continue;
-            }
-            char* end = nullptr;
-            double v = std::strtod(token.c_str(), &end);
-            if (end == token.c_str()) return;  // not numeric: let the importer report it
-            counts.push_back(v);
-        }
-        if (counts.size() == 2) {
-            too_many("vertices", counts[0], 6);  // "0 0 0\n"
-            too_many("faces", counts[1], 8);     // "3 0 1 2\n"
-        }
-    } else if (first == "ply") {
-        // A header without its end line: Assimp's PLY reader crashes (SIGSEGV) or hangs on such a
-        // file (a crash found by fuzzing, tests/fuzz/regressions/mesh_ply).
-        if (bytes.substr(0, std::min<std::size_t>(bytes.size(), 65536)).find("\nend_header") == std::string::npos)
-            fail_input(where, "the PLY header has no end_header line (truncated or corrupt)");
-        // Every element of the header needs at least 2 bytes (ascii) or one byte (binary).
-        std::string line;
-        while (std::getline(in, line) && line.rfind("end_header", 0) != 0) {
-            std::istringstream l(line);
-            std::string kw, name;
-            double n = 0;
-            if (l >> kw >> name >> n && kw == "element") too_many(("'" + name + "' elements").c_str(), n, 1);
-        }
-    }
-}
 
 }  // namespace
 
@@ -383,66 +298,6 @@ LoadedMesh prepare_mesh(TriMesh soup, const MeshLoadOptions& options, const std:
     result.mesh = std::move(final_mesh);
     result.units = options.units.empty() ? "" : "m";
     return result;
-}
-
-namespace {
-
-// Keeps only Assimp's importers that claim the extension (lower case, without the dot), when one
-// does. Otherwise a file that the claiming importers refuse goes to Assimp's detection by content,
-// which hands it to every other importer's parser: a 12-byte ".gltf" file holding "indexarray{"
-// reaches the OpenGEX parser, which reads past the end of its buffer. An extension no importer
-// claims keeps the detection by content (any format Assimp reads).
-void keep_importers_of(Assimp::Importer& importer, const std::string& ext) {
-    std::vector<Assimp::BaseImporter*> others;
-    bool claimed = false;
-    for (std::size_t i = 0; i < importer.GetImporterCount(); ++i) {
-        Assimp::BaseImporter* candidate = importer.GetImporter(i);
-        std::set<std::string> extensions;
-        candidate->GetExtensionList(extensions);
-        if (extensions.count(ext) != 0)
-            claimed = true;
-        else
-            others.push_back(candidate);
-    }
-    if (!claimed) return;
-    for (Assimp::BaseImporter* other : others) {
-        importer.UnregisterLoader(other);
-        delete other;  // an unregistered importer is no longer the Importer's to delete
-    }
-}
-
-}  // namespace
-
-ImportedFile import_file(const std::filesystem::path& path) {
-    const std::string where = path.string();
-    ImportedFile file;
-    file.bytes = read_file(path);
-    const std::string& bytes = file.bytes;
-    if (bytes.empty()) fail_input(where, "the file is empty (0 bytes)");
-    check_declared_counts(bytes, where);
-
-    file.importer = std::make_unique<Assimp::Importer>();
-    Assimp::Importer& importer = *file.importer;
-    // Points and lines are kept by the importer so that we can count them; we drop them below.
-    const unsigned flags = aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure;
-    // Read from memory with the file's extension as a hint, so the file is read exactly once.
-    std::string ext = path.extension().string();
-    if (!ext.empty() && ext[0] == '.') ext.erase(0, 1);
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    keep_importers_of(importer, ext);
-    const aiScene* scene = nullptr;
-    try {
-        scene = importer.ReadFileFromMemory(bytes.data(), bytes.size(), flags, ext.c_str());
-    } catch (const std::exception& e) {
-        fail_input(where, std::string("not a mesh file that can be read (") + e.what() + ")");
-    }
-    if (!scene) {
-        std::string reason = importer.GetErrorString();
-        if (reason.size() > 160) reason = reason.substr(0, 160) + "...";
-        fail_input(where, "not a mesh file that can be read" + (reason.empty() ? std::string() : " (" + reason + ")"));
-    }
-    file.scene = scene;
-    return file;
 }
 
 LoadedMesh load_mesh(const std::filesystem::path& path, const MeshLoadOptions& options) {
