@@ -168,16 +168,19 @@ void check_zip_entries(const std::string& bytes, const std::string& where) {
     const std::size_t lowest = bytes.size() > 22 + 65535 ? bytes.size() - 22 - 65535 : 0;
     for (std::size_t at = bytes.size() - 21; end == std::string::npos && at-- > lowest;)
         if (le32(bytes, at) == 0x06054b50u) end = at;
-    if (end == std::string::npos) return;
+    // minizip's reading: the directory ends where the end record begins, and what comes before
+    // the archive (a self-extracting stub) shifts every offset.
+    if (end == std::string::npos || std::uint64_t{le32(bytes, end + 16)} + le32(bytes, end + 12) > end) return;
+    const std::size_t base = end - le32(bytes, end + 16) - le32(bytes, end + 12);
     const auto corrupt = [&](const std::string& what) { fail_input(where, "the ZIP archive " + what + " (corrupt)"); };
     std::set<std::string> names;
     std::string rels;
-    std::size_t entry = le32(bytes, end + 16);
+    std::size_t entry = base + le32(bytes, end + 16);
     for (std::uint16_t i = 0, n = le16(bytes, end + 10); i < n; ++i) {
         if (entry + 46 > end || le32(bytes, entry) != 0x02014b50u) corrupt("has a directory entry out of place");
         const std::uint16_t flags = le16(bytes, entry + 8), method = le16(bytes, entry + 10);
         const std::uint32_t crc = le32(bytes, entry + 16), packed = le32(bytes, entry + 20), size = le32(bytes, entry + 24);
-        const std::size_t local = le32(bytes, entry + 42), name_length = le16(bytes, entry + 28);
+        const std::size_t local = base + le32(bytes, entry + 42), name_length = le16(bytes, entry + 28);
         const std::string name = bytes.substr(entry + 46, std::min(name_length, end - entry - 46));
         entry += 46 + name_length + le16(bytes, entry + 30) + le16(bytes, entry + 32);
         if ((flags & 1) != 0 || (method != 0 && method != 8) || packed == 0xffffffffu || size == 0xffffffffu) continue;
@@ -204,7 +207,7 @@ void check_zip_entries(const std::string& bytes, const std::string& where) {
 // Some importers trust the element counts of a file's header and allocate for them before
 // reading (Assimp's OFF reader takes 16 GB and a minute on a 309-byte file that declares billions
 // of vertices). Reject headers whose counts cannot fit in the file's bytes before Assimp sees them.
-void check_declared_counts(const std::string& bytes, const std::string& where) {
+void check_declared_counts(const std::string& bytes, const std::string& ext, const std::string& where) {
     if (bytes.compare(0, 4, "glTF") == 0) {
         check_glb_lengths(bytes, where);
         // The JSON's length at byte 12 and the JSON at byte 20: glTF 1.0's content, 2.0's first chunk.
@@ -212,7 +215,9 @@ void check_declared_counts(const std::string& bytes, const std::string& where) {
             check_gltf_primitives(bytes.substr(20, le32(bytes, 12)), where);
         return;
     }
-    if (bytes.compare(0, 4, "PK\3\4") == 0) {
+    // minizip finds an archive by its end record, whatever the first bytes: the extensions of the
+    // importers that read ZIP archives, and any file that starts as one.
+    if (bytes.compare(0, 2, "PK") == 0 || ext == "3mf" || ext == "zae" || ext == "pk3") {
         check_zip_entries(bytes, where);
         return;
     }
@@ -299,16 +304,17 @@ ImportedFile import_file(const std::filesystem::path& path) {
     file.bytes = read_file(path);
     const std::string& bytes = file.bytes;
     if (bytes.empty()) fail_input(where, "the file is empty (0 bytes)");
-    check_declared_counts(bytes, where);
+    // The file's extension, lower case: it selects the importers (keep_importers_of) and the checks.
+    std::string ext = path.extension().string();
+    if (!ext.empty() && ext[0] == '.') ext.erase(0, 1);
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    check_declared_counts(bytes, ext, where);
 
     file.importer = std::make_unique<Assimp::Importer>();
     Assimp::Importer& importer = *file.importer;
     // Points and lines are kept by the importer so that we can count them; we drop them below.
     const unsigned flags = aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure;
     // Read from memory with the file's extension as a hint, so the file is read exactly once.
-    std::string ext = path.extension().string();
-    if (!ext.empty() && ext[0] == '.') ext.erase(0, 1);
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     keep_importers_of(importer, ext);
     const aiScene* scene = nullptr;
     try {

@@ -274,6 +274,13 @@ TEST(MeshImport, ZipEntriesThatDoNotOpenAreRefused) {
         EXPECT_NE(msg.find("does not inflate to its size"), std::string::npos) << msg;
     }
     EXPECT_GE(entries, 3u);  // [Content_Types].xml, _rels/.rels, the model
+    // minizip finds the archive by its end record: a .3mf file whose first local header is damaged
+    // (the file no longer starts with "PK") is still a ZIP archive to Assimp, and checked as one.
+    std::string first = box;
+    first[0] = 'X';
+    std::string first_msg;
+    EXPECT_EQ(load_error(temp_file("first.3mf", first), &first_msg), hp::ExitCode::bad_input);
+    EXPECT_NE(first_msg.find("has no local header"), std::string::npos) << first_msg;
     // The model part renamed in the directory and its local header: the relationships name a part
     // the archive does not have.
     std::string renamed = box;
