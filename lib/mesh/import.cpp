@@ -14,7 +14,6 @@
 
 #include <assimp/BaseImporter.h>
 #include <assimp/postprocess.h>
-#include <nlohmann/json.hpp>
 #include <zlib.h>
 
 #include "core/atomic_file.hpp"
@@ -77,6 +76,19 @@ void check_collada(const std::string& bytes, const std::string& where) {
                                       " holds '" + bytes[bad] + "', not an integer (corrupt)");
         }
     }
+    // The arrays' count attribute is required by the schema; Assimp follows a null pointer without
+    // it (a float_array whose count was renamed, tests/fuzz/regressions/mesh_dae).
+    for (const char* tag : {"<float_array", "<int_array", "<Name_array", "<IDREF_array", "<bool_array", "<SIDREF_array"}) {
+        for (std::size_t at = bytes.find(tag); at != std::string::npos; at = bytes.find(tag, at + 1)) {
+            const std::string element = bytes.substr(at, bytes.find('>', at) - at);
+            bool counted = false;
+            for (std::size_t c = element.find("count=\""); c != std::string::npos && !counted; c = element.find("count=\"", c + 1))
+                counted = std::isspace(static_cast<unsigned char>(element[c - 1])) != 0;
+            if (!counted)
+                fail_input(where, std::string("the COLLADA array ") + (tag + 1) + " at byte " + std::to_string(at) +
+                                      " has no count attribute (corrupt)");
+        }
+    }
     const std::string attribute = " count=\"";
     for (std::size_t at = bytes.find(attribute); at != std::string::npos; at = bytes.find(attribute, at + 1)) {
         const double declared = std::strtod(bytes.c_str() + at + attribute.size(), nullptr);
@@ -92,16 +104,15 @@ void check_collada(const std::string& bytes, const std::string& where) {
 // tests/fuzz/regressions/mesh_glb). The tools keep triangles only and drop lines: a line loop
 // (primitive mode 2) is refused instead, before Assimp reads the file.
 void check_gltf_primitives(const std::string& json_text, const std::string& where) {
-    if (json_text.find("\"primitives\"") == std::string::npos) return;
-    const nlohmann::json doc = nlohmann::json::parse(json_text, nullptr, false);
-    if (!doc.is_object() || !doc.contains("meshes") || !doc["meshes"].is_array()) return;  // Assimp says why
-    for (const auto& mesh : doc["meshes"]) {
-        if (!mesh.is_object() || !mesh.contains("primitives") || !mesh["primitives"].is_array()) continue;
-        for (const auto& primitive : mesh["primitives"])
-            if (primitive.is_object() && primitive.contains("mode") && primitive["mode"].is_number() &&
-                primitive["mode"].get<double>() == 2)
-                fail_input(where, "a glTF line loop (primitive mode 2) is not read (only triangles are kept; remove "
-                                  "the line loop or export it as lines)");
+    // By the text, not by a JSON parser: Assimp's parser reads what a strict one refuses (bytes that
+    // are not UTF-8). "mode" is a key of primitives only, in glTF 1.0 and 2.0.
+    for (std::size_t at = json_text.find("\"mode\""); at != std::string::npos; at = json_text.find("\"mode\"", at + 1)) {
+        std::size_t value = json_text.find_first_not_of(" \t\r\n", at + 6);
+        if (value == std::string::npos || json_text[value] != ':') continue;
+        value = json_text.find_first_not_of(" \t\r\n", value + 1);
+        if (value != std::string::npos && std::strtod(json_text.c_str() + value, nullptr) == 2)
+            fail_input(where, "a glTF line loop (primitive mode 2) is not read (only triangles are kept; remove "
+                              "the line loop or export it as lines)");
     }
 }
 
@@ -163,11 +174,15 @@ std::string model_part(const std::string& rels) {
 // CRC-32 and size, and a 3MF package's model part must be one of them. Entries of another method,
 // encrypted or of ZIP64 sizes are left to Assimp; an archive without its end record too.
 void check_zip_entries(const std::string& bytes, const std::string& where) {
-    if (bytes.size() < 22) return;
-    std::size_t end = std::string::npos;  // the end record: 22 bytes and a comment of up to 65535
+    if (bytes.size() < 4) return;
+    // The end record: 22 bytes and a comment of up to 65535, the last signature in the file's tail
+    // (minizip takes one however few bytes follow it).
+    std::size_t end = std::string::npos;
     const std::size_t lowest = bytes.size() > 22 + 65535 ? bytes.size() - 22 - 65535 : 0;
-    for (std::size_t at = bytes.size() - 21; end == std::string::npos && at-- > lowest;)
+    for (std::size_t at = bytes.size() - 3; end == std::string::npos && at-- > lowest;)
         if (le32(bytes, at) == 0x06054b50u) end = at;
+    if (end != std::string::npos && end + 22 > bytes.size())
+        fail_input(where, "the ZIP archive's end record is cut short (truncated or corrupt)");
     // minizip's reading: the directory ends where the end record begins, and what comes before
     // the archive (a self-extracting stub) shifts every offset.
     if (end == std::string::npos || std::uint64_t{le32(bytes, end + 16)} + le32(bytes, end + 12) > end) return;

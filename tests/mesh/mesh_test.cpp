@@ -235,6 +235,11 @@ TEST(MeshImport, ColladaListsOfIntegersAndCountsWithinTheFile) {
     EXPECT_NE(msg.find("holds 'x'"), std::string::npos) << msg;
     EXPECT_EQ(load_error(temp_file("count.dae", collada_triangle("0 1 2", "4000000000")), &msg), hp::ExitCode::bad_input);
     EXPECT_NE(msg.find("declares 4000000000 elements"), std::string::npos) << msg;
+    std::string uncounted = collada_triangle("0 1 2", "9");
+    uncounted.replace(uncounted.find(" count=\"9\""), 10, " size=\"9\"");
+    EXPECT_EQ(load_error(temp_file("uncounted.dae", uncounted), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("the COLLADA array float_array at byte"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("has no count attribute"), std::string::npos) << msg;
 }
 
 // A glTF line loop is refused before Assimp reads it (its importer follows null index arrays when a
@@ -242,6 +247,10 @@ TEST(MeshImport, ColladaListsOfIntegersAndCountsWithinTheFile) {
 TEST(MeshImport, GltfLineLoopsAreRefused) {
     std::string msg;
     EXPECT_EQ(load_error(temp_file("loop.glb", glb_triangle(R"("mode":2,)")), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("line loop (primitive mode 2)"), std::string::npos) << msg;
+    // Also in JSON that a strict parser refuses and Assimp's reads (a byte that is not UTF-8).
+    EXPECT_EQ(load_error(temp_file("loop-latin1.glb", glb_triangle("\"name\":\"\xA5\",\"mode\" : 2.0,")), &msg),
+              hp::ExitCode::bad_input);
     EXPECT_NE(msg.find("line loop (primitive mode 2)"), std::string::npos) << msg;
     EXPECT_EQ(load_error(temp_file("strip.glb", glb_triangle(R"("mode":3,)")), &msg), hp::ExitCode::bad_input);
     EXPECT_NE(msg.find("no triangles found"), std::string::npos) << msg;
@@ -281,6 +290,9 @@ TEST(MeshImport, ZipEntriesThatDoNotOpenAreRefused) {
     std::string first_msg;
     EXPECT_EQ(load_error(temp_file("first.3mf", first), &first_msg), hp::ExitCode::bad_input);
     EXPECT_NE(first_msg.find("has no local header"), std::string::npos) << first_msg;
+    // An end record cut short (minizip still finds its signature).
+    EXPECT_EQ(load_error(temp_file("short.3mf", box.substr(0, box.size() - 3)), &first_msg), hp::ExitCode::bad_input);
+    EXPECT_NE(first_msg.find("end record is cut short"), std::string::npos) << first_msg;
     // The model part renamed in the directory and its local header: the relationships name a part
     // the archive does not have.
     std::string renamed = box;
