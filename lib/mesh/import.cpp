@@ -89,6 +89,25 @@ void check_collada(const std::string& bytes, const std::string& where) {
                                       " has no count attribute (corrupt)");
         }
     }
+    // Triangles and polylists: one <p> list for a non-zero count; polygons: a <p> per polygon.
+    // Assimp aborts on an assertion otherwise (a polylist without its <p>).
+    for (const std::string name : {"triangles", "polylist", "polygons"}) {
+        const std::string open = "<" + name, close = "</" + name + ">";
+        for (std::size_t at = bytes.find(open); at != std::string::npos; at = bytes.find(open, at + 1)) {
+            const std::size_t head_end = bytes.find('>', at);
+            if (head_end == std::string::npos || !std::isspace(static_cast<unsigned char>(bytes[at + open.size()]))) continue;
+            const std::string head = bytes.substr(at, head_end - at);
+            const std::size_t c = head.find(" count=\"");
+            const double count = c == std::string::npos ? 0 : std::strtod(head.c_str() + c + 8, nullptr);
+            const std::size_t body_end = head.back() == '/' ? head_end : std::min(bytes.find(close, head_end), bytes.size());
+            double lists = 0;
+            for (std::size_t p = bytes.find("<p>", head_end); p < body_end; p = bytes.find("<p>", p + 1)) ++lists;
+            const double expected = name == "polygons" ? count : (count > 0 ? 1 : lists);
+            if (lists != expected && !(name == "polygons" && bytes.find("<ph>", head_end) < body_end))
+                fail_input(where, "the COLLADA <" + name + "> at byte " + std::to_string(at) + " has " + count_text(lists) +
+                                      " <p> lists for a count of " + count_text(count) + " (corrupt)");
+        }
+    }
     const std::string attribute = " count=\"";
     for (std::size_t at = bytes.find(attribute); at != std::string::npos; at = bytes.find(attribute, at + 1)) {
         const double declared = std::strtod(bytes.c_str() + at + attribute.size(), nullptr);

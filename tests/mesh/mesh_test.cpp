@@ -240,6 +240,10 @@ TEST(MeshImport, ColladaListsOfIntegersAndCountsWithinTheFile) {
     EXPECT_EQ(load_error(temp_file("uncounted.dae", uncounted), &msg), hp::ExitCode::bad_input);
     EXPECT_NE(msg.find("the COLLADA array float_array at byte"), std::string::npos) << msg;
     EXPECT_NE(msg.find("has no count attribute"), std::string::npos) << msg;
+    std::string listless = collada_triangle("0 1 2", "9");
+    listless.erase(listless.find("<p>"), std::string("<p>0 1 2</p>").size());
+    EXPECT_EQ(load_error(temp_file("listless.dae", listless), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("has 0 <p> lists for a count of 1"), std::string::npos) << msg;
 }
 
 // A glTF line loop is refused before Assimp reads it (its importer follows null index arrays when a
