@@ -242,17 +242,18 @@ void check_zip_entries(const std::string& bytes, const std::string& where) {
 // reading (Assimp's OFF reader takes 16 GB and a minute on a 309-byte file that declares billions
 // of vertices). Reject headers whose counts cannot fit in the file's bytes before Assimp sees them.
 void check_declared_counts(const std::string& bytes, const std::string& ext, const std::string& where) {
+    // minizip finds an archive by its end record, whatever the first bytes (a .3mf file may start
+    // as a binary glTF): the extensions of the importers that read ZIP archives, and any file that
+    // starts as one.
+    if (bytes.compare(0, 2, "PK") == 0 || ext == "3mf" || ext == "zae" || ext == "pk3") {
+        check_zip_entries(bytes, where);
+        return;
+    }
     if (bytes.compare(0, 4, "glTF") == 0) {
         check_glb_lengths(bytes, where);
         // The JSON's length at byte 12 and the JSON at byte 20: glTF 1.0's content, 2.0's first chunk.
         if (bytes.size() >= 20 && (le32(bytes, 4) == 1 || bytes.compare(16, 4, "JSON") == 0))
             check_gltf_primitives(bytes.substr(20, le32(bytes, 12)), where);
-        return;
-    }
-    // minizip finds an archive by its end record, whatever the first bytes: the extensions of the
-    // importers that read ZIP archives, and any file that starts as one.
-    if (bytes.compare(0, 2, "PK") == 0 || ext == "3mf" || ext == "zae" || ext == "pk3") {
-        check_zip_entries(bytes, where);
         return;
     }
     const std::size_t opening = bytes.find_first_not_of(" \t\r\n");
