@@ -31,23 +31,32 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fuzz_coverage import READERS  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-# The file that holds each target's canary (as HP_FUZZ_CANARY_<target> in tests/fuzz/fuzz.cmake)
-# and the file of its entry function.
+# The file that holds each target's canary (as HP_FUZZ_CANARY_<target> in tests/fuzz/fuzz.cmake).
 CANARY = {
-    "hps": ("formats/shell.cpp", "targets_container.cpp"),
-    "hcfm": ("formats/cfm.cpp", "targets_container.cpp"),
-    "hoct": ("formats/octree.cpp", "targets_container.cpp"),
-    "hsmp": ("formats/sampler.cpp", "targets_container.cpp"),
-    "vdb_field": ("formats/vdb_integrity.cpp", "targets_vdb.cpp"),
-    "vdb_shell_field": ("formats/vdb_integrity.cpp", "targets_vdb.cpp"),
-    "vdb_gradient": ("formats/vdb_integrity.cpp", "targets_vdb.cpp"),
-    "pipeline": ("lib/pipeline/stage.cpp", "targets_text.cpp"),
-    "manifest": ("lib/pipeline/manifest.cpp", "targets_text.cpp"),
-    "poses": ("lib/query/scenario.cpp", "targets_text.cpp"),
-    "scene": ("lib/scene/scene_file.cpp", "targets_text.cpp"),
-    "bullet_scene": ("lib/bullet/scene.cpp", "targets_bullet.cpp"),
-    "hacd_cache": ("lib/bullet/hacd.cpp", "targets_bullet.cpp"),
+    "hps": "formats/shell.cpp",
+    "hcfm": "formats/cfm.cpp",
+    "hoct": "formats/octree.cpp",
+    "hsmp": "formats/sampler.cpp",
+    "vdb_field": "formats/vdb_integrity.cpp",
+    "vdb_shell_field": "formats/vdb_integrity.cpp",
+    "vdb_gradient": "formats/vdb_integrity.cpp",
+    "pipeline": "lib/pipeline/stage.cpp",
+    "manifest": "lib/pipeline/manifest.cpp",
+    "poses": "lib/query/scenario.cpp",
+    "scene": "lib/scene/scene_file.cpp",
+    "bullet_scene": "lib/bullet/scene.cpp",
+    "hacd_cache": "lib/bullet/hacd.cpp",
 }
+# The file of each target's entry function (the groups of tests/fuzz/fuzz.cmake).
+GROUPS = {
+    "targets_container.cpp": ["hps", "hcfm", "hoct", "hsmp"],
+    "targets_vdb.cpp": ["vdb_field", "vdb_shell_field", "vdb_gradient"],
+    "targets_text.cpp": ["pipeline", "manifest", "poses", "scene"],
+    "targets_mesh.cpp": ["mesh_obj", "mesh_stl", "mesh_ply", "mesh_off", "mesh_gltf", "mesh_glb", "mesh_dae",
+                         "mesh_3mf"],
+    "targets_bullet.cpp": ["bullet_scene", "hacd_cache"],
+}
+ENTRY = {target: entry for entry, targets in GROUPS.items() for target in targets}
 FUZZ_FLAGS = ["-O1", "-gline-tables-only", "-DNDEBUG", "-fsanitize=fuzzer-no-link,address,undefined",
               "-fno-omit-frame-pointer", "-fno-sanitize-recover=undefined"]
 COVERAGE_FLAGS = ["-O0", "-fprofile-instr-generate", "-fcoverage-mapping"]
@@ -129,10 +138,12 @@ def main(argv):
         print(link(build, out, "hp_fuzz_coverage", objects, ["-fprofile-instr-generate"]))
         return
     target = argv[4]
-    if target not in CANARY:
-        sys.exit(f"fuzz_light: no light binary of '{target}' (targets: {' '.join(CANARY)})")
-    reader, entry = CANARY[target]
+    known = CANARY if mode == "canary" else ENTRY
+    if target not in known:
+        sys.exit(f"fuzz_light: no light {mode} binary of '{target}' (targets: {' '.join(known)})")
+    entry = ENTRY[target]
     if mode == "canary":
+        reader = CANARY[target]
         readers, name = [(reader, reader, ["-DHP_FUZZ_CANARY=1"])], "fuzz_canary_" + target
     else:
         readers, name = [(f, f, ()) for f in READERS[target]], "fuzz_" + target

@@ -5,15 +5,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
-#include <sstream>
 #include <system_error>
 #include <unordered_map>
 
-#include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/text.hpp"
@@ -92,52 +89,6 @@ struct DisjointSets {
     }
 };
 
-// Some importers trust the element counts of a file's header and allocate for them before
-// reading (Assimp's OFF reader takes 16 GB and a minute on a 309-byte file that declares billions
-// of vertices). Reject headers whose counts cannot fit in the file's bytes before Assimp sees them.
-void check_declared_counts(const std::string& bytes, const std::string& where) {
-    auto too_many = [&](const char* what, double declared, double min_bytes_each) {
-        if (declared * min_bytes_each > static_cast<double>(bytes.size()))
-            fail_input(where, std::string("the header declares ") + std::to_string(static_cast<long long>(declared)) + " " +
-                                  what + " but the file has only " + std::to_string(bytes.size()) +
-                                  " bytes (truncated or corrupt)");
-    };
-    std::istringstream in(bytes.substr(0, std::min<std::size_t>(bytes.size(), 4096)));
-    std::string first;
-    in >> first;
-    if (first.size() >= 3 && first.compare(first.size() - 3, 3, "OFF") == 0) {
-        // "OFF" [comments] then "nv nf ne" (whitespace separated, '#' comments to end of line).
-        std::string token;
-        std::vector<double> counts;
-        while (counts.size() < 2 && in >> token) {
-            if (token[0] == '#') {
-                std::getline(in, token);
-                continue;
-            }
-            char* end = nullptr;
-            double v = std::strtod(token.c_str(), &end);
-            if (end == token.c_str()) return;  // not numeric: let the importer report it
-            counts.push_back(v);
-        }
-        if (counts.size() == 2) {
-            too_many("vertices", counts[0], 6);  // "0 0 0\n"
-            too_many("faces", counts[1], 8);     // "3 0 1 2\n"
-        }
-    } else if (first == "ply") {
-        // A header without its end line: Assimp's PLY reader crashes (SIGSEGV) or hangs on such a
-        // file (a crash found by fuzzing, tests/fuzz/regressions/mesh_ply).
-        if (bytes.substr(0, std::min<std::size_t>(bytes.size(), 65536)).find("\nend_header") == std::string::npos)
-            fail_input(where, "the PLY header has no end_header line (truncated or corrupt)");
-        // Every element of the header needs at least 2 bytes (ascii) or one byte (binary).
-        std::string line;
-        while (std::getline(in, line) && line.rfind("end_header", 0) != 0) {
-            std::istringstream l(line);
-            std::string kw, name;
-            double n = 0;
-            if (l >> kw >> name >> n && kw == "element") too_many(("'" + name + "' elements").c_str(), n, 1);
-        }
-    }
-}
 
 }  // namespace
 
@@ -347,36 +298,6 @@ LoadedMesh prepare_mesh(TriMesh soup, const MeshLoadOptions& options, const std:
     result.mesh = std::move(final_mesh);
     result.units = options.units.empty() ? "" : "m";
     return result;
-}
-
-ImportedFile import_file(const std::filesystem::path& path) {
-    const std::string where = path.string();
-    ImportedFile file;
-    file.bytes = read_file(path);
-    const std::string& bytes = file.bytes;
-    if (bytes.empty()) fail_input(where, "the file is empty (0 bytes)");
-    check_declared_counts(bytes, where);
-
-    file.importer = std::make_unique<Assimp::Importer>();
-    Assimp::Importer& importer = *file.importer;
-    // Points and lines are kept by the importer so that we can count them; we drop them below.
-    const unsigned flags = aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure;
-    // Read from memory with the file's extension as a hint, so the file is read exactly once.
-    std::string ext = path.extension().string();
-    if (!ext.empty() && ext[0] == '.') ext.erase(0, 1);
-    const aiScene* scene = nullptr;
-    try {
-        scene = importer.ReadFileFromMemory(bytes.data(), bytes.size(), flags, ext.c_str());
-    } catch (const std::exception& e) {
-        fail_input(where, std::string("not a mesh file that can be read (") + e.what() + ")");
-    }
-    if (!scene) {
-        std::string reason = importer.GetErrorString();
-        if (reason.size() > 160) reason = reason.substr(0, 160) + "...";
-        fail_input(where, "not a mesh file that can be read" + (reason.empty() ? std::string() : " (" + reason + ")"));
-    }
-    file.scene = scene;
-    return file;
 }
 
 LoadedMesh load_mesh(const std::filesystem::path& path, const MeshLoadOptions& options) {

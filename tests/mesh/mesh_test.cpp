@@ -1,8 +1,11 @@
 #include "mesh/mesh.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -138,6 +141,179 @@ TEST(MeshImport, BadInputsAreExitCode3) {
     EXPECT_EQ(load_error(temp_file("huge.off", "OFF\n3535352353 586 0\n0 0 0\n"), &msg), hp::ExitCode::bad_input);
     EXPECT_NE(msg.find("declares"), std::string::npos) << msg;
     EXPECT_EQ(load_error(fs::temp_directory_path(), &msg), hp::ExitCode::bad_input);
+}
+
+// Only Assimp's importers that claim a file's extension read it. Both glTF importers refuse an OBJ
+// named .gltf, which Assimp would then hand to every other importer's parser (one of which reads
+// past the end of a 12-byte file: tests/fuzz/regressions/mesh_gltf). An extension that no importer
+// claims is still read by its content.
+TEST(MeshImport, OnlyTheImportersOfTheExtensionReadTheFile) {
+    const std::string triangle = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    EXPECT_EQ(hp::load_mesh(temp_file("triangle.obj", triangle)).mesh.triangles.size(), 1u);
+    EXPECT_EQ(hp::load_mesh(temp_file("TRIANGLE.OBJ", triangle)).mesh.triangles.size(), 1u);
+    std::string msg;
+    EXPECT_EQ(load_error(temp_file("triangle.gltf", triangle), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("triangle.gltf"), std::string::npos) << msg;
+    EXPECT_EQ(hp::load_mesh(temp_file("triangle.txt", triangle)).mesh.triangles.size(), 1u);
+}
+
+namespace {
+
+void put_le32(std::string& bytes, std::size_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) bytes[at + static_cast<std::size_t>(i)] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+// A binary glTF 2.0 file of one triangle, by the specification: a 12-byte header (magic, version,
+// length), a JSON chunk (padded with spaces to 4 bytes) and a BIN chunk of three float positions;
+// `primitive` goes first into the primitive's object.
+std::string glb_triangle(const std::string& primitive = "") {
+    std::string json = R"({"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],"nodes":[{"mesh":0}],)"
+                       R"("meshes":[{"primitives":[{)" + primitive + R"("attributes":{"POSITION":0}}]}],"accessors":[{"bufferView":0,)"
+                       R"("componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]}],)"
+                       R"("bufferViews":[{"buffer":0,"byteLength":36}],"buffers":[{"byteLength":36}]})";
+    while (json.size() % 4 != 0) json += ' ';
+    const float xyz[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    std::string bin(reinterpret_cast<const char*>(xyz), sizeof xyz);
+    std::string glb = std::string("glTF") + std::string(8, '\0') + std::string(8, '\0') + json + std::string(8, '\0') + bin;
+    put_le32(glb, 4, 2);
+    put_le32(glb, 8, static_cast<std::uint32_t>(glb.size()));
+    put_le32(glb, 12, static_cast<std::uint32_t>(json.size()));
+    std::memcpy(&glb[16], "JSON", 4);
+    put_le32(glb, 20 + json.size(), 36);
+    std::memcpy(&glb[24 + json.size()], "BIN\0", 4);
+    return glb;
+}
+
+// A COLLADA 1.4.1 file of one triangle, by the schema; `p` is its index list, `count` the float
+// array's count.
+std::string collada_triangle(const std::string& p, const std::string& count) {
+    return R"(<?xml version="1.0"?>
+<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
+<library_geometries><geometry id="g"><mesh>
+<source id="pos"><float_array id="pos-a" count=")" + count + R"(">0 0 0 1 0 0 0 1 0</float_array>
+<technique_common><accessor source="#pos-a" count="3" stride="3"><param name="X" type="float"/>
+<param name="Y" type="float"/><param name="Z" type="float"/></accessor></technique_common></source>
+<vertices id="v"><input semantic="POSITION" source="#pos"/></vertices>
+<triangles count="1"><input semantic="VERTEX" source="#v" offset="0"/><p>)" + p + R"(</p></triangles>
+</mesh></geometry></library_geometries>
+<library_visual_scenes><visual_scene id="s"><node id="n"><instance_geometry url="#g"/></node></visual_scene>
+</library_visual_scenes><scene><instance_visual_scene url="#s"/></scene>
+</COLLADA>
+)";
+}
+
+}  // namespace
+
+// A binary glTF file whose header or chunks declare more bytes than the file holds is refused
+// before Assimp allocates the declared length (a 20-byte file declaring a 4 GB chunk took 4 GB).
+TEST(MeshImport, GlbLengthsBeyondTheFileAreRefused) {
+    const std::string glb = glb_triangle();
+    EXPECT_EQ(hp::load_mesh(temp_file("triangle.glb", glb)).mesh.triangles.size(), 1u);
+    std::string msg;
+    std::string longer = glb;
+    put_le32(longer, 8, static_cast<std::uint32_t>(glb.size() + 4));
+    EXPECT_EQ(load_error(temp_file("longer.glb", longer), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("declares a file of"), std::string::npos) << msg;
+    std::string json_past = glb;
+    put_le32(json_past, 12, 0xffffffffu);
+    EXPECT_EQ(load_error(temp_file("json-past.glb", json_past), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("declares a chunk of 4294967295 bytes"), std::string::npos) << msg;
+    std::string bin_past = glb;
+    put_le32(bin_past, glb.size() - 36 - 8, 37);
+    EXPECT_EQ(load_error(temp_file("bin-past.glb", bin_past), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("declares a chunk of 37 bytes where the file has 36"), std::string::npos) << msg;
+    EXPECT_EQ(load_error(temp_file("header.glb", "glTF\2\0\0"), &msg), hp::ExitCode::bad_input);
+}
+
+// A COLLADA index list with a character that is not part of an integer (Assimp appended zeros for
+// it until memory ran out) or a count larger than the file is refused before Assimp reads it.
+TEST(MeshImport, ColladaListsOfIntegersAndCountsWithinTheFile) {
+    EXPECT_EQ(hp::load_mesh(temp_file("triangle.dae", collada_triangle("0 1 2", "9"))).mesh.triangles.size(), 1u);
+    std::string msg;
+    EXPECT_EQ(load_error(temp_file("letter.dae", collada_triangle("0 1 x2", "9")), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("COLLADA list <p> at byte"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("holds 'x'"), std::string::npos) << msg;
+    EXPECT_EQ(load_error(temp_file("count.dae", collada_triangle("0 1 2", "4000000000")), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("declares 4000000000 elements"), std::string::npos) << msg;
+    std::string uncounted = collada_triangle("0 1 2", "9");
+    uncounted.replace(uncounted.find(" count=\"9\""), 10, " size=\"9\"");
+    EXPECT_EQ(load_error(temp_file("uncounted.dae", uncounted), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("the COLLADA array float_array at byte"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("has no count attribute"), std::string::npos) << msg;
+    std::string listless = collada_triangle("0 1 2", "9");
+    listless.erase(listless.find("<p>"), std::string("<p>0 1 2</p>").size());
+    EXPECT_EQ(load_error(temp_file("listless.dae", listless), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("has 0 <p> lists for a count of 1"), std::string::npos) << msg;
+}
+
+// A glTF line loop is refused before Assimp reads it (its importer follows null index arrays when a
+// loop's indices are out of range); lines of the other modes are read and dropped as before.
+TEST(MeshImport, GltfLineLoopsAreRefused) {
+    std::string msg;
+    EXPECT_EQ(load_error(temp_file("loop.glb", glb_triangle(R"("mode":2,)")), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("line loop (primitive mode 2)"), std::string::npos) << msg;
+    // Also in JSON that a strict parser refuses and Assimp's reads (a byte that is not UTF-8).
+    EXPECT_EQ(load_error(temp_file("loop-latin1.glb", glb_triangle("\"name\":\"\xA5\",\"mode\" : 2.0,")), &msg),
+              hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("line loop (primitive mode 2)"), std::string::npos) << msg;
+    EXPECT_EQ(load_error(temp_file("strip.glb", glb_triangle(R"("mode":3,)")), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("no triangles found"), std::string::npos) << msg;
+    EXPECT_EQ(hp::load_mesh(temp_file("triangles.glb", glb_triangle(R"("mode":4,)"))).mesh.triangles.size(), 1u);
+}
+
+// A ZIP entry (3MF) that does not inflate to its CRC-32, whose local header disagrees with its
+// directory entry, or a 3MF package without the model part its relationships name, is refused:
+// Assimp's ZIP and 3MF readers would abort the process on an assertion.
+TEST(MeshImport, ZipEntriesThatDoNotOpenAreRefused) {
+    std::ifstream in(fs::path(HP_SOURCE_DIR) / "tests" / "fuzz" / "corpus" / "mesh_3mf" / "box.3mf", std::ios::binary);
+    const std::string box((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_GT(box.size(), 100u);
+    EXPECT_GT(hp::load_mesh(temp_file("box.3mf", box)).mesh.triangles.size(), 0u);
+    const auto le32 = [](const std::string& b, std::size_t at) {
+        std::uint32_t v = 0;
+        for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(b[at + static_cast<std::size_t>(i)]);
+        return v;
+    };
+    std::size_t entries = 0;
+    for (std::size_t entry = box.find("PK\1\2"); entry != std::string::npos; entry = box.find("PK\1\2", entry + 1)) {
+        ++entries;
+        const std::size_t local = le32(box, entry + 42);
+        std::string msg, damaged = box;
+        damaged[entry + 16] = static_cast<char>(damaged[entry + 16] ^ 1);  // the CRC-32 in the directory
+        EXPECT_EQ(load_error(temp_file("directory.3mf", damaged), &msg), hp::ExitCode::bad_input) << entry;
+        EXPECT_NE(msg.find("has a local header that disagrees with its directory entry"), std::string::npos) << msg;
+        damaged[local + 14] = static_cast<char>(damaged[local + 14] ^ 1);  // and in the local header
+        EXPECT_EQ(load_error(temp_file("both.3mf", damaged), &msg), hp::ExitCode::bad_input) << entry;
+        EXPECT_NE(msg.find("does not inflate to its size"), std::string::npos) << msg;
+    }
+    EXPECT_GE(entries, 3u);  // [Content_Types].xml, _rels/.rels, the model
+    // minizip finds the archive by its end record: a .3mf file whose first local header is damaged
+    // (the file no longer starts with "PK") is still a ZIP archive to Assimp, and checked as one.
+    std::string first = box;
+    first[0] = 'X';
+    std::string first_msg;
+    EXPECT_EQ(load_error(temp_file("first.3mf", first), &first_msg), hp::ExitCode::bad_input);
+    EXPECT_NE(first_msg.find("has no local header"), std::string::npos) << first_msg;
+    // An end record cut short (minizip still finds its signature).
+    EXPECT_EQ(load_error(temp_file("short.3mf", box.substr(0, box.size() - 3)), &first_msg), hp::ExitCode::bad_input);
+    EXPECT_NE(first_msg.find("end record is cut short"), std::string::npos) << first_msg;
+    // The model part renamed in the directory and its local header: the relationships name a part
+    // the archive does not have.
+    std::string renamed = box;
+    for (std::size_t at = renamed.find("3dmodel.model"); at != std::string::npos; at = renamed.find("3dmodel.model", at + 1))
+        renamed[at] = '4';
+    std::string msg;
+    EXPECT_EQ(load_error(temp_file("renamed.3mf", renamed), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("which its relationships name as the 3MF model"), std::string::npos) << msg;
+}
+
+// A count beyond long long's range (or inf) is refused with a message, not cast.
+TEST(MeshImport, CountsBeyondLongLongAreRefused) {
+    std::string msg;
+    EXPECT_EQ(load_error(temp_file("inf.off", "OFF\n1e526 1 0\n0 0 0\n"), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("declares more than 10^18 vertices"), std::string::npos) << msg;
+    EXPECT_EQ(load_error(temp_file("inf.dae", collada_triangle("0 1 2", "1e999")), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("declares more than 10^18 elements"), std::string::npos) << msg;
 }
 
 TEST(MeshImport, StanfordBunnyReportsItsOpenBottom) {

@@ -1,0 +1,369 @@
+// lib/mesh/import: the one place a mesh file meets Assimp (import.hpp). The checks of the bytes
+// before Assimp sees them, for the formats whose readers trust what a file declares, and the
+// choice of the importers that may read the file.
+#include "mesh/import.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include <assimp/BaseImporter.h>
+#include <assimp/postprocess.h>
+#include <zlib.h>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+
+namespace hp {
+
+namespace {
+
+// A count read from a file, for a message: a double beyond long long's range (or inf) is not cast.
+std::string count_text(double declared) {
+    return declared < 1e18 ? std::to_string(static_cast<long long>(declared)) : "more than 10^18";
+}
+
+std::uint16_t le16(const std::string& bytes, std::size_t at) {
+    return static_cast<std::uint16_t>(static_cast<unsigned char>(bytes[at]) | static_cast<unsigned char>(bytes[at + 1]) << 8);
+}
+
+std::uint32_t le32(const std::string& bytes, std::size_t at) {
+    std::uint32_t v = 0;
+    for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(i)]);
+    return v;
+}
+
+// Binary glTF: the file's length in the header and each chunk's length must fit in the bytes there
+// are. Assimp allocates a chunk's declared length before it reads the chunk: a 20-byte file
+// declaring a JSON chunk of 4 GB took 4 GB and 52 s (tests/fuzz/regressions/mesh_glb).
+void check_glb_lengths(const std::string& bytes, const std::string& where) {
+    auto refuse = [&](const std::string& what, std::uint64_t declared, std::uint64_t there) {
+        fail_input(where, "the binary glTF header declares " + what + " of " + std::to_string(declared) +
+                              " bytes where the file has " + std::to_string(there) + " (truncated or corrupt)");
+    };
+    if (bytes.size() < 12) refuse("a header", 12, bytes.size());
+    const std::uint32_t version = le32(bytes, 4), length = le32(bytes, 8);
+    if (length > bytes.size()) refuse("a file", length, bytes.size());
+    if (version == 1) {  // glTF 1.0: the JSON content's length and format follow the header
+        if (length < 20) refuse("a header", 20, length);
+        if (le32(bytes, 12) > length - 20) refuse("a JSON content", le32(bytes, 12), length - 20);
+        return;
+    }
+    for (std::size_t at = 12; at + 8 <= length;) {  // glTF 2.0: chunks of (length, type, data)
+        const std::uint32_t chunk = le32(bytes, at);
+        if (chunk > length - at - 8) refuse("a chunk", chunk, length - at - 8);
+        at += 8 + std::size_t{chunk};
+    }
+}
+
+// COLLADA: Assimp reads an integer list (<p>, <vcount>, <v>) number by number without moving past
+// a character that is not part of a number: one letter in a <p> list made it append zeros until
+// memory ran out (17 GB and 147 s for a 4.8 KB file, tests/fuzz/regressions/mesh_dae). It also
+// reserves an array's declared count before reading it. So the lists hold only integers and
+// whitespace, and no count is larger than the file's bytes (every element takes at least one).
+void check_collada(const std::string& bytes, const std::string& where) {
+    for (const char* tag : {"<p>", "<vcount>", "<v>"}) {
+        for (std::size_t at = bytes.find(tag); at != std::string::npos; at = bytes.find(tag, at + 1)) {
+            const std::size_t begin = at + std::strlen(tag), end = bytes.find('<', begin);
+            const std::size_t bad = bytes.find_first_not_of("0123456789-+ \t\r\n", begin);
+            if (bad < std::min(end, bytes.size()))
+                fail_input(where, std::string("the COLLADA list ") + tag + " at byte " + std::to_string(at) +
+                                      " holds '" + bytes[bad] + "', not an integer (corrupt)");
+        }
+    }
+    // The arrays' count attribute is required by the schema; Assimp follows a null pointer without
+    // it (a float_array whose count was renamed, tests/fuzz/regressions/mesh_dae).
+    for (const char* tag : {"<float_array", "<int_array", "<Name_array", "<IDREF_array", "<bool_array", "<SIDREF_array"}) {
+        for (std::size_t at = bytes.find(tag); at != std::string::npos; at = bytes.find(tag, at + 1)) {
+            const std::string element = bytes.substr(at, bytes.find('>', at) - at);
+            bool counted = false;
+            for (std::size_t c = element.find("count=\""); c != std::string::npos && !counted; c = element.find("count=\"", c + 1))
+                counted = std::isspace(static_cast<unsigned char>(element[c - 1])) != 0;
+            if (!counted)
+                fail_input(where, std::string("the COLLADA array ") + (tag + 1) + " at byte " + std::to_string(at) +
+                                      " has no count attribute (corrupt)");
+        }
+    }
+    // Triangles and polylists: one <p> list for a non-zero count; polygons: a <p> per polygon.
+    // Assimp aborts on an assertion otherwise (a polylist without its <p>).
+    for (const std::string name : {"triangles", "polylist", "polygons"}) {
+        const std::string open = "<" + name, close = "</" + name + ">";
+        for (std::size_t at = bytes.find(open); at != std::string::npos; at = bytes.find(open, at + 1)) {
+            const std::size_t head_end = bytes.find('>', at);
+            if (head_end == std::string::npos || !std::isspace(static_cast<unsigned char>(bytes[at + open.size()]))) continue;
+            const std::string head = bytes.substr(at, head_end - at);
+            const std::size_t c = head.find(" count=\"");
+            const double count = c == std::string::npos ? 0 : std::strtod(head.c_str() + c + 8, nullptr);
+            const std::size_t body_end = head.back() == '/' ? head_end : std::min(bytes.find(close, head_end), bytes.size());
+            double lists = 0;
+            for (std::size_t p = bytes.find("<p>", head_end); p < body_end; p = bytes.find("<p>", p + 1)) ++lists;
+            const double expected = name == "polygons" ? count : (count > 0 ? 1 : lists);
+            if (lists != expected && !(name == "polygons" && bytes.find("<ph>", head_end) < body_end))
+                fail_input(where, "the COLLADA <" + name + "> at byte " + std::to_string(at) + " has " + count_text(lists) +
+                                      " <p> lists for a count of " + count_text(count) + " (corrupt)");
+        }
+    }
+    const std::string attribute = " count=\"";
+    for (std::size_t at = bytes.find(attribute); at != std::string::npos; at = bytes.find(attribute, at + 1)) {
+        const double declared = std::strtod(bytes.c_str() + at + attribute.size(), nullptr);
+        if (declared > static_cast<double>(bytes.size()))
+            fail_input(where, "the COLLADA count at byte " + std::to_string(at) + " declares " + count_text(declared) +
+                                  " elements but the file has only " +
+                                  std::to_string(bytes.size()) + " bytes (truncated or corrupt)");
+    }
+}
+
+// glTF: Assimp 5.2's glTF 2.0 importer leaves a line loop's faces empty when its indices are out of
+// range and then follows their null index arrays (SIGSEGV on a 1.9 KB file,
+// tests/fuzz/regressions/mesh_glb). The tools keep triangles only and drop lines: a line loop
+// (primitive mode 2) is refused instead, before Assimp reads the file.
+void check_gltf_primitives(const std::string& json_text, const std::string& where) {
+    // By the text, not by a JSON parser: Assimp's parser reads what a strict one refuses (bytes that
+    // are not UTF-8). "mode" is a key of primitives only, in glTF 1.0 and 2.0.
+    for (std::size_t at = json_text.find("\"mode\""); at != std::string::npos; at = json_text.find("\"mode\"", at + 1)) {
+        std::size_t value = json_text.find_first_not_of(" \t\r\n", at + 6);
+        if (value == std::string::npos || json_text[value] != ':') continue;
+        value = json_text.find_first_not_of(" \t\r\n", value + 1);
+        if (value != std::string::npos && std::strtod(json_text.c_str() + value, nullptr) == 2)
+            fail_input(where, "a glTF line loop (primitive mode 2) is not read (only triangles are kept; remove "
+                              "the line loop or export it as lines)");
+    }
+}
+
+// The bytes a ZIP entry inflates to (stored or deflated), at most `size` + 1 of them counted;
+// kept in `content` when it is given. False when the data does not inflate.
+bool inflate_entry(const std::string& bytes, std::size_t data, std::uint32_t packed, std::uint16_t method,
+                   std::uint32_t size, std::uint32_t* crc, std::string* content) {
+    uLong sum = crc32(0L, Z_NULL, 0), produced = 0;
+    const auto take = [&](const Bytef* from, uInt n) {
+        sum = crc32(sum, from, n);
+        produced += n;
+        if (content) content->append(reinterpret_cast<const char*>(from), n);
+    };
+    const auto* in = reinterpret_cast<const Bytef*>(bytes.data() + data);
+    if (method == 0) {
+        take(in, packed);
+        *crc = static_cast<std::uint32_t>(sum);
+        return produced == size;
+    }
+    z_stream z{};
+    if (inflateInit2(&z, -MAX_WBITS) != Z_OK) return false;
+    z.next_in = const_cast<Bytef*>(in);
+    z.avail_in = packed;
+    std::vector<Bytef> out(std::size_t{1} << 16);
+    int status = Z_OK;
+    while (status == Z_OK && produced <= size) {
+        z.next_out = out.data();
+        z.avail_out = static_cast<uInt>(out.size());
+        status = inflate(&z, Z_NO_FLUSH);
+        const uInt got = static_cast<uInt>(out.size()) - z.avail_out;
+        take(out.data(), got);
+        if (status == Z_BUF_ERROR && got == 0) break;
+    }
+    inflateEnd(&z);
+    *crc = static_cast<std::uint32_t>(sum);
+    return status == Z_STREAM_END && produced == size;
+}
+
+// The part a 3MF package's relationships name as its model (the Target of the Relationship of the
+// 3dmodel type in _rels/.rels), without the leading slashes Assimp removes; empty when none.
+std::string model_part(const std::string& rels) {
+    for (std::size_t at = rels.find("<Relationship "); at != std::string::npos; at = rels.find("<Relationship ", at + 1)) {
+        const std::string element = rels.substr(at, rels.find('>', at) - at);
+        const std::size_t target = element.find("Target=\"");
+        if (element.find("3dmanufacturing/2013/01/3dmodel\"") == std::string::npos || target == std::string::npos) continue;
+        std::string part = element.substr(target + 8, element.find('"', target + 8) - target - 8);
+        for (int i = 0; i < 2 && !part.empty() && part[0] == '/'; ++i) part.erase(0, 1);
+        return part;
+    }
+    return {};
+}
+
+// ZIP archives (3MF, and the zipped formats Assimp reads): Assimp aborts the process on assertions
+// in its ZIP and 3MF readers when an entry inflates to its declared size with another CRC-32 (a
+// 1.4 KB 3MF file, tests/fuzz/regressions/mesh_3mf), and when the model part of a 3MF package
+// cannot be opened: missing, or its local header disagrees with the directory (minizip then
+// refuses to open it). So every entry of the central directory is checked as minizip checks it
+// (the local header's method, name length, CRC-32 and sizes), inflated and checked against its
+// CRC-32 and size, and a 3MF package's model part must be one of them. Entries of another method,
+// encrypted or of ZIP64 sizes are left to Assimp; an archive without its end record too.
+void check_zip_entries(const std::string& bytes, const std::string& where) {
+    if (bytes.size() < 4) return;
+    // The end record: 22 bytes and a comment of up to 65535, the last signature in the file's tail
+    // (minizip takes one however few bytes follow it).
+    std::size_t end = std::string::npos;
+    const std::size_t lowest = bytes.size() > 22 + 65535 ? bytes.size() - 22 - 65535 : 0;
+    for (std::size_t at = bytes.size() - 3; end == std::string::npos && at-- > lowest;)
+        if (le32(bytes, at) == 0x06054b50u) end = at;
+    if (end != std::string::npos && end + 22 > bytes.size())
+        fail_input(where, "the ZIP archive's end record is cut short (truncated or corrupt)");
+    // minizip's reading: the directory ends where the end record begins, and what comes before
+    // the archive (a self-extracting stub) shifts every offset.
+    if (end == std::string::npos || std::uint64_t{le32(bytes, end + 16)} + le32(bytes, end + 12) > end) return;
+    const std::size_t base = end - le32(bytes, end + 16) - le32(bytes, end + 12);
+    const auto corrupt = [&](const std::string& what) { fail_input(where, "the ZIP archive " + what + " (corrupt)"); };
+    std::set<std::string> names;
+    std::string rels;
+    std::size_t entry = base + le32(bytes, end + 16);
+    for (std::uint16_t i = 0, n = le16(bytes, end + 10); i < n; ++i) {
+        if (entry + 46 > end || le32(bytes, entry) != 0x02014b50u) corrupt("has a directory entry out of place");
+        const std::uint16_t flags = le16(bytes, entry + 8), method = le16(bytes, entry + 10);
+        const std::uint32_t crc = le32(bytes, entry + 16), packed = le32(bytes, entry + 20), size = le32(bytes, entry + 24);
+        const std::size_t local = base + le32(bytes, entry + 42), name_length = le16(bytes, entry + 28);
+        const std::string name = bytes.substr(entry + 46, std::min(name_length, end - entry - 46));
+        entry += 46 + name_length + le16(bytes, entry + 30) + le16(bytes, entry + 32);
+        if ((flags & 1) != 0 || (method != 0 && method != 8) || packed == 0xffffffffu || size == 0xffffffffu) continue;
+        const std::string what = "entry '" + name.substr(0, 200) + "'";
+        if (local + 30 > bytes.size() || le32(bytes, local) != 0x04034b50u) corrupt(what + " has no local header");
+        if (le16(bytes, local + 8) != method || le16(bytes, local + 26) != name_length ||
+            ((le16(bytes, local + 6) & 8) == 0 &&
+             (le32(bytes, local + 14) != crc || le32(bytes, local + 18) != packed || le32(bytes, local + 22) != size)))
+            corrupt(what + " has a local header that disagrees with its directory entry");
+        const std::size_t data = local + 30 + name_length + le16(bytes, local + 28);
+        if (data > bytes.size() || packed > bytes.size() - data) corrupt(what + " ends past the file");
+        std::uint32_t found = 0;
+        const bool keep = name == "_rels/.rels" && size <= (1u << 20);
+        if (keep) rels.clear();
+        if (!inflate_entry(bytes, data, packed, method, size, &found, keep ? &rels : nullptr) || found != crc)
+            corrupt(what + " does not inflate to its size (" + std::to_string(size) + " bytes) and CRC-32");
+        names.insert(name);
+    }
+    const std::string model = model_part(rels);
+    if (!model.empty() && names.count(model) == 0)
+        corrupt("has no part '" + model.substr(0, 200) + "', which its relationships name as the 3MF model");
+}
+
+// Some importers trust the element counts of a file's header and allocate for them before
+// reading (Assimp's OFF reader takes 16 GB and a minute on a 309-byte file that declares billions
+// of vertices). Reject headers whose counts cannot fit in the file's bytes before Assimp sees them.
+void check_declared_counts(const std::string& bytes, const std::string& ext, const std::string& where) {
+    // minizip finds an archive by its end record, whatever the first bytes (a .3mf file may start
+    // as a binary glTF): the extensions of the importers that read ZIP archives, and any file that
+    // starts as one.
+    if (bytes.compare(0, 2, "PK") == 0 || ext == "3mf" || ext == "zae" || ext == "pk3") {
+        check_zip_entries(bytes, where);
+        return;
+    }
+    if (bytes.compare(0, 4, "glTF") == 0) {
+        check_glb_lengths(bytes, where);
+        // The JSON's length at byte 12 and the JSON at byte 20: glTF 1.0's content, 2.0's first chunk.
+        if (bytes.size() >= 20 && (le32(bytes, 4) == 1 || bytes.compare(16, 4, "JSON") == 0))
+            check_gltf_primitives(bytes.substr(20, le32(bytes, 12)), where);
+        return;
+    }
+    const std::size_t opening = bytes.find_first_not_of(" \t\r\n");
+    if (opening != std::string::npos && bytes[opening] == '{') check_gltf_primitives(bytes, where);
+    const std::string collada = "<collada";  // Assimp's test, in any case
+    const auto same = [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; };
+    if (std::search(bytes.begin(), bytes.end(), collada.begin(), collada.end(), same) != bytes.end()) {
+        check_collada(bytes, where);
+        return;
+    }
+    auto too_many = [&](const char* what, double declared, double min_bytes_each) {
+        if (declared * min_bytes_each > static_cast<double>(bytes.size()))
+            fail_input(where, std::string("the header declares ") + count_text(declared) + " " +
+                                  what + " but the file has only " + std::to_string(bytes.size()) +
+                                  " bytes (truncated or corrupt)");
+    };
+    std::istringstream in(bytes.substr(0, std::min<std::size_t>(bytes.size(), 4096)));
+    std::string first;
+    in >> first;
+    if (first.size() >= 3 && first.compare(first.size() - 3, 3, "OFF") == 0) {
+        // "OFF" [comments] then "nv nf ne" (whitespace separated, '#' comments to end of line).
+        std::string token;
+        std::vector<double> counts;
+        while (counts.size() < 2 && in >> token) {
+            if (token[0] == '#') {
+                std::getline(in, token);
+                continue;
+            }
+            char* end = nullptr;
+            double v = std::strtod(token.c_str(), &end);
+            if (end == token.c_str()) return;  // not numeric: let the importer report it
+            counts.push_back(v);
+        }
+        if (counts.size() == 2) {
+            too_many("vertices", counts[0], 6);  // "0 0 0\n"
+            too_many("faces", counts[1], 8);     // "3 0 1 2\n"
+        }
+    } else if (first == "ply") {
+        // A header without its end line: Assimp's PLY reader crashes (SIGSEGV) or hangs on such a
+        // file (a crash found by fuzzing, tests/fuzz/regressions/mesh_ply).
+        if (bytes.substr(0, std::min<std::size_t>(bytes.size(), 65536)).find("\nend_header") == std::string::npos)
+            fail_input(where, "the PLY header has no end_header line (truncated or corrupt)");
+        // Every element of the header needs at least 2 bytes (ascii) or one byte (binary).
+        std::string line;
+        while (std::getline(in, line) && line.rfind("end_header", 0) != 0) {
+            std::istringstream l(line);
+            std::string kw, name;
+            double n = 0;
+            if (l >> kw >> name >> n && kw == "element") too_many(("'" + name + "' elements").c_str(), n, 1);
+        }
+    }
+}
+
+// Keeps only Assimp's importers that claim the extension (lower case, without the dot), when one
+// does. Otherwise a file that the claiming importers refuse goes to Assimp's detection by content,
+// which hands it to every other importer's parser: a 12-byte ".gltf" file holding "indexarray{"
+// reaches the OpenGEX parser, which reads past the end of its buffer. An extension no importer
+// claims keeps the detection by content (any format Assimp reads).
+void keep_importers_of(Assimp::Importer& importer, const std::string& ext) {
+    std::vector<Assimp::BaseImporter*> others;
+    bool claimed = false;
+    for (std::size_t i = 0; i < importer.GetImporterCount(); ++i) {
+        Assimp::BaseImporter* candidate = importer.GetImporter(i);
+        std::set<std::string> extensions;
+        candidate->GetExtensionList(extensions);
+        if (extensions.count(ext) != 0)
+            claimed = true;
+        else
+            others.push_back(candidate);
+    }
+    if (!claimed) return;
+    for (Assimp::BaseImporter* other : others) {
+        importer.UnregisterLoader(other);
+        delete other;  // an unregistered importer is no longer the Importer's to delete
+    }
+}
+
+}  // namespace
+
+ImportedFile import_file(const std::filesystem::path& path) {
+    const std::string where = path.string();
+    ImportedFile file;
+    file.bytes = read_file(path);
+    const std::string& bytes = file.bytes;
+    if (bytes.empty()) fail_input(where, "the file is empty (0 bytes)");
+    // The file's extension, lower case: it selects the importers (keep_importers_of) and the checks.
+    std::string ext = path.extension().string();
+    if (!ext.empty() && ext[0] == '.') ext.erase(0, 1);
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    check_declared_counts(bytes, ext, where);
+
+    file.importer = std::make_unique<Assimp::Importer>();
+    Assimp::Importer& importer = *file.importer;
+    // Points and lines are kept by the importer so that we can count them; we drop them below.
+    const unsigned flags = aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure;
+    // Read from memory with the file's extension as a hint, so the file is read exactly once.
+    keep_importers_of(importer, ext);
+    const aiScene* scene = nullptr;
+    try {
+        scene = importer.ReadFileFromMemory(bytes.data(), bytes.size(), flags, ext.c_str());
+    } catch (const std::exception& e) {
+        fail_input(where, std::string("not a mesh file that can be read (") + e.what() + ")");
+    }
+    if (!scene) {
+        std::string reason = importer.GetErrorString();
+        if (reason.size() > 160) reason = reason.substr(0, 160) + "...";
+        fail_input(where, "not a mesh file that can be read" + (reason.empty() ? std::string() : " (" + reason + ")"));
+    }
+    file.scene = scene;
+    return file;
+}
+
+}  // namespace hp
