@@ -319,7 +319,7 @@ public:
             sorted.clear();
             for (std::size_t i = 0; i < order.size(); ++i)
                 if (i == 0 || order[i].first != order[i - 1].first) sorted.push_back(cs[order[i].second]);
-            cs.swap(sorted);
+            cs.assign(sorted.begin(), sorted.end());  // into the query's own storage, which it keeps
         }
         for (const Contact& c : cs) {
             Vec3d f = c.normal * c.value;

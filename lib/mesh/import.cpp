@@ -258,9 +258,12 @@ void check_declared_counts(const std::string& bytes, const std::string& ext, con
     }
     const std::size_t opening = bytes.find_first_not_of(" \t\r\n");
     if (opening != std::string::npos && bytes[opening] == '{') check_gltf_primitives(bytes, where);
-    const std::string collada = "<collada";  // Assimp's test, in any case
+    // Assimp's test (ColladaLoader::CanRead): "<collada", in any case, within the first 200 bytes;
+    // a kilobyte here. Not the whole file: every import of every format passes this test.
+    const std::string collada = "<collada";
     const auto same = [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; };
-    if (std::search(bytes.begin(), bytes.end(), collada.begin(), collada.end(), same) != bytes.end()) {
+    const auto head_end = bytes.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(bytes.size(), 1024));
+    if (std::search(bytes.begin(), head_end, collada.begin(), collada.end(), same) != head_end) {
         check_collada(bytes, where);
         return;
     }
