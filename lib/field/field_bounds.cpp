@@ -10,16 +10,12 @@
 
 #include <tbb/parallel_for.h>
 
+#include "math/float_round.hpp"
+
 
 namespace hp {
 
 namespace {
-// The float nearest above or at v (block bounds must never fall below what they bound).
-float round_up(double v) {
-    float f = static_cast<float>(v);
-    if (static_cast<double>(f) < v) f = std::nextafter(f, std::numeric_limits<float>::infinity());
-    return f;
-}
 // A cell's largest squared corner gradient (times s^2) and its largest corner; c: corner (a, b, c)
 // at c[a + 2 b + 4 c].
 inline void cell_extremes(const double (&c)[8], double& g2, double& top) {
@@ -73,8 +69,8 @@ inline double DistanceSampler::add_cell(int i, int j, int k, BlockBound& m, doub
     const double lc = std::sqrt(g2) / grid_.voxel_size;
     inside = std::max(inside, lc);
     // Rounded up to float so the stored bound never falls below the double one.
-    m.lipschitz = std::max(m.lipschitz, round_up(lc * (1 + 1e-9)));
-    m.max_value = std::max(m.max_value, round_up(top));
+    m.lipschitz = std::max(m.lipschitz, float_above(lc * (1 + 1e-9)));
+    m.max_value = std::max(m.max_value, float_above(top));
     return top;
 }
 
@@ -148,8 +144,8 @@ double dense_slab(const T* samples, const std::array<std::vector<std::size_t>, 3
         const double lc = std::sqrt(g2max[n]) / voxel_size;
         inside = std::max(inside, lc);
         DistanceSampler::BlockBound& m = level[static_cast<std::size_t>(q) * g2max.size() + n];
-        m.lipschitz = std::max(m.lipschitz, round_up(lc * (1 + 1e-9)));
-        m.max_value = std::max(m.max_value, round_up(topmax[n]));
+        m.lipschitz = std::max(m.lipschitz, float_above(lc * (1 + 1e-9)));
+        m.max_value = std::max(m.max_value, float_above(topmax[n]));
     }
     return inside;
 }
@@ -188,7 +184,7 @@ double DistanceSampler::sparse_level0(std::vector<BlockBound>& level, const std:
                 if (flat) {
                     const double value = at_clamped(bi * 8, bj * 8, q * 8);
                     m.lipschitz = 0;
-                    m.max_value = round_up(value);
+                    m.max_value = float_above(value);
                     if (value > floor_sample_) {
                         const int lo[3] = {bi * 8, bj * 8, q * 8};
                         for (int a = 0; a < 3; ++a) box.lo[a] = lo[a], box.hi[a] = std::min(cells[a], lo[a] + 8);

@@ -5,21 +5,9 @@
 #include <cmath>
 #include <limits>
 
+#include "math/float_round.hpp"
+
 namespace hp::scene {
-
-namespace {
-
-// The float nearest below (above) `v`: the node's box then holds the double box.
-float float_below(double v) {
-    const auto f = static_cast<float>(v);
-    return static_cast<double>(f) <= v ? f : std::nextafter(f, -std::numeric_limits<float>::infinity());
-}
-float float_above(double v) {
-    const auto f = static_cast<float>(v);
-    return static_cast<double>(f) >= v ? f : std::nextafter(f, std::numeric_limits<float>::infinity());
-}
-
-}  // namespace
 
 double squared_distance(const Aabb& b, const Vec3d& p) {
     double d2 = 0;
