@@ -13,8 +13,9 @@
 // Memory: a query runs between pair queries that sweep megabytes of samples, so it meets the
 // hierarchy in main memory, where each level costs a dependent cache miss: 4 children per node
 // halves the levels of a binary tree, a node is two cache lines (its children's boxes in floats
-// rounded outwards, so pruning is conservative), and the leaves' boxes are exact (doubles), stored
-// in leaf order next to each other.
+// rounded outwards, so pruning is conservative), and a leaf is three: its boxes, exact (doubles).
+// Both keep their 4 boxes axis by axis, so that a node's or a leaf's 4 tests are a few vector
+// operations (in a scene of 1,000 boxes a query that finds 4 tests about 45 boxes).
 #include <cstdint>
 #include <vector>
 
@@ -37,16 +38,21 @@ public:
     const Aabb& box(std::size_t i) const { return boxes_[i]; }
 
 private:
-    static constexpr std::uint8_t kInner = 0, kNone = 255;  // Node::count of a child that is a node / absent
+    static constexpr std::uint8_t kInner = 0, kLeaf = 1, kNone = 255;  // Node::kind of a child
+    static constexpr std::uint32_t kNoBox = 0xffffffffu;                 // Leaf::box of an unused slot
     struct alignas(64) Node {
         float min[3][4], max[3][4];  // per axis, per child: holds every box below it (rounded outwards)
-        std::uint32_t first[4];      // leaf child: its first entry of `order_`; inner child: its node
-        std::uint8_t count[4];       // leaf child: its entries (1 to 4); kInner; kNone
+        std::uint32_t first[4];      // the child's node (kInner) or leaf (kLeaf)
+        std::uint8_t kind[4];        // kInner, kLeaf, kNone
+    };
+    struct alignas(64) Leaf {
+        double min[3][4], max[3][4];  // per axis, per slot: the boxes (an unused slot: empty, +inf / -inf)
+        std::uint32_t box[4];         // per slot: the box's index, or kNoBox
     };
     std::vector<Aabb> boxes_;
-    std::vector<std::uint32_t> order_;  // box indices, leaves' ranges
-    std::vector<Aabb> leaf_boxes_;      // boxes_[order_[i]], in the order of order_
+    std::vector<std::uint32_t> order_;  // box indices, leaves' ranges (building only)
     std::vector<Node> nodes_;
+    std::vector<Leaf> leaves_;
 
     std::uint32_t split(std::uint32_t begin, std::uint32_t end);
     std::uint32_t build(std::uint32_t begin, std::uint32_t end);

@@ -73,6 +73,36 @@ TEST(BroadPhase, FindsWhatTestingEveryBoxFindsIncludingBoxesThatOnlyTouch) {
     }
 }
 
+// Any count of boxes (partial leaves and nodes), coordinates that floats do not hold (a node's
+// float bounds are rounded outwards), balls whose radius is the distance to one box's corner, edge
+// or face as it rounds: the hierarchy's vector tests decide as testing every box does.
+TEST(BroadPhase, AgreesWithTestingEveryBoxForAnyCountAndUnroundedCoordinates) {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> u(-1, 1), size(1e-4, 0.3);
+    for (const int n : {0, 1, 2, 3, 4, 5, 7, 16, 17, 63, 300}) {
+        std::vector<hp::Aabb> boxes;
+        for (int i = 0; i < n; ++i) {
+            const hp::Vec3d lo{1000 + u(rng), -2000 + u(rng), 0.1 * u(rng)};
+            boxes.push_back({lo, lo + hp::Vec3d{size(rng), size(rng), size(rng)}});
+        }
+        const hp::scene::BroadPhase bp(boxes);
+        ASSERT_EQ(bp.size(), boxes.size());
+        std::vector<std::uint32_t> a, b;
+        for (int i = 0; i < 400; ++i) {
+            hp::Vec3d c{1000 + 1.5 * u(rng), -2000 + 1.5 * u(rng), 0.2 * u(rng)};
+            double r = 0.2 * size(rng);
+            if (n > 0 && i % 2 == 0) {
+                // The radius of a ball that reaches box k as closely as doubles allow.
+                const std::size_t k = static_cast<std::size_t>(i) % boxes.size();
+                r = std::sqrt(hp::scene::squared_distance(boxes[k], c));
+            }
+            bp.query(c, r, a);
+            bp.query_brute(c, r, b);
+            ASSERT_EQ(a, b) << n << " boxes, ball " << i;
+        }
+    }
+}
+
 TEST(SceneQuery, ReachHoldsEveryPointWhereTheFieldIsPositive) {
     hp_test::SceneFiles f("reach", 1, 1);
     const hp::StaticField st = hp::load_static_field(f.dir / "g1" / "distance.vdb");
