@@ -5,11 +5,14 @@
 // file's metadata as "haptic:" keys, the GridSpec included (exact round trip).
 // Code: vdb_write.cpp (trees, save), vdb_read.cpp (Reader), vdb_integrity.cpp (UUID, checksum
 // trailer, framing walk). Only formats/vdb*.cpp include OpenVDB; this header keeps it out.
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -26,6 +29,23 @@ struct StoredGrid;  // vdb_internal.hpp
 }  // namespace detail
 
 enum class ValueType { int32, float32, float64, vec3f };
+
+// How a distance field stores its values (haptic-distance --encoding, haptic:encoding in the
+// file): a Float grid, a Double grid, or an Int32 grid of round(V * 10^precision). The names in
+// the enum's order; a file without the key holds floats.
+enum class DistanceEncoding { float32, float64, scaled };
+inline constexpr std::array<std::string_view, 3> kDistanceEncodingNames{"float", "double", "scaled"};
+inline std::string distance_encoding_name(DistanceEncoding e) { return std::string(kDistanceEncodingNames[static_cast<std::size_t>(e)]); }
+// One of kDistanceEncodingNames, or nullopt.
+inline std::optional<DistanceEncoding> parse_distance_encoding(std::string_view name) {
+    for (std::size_t i = 0; i < kDistanceEncodingNames.size(); ++i)
+        if (kDistanceEncodingNames[i] == name) return static_cast<DistanceEncoding>(i);
+    return std::nullopt;
+}
+// The name a distance file's metadata gives its encoding (haptic:encoding), "float" without it.
+inline std::string distance_encoding_text(const nlohmann::json& metadata) {
+    return metadata.value("encoding", distance_encoding_name(DistanceEncoding::float32));
+}
 
 // Produces slice z (dims[0] * dims[1] values, x fastest) of a grid. The writer calls it for
 // z = 0, 1, ..., dims[2]-1 in this order, once each, from the calling thread, so a producer may

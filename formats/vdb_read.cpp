@@ -332,8 +332,8 @@ std::vector<double> Reader::read_distance() const {
     const std::string where = path_.string();
     const std::string type = value_type("distance");
     if (info_.ours && type.empty()) fail_input(where, "has no grid named 'distance' (make the distance field with haptic-distance)");
-    const std::string encoding = info_.metadata.value("encoding", "float");
-    if (encoding != "scaled") {
+    const std::string encoding = distance_encoding_text(info_.metadata);
+    if (parse_distance_encoding(encoding) != DistanceEncoding::scaled) {
         if (type == "int32")
             fail_input(where, "grid 'distance' holds int32 values but haptic:encoding is '" + encoding + "' (damaged file?)");
         return read_real("distance");
@@ -504,8 +504,8 @@ BrickField<double> Reader::read_distance_bricks() const {
     const std::string where = path_.string();
     const std::string type = value_type("distance");
     if (info_.ours && type.empty()) fail_input(where, "has no grid named 'distance' (make the distance field with haptic-distance)");
-    const std::string encoding = info_.metadata.value("encoding", "float");
-    if (encoding != "scaled") {
+    const std::string encoding = distance_encoding_text(info_.metadata);
+    if (parse_distance_encoding(encoding) != DistanceEncoding::scaled) {
         if (type == "int32")
             fail_input(where, "grid 'distance' holds int32 values but haptic:encoding is '" + encoding + "' (damaged file?)");
         if (type == "double") return read_bricks_as<double, double>("distance", ValueType::float64, [](double v) { return v; });

@@ -181,7 +181,7 @@ DistanceField load_distance(const py::object& p, bool gradient) {
     DistanceField out;
     fill_vdb(out, reader, path);
     const nlohmann::json& meta = reader.info().metadata;
-    out.encoding = meta.value("encoding", "float");
+    out.encoding = vdb::distance_encoding_text(meta);
     out.scale_factor = meta.value("scale_factor", 1.0);
     std::vector<double> distance;
     {

@@ -58,9 +58,6 @@ const pipeline::StageContext& StageCall::context(std::filesystem::path mesh, std
     ctx.inputs = &inputs_;
     ctx.executable = true;
     ctx.params = params();
-    ctx.given = nlohmann::json::object();
-    for (const ParamSpec& p : spec_.params)
-        if (given(p.key)) ctx.given[p.key] = ctx.params[p.key];
     ctx.progress = tool_.progress();
     ctx.load_mesh = [this](const MeshLoadOptions& o) -> const LoadedMesh& {
         if (!mesh_) mesh_ = load_mesh(ctx_.mesh, o);

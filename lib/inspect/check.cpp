@@ -207,11 +207,13 @@ void check_vdb(const fs::path& path, CheckReport& r) {
     if (distance_type == "int32") {
         const double factor = m.value("scale_factor", 0.0);
         const double precision = static_cast<double>(m.value("precision", std::int64_t{-1}));
-        if (encoding != "scaled") r.problem("Int32 distances but haptic:encoding is '" + encoding + "'");
+        if (vdb::parse_distance_encoding(encoding) != vdb::DistanceEncoding::scaled)
+            r.problem("Int32 distances but haptic:encoding is '" + encoding + "'");
         if (!(factor > 0) || std::abs(factor - std::pow(10.0, precision)) > 1e-9 * factor)
             r.problem("haptic:scale_factor " + fmt("%.17g", factor) + " is not 10^precision (" + fmt("%.0f", precision) + ")");
         quantum = 1 / factor;
-    } else if (encoding != (distance_type == "double" ? "double" : "float")) {
+    } else if (vdb::parse_distance_encoding(encoding) !=
+               (distance_type == "double" ? vdb::DistanceEncoding::float64 : vdb::DistanceEncoding::float32)) {
         r.problem(distance_type + " distances but haptic:encoding is '" + encoding + "'");
     }
     if (!r.ok()) return;

@@ -108,7 +108,7 @@ Summary describe_vdb(const fs::path& path) {
         }
         if (distance) {
             // Distance values in world units (scaled encodings divided back), range and histogram.
-            const std::string encoding = info.metadata.value("encoding", "float");
+            const std::string encoding = vdb::distance_encoding_text(info.metadata);
             const std::vector<double> values = reader.read_distance();
             double lo = values.empty() ? 0 : *std::min_element(values.begin(), values.end());
             double hi = values.empty() ? 0 : *std::max_element(values.begin(), values.end());

@@ -59,7 +59,6 @@ void run_stages(const MeshRun& run, const MeshJob& job, MeshEntry& entry, std::s
         ctx.output = dir / s.spec->output_name;
         ctx.inputs = &inputs;
         ctx.params = s.params;
-        ctx.given = s.given;
         ctx.load_mesh = load;
         ctx.prepared_sampler = job.assembly != nullptr;
         for (const auto* t = &s + 1; t != run.pipeline.stages.data() + run.pipeline.stages.size(); ++t)

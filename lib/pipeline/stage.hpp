@@ -134,7 +134,6 @@ struct StageContext {
     std::filesystem::path output;                        // the file this stage writes
     const std::map<std::string, std::filesystem::path>* inputs = nullptr;  // kind -> file
     nlohmann::json params;                               // every key of the stage: given or default (null = unset)
-    nlohmann::json given;                                // the keys the pipeline set
     Progress progress;
     // Loads the mesh with these options once per mesh run (stages share it).
     std::function<const LoadedMesh&(const MeshLoadOptions&)> load_mesh;

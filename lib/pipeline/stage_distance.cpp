@@ -33,8 +33,10 @@ StageSpec distance_stage() {
     s.needs = {"voxelmap"};
     s.available = true;
     Declare<DistanceParams> d(s.params);
-    d(&DistanceParams::encoding, "encoding", "float, double or scaled").one_of({"float", "double", "scaled"});
-    d(&DistanceParams::precision, "precision", "decimal digits P of the scaled encoding").in(0, 12).only_with("encoding", {"scaled"});
+    const std::string scaled = vdb::distance_encoding_name(vdb::DistanceEncoding::scaled);
+    d(&DistanceParams::encoding, "encoding", or_list(vdb::kDistanceEncodingNames))
+        .one_of(std::vector<nlohmann::json>(vdb::kDistanceEncodingNames.begin(), vdb::kDistanceEncodingNames.end()));
+    d(&DistanceParams::precision, "precision", "decimal digits P of the " + scaled + " encoding").in(0, 12).only_with("encoding", {scaled});
     d(&DistanceParams::gradient, "gradient", "also write a Vec3f 'gradient' grid");
     d(&DistanceParams::band, "band",
       "narrow band of B voxels (exact within B, +-B voxel sizes beyond, as tiles); 0 = dense; default: the voxelmap's")
@@ -94,10 +96,17 @@ std::string format_text(const DistanceSummary& s, const ToolFacts& f) {
 
 namespace {
 
+// The stage's --encoding (one of its declared choices).
+vdb::DistanceEncoding encoding_of(const DistanceParams& p) {
+    const std::optional<vdb::DistanceEncoding> e = vdb::parse_distance_encoding(p.encoding);
+    if (!e) fail_usage("unknown encoding '" + p.encoding + "' (use " + or_list(vdb::kDistanceEncodingNames) + ")");
+    return *e;
+}
+
 // Refuses (exit 2) a precision whose scaled distances up to max(-lo, hi) overflow Int32.
-void check_scaled_fits(const StageContext& ctx, const std::string& encoding, int precision, double lo, double hi) {
+void check_scaled_fits(const StageContext& ctx, vdb::DistanceEncoding encoding, int precision, double lo, double hi) {
     const double reach = std::max(-lo, hi);
-    if (encoding == "scaled" && reach * std::pow(10.0, precision) > 2147483647.0)
+    if (encoding == vdb::DistanceEncoding::scaled && reach * std::pow(10.0, precision) > 2147483647.0)
         fail_usage(ctx.option_name("precision") + " " + std::to_string(precision) + " overflows Int32 for distances up to " +
                    std::to_string(reach) + "; use at most " +
                    std::to_string(static_cast<int>(std::floor(std::log10(2147483647.0 / reach)))));
@@ -105,15 +114,15 @@ void check_scaled_fits(const StageContext& ctx, const std::string& encoding, int
 
 // The field's metadata: the voxelmap's provenance (source, fill...) and what this stage made.
 nlohmann::json distance_metadata(const nlohmann::json& voxelmap_meta, const std::filesystem::path& map_path,
-                                 const std::string& encoding, int precision, const std::string& method,
+                                 vdb::DistanceEncoding encoding, int precision, const std::string& method,
                                  const nlohmann::json& parameters) {
     nlohmann::json meta = voxelmap_meta;
     meta["kind"] = "distance";
     meta["tool"] = "haptic-distance";
     meta["tool_version"] = kVersion;
-    meta["encoding"] = encoding;
-    meta["precision"] = encoding == "scaled" ? precision : -1;
-    meta["scale_factor"] = encoding == "scaled" ? std::pow(10.0, precision) : 1.0;
+    meta["encoding"] = vdb::distance_encoding_name(encoding);
+    meta["precision"] = encoding == vdb::DistanceEncoding::scaled ? precision : -1;
+    meta["scale_factor"] = encoding == vdb::DistanceEncoding::scaled ? std::pow(10.0, precision) : 1.0;
     meta["voxelmap"] = map_path.filename().string();
     meta["method"] = method;
     meta["distance_parameters"] = parameters.dump();
@@ -124,13 +133,13 @@ nlohmann::json distance_metadata(const nlohmann::json& voxelmap_meta, const std:
 
 // Writes the grids and returns the summary's facts common to dense and band fields.
 DistanceSummary write_field(const StageContext& ctx, const GridSpec& g, const std::vector<vdb::GridOut>& grids,
-                            const nlohmann::json& meta, const std::string& encoding, int precision, double lo, double hi) {
+                            const nlohmann::json& meta, vdb::DistanceEncoding encoding, int precision, double lo, double hi) {
     const auto t_write = std::chrono::steady_clock::now();
     vdb::write(ctx.output, g, grids, meta, std::string("hapticprep ") + kVersion);
     DistanceSummary r;
     r.seconds_write = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_write).count();
-    r.encoding = encoding;
-    r.precision = encoding == "scaled" ? precision : -1;
+    r.encoding = vdb::distance_encoding_name(encoding);
+    r.precision = encoding == vdb::DistanceEncoding::scaled ? precision : -1;
     r.grid = {g.dims, g.voxel_size};
     r.min = lo, r.max = hi;
     return r;
@@ -174,11 +183,11 @@ DenseLayers read_dense_layers(const vdb::Reader& reader) {
 // The field's prepared sampler beside the file just written (its name with .hsmp), from the
 // values in memory: the sampler haptic-pipeline would build from the file (the same bytes),
 // without reading it back.
-void write_sampler_beside(const StageContext& ctx, const std::string& encoding, DistanceSampler sampler) {
+void write_sampler_beside(const StageContext& ctx, vdb::DistanceEncoding encoding, DistanceSampler sampler) {
     StaticField field;
     field.field = std::move(sampler);
     field.kind = "distance";
-    field.encoding = encoding;
+    field.encoding = vdb::distance_encoding_name(encoding);
     field.metadata = vdb::Reader::open(ctx.output).info().metadata;  // as a reader of the file sees it
     std::filesystem::path path = ctx.output;
     write_static_sampler(path.replace_extension(kSamplerExtension), ctx.output.filename().string(),
@@ -191,7 +200,7 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
                                   const LoadedMesh& m, int band, std::vector<std::string> warnings) {
     const std::filesystem::path map_path = ctx.inputs->at("voxelmap");
     const vdb::FileInfo& info = reader.info();
-    const std::string& encoding = p.encoding;
+    const vdb::DistanceEncoding encoding = encoding_of(p);
     const int precision = p.precision;
     // Layers as int16 bricks, clamped to +-band (beyond the band they read as +-band in the output,
     // as in a voxelmap made with this band).
@@ -206,10 +215,10 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     t0 = std::chrono::steady_clock::now();
     BandDistanceFieldOf<float> field32;
     BandDistanceFieldOf<double> field64;
-    if (encoding == "float") field32 = compute_distance_band_as<float>(m.mesh, layers, band, ctx.progress);
+    if (encoding == vdb::DistanceEncoding::float32) field32 = compute_distance_band_as<float>(m.mesh, layers, band, ctx.progress);
     else field64 = compute_distance_band_as<double>(m.mesh, layers, band, ctx.progress);
     const double exact_s = seconds_since(t0);
-    const double lo = encoding == "float" ? field32.min : field64.min, hi = encoding == "float" ? field32.max : field64.max;
+    const double lo = encoding == vdb::DistanceEncoding::float32 ? field32.min : field64.min, hi = encoding == vdb::DistanceEncoding::float32 ? field32.max : field64.max;
     const double factor = std::pow(10.0, precision);
     check_scaled_fits(ctx, encoding, precision, lo, hi);
     // Gradients on the band voxels (zero beyond), the dense field's values there.
@@ -221,7 +230,7 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     nlohmann::json meta = distance_metadata(
         info.metadata, map_path, encoding, precision,
         "exact BVH closest points within the narrow band of " + std::to_string(band) + " voxels; +-band voxel sizes beyond",
-        {{"encoding", encoding}, {"precision", precision}, {"gradient", p.gradient}, {"band", band}});
+        {{"encoding", vdb::distance_encoding_name(encoding)}, {"precision", precision}, {"gradient", p.gradient}, {"band", band}});
     meta["band"] = band;
 
     const GridSpec& g = info.grid;
@@ -242,7 +251,7 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
         };
     };
     vdb::GridOut dist{"distance", vdb::ValueType::float32, nullptr, lo - g.voxel_size};
-    if (encoding == "float") {
+    if (encoding == vdb::DistanceEncoding::float32) {
         dist.blocks = [&field32](std::size_t b, void* tile) -> const void* {
             auto& v = field32.values;
             const float* src = v.brick(b);
@@ -250,7 +259,7 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
             else if (v.index[b] % 256 == 0) v.release_bricks_before(v.index[b]);  // copied by the writer already
             return src;
         };
-    } else if (encoding == "double") {
+    } else if (encoding == vdb::DistanceEncoding::float64) {
         dist.type = vdb::ValueType::float64;
         dist.blocks = block_source([](double v) { return v; }, dbrick);
     } else {
@@ -295,7 +304,7 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
         grids.push_back(std::move(gr));
     }
     DistanceSummary r = write_field(ctx, g, grids, meta, encoding, precision, lo, hi);
-    r.exact_voxels = encoding == "float" ? field32.exact_voxels : field64.exact_voxels;
+    r.exact_voxels = encoding == vdb::DistanceEncoding::float32 ? field32.exact_voxels : field64.exact_voxels;
     r.band = band;
     r.seconds_read = read_s, r.seconds_exact = exact_s, r.seconds_gradient = gradient_s;
     r.warnings = std::move(warnings);
@@ -306,7 +315,7 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
 
 DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
     const std::filesystem::path map_path = ctx.inputs->at("voxelmap");
-    const std::string& encoding = p.encoding;
+    const vdb::DistanceEncoding encoding = encoding_of(p);
     const int precision = p.precision;
     const bool gradient = p.gradient;
     const bool force = p.force;
@@ -394,13 +403,13 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
         return layers.wide ? compute_distance_as<V>(m.mesh, g, layers.l32(), grad.as<float>(), dopt, ctx.progress)
                            : compute_distance_as<V>(m.mesh, g, layers.l16(), grad.as<float>(), dopt, ctx.progress);
     };
-    if (encoding == "float") f32 = compute(float{});
+    if (encoding == vdb::DistanceEncoding::float32) f32 = compute(float{});
     else f64 = compute(double{});
-    const DistanceRun& field = encoding == "float" ? static_cast<const DistanceRun&>(f32) : f64;
+    const DistanceRun& field = encoding == vdb::DistanceEncoding::float32 ? static_cast<const DistanceRun&>(f32) : f64;
     const double lo = field.min, hi = field.max;
     const double factor = std::pow(10.0, precision);
     check_scaled_fits(ctx, encoding, precision, lo, hi);
-    nlohmann::json parameters{{"encoding", encoding}, {"precision", precision}, {"gradient", gradient}};
+    nlohmann::json parameters{{"encoding", vdb::distance_encoding_name(encoding)}, {"precision", precision}, {"gradient", gradient}};
     if (p.exact_layers) parameters["exact_layers"] = exact_layers;  // (files made with the default stay as they were)
     const nlohmann::json meta = distance_metadata(
         info.metadata, map_path, encoding, precision,
@@ -409,17 +418,17 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
 
     // Each array is freed once the writer has its last slice, but the distances when the sampler
     // is made from them afterwards (scaled distances: from the file, as they read back rounded).
-    const bool sampler = ctx.prepared_sampler && encoding != "scaled";
+    const bool sampler = ctx.prepared_sampler && encoding != vdb::DistanceEncoding::scaled;
     const std::size_t slice = static_cast<std::size_t>(g.dims[0]) * static_cast<std::size_t>(g.dims[1]);
     const int last = g.dims[2] - 1;
     std::vector<vdb::GridOut> grids;
     auto at = [&](int z) { return static_cast<std::size_t>(z) * slice; };
-    if (encoding == "float")
+    if (encoding == vdb::DistanceEncoding::float32)
         grids.push_back({"distance", vdb::ValueType::float32, [&](int z, void* out) {
                              std::copy_n(f32.values() + at(z), slice, static_cast<float*>(out));
                              if (z == last && !sampler) f32.pages.reset();
                          }, lo - g.voxel_size});
-    else if (encoding == "double")
+    else if (encoding == vdb::DistanceEncoding::float64)
         grids.push_back({"distance", vdb::ValueType::float64, [&](int z, void* out) {
                              std::copy_n(f64.values() + at(z), slice, static_cast<double*>(out));
                              if (z == last && !sampler) f64.pages.reset();
@@ -444,7 +453,7 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
     DistanceSummary r = write_field(ctx, g, grids, meta, encoding, precision, lo, hi);
     if (sampler) {
         t0 = std::chrono::steady_clock::now();
-        write_sampler_beside(ctx, encoding, encoding == "float" ? DistanceSampler(g, std::span<const float>(f32.values(), n))
+        write_sampler_beside(ctx, encoding, encoding == vdb::DistanceEncoding::float32 ? DistanceSampler(g, std::span<const float>(f32.values(), n))
                                                                 : DistanceSampler(g, std::span<const double>(f64.values(), n)));
         r.seconds_sampler = seconds_since(t0);
     }

@@ -10,13 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "formats/vdb.hpp"
 #include "pipeline/stage_common.hpp"
 
 namespace hp::pipeline {
 
 // --scale/--units/--part of the stages that read the mesh again: unset = the input file's.
 struct DistanceParams {
-    std::string encoding = "float";
+    std::string encoding = vdb::distance_encoding_name(vdb::DistanceEncoding::float32);  // vdb::kDistanceEncodingNames
     int precision = 6;
     bool gradient = false;
     bool force = false;

@@ -19,7 +19,7 @@ StaticField load_static_field(const std::filesystem::path& path) {
         // A narrow-band file: read as its bricks and tiles into the sparse sampler (no dense copy).
         BrickField<double> band;
         if (out.kind == "distance") {
-            out.encoding = info.metadata.value("encoding", "float");
+            out.encoding = vdb::distance_encoding_text(info.metadata);
             band = reader.read_distance_bricks();
         } else {
             out.encoding = "layers";
@@ -41,7 +41,7 @@ StaticField load_static_field(const std::filesystem::path& path) {
     }
     std::vector<double> values;
     if (out.kind == "distance") {
-        out.encoding = info.metadata.value("encoding", "float");
+        out.encoding = vdb::distance_encoding_text(info.metadata);
         values = reader.read_distance();
     } else if (out.kind == "voxelmap") {
         out.encoding = "layers";

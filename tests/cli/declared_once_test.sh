@@ -2,8 +2,9 @@
 # One declaration per option and per enum, in the sources under lib/ and apps/:
 #  - no executable adds by hand an option that a stage declares (or the mesh options it shares);
 #  - a stage's source declares each of its keys once (d(&Params::key, "key", ...));
-#  - the names of the fill methods and of the CFM samplings are listed once (fill_methods(),
-#    sampling_names()).
+#  - the names of the fill methods, of the CFM samplings and of the distance encodings are listed
+#    once (fill_methods(), sampling_names(), vdb::kDistanceEncodingNames; "float" and "double" are
+#    also OpenVDB's type names, so only "scaled" is looked for).
 source "$(dirname "$0")/lib.sh"
 src="$HP_SOURCE_DIR"
 "$HP_BIN/haptic-pipeline" --list-stages --json > "$TMP/stages.json"
@@ -38,9 +39,9 @@ for s in stages:
         if n != 1:
             bad += 1; print("stage %s key %s: %d declarations" % (s["stage"], p["key"], n))
 # The enums' names, each listed in one file: the fill methods (the JSON keys of the hybrid fill's
-# counts aside) and the closest feature maps' samplings.
+# counts aside), the closest feature maps' samplings and the distance encodings.
 lists = {"lib/voxel/voxelize.cpp": ["scanline", "vote", "winding", "flood", "hybrid"],
-         "lib/cfm/sampling.cpp": ["adaptive", "polar"]}
+         "lib/cfm/sampling.cpp": ["adaptive", "polar"], "formats/vdb.hpp": ["scaled"]}
 for f in glob.glob(os.path.join(src, "lib/**/*.[ch]pp"), recursive=True) + glob.glob(os.path.join(src, "apps/**/*.[ch]pp"), recursive=True):
     rel = os.path.relpath(f, src)
     for i, line in enumerate(read(f).splitlines(), 1):
