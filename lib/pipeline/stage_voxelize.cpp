@@ -206,6 +206,9 @@ VoxelizeSummary run_voxelize(const StageContext& ctx, const VoxelizeParams& p) {
                 *static_cast<std::int32_t*>(tile) = bmap.layers.tile[b];
                 return nullptr;
             }
+            // The writer asks for the blocks in order and the bricks lie in block order: those
+            // before this one are in its tree already, and their pages go back to the system.
+            if (bmap.layers.index[b] % 256 == 0) bmap.layers.release_bricks_before(bmap.layers.index[b]);
             std::copy(src, src + kBrickVoxels, brick.begin());
             return brick.data();
         };
