@@ -3,8 +3,8 @@
 # (the same mesh and options) agree on the mesh, the grid, the fill, the voxel counts and the mode
 # (dense or band, and why), field by field; then for every executable (haptic-query in each of its
 # modes, on a pair and on a scene) and every kind of file haptic-dump describes, each number of the
-# text is in the --json of the same run (text_in_json.py; times and latencies, which change
-# between runs, are left out).
+# text, and each name of a declared choice it prints, is in the --json of the same run
+# (text_in_json.py; times and latencies, which change between runs, are left out).
 source "$(dirname "$0")/lib.sh"
 vox="$HP_BIN/haptic-voxelize"
 for band in 0 4; do
@@ -41,14 +41,24 @@ sys.exit(0 if ok else 1)
 EOF_PY
 done
 
-# numbers_in_json NAME [KEY...] -- CMD...: CMD's text, then CMD --json; every number of the first in the second.
+# The names of every choice the stages declare (fill methods, encodings, modes...; those of 4
+# letters or more: "in" and "mm" are words of the text too), and the field modes: printed in the
+# text, each must be in --json as well.
+words=$("$HP_BIN/haptic-pipeline" --list-stages --json | python3 -c '
+import json, sys
+names = {c for s in json.load(sys.stdin)["stages"] for p in s["params"] for c in (p.get("choices") or []) if isinstance(c, str)}
+print(",".join(sorted(n for n in names | {"dense", "band"} if len(n) >= 4)))')
+[ -n "$words" ] && pass "the choices' names: $words" || fail "no choices listed by haptic-pipeline --list-stages --json"
+
+# numbers_in_json NAME [KEY...] -- CMD...: CMD's text, then CMD --json; every number and every
+# choice's name of the first in the second.
 numbers_in_json() {
     local name=$1 keys=(); shift
     while [ "$1" != "--" ]; do keys+=("$1"); shift; done; shift
     expect_exit 0 "$@" || return
     cp "$TMP/out" "$TMP/text"
     expect_exit 0 "$@" --json || return
-    if python3 "$HP_SOURCE_DIR/tests/cli/text_in_json.py" "$TMP/text" "$TMP/out" "${keys[@]}" >"$TMP/missing"; then
+    if python3 "$HP_SOURCE_DIR/tests/cli/text_in_json.py" "$TMP/text" "$TMP/out" --words "$words" "${keys[@]}" >"$TMP/missing"; then
         pass "$name: every number of the text is in --json"
     else
         fail "$name: numbers of the text missing from --json:"; sed 's/^/    /' "$TMP/missing" >&2
@@ -119,4 +129,10 @@ printf 'grid         14 x 14 x 35 voxels\n' >"$TMP/text"
 printf '{"dims": [14, 14, 34]}\n' >"$TMP/j.json"
 python3 "$HP_SOURCE_DIR/tests/cli/text_in_json.py" "$TMP/text" "$TMP/j.json" >/dev/null && fail "the checker misses a number" ||
     pass "the checker reports a number missing from the JSON"
+# ... and a choice's name that the JSON does not hold, but not one it holds.
+printf 'fill         scanline\nmode         dense: fits\n' >"$TMP/text"
+printf '{"fill": "winding", "mode": "dense"}\n' >"$TMP/j.json"
+python3 "$HP_SOURCE_DIR/tests/cli/text_in_json.py" "$TMP/text" "$TMP/j.json" --words "$words" >"$TMP/missing" && fail "the checker misses a name" ||
+    { grep -q scanline "$TMP/missing" && ! grep -q dense "$TMP/missing" && pass "the checker reports a name missing from the JSON" ||
+        fail "the checker reports other names than the missing one: $(cat "$TMP/missing")"; }
 finish
