@@ -13,7 +13,8 @@
 // Memory: a query runs between pair queries that sweep megabytes of samples, so it meets the
 // hierarchy in main memory, where each level costs a dependent cache miss: 4 children per node
 // halves the levels of a binary tree, a node is two cache lines (its children's boxes in floats
-// rounded outwards, so pruning is conservative), and a leaf is three: its boxes, exact (doubles).
+// rounded outwards, so pruning is conservative), and a leaf is four: its boxes, exact (doubles),
+// and their indices.
 // Both keep their 4 boxes axis by axis, so that a node's or a leaf's 4 tests are a few vector
 // operations (in a scene of 1,000 boxes a query that finds 4 tests about 45 boxes).
 #include <cstdint>
