@@ -369,12 +369,22 @@ ImportedFile import_file(const std::filesystem::path& path) {
     file.importer = std::make_unique<Assimp::Importer>();
     Assimp::Importer& importer = *file.importer;
     // Points and lines are kept by the importer so that we can count them; we drop them below.
-    const unsigned flags = aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure;
+    // The scene is read and validated first, then triangulated: Assimp's validation does not see a
+    // face of no vertices before the scene's primitive types are set, and its triangulation then
+    // aborts the process on an assertion (a 448-byte PLY file, found by fuzzing): refused between.
+    const unsigned steps = aiProcess_Triangulate | aiProcess_SortByPType;
     // Read from memory with the file's extension as a hint, so the file is read exactly once.
     keep_importers_of(importer, ext);
     const aiScene* scene = nullptr;
     try {
-        scene = importer.ReadFileFromMemory(bytes.data(), bytes.size(), flags, ext.c_str());
+        scene = importer.ReadFileFromMemory(bytes.data(), bytes.size(), aiProcess_ValidateDataStructure, ext.c_str());
+        for (unsigned m = 0; scene && m < scene->mNumMeshes; ++m)
+            for (unsigned f = 0; f < scene->mMeshes[m]->mNumFaces; ++f)
+                if (scene->mMeshes[m]->mFaces[f].mNumIndices == 0)
+                    fail_input(where, "face " + std::to_string(f) + " of mesh " + std::to_string(m) + " has no vertices (corrupt)");
+        if (scene) scene = importer.ApplyPostProcessing(steps);
+    } catch (const Error&) {
+        throw;
     } catch (const std::exception& e) {
         fail_input(where, std::string("not a mesh file that can be read (") + e.what() + ")");
     }
