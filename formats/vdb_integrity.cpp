@@ -288,7 +288,10 @@ std::string verify_trailer(const fs::path& path) {
 // grid its descriptor (name, type, byte offsets) and its metadata. OpenVDB trusts these sizes and
 // offsets, and on a truncated file can spend a minute allocating and reading garbage; here every
 // length is checked against the bytes that exist. Checks file versions 222..224 (OpenVDB 3 to
-// 10+); older files are left to OpenVDB. Throws hp::Error(bad_input).
+// 10+) and refuses older ones: OpenVDB reads their header by another layout (a 16-byte UUID
+// before 218), which the walk does not check; a damaged version number made it read the file's
+// metadata from shifted bytes (a string of a garbage length: 12 s and 3.7 GB for a 42 KB file,
+// tests/fuzz/regressions/vdb_field). Throws hp::Error(bad_input).
 void check_framing(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     const std::uint64_t size = fs::file_size(path);
@@ -298,7 +301,10 @@ void check_framing(const fs::path& path) {
     if (version > openvdb::OPENVDB_FILE_VERSION)
         fail_input(path.string(), "written by a newer OpenVDB (file format " + std::to_string(version) + "; this build reads up to " +
                                       std::to_string(openvdb::OPENVDB_FILE_VERSION) + ")");
-    if (version < openvdb::OPENVDB_FILE_VERSION_NODE_MASK_COMPRESSION) return;
+    if (version < openvdb::OPENVDB_FILE_VERSION_NODE_MASK_COMPRESSION)
+        fail_input(path.string(), "written by an older OpenVDB (file format " + std::to_string(version) + "; this build reads formats " +
+                                      std::to_string(openvdb::OPENVDB_FILE_VERSION_NODE_MASK_COMPRESSION) + " to " +
+                                      std::to_string(openvdb::OPENVDB_FILE_VERSION) + "; write it again with a current OpenVDB)");
     c.skip(8, "library version");
     const bool offsets = c.scalar<std::uint8_t>("header") != 0;
     c.skip(36, "file UUID");

@@ -21,7 +21,7 @@ import sys
 # only by the round trips.
 CONTAINER = ["formats/container.cpp"]
 VDB = ["formats/vdb_read.cpp", "formats/vdb_integrity.cpp", "formats/vdb_windowed.cpp"]
-MESH = ["lib/mesh/mesh.cpp", "lib/mesh/import.cpp"]
+MESH = ["lib/mesh/mesh.cpp", "lib/mesh/import.cpp", "lib/mesh/gltf_check.cpp"]
 READERS = {
     "hps": ["formats/shell.cpp"] + CONTAINER,
     "hcfm": ["formats/cfm.cpp"] + CONTAINER,

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 #include <assimp/BaseImporter.h>
@@ -18,6 +19,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "mesh/gltf_check.hpp"
 
 namespace hp {
 
@@ -118,21 +120,32 @@ void check_collada(const std::string& bytes, const std::string& where) {
     }
 }
 
-// glTF: Assimp 5.2's glTF 2.0 importer leaves a line loop's faces empty when its indices are out of
-// range and then follows their null index arrays (SIGSEGV on a 1.9 KB file,
-// tests/fuzz/regressions/mesh_glb). The tools keep triangles only and drop lines: a line loop
-// (primitive mode 2) is refused instead, before Assimp reads the file.
-void check_gltf_primitives(const std::string& json_text, const std::string& where) {
+// glTF 1.0 (glTF 2.0 documents are checked by gltf_check.cpp): Assimp's glTF importers leave a
+// line loop's faces empty when its indices are out of range and then follow their null index
+// arrays (SIGSEGV on a 1.9 KB file, tests/fuzz/regressions/mesh_glb). The tools keep triangles only
+// and drop lines: a glTF 1.0 line loop (primitive mode 2) is refused, before Assimp reads the file.
+void check_gltf_primitives(std::string_view json_text, const std::string& where) {
     // By the text, not by a JSON parser: Assimp's parser reads what a strict one refuses (bytes that
     // are not UTF-8). "mode" is a key of primitives only, in glTF 1.0 and 2.0.
     for (std::size_t at = json_text.find("\"mode\""); at != std::string::npos; at = json_text.find("\"mode\"", at + 1)) {
         std::size_t value = json_text.find_first_not_of(" \t\r\n", at + 6);
         if (value == std::string::npos || json_text[value] != ':') continue;
         value = json_text.find_first_not_of(" \t\r\n", value + 1);
-        if (value != std::string::npos && std::strtod(json_text.c_str() + value, nullptr) == 2)
+        if (value != std::string::npos && std::strtod(std::string(json_text.substr(value, 32)).c_str(), nullptr) == 2)
             fail_input(where, "a glTF line loop (primitive mode 2) is not read (only triangles are kept; remove "
                               "the line loop or export it as lines)");
     }
+}
+
+// A binary glTF 2.0 file's BIN chunk as Assimp finds it: the chunk after the JSON chunk (its length
+// rounded up to 4), when the header's length leaves room for its 8-byte head. Empty when there is
+// none, or when it ends past the file (Assimp refuses the file then).
+std::string_view glb_bin_chunk(const std::string& bytes) {
+    const std::uint64_t json = le32(bytes, 12), at = 20 + (json + 3) / 4 * 4;
+    if (le32(bytes, 8) < at + 8 || at + 8 > bytes.size()) return {};
+    const std::uint64_t length = le32(bytes, at);
+    if (length > bytes.size() - at - 8) return {};
+    return std::string_view(bytes).substr(at + 8, length);
 }
 
 // The bytes a ZIP entry inflates to (stored or deflated), at most `size` + 1 of them counted;
@@ -252,12 +265,17 @@ void check_declared_counts(const std::string& bytes, const std::string& ext, con
     if (bytes.compare(0, 4, "glTF") == 0) {
         check_glb_lengths(bytes, where);
         // The JSON's length at byte 12 and the JSON at byte 20: glTF 1.0's content, 2.0's first chunk.
-        if (bytes.size() >= 20 && (le32(bytes, 4) == 1 || bytes.compare(16, 4, "JSON") == 0))
-            check_gltf_primitives(bytes.substr(20, le32(bytes, 12)), where);
+        if (bytes.size() >= 20 && (le32(bytes, 4) == 1 || bytes.compare(16, 4, "JSON") == 0)) {
+            const std::string_view json = std::string_view(bytes).substr(20, le32(bytes, 12));
+            if (le32(bytes, 4) != 2 || !check_gltf2_document(json, true, glb_bin_chunk(bytes), true, where))
+                check_gltf_primitives(json, where);
+        }
         return;
     }
+    // JSON: a glTF file (read by the glTF importers when named .gltf, and by content otherwise).
     const std::size_t opening = bytes.find_first_not_of(" \t\r\n");
-    if (opening != std::string::npos && bytes[opening] == '{') check_gltf_primitives(bytes, where);
+    if (opening != std::string::npos && bytes[opening] == '{' && !check_gltf2_document(bytes, false, {}, ext == "gltf", where))
+        check_gltf_primitives(bytes, where);
     // Assimp's test (ColladaLoader::CanRead): "<collada", in any case, within the first 200 bytes;
     // a kilobyte here. Not the whole file: every import of every format passes this test.
     const std::string collada = "<collada";
@@ -351,12 +369,22 @@ ImportedFile import_file(const std::filesystem::path& path) {
     file.importer = std::make_unique<Assimp::Importer>();
     Assimp::Importer& importer = *file.importer;
     // Points and lines are kept by the importer so that we can count them; we drop them below.
-    const unsigned flags = aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure;
+    // The scene is read and validated first, then triangulated: Assimp's validation does not see a
+    // face of no vertices before the scene's primitive types are set, and its triangulation then
+    // aborts the process on an assertion (a 448-byte PLY file, found by fuzzing): refused between.
+    const unsigned steps = aiProcess_Triangulate | aiProcess_SortByPType;
     // Read from memory with the file's extension as a hint, so the file is read exactly once.
     keep_importers_of(importer, ext);
     const aiScene* scene = nullptr;
     try {
-        scene = importer.ReadFileFromMemory(bytes.data(), bytes.size(), flags, ext.c_str());
+        scene = importer.ReadFileFromMemory(bytes.data(), bytes.size(), aiProcess_ValidateDataStructure, ext.c_str());
+        for (unsigned m = 0; scene && m < scene->mNumMeshes; ++m)
+            for (unsigned f = 0; f < scene->mMeshes[m]->mNumFaces; ++f)
+                if (scene->mMeshes[m]->mFaces[f].mNumIndices == 0)
+                    fail_input(where, "face " + std::to_string(f) + " of mesh " + std::to_string(m) + " has no vertices (corrupt)");
+        if (scene) scene = importer.ApplyPostProcessing(steps);
+    } catch (const Error&) {
+        throw;
     } catch (const std::exception& e) {
         fail_input(where, std::string("not a mesh file that can be read (") + e.what() + ")");
     }

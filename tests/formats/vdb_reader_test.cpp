@@ -352,3 +352,22 @@ TEST(VdbReader, ReadsTheVerifiedFileAfterThePathIsReplaced) {
     fs::rename(other, p);
     EXPECT_EQ(reader.read_distance(), before);
 }
+
+// A file format older than the framing walk checks (a version number damaged behind a recomputed
+// trailer): OpenVDB would read the header by the older layout and the metadata from shifted bytes.
+TEST(VdbReader, OlderFileFormatsAreRefused) {
+    hp::GridSpec g = grid();
+    hp::vdb::GridOut layers{"layers", hp::vdb::ValueType::int32, [&](int, void* out) {
+                                for (int n = 0; n < g.dims[0] * g.dims[1]; ++n) static_cast<std::int32_t*>(out)[n] = n % 3 - 1;
+                            }};
+    const fs::path good_path = temp_dir() / "version-good.vdb", bad = temp_dir() / "version-bad.vdb";
+    hp::vdb::write(good_path, g, {layers}, {{"kind", "voxelmap"}}, "hapticprep test");
+    const std::string good = hp::read_file(good_path);
+    EXPECT_EQ(refusal_behind_trailer(good, bad), "");
+    for (const std::uint32_t version : {217u, 221u}) {
+        std::string bytes = good;
+        std::memcpy(bytes.data() + 8, &version, 4);  // after the 8-byte magic number
+        EXPECT_NE(refusal_behind_trailer(bytes, bad).find("written by an older OpenVDB (file format " + std::to_string(version)),
+                  std::string::npos);
+    }
+}
