@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -400,26 +401,13 @@ void Reader::read_blocks(const std::string& name, ValueType type,
 
 namespace {
 
-// The blocks of a grid read into `f` (reset to `g`): one pass in block order numbers the leaves'
-// bricks and sets the tiles (convert(value) for both), then the leaves are transposed into their
-// bricks on all threads. Each brick's values depend only on its leaf: the result does not depend
-// on the thread count.
-template <class T, class GridT, class Convert, class Observe>
-void fill_bricks(const GridT& grid, const GridSpec& g, BrickField<T>& f, Convert convert, Observe observe) {
-    using LeafT = typename GridT::TreeType::LeafNodeType;
+// Leaves [first, last) of `leaves` (numbered as f's bricks) transposed into their bricks on all
+// threads.
+template <class T, class LeafT, class Convert, class Observe>
+void transpose_leaves(const std::vector<const LeafT*>& leaves, std::size_t first, std::size_t last, const GridSpec& g,
+                      BrickField<T>& f, Convert convert, Observe observe) {
     constexpr int kDim = LeafT::DIM;
-    static_assert(kDim == kBrickDim, "bricks are OpenVDB leaves");
-    f.reset(g, 0);
-    std::vector<const LeafT*> leaves;
-    for_each_block(
-        grid, g,
-        [&](std::size_t b, const LeafT& leaf) {
-            f.index[b] = static_cast<std::uint32_t>(leaves.size());
-            leaves.push_back(&leaf);
-        },
-        [&](std::size_t b, const auto& value) { f.tile[b] = convert(value); });
-    f.bricks.resize(leaves.size() * static_cast<std::size_t>(kBrickVoxels));
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, leaves.size(), 64), [&](const tbb::blocked_range<std::size_t>& r) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(first, last, 64), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t n = r.begin(); n != r.end(); ++n) {
             // The leaf (offset dx * 64 + dy * 8 + dz) read in memory order into the brick (dx + 8 dy + 64 dz).
             const auto* data = leaves[n]->buffer().data();
@@ -436,6 +424,39 @@ void fill_bricks(const GridT& grid, const GridSpec& g, BrickField<T>& f, Convert
     });
 }
 
+// The blocks of a grid read into `f` (reset to `g`), consuming the grid: one pass in block order
+// numbers the leaves' bricks and sets the tiles (convert(value) for both), then the leaves are
+// transposed into their bricks on all threads, a run of leaves at a time; each run's leaves are
+// then taken out of the tree and deleted, and their memory given back to the system, while the
+// bricks' pages are faulted in as they are written. So the tree and the bricks are never both
+// whole in memory (a band voxelmap's int32 tree is about twice its int16 bricks). Each brick's
+// values depend only on its leaf: the result does not depend on the thread count.
+template <class T, class GridT, class Convert, class Observe>
+void fill_bricks(GridT& grid, const GridSpec& g, BrickField<T>& f, Convert convert, Observe observe) {
+    using LeafT = typename GridT::TreeType::LeafNodeType;
+    constexpr int kDim = LeafT::DIM;
+    static_assert(kDim == kBrickDim, "bricks are OpenVDB leaves");
+    f.reset(g, 0);
+    std::vector<const LeafT*> leaves;
+    for_each_block(
+        grid, g,
+        [&](std::size_t b, const LeafT& leaf) {
+            f.index[b] = static_cast<std::uint32_t>(leaves.size());
+            leaves.push_back(&leaf);
+        },
+        [&](std::size_t b, const auto& value) { f.tile[b] = convert(value); });
+    f.size_bricks_lazily(leaves.size());
+    // About 1/32 of the leaves per run, at least 4,096 (8 MB of int32 leaves).
+    const std::size_t run = std::max<std::size_t>(4096, leaves.size() / 32);
+    for (std::size_t first = 0; first < leaves.size(); first += run) {
+        const std::size_t last = std::min(leaves.size(), first + run);
+        transpose_leaves(leaves, first, last, g, f, convert, observe);
+        for (std::size_t n = first; n != last; ++n)
+            delete grid.tree().template stealNode<LeafT>(leaves[n]->origin(), grid.background(), false);
+        ::malloc_trim(0);
+    }
+}
+
 }  // namespace
 
 template <class T, class S, class Convert, class Observe>
@@ -443,7 +464,7 @@ BrickField<T> Reader::read_bricks_as(const std::string& name, ValueType type, Co
     BrickField<T> f;
     guarded(path_, [&] {
         openvdb::GridBase::Ptr base = read_checked_grid(*this, file_->fd, name, type);
-        auto fill = [&](const auto& typed) {
+        auto fill = [&](auto& typed) {
             using V = typename std::decay_t<decltype(typed)>::ValueType;
             if constexpr (std::is_same_v<V, S>) fill_bricks(typed, info_.grid, f, convert, observe);
             else throw std::logic_error("read_bricks_as: value type mismatch");

@@ -27,9 +27,10 @@ bool reset_peak_rss() {
     return static_cast<bool>(f);
 }
 
-void* map_pages(std::size_t bytes) {
+void* map_pages(std::size_t bytes, Pages pages) {
     void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
+    if (pages == Pages::lazy) return p;
     static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
     auto* bytes_at = static_cast<volatile char*>(p);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, (bytes + page - 1) / page, 256), [&](const tbb::blocked_range<std::size_t>& r) {

@@ -22,9 +22,13 @@
 
 namespace hp {
 
+namespace {
+
+// The body of compute_distance_band_as; with `consumed` (the layers themselves), each run of blocks'
+// layer bricks goes back to the system once the run is done.
 template <class V, class L>
-BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, const BrickField<L>& layers, int band,
-                                                const Progress& progress) {
+BandDistanceFieldOf<V> band_distance(const TriMesh& mesh, const BrickField<L>& layers, BrickField<L>* consumed, int band,
+                                     const Progress& progress) {
     if (mesh.triangles.empty()) fail_input("", "the mesh has no triangles");
     if (band < 1) fail_usage("the band must be at least 1 voxel");
     const GridSpec& grid = layers.grid;
@@ -34,7 +38,8 @@ BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, const Brick
     BrickField<V>& f = out.values;
     f.reset(grid, 0);
     f.index = layers.index;
-    f.bricks.assign(layers.bricks.size(), V(0));
+    // The values' pages fault in as the runs below write them (on all threads).
+    f.size_bricks_lazily(layers.brick_count());
     // +-B voxel sizes by the layer's side (0 on a zero layer), rounded once to V.
     auto far_value = [far](int layer) { return layer > 0 ? far : (layer < 0 ? -far : 0.0); };
     for (std::size_t b = 0; b < f.block_count(); ++b) {
@@ -50,7 +55,19 @@ BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, const Brick
     const std::size_t blocks = f.block_count();
     std::atomic<std::size_t> exact{0};
     tbb::combinable<std::pair<double, double>> range([] { return std::pair{0.0, 0.0}; });
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 16), [&](const tbb::blocked_range<std::size_t>& r) {
+    // Runs of blocks in order, about 1/32 of them each; keep_from[c]: the smallest brick number of
+    // the blocks after run c, below which the layers may go back once run c is done.
+    const std::size_t run = std::max<std::size_t>(16384, blocks / 32);
+    const std::size_t runs = (blocks + run - 1) / run;
+    std::vector<std::size_t> keep_from(runs, layers.brick_count());
+    if (consumed) {
+        std::size_t after = layers.brick_count();
+        for (std::size_t b = blocks; b-- > 0;) {
+            if ((b + 1) % run == 0 && (b + 1) / run < runs) keep_from[(b + 1) / run - 1] = after;
+            if (layers.index[b] != BrickField<L>::kTile) after = std::min<std::size_t>(after, layers.index[b]);
+        }
+    }
+    auto body = [&](const tbb::blocked_range<std::size_t>& r) {
         std::size_t n = 0;
         auto& [vmin, vmax] = range.local();
         BrickNearest nearest(index);
@@ -86,11 +103,30 @@ BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, const Brick
             }
         }
         exact.fetch_add(n, std::memory_order_relaxed);
-    });
+    };
+    for (std::size_t c = 0; c < runs; ++c) {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(c * run, std::min(blocks, (c + 1) * run), 16), body);
+        if (consumed) consumed->release_bricks_before(keep_from[c]);
+    }
     range.combine_each([&](const std::pair<double, double>& m) { out.min = std::min(out.min, m.first), out.max = std::max(out.max, m.second); });
     out.exact_voxels = exact.load();
     out.seconds_exact = seconds_since(t0);
     progress.report("distance", 1.0);
+    return out;
+}
+
+}  // namespace
+
+template <class V, class L>
+BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, const BrickField<L>& layers, int band,
+                                                const Progress& progress) {
+    return band_distance<V>(mesh, layers, static_cast<BrickField<L>*>(nullptr), band, progress);
+}
+
+template <class V, class L>
+BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, BrickField<L>&& layers, int band, const Progress& progress) {
+    BandDistanceFieldOf<V> out = band_distance<V>(mesh, layers, &layers, band, progress);
+    layers = {};
     return out;
 }
 
@@ -100,6 +136,10 @@ template BandDistanceFieldOf<double> compute_distance_band_as<double, std::int16
                                                                                     int, const Progress&);
 template BandDistanceFieldOf<float> compute_distance_band_as<float, std::int16_t>(const TriMesh&, const BrickField<std::int16_t>&,
                                                                                   int, const Progress&);
+template BandDistanceFieldOf<float> compute_distance_band_as<float, std::int16_t>(const TriMesh&, BrickField<std::int16_t>&&, int,
+                                                                                  const Progress&);
+template BandDistanceFieldOf<double> compute_distance_band_as<double, std::int16_t>(const TriMesh&, BrickField<std::int16_t>&&, int,
+                                                                                    const Progress&);
 
 BandDistanceField compute_distance_band(const TriMesh& mesh, const BrickField<std::int32_t>& layers, int band,
                                         const Progress& progress) {

@@ -121,6 +121,13 @@ using BandDistanceField = BandDistanceFieldOf<double>;
 template <class V, class L>
 BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, const BrickField<L>& layers, int band,
                                                 const Progress& progress = {});
+// The same, consuming the layers: their bricks' memory goes back to the system as the blocks are
+// done (brick by brick where the bricks are numbered in block order, as the VDB reader gives them), while the values' pages are
+// faulted in as they are written, so that the layers and the values are never both whole in
+// memory. `layers` is empty afterwards.
+template <class V, class L>
+BandDistanceFieldOf<V> compute_distance_band_as(const TriMesh& mesh, BrickField<L>&& layers, int band,
+                                                const Progress& progress = {});
 BandDistanceField compute_distance_band(const TriMesh& mesh, const BrickField<std::int32_t>& layers, int band,
                                         const Progress& progress = {});
 

@@ -215,8 +215,16 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     t0 = std::chrono::steady_clock::now();
     BandDistanceFieldOf<float> field32;
     BandDistanceFieldOf<double> field64;
-    if (encoding == vdb::DistanceEncoding::float32) field32 = compute_distance_band_as<float>(m.mesh, layers, band, ctx.progress);
-    else field64 = compute_distance_band_as<double>(m.mesh, layers, band, ctx.progress);
+    // Without gradients the layers are not needed after the distances (the write copies the
+    // voxelmap's stored grid, or reads the layers again where it clamps them): the distances
+    // consume them, so that the two are never both whole in memory.
+    auto distances = [&](auto value) {
+        using V = decltype(value);
+        if (p.gradient) return compute_distance_band_as<V>(m.mesh, layers, band, ctx.progress);
+        return compute_distance_band_as<V>(m.mesh, std::move(layers), band, ctx.progress);
+    };
+    if (encoding == vdb::DistanceEncoding::float32) field32 = distances(0.0f);
+    else field64 = distances(0.0);
     const double exact_s = seconds_since(t0);
     const double lo = encoding == vdb::DistanceEncoding::float32 ? field32.min : field64.min, hi = encoding == vdb::DistanceEncoding::float32 ? field32.max : field64.max;
     const double factor = std::pow(10.0, precision);

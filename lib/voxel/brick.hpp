@@ -37,6 +37,14 @@ struct BrickField {
         tile.assign(block_count(), fill);
         bricks.clear();
     }
+    // Storage for `count` bricks of zeros whose pages are faulted in as the bricks are first
+    // written, not all at once: for a producer that writes the bricks in order while it gives back
+    // the memory of what it consumes (release_bricks_before on its input), so that the two are
+    // not both resident.
+    void size_bricks_lazily(std::size_t count) {
+        bricks = std::vector<T, LargeArrayAllocator<T>>(LargeArrayAllocator<T>(Pages::lazy));
+        bricks.resize(count * kBrickVoxels);
+    }
     std::size_t block_count() const {
         return static_cast<std::size_t>(blocks[0]) * static_cast<std::size_t>(blocks[1]) * static_cast<std::size_t>(blocks[2]);
     }

@@ -85,6 +85,30 @@ void check(const char* name, int band, int resolution) {
         }
 }
 
+// The distances made while consuming the layers (their bricks given back run by run) are the
+// distances made from layers kept, bit for bit, on a grid of several runs of blocks; the layers
+// are empty afterwards.
+TEST(BandDistance, ConsumingTheLayersGivesTheSameField) {
+    const hp::TriMesh mesh = sample("torus.off");
+    const hp::Aabb box = hp::diagnose(mesh).bbox;
+    const double longest = std::max({box.size().x, box.size().y, box.size().z});
+    const hp::GridSpec grid = hp::grid_around(box, longest / 450, 2);
+    const hp::BandLayerMap band_map = hp::voxelize_band(mesh, grid, {}, 2);
+    ASSERT_GT(band_map.layers.block_count(), 2u * 16384u);  // several runs
+    const hp::BandDistanceFieldOf<float> kept = hp::compute_distance_band_as<float>(mesh, band_map.layers, 2);
+    hp::BrickField<std::int16_t> layers = band_map.layers;
+    const hp::BandDistanceFieldOf<float> consumed = hp::compute_distance_band_as<float>(mesh, std::move(layers), 2);
+    EXPECT_TRUE(layers.index.empty());
+    EXPECT_TRUE(layers.bricks.empty());
+    EXPECT_EQ(consumed.values.index, kept.values.index);
+    EXPECT_EQ(consumed.values.tile, kept.values.tile);
+    EXPECT_TRUE(consumed.values.bricks == kept.values.bricks);
+    EXPECT_EQ(consumed.exact_voxels, kept.exact_voxels);
+    EXPECT_GT(kept.exact_voxels, 0u);
+    EXPECT_EQ(consumed.min, kept.min);
+    EXPECT_EQ(consumed.max, kept.max);
+}
+
 TEST(BandDistance, ExactInTheBandAndEqualToDenseWhereBothAreExact) {
     check("sphere.obj", 6, 40);
     check("torus.off", 4, 40);

@@ -2,6 +2,7 @@
 // block by block and slice by slice with the same value on every voxel, tiles kept as tiles.
 #include <cstdlib>
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <stdexcept>
 #include <vector>
@@ -20,11 +21,11 @@ namespace {
 
 // A band-like pattern over a grid with partial blocks on every axis: blocks whose block
 // coordinates sum to an even number hold voxels, the others are tiles of +-5.
-hp::BrickField<std::int32_t> pattern() {
+hp::BrickField<std::int32_t> pattern(std::array<int, 3> dims = {37, 20, 29}) {
     hp::GridSpec g;
     g.origin = {0.5, -1.25, 2.0};
     g.voxel_size = 0.25;
-    g.dims = {37, 20, 29};
+    g.dims = dims;
     hp::BrickField<std::int32_t> f;
     f.reset(g, 0);
     for (std::size_t b = 0; b < f.block_count(); ++b) {
@@ -134,6 +135,44 @@ TEST(VdbBand, Int16BricksAreTheLayersClamped) {
     }
     EXPECT_THROW(reader.read_int16_bricks("layers", -1), std::invalid_argument);
     EXPECT_THROW(reader.read_int16_bricks("layers", 40000), std::invalid_argument);
+    fs::remove_all(dir);
+}
+
+// A grid of more leaves than the reader transposes in one run (it takes each run's leaves out of
+// OpenVDB's tree as it goes): every voxel as written, clamped or not, on one thread and on all.
+TEST(VdbBand, Int16BricksOfAGridReadInSeveralRuns) {
+    const fs::path dir = fs::temp_directory_path() / ("hp_vdb_band_runs_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path path = dir / "band.vdb";
+    const hp::BrickField<std::int32_t> f = pattern({230, 221, 170});  // 29 x 28 x 22 blocks, 8,932 of them bricks
+    ASSERT_GT(f.brick_count(), 2u * 4096u);
+    hp::vdb::GridOut out{"layers", hp::vdb::ValueType::int32, nullptr, -6.0};
+    out.blocks = [&](std::size_t b, void* tile) -> const void* {
+        if (const std::int32_t* v = f.brick(b)) return v;
+        *static_cast<std::int32_t*>(tile) = f.tile[b];
+        return nullptr;
+    };
+    hp::vdb::write(path, f.grid, {out}, {{"kind", "voxelmap"}, {"band", 5}}, "test");
+    const hp::vdb::Reader reader = hp::vdb::Reader::open(path);
+    for (int limit : {3, 32767}) {
+        hp::BrickField<std::int16_t> one;
+        {
+            tbb::global_control serial(tbb::global_control::max_allowed_parallelism, 1);
+            one = reader.read_int16_bricks("layers", limit);
+        }
+        bool clamped = false;
+        const hp::BrickField<std::int16_t> all = reader.read_int16_bricks("layers", limit, &clamped);
+        EXPECT_EQ(clamped, limit < 5);
+        EXPECT_EQ(one.index, all.index);
+        EXPECT_EQ(one.tile, all.tile);
+        EXPECT_TRUE(one.bricks == all.bricks);
+        for (int z = 0; z < f.grid.dims[2]; ++z)
+            for (int y = 0; y < f.grid.dims[1]; ++y)
+                for (int x = 0; x < f.grid.dims[0]; ++x) {
+                    const int v = f.at(x, y, z);
+                    ASSERT_EQ(all.at(x, y, z), std::clamp(v, -limit, limit)) << x << " " << y << " " << z << " limit " << limit;
+                }
+    }
     fs::remove_all(dir);
 }
 
