@@ -319,37 +319,15 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     return r;
 }
 
-}  // namespace
-
-DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
-    const std::filesystem::path map_path = ctx.inputs->at("voxelmap");
-    const vdb::DistanceEncoding encoding = encoding_of(p);
-    const int precision = p.precision;
-    const bool gradient = p.gradient;
-    const bool force = p.force;
-
-    auto t0 = std::chrono::steady_clock::now();
-    const vdb::Reader reader = vdb::Reader::open(map_path);
-    double read_s = seconds_since(t0);
-    const vdb::FileInfo& info = reader.info();
-    if (info.metadata.value("kind", "") != "voxelmap")
-        fail_input(map_path.string(), "is not a voxelmap of haptic-voxelize (kind '" + info.metadata.value("kind", "?") + "')");
-    // The mesh is read with the voxelmap's units/scale unless the stage gives others.
-    nlohmann::json params = nlohmann::json::parse(info.metadata.value("parameters", "{}"), nullptr, false);
-    if (params.is_discarded()) params = nlohmann::json::object();
-    MeshLoadOptions mopt;
-    mopt.units = p.units ? *p.units : params.value("units", "");
-    mopt.scale = p.scale ? *p.scale : params.value("scale", 1.0);
-    mopt.part = part_or(p.part, params);
-    tessellation_or(mopt, p, params);
-    t0 = std::chrono::steady_clock::now();
-    const LoadedMesh& m = ctx.load_mesh(mopt);
-    const double import_s = seconds_since(t0);
-    std::vector<std::string> warnings;
-    add_import_notes(warnings, ctx.mesh.string(), m);
-    const std::string mismatch = check_source_hash(ctx.mesh.string(), m.source_hash, map_path.string(), "voxelmap",
-                                                   info.metadata.value("source_hash", ""), force, ctx.option_name("force"));
-    if (!mismatch.empty()) warnings.push_back(mismatch);
+// The band and the exact layers of the run, from the stage's options and the voxelmap's metadata;
+// a combination the voxelmap cannot give is refused (usage error).
+struct FieldShape {
+    int band = 0;
+    int connectivity = 26;
+    int exact_layers = 0;
+};
+FieldShape field_shape(const StageContext& ctx, const DistanceParams& p, const vdb::FileInfo& info,
+                       const std::filesystem::path& map_path) {
     const int map_band = static_cast<int>(info.metadata.value("band", std::int64_t{0}));
     const int band = p.band ? *p.band : map_band;
     const int map_clamp = static_cast<int>(info.metadata.value("max_layers", std::int64_t{0}));
@@ -376,25 +354,25 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
         fail_usage(ctx.option_name("exact_layers") + " " + std::to_string(exact_layers) + " reaches the voxelmap's layers (clamped to " +
                    std::to_string(map_clamp) + "); use at most " + std::to_string(map_clamp - 1) +
                    " or voxelize with a larger --max-layers");
-    {  // Refused before any work when the field (with its gradient) would not fit in memory.
-        const GridSpec& g = info.grid;
-        const int pad = std::clamp(static_cast<int>(info.metadata.value("padding", std::int64_t{0})), 0,
-                                   std::min({g.dims[0], g.dims[1], g.dims[2]}) / 2);
-        const Aabb inner{g.corner(pad, pad, pad), g.corner(g.dims[0] - pad, g.dims[1] - pad, g.dims[2] - pad)};
-        check_distance_fits(inner, mesh_area(m.mesh), g.voxel_size, pad, band, gradient, physical_memory(),
-                            ctx.option_name("band"), ctx.option_name("gradient"));
-    }
-    if (band > 0) {
-        DistanceSummary r = run_distance_band(ctx, p, reader, m, band, std::move(warnings));
-        r.seconds_import = import_s, r.seconds_read += read_s;
-        return r;
-    }
-    t0 = std::chrono::steady_clock::now();
+    return {band, connectivity, exact_layers};
+}
+
+// The dense body of run_distance: the layers read as one array, exact distances within
+// `exact_layers`, propagated beyond, written slice by slice (and the prepared sampler beside).
+DistanceSummary run_distance_dense(const StageContext& ctx, const DistanceParams& p, const vdb::Reader& reader,
+                                   const LoadedMesh& m, const FieldShape& shape, std::vector<std::string> warnings) {
+    const std::filesystem::path map_path = ctx.inputs->at("voxelmap");
+    const vdb::FileInfo& info = reader.info();
+    const vdb::DistanceEncoding encoding = encoding_of(p);
+    const int precision = p.precision;
+    const bool gradient = p.gradient;
+    const int connectivity = shape.connectivity, exact_layers = shape.exact_layers;
+    auto t0 = std::chrono::steady_clock::now();
     DenseLayers layers = read_dense_layers(reader);
     // The reader's tree was thousands of small leaf allocations, freed now: give them back to the
     // system (the arrays below are mapped apart and cannot reuse them).
     ::malloc_trim(0);
-    read_s += seconds_since(t0);
+    const double read_s = seconds_since(t0);
     DistanceOptions dopt;
     dopt.connectivity = connectivity;
     dopt.exact_layers = exact_layers;
@@ -468,10 +446,54 @@ DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
     r.exact_voxels = field.exact_voxels;
     r.exact_layers = exact_layers;
     r.propagation_passes = field.propagation_passes;
-    r.seconds_import = import_s, r.seconds_read = read_s, r.seconds_prepare = field.seconds_prepare;
+    r.seconds_read = read_s, r.seconds_prepare = field.seconds_prepare;
     r.seconds_exact = field.seconds_exact, r.seconds_propagate = field.seconds_propagate;
     r.seconds_sign = field.seconds_sign;
     r.warnings = std::move(warnings);
+    return r;
+}
+
+
+}  // namespace
+
+DistanceSummary run_distance(const StageContext& ctx, const DistanceParams& p) {
+    const std::filesystem::path map_path = ctx.inputs->at("voxelmap");
+    const bool force = p.force;
+
+    auto t0 = std::chrono::steady_clock::now();
+    const vdb::Reader reader = vdb::Reader::open(map_path);
+    double read_s = seconds_since(t0);
+    const vdb::FileInfo& info = reader.info();
+    if (info.metadata.value("kind", "") != "voxelmap")
+        fail_input(map_path.string(), "is not a voxelmap of haptic-voxelize (kind '" + info.metadata.value("kind", "?") + "')");
+    // The mesh is read with the voxelmap's units/scale unless the stage gives others.
+    nlohmann::json params = nlohmann::json::parse(info.metadata.value("parameters", "{}"), nullptr, false);
+    if (params.is_discarded()) params = nlohmann::json::object();
+    MeshLoadOptions mopt;
+    mopt.units = p.units ? *p.units : params.value("units", "");
+    mopt.scale = p.scale ? *p.scale : params.value("scale", 1.0);
+    mopt.part = part_or(p.part, params);
+    tessellation_or(mopt, p, params);
+    t0 = std::chrono::steady_clock::now();
+    const LoadedMesh& m = ctx.load_mesh(mopt);
+    const double import_s = seconds_since(t0);
+    std::vector<std::string> warnings;
+    add_import_notes(warnings, ctx.mesh.string(), m);
+    const std::string mismatch = check_source_hash(ctx.mesh.string(), m.source_hash, map_path.string(), "voxelmap",
+                                                   info.metadata.value("source_hash", ""), force, ctx.option_name("force"));
+    if (!mismatch.empty()) warnings.push_back(mismatch);
+    const FieldShape shape = field_shape(ctx, p, info, map_path);
+    {  // Refused before any work when the field (with its gradient) would not fit in memory.
+        const GridSpec& g = info.grid;
+        const int pad = std::clamp(static_cast<int>(info.metadata.value("padding", std::int64_t{0})), 0,
+                                   std::min({g.dims[0], g.dims[1], g.dims[2]}) / 2);
+        const Aabb inner{g.corner(pad, pad, pad), g.corner(g.dims[0] - pad, g.dims[1] - pad, g.dims[2] - pad)};
+        check_distance_fits(inner, mesh_area(m.mesh), g.voxel_size, pad, shape.band, p.gradient, physical_memory(),
+                            ctx.option_name("band"), ctx.option_name("gradient"));
+    }
+    DistanceSummary r = shape.band > 0 ? run_distance_band(ctx, p, reader, m, shape.band, std::move(warnings))
+                                       : run_distance_dense(ctx, p, reader, m, shape, std::move(warnings));
+    r.seconds_import = import_s, r.seconds_read += read_s;
     return r;
 }
 
