@@ -35,7 +35,9 @@ struct BrickField {
         for (int a = 0; a < 3; ++a) blocks[static_cast<std::size_t>(a)] = (g.dims[static_cast<std::size_t>(a)] + kBrickDim - 1) / kBrickDim;
         index.assign(block_count(), kTile);
         tile.assign(block_count(), fill);
-        bricks.clear();
+        // Storage of lazy pages is let go: resize() after clear() would keep its old values.
+        if (bricks.get_allocator().pages == Pages::lazy) bricks = std::vector<T, LargeArrayAllocator<T>>();
+        else bricks.clear();
     }
     // Storage for `count` bricks of zeros whose pages are faulted in as the bricks are first
     // written, not all at once: for a producer that writes the bricks in order while it gives back
