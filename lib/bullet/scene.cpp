@@ -1,5 +1,6 @@
 // Scene files of haptic-sim: parsing and validation (docs/sim.md). Every error names the file and
 // the key ("objects[1].mass") and is hp::Error(bad_input); nothing runs before the whole file passed.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <optional>
@@ -27,6 +28,14 @@ std::optional<Traversal> traversal_named(const std::string& name) {
     for (const auto& [mode, t] : kTraversals)
         if (name == query_mode_name(mode)) return t;
     return std::nullopt;
+}
+
+// `v` over its length, scaled by its largest component first: the squares of components beyond
+// about 1e154 overflow to infinity (a normal of [1e200, 0, 0] became [0, 0, 0]), those below 1e-162
+// underflow to zero. Zero for the zero vector.
+Vec3d unit_vector(Vec3d v) {
+    const double m = std::max({std::abs(v.x), std::abs(v.y), std::abs(v.z)});
+    return m > 0 ? normalized(v / m) : Vec3d{};
 }
 
 std::string traversal_names() {
@@ -290,8 +299,8 @@ SceneObject read_object(const Reader& r, const json& o, std::size_t i, std::set<
         r.only_keys(p, key + ".plane", {"normal", "offset"});
         obj.shape = SceneObject::Shape::plane;
         if (p.contains("normal")) obj.normal = r.vec3(p["normal"], key + ".plane.normal");
+        obj.normal = unit_vector(obj.normal);
         if (!(length(obj.normal) > 0)) r.fail(key + ".plane.normal", "must not be zero");
-        obj.normal = normalized(obj.normal);
         if (p.contains("offset")) obj.offset = r.number(p["offset"], key + ".plane.offset");
     }
     if (o.contains("box")) {
@@ -314,13 +323,16 @@ SceneObject read_object(const Reader& r, const json& o, std::size_t i, std::set<
     if (o.contains("quaternion")) {
         const json& q = o["quaternion"];
         if (!q.is_array() || q.size() != 4) r.fail(key + ".quaternion", "must be [w, x, y, z]");
-        double n = 0;
+        double largest = 0;
         for (int k = 0; k < 4; ++k) {
             obj.quaternion[static_cast<std::size_t>(k)] = r.number(q[static_cast<std::size_t>(k)], key + ".quaternion[" + std::to_string(k) + "]");
-            n += obj.quaternion[static_cast<std::size_t>(k)] * obj.quaternion[static_cast<std::size_t>(k)];
+            largest = std::max(largest, std::abs(obj.quaternion[static_cast<std::size_t>(k)]));
         }
-        if (!(n > 0)) r.fail(key + ".quaternion", "must not be zero");
-        for (double& c : obj.quaternion) c /= std::sqrt(n);
+        if (!(largest > 0)) r.fail(key + ".quaternion", "must not be zero");
+        // Scaled by its largest component before the squares are summed, as unit_vector does.
+        double n = 0;
+        for (double& c : obj.quaternion) n += (c / largest) * (c / largest);
+        for (double& c : obj.quaternion) c = c / largest / std::sqrt(n);
     }
     if (o.contains("origin")) {
         const std::string origin = r.string(o["origin"], key + ".origin");

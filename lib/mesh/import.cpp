@@ -203,8 +203,9 @@ std::string model_part(const std::string& rels) {
 // cannot be opened: missing, or its local header disagrees with the directory (minizip then
 // refuses to open it). So every entry of the central directory is checked as minizip checks it
 // (the local header's method, name length, CRC-32 and sizes), inflated and checked against its
-// CRC-32 and size, and a 3MF package's model part must be one of them. Entries of another method,
-// encrypted or of ZIP64 sizes are left to Assimp; an archive without its end record too.
+// CRC-32 and size, and a 3MF package's model part must be one of them. An encrypted entry is
+// refused (Assimp reads it without a password). Entries of another method or of ZIP64 sizes are
+// left to Assimp; an archive without its end record too.
 void check_zip_entries(const std::string& bytes, const std::string& where) {
     if (bytes.size() < 4) return;
     // The end record: 22 bytes and a comment of up to 65535, the last signature in the file's tail
@@ -230,8 +231,11 @@ void check_zip_entries(const std::string& bytes, const std::string& where) {
         const std::size_t local = base + le32(bytes, entry + 42), name_length = le16(bytes, entry + 28);
         const std::string name = bytes.substr(entry + 46, std::min(name_length, end - entry - 46));
         entry += 46 + name_length + le16(bytes, entry + 30) + le16(bytes, entry + 32);
-        if ((flags & 1) != 0 || (method != 0 && method != 8) || packed == 0xffffffffu || size == 0xffffffffu) continue;
         const std::string what = "entry '" + name.substr(0, 200) + "'";
+        // Assimp opens entries without a password: an encrypted one aborted on its CRC-32 assertion.
+        if ((flags & 1) != 0)
+            fail_input(where, "the ZIP archive's " + what + " is encrypted, which the mesh import cannot read");
+        if ((method != 0 && method != 8) || packed == 0xffffffffu || size == 0xffffffffu) continue;
         if (local + 30 > bytes.size() || le32(bytes, local) != 0x04034b50u) corrupt(what + " has no local header");
         if (le16(bytes, local + 8) != method || le16(bytes, local + 26) != name_length ||
             ((le16(bytes, local + 6) & 8) == 0 &&

@@ -1,5 +1,6 @@
 // haptic-sim's scenes (lib/bullet/sim.hpp): copies of an object laid out for multibody runs, the
 // narrow phase and the drift of a stack, and the two scene formats kept apart (docs/sim.md).
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -161,4 +162,23 @@ TEST(SimFormats, NeitherSceneFormatIsMistakenForTheOther) {
     EXPECT_FALSE(hp::scene::looks_like_scene(sim));
     EXPECT_THROW(hp::scene::read_scene(sim), hp::Error);
     EXPECT_THROW(hb::scene_from_assembly(sim, {{"ball", 1}}), hp::Error);
+}
+
+// A plane normal or a quaternion of large or small components is of unit length once read: the
+// squares of components beyond about 1e154 overflow (a normal of [0, 0, 1e200] became zeros).
+TEST(SimScene, NormalsAndQuaternionsOfAnyMagnitudeAreMadeUnit) {
+    for (const char* c : {"1e200", "1e-200", "3"}) {
+        const std::string v(c);
+        const fs::path file = write_temp("unit.json", R"({"objects": [{"name": "g", "plane": {"normal": [0, 0, )" + v +
+                                                          R"(]}}, {"name": "b", "sphere": 1, "mass": 1, "quaternion": [0, )" + v +
+                                                          ", 0, " + v + "]}]}");
+        const hb::Scene scene = hb::load_scene(file);
+        fs::remove(file);
+        EXPECT_EQ(scene.objects[0].normal.x, 0) << v;
+        EXPECT_EQ(scene.objects[0].normal.z, 1) << v;
+        const std::array<double, 4>& q = scene.objects[1].quaternion;
+        EXPECT_EQ(q[0], 0) << v;
+        EXPECT_NEAR(q[1], std::sqrt(0.5), 1e-15) << v;
+        EXPECT_NEAR(q[3], std::sqrt(0.5), 1e-15) << v;
+    }
 }

@@ -332,6 +332,14 @@ TEST(VdbReader, DelayedLoadMetadataOfAnotherLayoutIsRefused) {
     EXPECT_NE(patched(value, count + 1).find("'file_delayed_load' leaf sizes at byte"), std::string::npos);
     EXPECT_NE(patched(value + 4, 8).find("'file_delayed_load': a compressed mask array of another size"), std::string::npos);
     EXPECT_NE(patched(value + 4 + 4 + count, 3 * count).find("'file_delayed_load': a compressed leaf sizes array of another size"), std::string::npos);
+    // A Blosc buffer whose header gives a compressed size beyond the array's length: Blosc read past it.
+    std::string blosc = good;
+    auto put = [&](std::size_t at, std::uint32_t v) { std::memcpy(blosc.data() + at, &v, 4); };
+    put(value + 4, 16);         // a compressed mask array of 16 bytes
+    put(value + 8 + 4, count);  // its uncompressed size: the count's bytes
+    put(value + 8 + 12, 1000);  // its compressed size
+    EXPECT_NE(refusal_behind_trailer(blosc, bad).find("'file_delayed_load': a compressed mask array longer than its 16 bytes"),
+              std::string::npos);
 }
 
 // A Reader reads the file its open() verified: replacing the path by another valid file (of
@@ -353,16 +361,36 @@ TEST(VdbReader, ReadsTheVerifiedFileAfterThePathIsReplaced) {
     EXPECT_EQ(reader.read_distance(), before);
 }
 
-// A file format older than the framing walk checks (a version number damaged behind a recomputed
-// trailer): OpenVDB would read the header by the older layout and the metadata from shifted bytes.
-TEST(VdbReader, OlderFileFormatsAreRefused) {
+namespace {
+
+// The bytes of a small voxelmap as the tools write it.
+std::string voxelmap_bytes(const std::string& name) {
     hp::GridSpec g = grid();
     hp::vdb::GridOut layers{"layers", hp::vdb::ValueType::int32, [&](int, void* out) {
                                 for (int n = 0; n < g.dims[0] * g.dims[1]; ++n) static_cast<std::int32_t*>(out)[n] = n % 3 - 1;
                             }};
-    const fs::path good_path = temp_dir() / "version-good.vdb", bad = temp_dir() / "version-bad.vdb";
-    hp::vdb::write(good_path, g, {layers}, {{"kind", "voxelmap"}}, "hapticprep test");
-    const std::string good = hp::read_file(good_path);
+    const fs::path path = temp_dir() / name;
+    hp::vdb::write(path, g, {layers}, {{"kind", "voxelmap"}}, "hapticprep test");
+    return hp::read_file(path);
+}
+
+}  // namespace
+
+// A file whose header says it has no grid offsets (a stream of openvdb::io::Stream, or a damaged
+// flag behind a recomputed trailer): the framing walk cannot bound its grids.
+TEST(VdbReader, FilesWithoutGridOffsetsAreRefused) {
+    std::string bytes = voxelmap_bytes("offsets-good.vdb");
+    ASSERT_EQ(bytes[20], 1);  // after the magic number, the file version and the library version
+    bytes[20] = 0;
+    EXPECT_NE(refusal_behind_trailer(bytes, temp_dir() / "offsets-bad.vdb").find("a VDB stream without grid offsets"),
+              std::string::npos);
+}
+
+// A file format older than the framing walk checks (a version number damaged behind a recomputed
+// trailer): OpenVDB would read the header by the older layout and the metadata from shifted bytes.
+TEST(VdbReader, OlderFileFormatsAreRefused) {
+    const std::string good = voxelmap_bytes("version-good.vdb");
+    const fs::path bad = temp_dir() / "version-bad.vdb";
     EXPECT_EQ(refusal_behind_trailer(good, bad), "");
     for (const std::uint32_t version : {217u, 221u}) {
         std::string bytes = good;

@@ -18,6 +18,13 @@ void bullet_scene(const std::uint8_t* data, std::size_t size) {
     for (double r : s.rates)
         if (!(r > 0) || !std::isfinite(r)) violated("bullet_scene", "a rate that is not a positive number was accepted");
     if (s.steps < 1) violated("bullet_scene", "a scene without steps was accepted");
+    for (const bullet::SceneObject& o : s.objects) {
+        if (o.shape == bullet::SceneObject::Shape::plane && !(std::abs(length(o.normal) - 1) < 1e-9))
+            violated("bullet_scene", "a plane normal that is not of unit length was accepted");
+        double n = 0;
+        for (double c : o.quaternion) n += c * c;
+        if (!(std::abs(n - 1) < 1e-9)) violated("bullet_scene", "a quaternion that is not of unit length was accepted");
+    }
     refused_or_ran([&] { bullet::copy_counts(s); });
 }
 

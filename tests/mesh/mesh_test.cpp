@@ -263,7 +263,7 @@ TEST(MeshImport, GltfLineLoopsAreReadAndDropped) {
 }
 
 // A ZIP entry (3MF) that does not inflate to its CRC-32, whose local header disagrees with its
-// directory entry, or a 3MF package without the model part its relationships name, is refused:
+// directory entry, that is encrypted, or a 3MF package without the model part its relationships name, is refused:
 // Assimp's ZIP and 3MF readers would abort the process on an assertion.
 TEST(MeshImport, ZipEntriesThatDoNotOpenAreRefused) {
     std::ifstream in(fs::path(HP_SOURCE_DIR) / "tests" / "fuzz" / "corpus" / "mesh_3mf" / "box.3mf", std::ios::binary);
@@ -286,6 +286,10 @@ TEST(MeshImport, ZipEntriesThatDoNotOpenAreRefused) {
         damaged[local + 14] = static_cast<char>(damaged[local + 14] ^ 1);  // and in the local header
         EXPECT_EQ(load_error(temp_file("both.3mf", damaged), &msg), hp::ExitCode::bad_input) << entry;
         EXPECT_NE(msg.find("does not inflate to its size"), std::string::npos) << msg;
+        std::string encrypted = box;
+        encrypted[entry + 8] = static_cast<char>(encrypted[entry + 8] | 1);  // the directory's "encrypted" flag
+        EXPECT_EQ(load_error(temp_file("encrypted.3mf", encrypted), &msg), hp::ExitCode::bad_input) << entry;
+        EXPECT_NE(msg.find("is encrypted, which the mesh import cannot read"), std::string::npos) << msg;
     }
     EXPECT_GE(entries, 3u);  // [Content_Types].xml, _rels/.rels, the model
     // minizip finds the archive by its end record: a .3mf file whose first local header is damaged
