@@ -207,8 +207,8 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     bool clamped = false;
     auto t0 = std::chrono::steady_clock::now();
     BrickField<std::int16_t> layers = reader.read_int16_bricks("layers", band, &clamped);
-    // The reader's tree was thousands of small leaf allocations, freed now: give them back to the
-    // system, the distance values are one large allocation that cannot reuse them.
+    // The reader gave its leaves back as it went; its internal nodes were freed with its tree:
+    // give them back to the system too, the distance values are mapped apart and cannot reuse them.
     ::malloc_trim(0);
     const double read_s = seconds_since(t0);
     // The float encoding stores floats: compute them as such (each the double result rounded).
@@ -279,7 +279,8 @@ DistanceSummary run_distance_band(const StageContext& ctx, const DistanceParams&
     lay.blocks = [&](std::size_t b, void* tile) -> const void* {
         // vdb::write builds the grids in order: the distances are in their tree by now.
         if (b == 0) field32.values = {}, field64.values = {};
-        // Freed before the write for the stored copy below, should the writer not take it.
+        // Consumed by the distances, or freed for the stored copy below: read again when the
+        // writer builds the layers from their blocks after all.
         if (b == 0 && layers.index.empty()) layers = reader.read_int16_bricks("layers", band);
         const std::int16_t* src = layers.brick(b);
         if (!src) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <functional>
 #include <stdexcept>
 #include <vector>
 
@@ -38,6 +39,22 @@ hp::BrickField<std::int32_t> pattern(std::array<int, 3> dims = {37, 20, 29}) {
         }
     }
     return f;
+}
+
+// The blocks of `f` as the writer asks for them: a brick's values, or its tile's value.
+std::function<const void*(std::size_t, void*)> blocks_of(const hp::BrickField<std::int32_t>& f) {
+    return [&f](std::size_t b, void* tile) -> const void* {
+        if (const std::int32_t* v = f.brick(b)) return v;
+        *static_cast<std::int32_t*>(tile) = f.tile[b];
+        return nullptr;
+    };
+}
+
+// `f` written at `path` as a band voxelmap's layers (band 5, background -6).
+void write_layers(const fs::path& path, const hp::BrickField<std::int32_t>& f) {
+    hp::vdb::GridOut out{"layers", hp::vdb::ValueType::int32, nullptr, -6.0};
+    out.blocks = blocks_of(f);
+    hp::vdb::write(path, f.grid, {out}, {{"kind", "voxelmap"}, {"band", 5}}, "test");
 }
 
 TEST(VdbBand, BlockGridsRoundTrip) {
@@ -95,13 +112,7 @@ TEST(VdbBand, Int16BricksAreTheLayersClamped) {
     fs::create_directories(dir);
     const fs::path path = dir / "band.vdb";
     const hp::BrickField<std::int32_t> f = pattern();
-    hp::vdb::GridOut out{"layers", hp::vdb::ValueType::int32, nullptr, -6.0};
-    out.blocks = [&](std::size_t b, void* tile) -> const void* {
-        if (const std::int32_t* v = f.brick(b)) return v;
-        *static_cast<std::int32_t*>(tile) = f.tile[b];
-        return nullptr;
-    };
-    hp::vdb::write(path, f.grid, {out}, {{"kind", "voxelmap"}, {"band", 5}}, "test");
+    write_layers(path, f);
     const hp::vdb::Reader reader = hp::vdb::Reader::open(path);
     for (int limit : {0, 3, 5, 32767}) {
         hp::BrickField<std::int16_t> one;
@@ -146,13 +157,7 @@ TEST(VdbBand, Int16BricksOfAGridReadInSeveralRuns) {
     const fs::path path = dir / "band.vdb";
     const hp::BrickField<std::int32_t> f = pattern({230, 221, 170});  // 29 x 28 x 22 blocks, 8,932 of them bricks
     ASSERT_GT(f.brick_count(), 2u * 4096u);
-    hp::vdb::GridOut out{"layers", hp::vdb::ValueType::int32, nullptr, -6.0};
-    out.blocks = [&](std::size_t b, void* tile) -> const void* {
-        if (const std::int32_t* v = f.brick(b)) return v;
-        *static_cast<std::int32_t*>(tile) = f.tile[b];
-        return nullptr;
-    };
-    hp::vdb::write(path, f.grid, {out}, {{"kind", "voxelmap"}, {"band", 5}}, "test");
+    write_layers(path, f);
     const hp::vdb::Reader reader = hp::vdb::Reader::open(path);
     for (int limit : {3, 32767}) {
         hp::BrickField<std::int16_t> one;
@@ -183,13 +188,6 @@ TEST(VdbBand, StoredGridsAreCopiedAsTheBytesTheBlocksWouldGive) {
     const fs::path dir = fs::temp_directory_path() / ("hp_vdb_stored_" + std::to_string(::getpid()));
     fs::create_directories(dir);
     const hp::BrickField<std::int32_t> f = pattern();
-    auto blocks_of = [](const hp::BrickField<std::int32_t>& field) {
-        return [&field](std::size_t b, void* tile) -> const void* {
-            if (const std::int32_t* v = field.brick(b)) return v;
-            *static_cast<std::int32_t*>(tile) = field.tile[b];
-            return nullptr;
-        };
-    };
     hp::vdb::GridOut layers{"layers", hp::vdb::ValueType::int32, nullptr, -6.0};
     layers.blocks = blocks_of(f);
     hp::vdb::write(dir / "map.vdb", f.grid, {layers}, {{"kind", "voxelmap"}, {"band", 5}}, "test");
