@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <thread>
 #include <chrono>
 #include <cmath>
 #include <type_traits>
@@ -14,9 +13,10 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
+#include "core/cpu.hpp"
 #include "core/error.hpp"
+#include "core/pipelined.hpp"
 #include "distance/brick_nearest.hpp"
 #include "geometry/bvh.hpp"
 #include "geometry/closest_point4.hpp"
@@ -219,44 +219,34 @@ bool propagate_row(Prop& s, int dir, int pass, int j, int k, ChangeMasks& cm, st
     return changed != 0;
 }
 
-// One raster pass, pipelined over slices: thread t takes slices t, t + T, t + 2T, ... in pass
-// order, and starts row r of its slice once the previous slice has finished rows up to r + 1
-// (the rows its voxels read). Every voxel therefore sees exactly the values the sequential pass
-// would give it: the result is the same for any number of threads.
+// One raster pass, pipelined over slices (SlicePipeline): row r of a slice starts once the previous
+// slice has finished rows up to r + 1 (the rows its voxels read). Every voxel therefore sees exactly
+// the values the sequential pass would give it: the result is the same for any number of threads.
 bool propagate_pass(Prop& s, int dir, int pass, ChangeMasks& cm, int threads, std::size_t& visits) {
     const int ny = static_cast<int>(s.ny), nz = static_cast<int>(s.nz);
     threads = std::clamp(threads, 1, nz);
-    std::vector<std::atomic<int>> rows_done(s.nz);
-    for (auto& r : rows_done) r.store(0, std::memory_order_relaxed);
-    std::atomic<bool> changed{false};
-    std::atomic<std::size_t> visited{0};
-    auto work = [&](int t) {
+    struct Lane {
         bool any = false;
-        std::size_t n = 0;
+        std::size_t visits = 0;
         std::vector<float> best;
         std::vector<std::uint32_t> from;
-        for (int kk = t; kk < nz; kk += threads) {
-            const int k = dir > 0 ? kk : nz - 1 - kk;
-            for (int jj = 0; jj < ny; ++jj) {
-                if (kk > 0) {
-                    const int need = std::min(jj + 2, ny);
-                    for (int seen = rows_done[kk - 1].load(std::memory_order_acquire); seen < need;
-                         seen = rows_done[kk - 1].load(std::memory_order_acquire))
-                        rows_done[kk - 1].wait(seen, std::memory_order_acquire);
-                }
-                any |= propagate_row(s, dir, pass, dir > 0 ? jj : ny - 1 - jj, k, cm, best, from, n);
-                rows_done[kk].store(jj + 1, std::memory_order_release);
-                rows_done[kk].notify_all();
-            }
-        }
-        if (any) changed = true;
-        visited.fetch_add(n, std::memory_order_relaxed);
     };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
-    work(0);
-    for (auto& th : pool) th.join();
-    visits += visited.load();
+    std::vector<Lane> lanes(static_cast<std::size_t>(threads));
+    SlicePipeline pipeline(nz, ny);
+    pipeline.run(threads, [&](int kk, int t, const SlicePipeline::Gate& gate) {
+        Lane& l = lanes[static_cast<std::size_t>(t)];
+        const int k = dir > 0 ? kk : nz - 1 - kk;
+        for (int jj = 0; jj < ny; ++jj) {
+            gate.before_row(jj);
+            l.any |= propagate_row(s, dir, pass, dir > 0 ? jj : ny - 1 - jj, k, cm, l.best, l.from, l.visits);
+            gate.after_row(jj);
+        }
+    });
+    bool changed = false;
+    for (const Lane& l : lanes) {
+        changed |= l.any;
+        visits += l.visits;
+    }
     return changed;
 }
 // cp[i] for the voxels i of row (j, k): the closest point on the triangle the voxel holds, four
@@ -443,7 +433,7 @@ DenseDistance<V> compute_distance_as(const TriMesh& mesh, const GridSpec& grid, 
     // triangle.
     t0 = Clock::now();
     out.propagation_passes = 0;
-    const int threads = tbb::this_task_arena::max_concurrency();
+    const int threads = worker_threads();
     ChangeMasks cm;
     cm.width = static_cast<int>((nx + 63) / 64);
     cm.chunks = static_cast<int>((nx + static_cast<std::size_t>(cm.width) - 1) / static_cast<std::size_t>(cm.width));

@@ -4,64 +4,119 @@
 // 6-neighbourhood); a step may leave a surface voxel to either side, never cross inside/outside.
 // Method: chamfer sweeps forward and backward in memory order; two are exact when the sides never
 // touch (closed meshes), else sweeps repeat until stable and unreachable pockets join the side
-// around them (docs/voxelize.md). Cost: O(voxels) per sweep, memory bound. Threads: a sweep runs
-// slice after slice (sequential); the touch test is TBB-parallel. Progress from the calling thread.
+// around them (docs/voxelize.md). Cost: O(voxels) per sweep, memory bound. Threads: a sweep's
+// slices are pipelined across the threads (the same result as one thread); the touch test is
+// TBB-parallel. Progress from the calling thread.
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "core/cpu.hpp"
+#include "core/pipelined.hpp"
 #include "voxel/work.hpp"
 
 namespace hp::voxel_detail {
 namespace {
 
-// Distance of neighbour v as seen from cell c. With kSided, kFarDist when v is on the other side
-// (branch free in 16-bit lanes so the row loops vectorize; kFarDist is all ones in 15 bits).
+// kFarDist where a step from neighbour v to cell c is refused (v on the other side and not a
+// surface cell), else 0. Branch free in 16-bit lanes so that the row loops vectorize (kFarDist is
+// all ones in 15 bits).
+inline std::uint16_t refused(std::uint16_t v, std::uint16_t c) {
+    return static_cast<std::uint16_t>(-((v ^ c) & 1) & -static_cast<int>(v != 0) & kFarDist);
+}
+
+// Distance of neighbour v as seen from cell c: with kSided, kFarDist where the step is refused.
 template <bool kSided>
 inline std::uint16_t seen(std::uint16_t v, std::uint16_t c) {
     if constexpr (!kSided) {
         (void)c;
         return dist(v);
     } else {
-        const std::uint16_t other = static_cast<std::uint16_t>(-((v ^ c) & 1) & -static_cast<int>(v != 0));
-        return static_cast<std::uint16_t>(dist(v) | (other & kFarDist));
+        return static_cast<std::uint16_t>(dist(v) | refused(v, c));
     }
 }
+
+// Scratch rows of a sweep's lane.
+struct RowScratch {
+    std::vector<std::uint16_t> d;        // the cells' distances in the making
+    std::vector<std::uint8_t> improves;  // 1 where the row neighbour before would lower the cell
+};
 
 // One row of one sweep. `prev` are neighbour rows already final in this sweep (nullptr: absent);
 // for 26 each contributes i-1, i, i+1 (diag = true), for 6 only i. `step` is +1 (forward) or -1.
 // Returns whether some cell got nearer.
+//
+// A cell's distance is the least of its own, one more than the least of its neighbours in `prev`
+// (d below, in vector lanes), and one more than its row neighbour before it, just made final: a
+// chain along the row. A cell that its row neighbour does not lower keeps d; the next cell then
+// sees the neighbour's d, and `improves` (in vector lanes) says whether that lowers it. So only the
+// chains are walked one cell at a time, each from a cell that `improves` marks (found with memchr)
+// to the first cell it does not lower.
 template <bool kSided>
-bool relax_row(std::uint16_t* cur, std::size_t nx, const std::uint16_t* const* prev, int nprev, bool diag, int step,
-               std::vector<std::uint16_t>& best) {
-    best.assign(nx, kFarDist);
+__attribute__((target_clones("avx2", "default"))) bool relax_row(std::uint16_t* cur, std::size_t nx, const std::uint16_t* const* prev, int nprev, bool diag, int step,
+               RowScratch& s) {
+    std::vector<std::uint16_t>& d = s.d;
+    d.assign(nx, kFarDist);
     for (int p = 0; p < nprev; ++p) {
         const std::uint16_t* r = prev[p];
         if (!r) continue;
-        for (std::size_t i = 0; i < nx; ++i) best[i] = std::min<std::uint16_t>(best[i], seen<kSided>(r[i], cur[i]));
+        for (std::size_t i = 0; i < nx; ++i) d[i] = std::min<std::uint16_t>(d[i], seen<kSided>(r[i], cur[i]));
         if (diag) {
-            for (std::size_t i = 1; i < nx; ++i) best[i] = std::min<std::uint16_t>(best[i], seen<kSided>(r[i - 1], cur[i]));
-            for (std::size_t i = 0; i + 1 < nx; ++i) best[i] = std::min<std::uint16_t>(best[i], seen<kSided>(r[i + 1], cur[i]));
+            for (std::size_t i = 1; i < nx; ++i) d[i] = std::min<std::uint16_t>(d[i], seen<kSided>(r[i - 1], cur[i]));
+            for (std::size_t i = 0; i + 1 < nx; ++i) d[i] = std::min<std::uint16_t>(d[i], seen<kSided>(r[i + 1], cur[i]));
         }
     }
-    bool changed = false;
-    auto update = [&](std::size_t i, std::uint16_t along) {
-        std::uint16_t cand = static_cast<std::uint16_t>(std::min<std::uint16_t>(best[i], along) + 1);
-        if (cand < dist(cur[i])) {
-            cur[i] = static_cast<std::uint16_t>((cand << 1) | (cur[i] & 1));
-            changed = true;
-        }
+    // Without the row neighbour (at most kFarDist + 1, which no cell is beyond).
+    for (std::size_t i = 0; i < nx; ++i) d[i] = std::min<std::uint16_t>(static_cast<std::uint16_t>(d[i] + 1), dist(cur[i]));
+    s.improves.resize(nx);
+    // (restrict: stores through a byte pointer may otherwise alias the rows, which keeps the
+    // compiler from vector lanes.)
+    std::uint8_t* __restrict improves = s.improves.data();
+    const std::uint16_t* __restrict cells = cur;
+    const std::uint16_t* __restrict dd = d.data();
+    auto along = [&](std::size_t from, std::size_t to, std::uint16_t df) {
+        return static_cast<std::uint16_t>((kSided ? df | refused(cells[from], cells[to]) : df) + 1);
     };
     if (step > 0) {
-        update(0, kFarDist);
-        for (std::size_t i = 1; i < nx; ++i) update(i, seen<kSided>(cur[i - 1], cur[i]));
+        improves[0] = 0;
+        for (std::size_t i = 1; i < nx; ++i) improves[i] = along(i - 1, i, dd[i - 1]) < dd[i];
+        bool chain = false;  // whether the cell before i was lowered by its own row neighbour
+        for (std::size_t i = 1; i < nx; ++i) {
+            if (!chain && !improves[i]) {  // the cell keeps d: on to the next that starts a chain
+                const void* next = std::memchr(improves + i, 1, nx - i);
+                if (!next) break;
+                i = static_cast<std::size_t>(static_cast<const std::uint8_t*>(next) - improves);
+            }
+            const std::uint16_t a = along(i - 1, i, d[i - 1]);
+            chain = a < d[i];
+            if (chain) d[i] = a;
+        }
     } else {
-        update(nx - 1, kFarDist);
-        for (std::size_t i = nx - 1; i-- > 0;) update(i, seen<kSided>(cur[i + 1], cur[i]));
+        improves[nx - 1] = 0;
+        for (std::size_t i = 0; i + 1 < nx; ++i) improves[i] = along(i + 1, i, dd[i + 1]) < dd[i];
+        bool chain = false;
+        for (std::size_t i = nx - 1; i-- > 0;) {
+            if (!chain && !improves[i]) {
+                const void* next = ::memrchr(improves, 1, i + 1);
+                if (!next) break;
+                i = static_cast<std::size_t>(static_cast<const std::uint8_t*>(next) - improves);
+            }
+            const std::uint16_t a = along(i + 1, i, d[i + 1]);
+            chain = a < d[i];
+            if (chain) d[i] = a;
+        }
     }
-    return changed;
+    std::uint16_t changed = 0;
+    for (std::size_t i = 0; i < nx; ++i) {
+        const std::uint16_t c = cur[i];
+        const std::uint16_t lower = d[i] < dist(c);
+        cur[i] = lower ? static_cast<std::uint16_t>((d[i] << 1) | (c & 1)) : c;
+        changed |= lower;
+    }
+    return changed != 0;
 }
 
 // True when some non-surface inside voxel has a non-surface outside voxel among its 26
@@ -117,33 +172,41 @@ bool sides_touch(const Work& w) {
     return touch.load();
 }
 
-// When each slice last changed and was last swept in each direction (event counter), so that
-// later sweeps skip slices whose inputs did not change: a forward sweep of slice k reads only
-// slices k-1 and k; if neither changed since k was last swept forward, sweeping it again would
-// change nothing (likewise backward with k+1).
+// When each slice last changed and was last swept in each direction (a stamp per slice and
+// sweep, increasing in sweep order), so that later sweeps skip slices whose inputs did not change:
+// a forward sweep of slice k reads only slices k-1 and k; if neither changed since k was last swept
+// forward, sweeping it again would change nothing (likewise backward with k+1).
 struct SliceClock {
     std::uint64_t now = 1;
     std::vector<std::uint64_t> changed, forward, backward;
     explicit SliceClock(std::size_t nz) : changed(nz, 1), forward(nz, 0), backward(nz, 0) {}
 };
 
-// One chamfer sweep over the grid, forward (z, y, x increasing) or backward, slice after slice in
-// memory order (rows depend on the row before, so a sweep is sequential; it is memory bound).
+// One chamfer sweep over the grid, forward (z, y, x increasing) or backward, in memory order. Rows
+// depend on the row before and on the slice before, so the slices are pipelined across the
+// threads (SlicePipeline): the result is that of one thread. Progress from lane 0 (the caller).
 template <bool kSided>
 bool sweep(Work& w, bool diag, bool forward, SliceClock& clock, const Progress& progress, double p0, double p1) {
-    bool any = false;
-    std::vector<std::uint16_t> best;
-    const std::uint16_t* prev[4];
-    for (std::size_t kk = 0; kk < w.nz; ++kk) {
-        const std::size_t k = forward ? kk : w.nz - 1 - kk;
+    const int nz = static_cast<int>(w.nz), ny = static_cast<int>(w.ny);
+    const int lanes = std::clamp(worker_threads(), 1, nz);
+    std::vector<RowScratch> scratch(static_cast<std::size_t>(lanes));
+    std::vector<char> lane_changed(static_cast<std::size_t>(lanes), 0);
+    const std::uint64_t base = clock.now;
+    SlicePipeline pipeline(nz, ny);
+    pipeline.run(lanes, [&](int kk, int lane, const SlicePipeline::Gate& gate) {
+        const std::size_t k = forward ? static_cast<std::size_t>(kk) : w.nz - 1 - static_cast<std::size_t>(kk);
         const std::size_t kp = forward ? k - 1 : k + 1;  // the slice before in sweep order
         std::uint64_t& last = forward ? clock.forward[k] : clock.backward[k];
-        if (clock.changed[k] <= last && (kk == 0 || clock.changed[kp] <= last)) continue;
-        last = ++clock.now;
+        if (clock.changed[k] <= last) {
+            gate.wait_previous();  // clock.changed[kp] is final once slice kp is complete
+            if (kk == 0 || clock.changed[kp] <= last) return;
+        }
+        last = base + static_cast<std::uint64_t>(kk) + 1;
         const std::vector<std::uint16_t>* other = kk > 0 ? &w.cells[kp] : nullptr;
+        const std::uint16_t* prev[4];
         bool changed = false;
-        for (std::size_t jj = 0; jj < w.ny; ++jj) {
-            const std::size_t j = forward ? jj : w.ny - 1 - jj;
+        for (int jj = 0; jj < ny; ++jj) {
+            const std::size_t j = forward ? static_cast<std::size_t>(jj) : w.ny - 1 - static_cast<std::size_t>(jj);
             int n = 0;
             prev[n++] = jj > 0 ? &w.cells[k][(forward ? j - 1 : j + 1) * w.nx] : nullptr;
             if (diag) {
@@ -155,13 +218,18 @@ bool sweep(Work& w, bool diag, bool forward, SliceClock& clock, const Progress& 
             } else {
                 prev[n++] = other ? &(*other)[j * w.nx] : nullptr;
             }
-            changed |= relax_row<kSided>(&w.cells[k][j * w.nx], w.nx, prev, n, diag, forward ? 1 : -1, best);
+            gate.before_row(jj);
+            changed |= relax_row<kSided>(&w.cells[k][j * w.nx], w.nx, prev, n, diag, forward ? 1 : -1,
+                                         scratch[static_cast<std::size_t>(lane)]);
+            gate.after_row(jj);
         }
         if (changed) clock.changed[k] = last;
-        any |= changed;
-        if ((kk & 15) == 15) progress.report("layers", p0 + (p1 - p0) * static_cast<double>(kk + 1) / static_cast<double>(w.nz));
-    }
-    return any;
+        lane_changed[static_cast<std::size_t>(lane)] |= static_cast<char>(changed);
+        if (lane == 0 && (kk & 15) < lanes)
+            progress.report("layers", p0 + (p1 - p0) * static_cast<double>(kk + 1) / static_cast<double>(w.nz));
+    });
+    clock.now = base + w.nz;
+    return std::find(lane_changed.begin(), lane_changed.end(), 1) != lane_changed.end();
 }
 
 // Cells left at kFarDist after the sweeps converged: components of one side that no surface voxel
