@@ -225,7 +225,7 @@ bool propagate_row(Prop& s, int dir, int pass, int j, int k, ChangeMasks& cm, st
 bool propagate_pass(Prop& s, int dir, int pass, ChangeMasks& cm, int threads, std::size_t& visits) {
     const int ny = static_cast<int>(s.ny), nz = static_cast<int>(s.nz);
     threads = std::clamp(threads, 1, nz);
-    struct Lane {
+    struct alignas(64) Lane {  // a cache line of its own: `visits` counts every voxel's visit
         bool any = false;
         std::size_t visits = 0;
         std::vector<float> best;

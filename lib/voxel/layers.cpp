@@ -39,8 +39,8 @@ inline std::uint16_t seen(std::uint16_t v, std::uint16_t c) {
     }
 }
 
-// Scratch rows of a sweep's lane.
-struct RowScratch {
+// Scratch rows of a sweep's lane (a cache line of its own: each row resizes them).
+struct alignas(64) RowScratch {
     std::vector<std::uint16_t> d;        // the cells' distances in the making
     std::vector<std::uint8_t> improves;  // 1 where the row neighbour before would lower the cell
 };
