@@ -1,5 +1,6 @@
 #include "voxel/voxelize.hpp"
 
+#include <array>
 #include <deque>
 #include <filesystem>
 #include <map>
@@ -224,6 +225,44 @@ TEST(Voxelize, LayersOfOpenMeshesStayOnTheirSide) {
                     for (int j = 0; j < g.dims[1]; ++j)
                         for (int i = 0; i < g.dims[0]; ++i)
                             ASSERT_EQ(std::abs(m.at(i, j, k)), ref[g.index(i, j, k)]) << s << " " << conn << ": " << i << " " << j << " " << k;
+            }
+        }
+    }
+}
+
+// Grids one or two voxels thick along an axis (rows of one cell, slices of one row, a single
+// slice), through the torus and the open box, on one thread and on all (the sweeps' slices
+// pipelined): the breadth-first layers, the same either way.
+TEST(Voxelize, LayersOfThinGridsEqualBreadthFirstLayersOnAnyThreads) {
+    hp::TriMesh torus = sample("torus.off");
+    hp::TriMesh cup = sample("open-box.obj");
+    for (const hp::TriMesh* mesh : {&torus, &cup}) {
+        const hp::GridSpec around = hp::grid_around(mesh->bounds(), 0.05, 2);
+        for (std::array<int, 3> dims : {std::array<int, 3>{1, around.dims[1], around.dims[2]}, {around.dims[0], 1, around.dims[2]},
+                                        {around.dims[0], around.dims[1], 1}, {around.dims[0], 2, 2}, {2, 3, around.dims[2]}}) {
+            hp::GridSpec g = around;
+            g.dims = dims;
+            for (int a = 0; a < 3; ++a)  // the slab through the middle of the mesh
+                if (dims[a] < around.dims[a]) g.origin[a] += (around.dims[a] / 2) * around.voxel_size;
+            for (int conn : {26, 6}) {
+                std::vector<std::int16_t> first;
+                for (int threads : {1, 8}) {
+                    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+                    hp::LayerMap m = hp::voxelize(*mesh, g, {.fill = hp::FillMethod::vote, .connectivity = conn});
+                    const std::vector<int> ref = bfs_layers(m, conn);
+                    std::vector<std::int16_t> all;
+                    for (int k = 0; k < g.dims[2]; ++k)
+                        for (int j = 0; j < g.dims[1]; ++j)
+                            for (int i = 0; i < g.dims[0]; ++i) {
+                                // A column through the torus's hole meets no surface: no layer (kFarDist).
+                                const int want = ref[g.index(i, j, k)] < 0 ? 32767 : ref[g.index(i, j, k)];
+                                ASSERT_EQ(std::abs(m.at(i, j, k)), want)
+                                    << dims[0] << "x" << dims[1] << "x" << dims[2] << " " << conn << " " << threads;
+                                all.push_back(m.at(i, j, k));
+                            }
+                    if (first.empty()) first = all;
+                    else EXPECT_EQ(all, first);
+                }
             }
         }
     }
