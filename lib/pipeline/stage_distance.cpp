@@ -427,11 +427,19 @@ DistanceSummary run_distance_dense(const StageContext& ctx, const DistanceParams
                                  d[i] = static_cast<std::int32_t>(std::llround(f64.values()[at(z) + i] * factor));
                              if (z == last) f64.pages.reset();
                          }, std::round((lo - g.voxel_size) * factor)});
-    grids.push_back({"layers", vdb::ValueType::int32, [&](int z, void* out) {
+    vdb::GridOut lay{"layers", vdb::ValueType::int32, [&](int z, void* out) {
                          if (layers.wide) std::copy_n(layers.l32() + at(z), slice, static_cast<std::int32_t*>(out));
                          else std::copy_n(layers.l16() + at(z), slice, static_cast<std::int32_t*>(out));
                          if (z == last) layers.pages.reset();
-                     }, -1.0});
+                     }, -1.0};
+    // The field's layers grid is the voxelmap's (read whole, never clamped here): the writer copies
+    // its stored bytes instead of building and compressing the same tree again (it falls back to
+    // the slices when the stored grid is of another type, transform or compression).
+    if (auto stored = reader.stored_grid("layers")) {
+        lay.stored = stored;
+        lay.background = vdb::stored_background(*stored);
+    }
+    grids.push_back(lay);
     if (gradient)
         grids.push_back({"gradient", vdb::ValueType::vec3f, [&](int z, void* out) {
                              std::copy_n(grad.as<float>() + 3 * at(z), 3 * slice, static_cast<float*>(out));
