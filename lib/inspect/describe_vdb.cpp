@@ -45,11 +45,11 @@ Summary describe_vdb(const fs::path& path) {
     nlohmann::json grids = nlohmann::json::array();
     for (const auto& g : info.grids) {
         o << "grid         " << g.name << ": " << g.value_type << ", " << g.grid_class << ", " << g.active_voxels
-          << " active voxels, " << g.leaf_nodes << " leaves, " << g.tiles << " tiles, " << human_bytes(static_cast<double>(g.memory_bytes))
-          << " in memory\n";
+          << " active voxels, " << g.leaf_nodes << " leaves, " << g.tiles << " tiles, background " << g.background << ", "
+          << human_bytes(static_cast<double>(g.memory_bytes)) << " in memory\n";
         grids.push_back({{"name", g.name}, {"type", g.value_type}, {"class", g.grid_class},
                          {"active_voxels", g.active_voxels}, {"leaf_nodes", g.leaf_nodes}, {"tiles", g.tiles},
-                         {"memory_bytes", g.memory_bytes}});
+                         {"background", g.background}, {"memory_bytes", g.memory_bytes}});
     }
     s.json = {{"file", path.string()}, {"kind", kind}, {"ours", info.ours}, {"creator", info.creator},
               {"file_size", fs::file_size(path)}, {"grids", grids}, {"metadata", info.metadata}};

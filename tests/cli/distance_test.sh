@@ -21,6 +21,14 @@ expect_exit 0 "$dump" "$TMP/peg.s.vdb" --json
 cp "$TMP/out" "$TMP/ds.json"
 check "dump kind" "$(json_get "$TMP/df.json" 'j["kind"]')" "distance field"
 check "gradient grid present" "$(json_get "$TMP/df.json" 'sorted(g["name"] for g in j["grids"])')" "['distance', 'gradient', 'layers']"
+# The field's layers grid is the voxelmap's (its stored bytes copied): the same voxels, leaves,
+# tiles and background (a value below the smallest layer).
+expect_exit 0 "$dump" "$TMP/peg.vdb" --json
+cp "$TMP/out" "$TMP/dm.json"
+layers_grid='[(g["active_voxels"], g["leaf_nodes"], g["tiles"], g["background"]) for g in j["grids"] if g["name"] == "layers"]'
+check "field's layers grid is the voxelmap's" "$(json_get "$TMP/df.json" "$layers_grid")" "$(json_get "$TMP/dm.json" "$layers_grid")"
+check "layers background below the smallest layer" \
+    "$(json_get "$TMP/dm.json" '[g["background"] for g in j["grids"] if g["name"] == "layers"][0] < j["layers"]["min"]')" True
 expect_exit 0 "$dump" "$TMP/peg.f.vdb" --check
 expect_grep "^ok +the gradient has unit length on every voxel" "$TMP/out"
 check "scaled encoding recorded" "$(json_get "$TMP/ds.json" 'j["distance"]["encoding"]')" scaled
