@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config ccache
   libassimp-dev libopenvdb-dev libboost-iostreams-dev libcli11-dev nlohmann-json3-dev
   libtbb-dev libgtest-dev libnanoflann-dev libpng-dev zlib1g-dev libxxhash-dev
+  xxhash                    # tests: xxhsum checks the manifests' XXH3 content hashes from outside
   assimp-testmodels
   libbullet-dev libfcl-dev  # optional: bench_peers (Bullet GImpact and FCL next to our query), lib/bullet
   libbullet-extras-dev      # optional: HACD convex decomposition, the peer of lib/bullet's comparisons

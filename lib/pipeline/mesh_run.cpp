@@ -7,6 +7,7 @@
 #include <tbb/task_arena.h>
 
 #include "core/error.hpp"
+#include "core/file_hash.hpp"
 
 namespace hp::pipeline {
 
@@ -18,7 +19,7 @@ OutputRecord output_record(const MeshJob& job, const StageSpec& spec, const fs::
     return {.stage = spec.name,
             .file = job.name + "/" + spec.output_name,
             .bytes = fs::file_size(file),
-            .hash = file_hash(file),
+            .hash = content_hash(file),  // XXH3: outputs are large (a dense field, tens of MB)
             .deterministic = spec.deterministic};  // false: holds measurements, differs per run
 }
 

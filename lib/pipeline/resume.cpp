@@ -1,6 +1,7 @@
 #include "pipeline/resume.hpp"
 
 #include "core/error.hpp"
+#include "core/file_hash.hpp"
 
 namespace hp::pipeline {
 
@@ -28,7 +29,7 @@ bool still_valid(const MeshEntry& prev, const std::string& input_hash, const std
         std::error_code ec;
         if (!fs::is_regular_file(f, ec) || fs::file_size(f, ec) != o.bytes.value_or(0)) return false;
         try {
-            if (file_hash(f) != o.hash.value_or("")) return false;
+            if (!hash_matches(f, o.hash.value_or(""))) return false;  // XXH3, or FNV in earlier manifests
         } catch (const Error&) {
             return false;
         }

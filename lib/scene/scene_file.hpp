@@ -96,7 +96,9 @@ void verify_scene_files(const std::filesystem::path& scene_path, const Scene& sc
 [[noreturn]] void fail_scene_file(const std::filesystem::path& scene_path, const Scene& scene, std::size_t geometry,
                                   const std::filesystem::path& file, bool missing);
 // Sets each ok geometry's file sizes and hashes from the files (content_hash, XXH3): what
-// haptic-pipeline --assembly records in scene.json (the manifest keeps its FNV hashes).
+// haptic-pipeline --assembly records in scene.json. A file whose recorded hash is already XXH3
+// (the manifest's, from this run or checked by its --resume) keeps it; FNV hashes of earlier
+// manifests are replaced.
 void hash_scene_files(const std::filesystem::path& scene_path, Scene& scene);
 
 // The absolute path of a geometry's file of `kind`; hp::Error(bad_input) when the geometry has none.

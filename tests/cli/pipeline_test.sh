@@ -17,6 +17,8 @@ h = 0xcbf29ce484222325
 for b in open(sys.argv[1], "rb").read():
     h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
 print("%016x" % h)' "$1"; }
+# XXH3-64 of a file as the manifest writes it, by xxhsum (scripts/install-deps.sh).
+xxh3() { echo "xxh3:$(xxhsum -H3 "$1" | awk '{print $NF}')"; }
 
 # --- validation: exit 2 naming stage and key, before any work --------------------------------
 printf '{"name": "t", "stages": [{"stage": "voxelize", "pad": "two"}]}\n' > "$TMP/badtype.json"
@@ -58,7 +60,7 @@ check "tool version and pipeline recorded" "$(json_get "$M1" 'bool(j["tool_versi
 # Recorded sizes and hashes are those of the files (hash recomputed here).
 bad=0
 while read -r file bytes hash; do
-    [ "$(stat -c %s "$TMP/j1/$file")" = "$bytes" ] && [ "$(fnv "$TMP/j1/$file")" = "$hash" ] || { bad=1; echo "mismatch: $file" >&2; }
+    [ "$(stat -c %s "$TMP/j1/$file")" = "$bytes" ] && [ "$(xxh3 "$TMP/j1/$file")" = "$hash" ] || { bad=1; echo "mismatch: $file" >&2; }
 done < <(json_get "$M1" '"\n".join("%s %d %s" % (o["file"], o["bytes"], o["hash"]) for e in j["meshes"] for o in e["outputs"])')
 check "output sizes and hashes match the files" "$bad" 0
 
@@ -112,6 +114,28 @@ check "resume skips the converted meshes" "$(json_get "$M1" 'j["summary"]["resum
 check "resume retries the broken one" "$(json_get "$M1" '[e["status"] for e in j["meshes"] if e["name"]=="broken"]')" "['failed']"
 stamp > "$TMP/after"
 cmp -s "$TMP/before" "$TMP/after" && pass "resume rewrote no artifact" || fail "resume rewrote artifacts"
+# A manifest of an earlier release (outputs hashed with FNV-1a) resumes too, each hash checked as
+# FNV; one of them wrong (as if its file had changed since): that mesh runs again.
+while read -r file; do echo "$file $(fnv "$TMP/j1/$file")"; done \
+    < <(json_get "$M1" '"\n".join(o["file"] for e in j["meshes"] if e["status"] == "ok" for o in e["outputs"])') > "$TMP/fnv.txt"
+python3 - "$M1" "$TMP/fnv.txt" <<'PY'
+import json, sys
+fnv = dict(line.split() for line in open(sys.argv[2]) if line.strip())
+m = json.load(open(sys.argv[1]))
+for e in m["meshes"]:
+    for o in e["outputs"]:
+        if o["file"] in fnv:
+            o["hash"] = fnv[o["file"]]
+        if e["name"] == "peg" and o["file"].endswith("voxelize.vdb"):
+            o["hash"] = "%016x" % (int(o["hash"], 16) ^ 1)
+json.dump(m, open(sys.argv[1], "w"))
+PY
+expect_exit 1 "$pipe" "$P/vps-default.json" "${meshes[@]}" -o "$TMP/j1" --resume "${small[@]}" --quiet
+check "an earlier manifest's FNV hashes resume" "$(json_get "$M1" 'j["summary"]["resumed"]')" $((n - 2))
+check "a wrong FNV hash runs its mesh again" "$(json_get "$M1" '[e["resumed"] for e in j["meshes"] if e["name"]=="peg"]')" "[False]"
+check "the mesh run again is recorded with XXH3, the resumed ones as they were" \
+    "$(json_get "$M1" 'sorted(set((e["resumed"], o["hash"].startswith("xxh3:")) for e in j["meshes"] if e["status"] == "ok" for o in e["outputs"]))')" \
+    "[(False, True), (True, False)]"
 rm "$TMP/j1/peg/distance.vdb"
 expect_exit 1 "$pipe" "$P/vps-default.json" "${meshes[@]}" -o "$TMP/j1" --resume "${small[@]}" --quiet
 check "a mesh with a missing output runs again" "$(json_get "$M1" '[e["resumed"] for e in j["meshes"] if e["name"]=="peg"]')" "[False]"
