@@ -50,6 +50,10 @@ void check_glb_lengths(const std::string& bytes, const std::string& where) {
     };
     if (bytes.size() < 12) refuse("a header", 12, bytes.size());
     const std::uint32_t version = le32(bytes, 4), length = le32(bytes, 8);
+#ifdef HP_FUZZ_CANARY
+    // The fuzzing canary of mesh_glb (docs/fuzzing.md): the check of the file's length below, off by one.
+    if (length == bytes.size() + 1) __builtin_trap();
+#endif
     if (length > bytes.size()) refuse("a file", length, bytes.size());
     if (version == 1) {  // glTF 1.0: the JSON content's length and format follow the header
         if (length < 20) refuse("a header", 20, length);
@@ -113,6 +117,10 @@ void check_collada(const std::string& bytes, const std::string& where) {
     const std::string attribute = " count=\"";
     for (std::size_t at = bytes.find(attribute); at != std::string::npos; at = bytes.find(attribute, at + 1)) {
         const double declared = std::strtod(bytes.c_str() + at + attribute.size(), nullptr);
+#ifdef HP_FUZZ_CANARY
+        // The fuzzing canary of mesh_dae (docs/fuzzing.md): the check below against the file's bits, not its bytes.
+        if (declared > static_cast<double>(bytes.size()) && declared <= 8.0 * static_cast<double>(bytes.size())) __builtin_trap();
+#endif
         if (declared > static_cast<double>(bytes.size()))
             fail_input(where, "the COLLADA count at byte " + std::to_string(at) + " declares " + count_text(declared) +
                                   " elements but the file has only " +
@@ -214,6 +222,10 @@ void check_zip_entries(const std::string& bytes, const std::string& where) {
     const std::size_t lowest = bytes.size() > 22 + 65535 ? bytes.size() - 22 - 65535 : 0;
     for (std::size_t at = bytes.size() - 3; end == std::string::npos && at-- > lowest;)
         if (le32(bytes, at) == 0x06054b50u) end = at;
+#ifdef HP_FUZZ_CANARY
+    // The fuzzing canary of mesh_3mf (docs/fuzzing.md): the check of the end record below, off by one.
+    if (end != std::string::npos && end + 22 == bytes.size() + 1) __builtin_trap();
+#endif
     if (end != std::string::npos && end + 22 > bytes.size())
         fail_input(where, "the ZIP archive's end record is cut short (truncated or corrupt)");
     // minizip's reading: the directory ends where the end record begins, and what comes before
@@ -253,6 +265,46 @@ void check_zip_entries(const std::string& bytes, const std::string& where) {
     const std::string model = model_part(rels);
     if (!model.empty() && names.count(model) == 0)
         corrupt("has no part '" + model.substr(0, 200) + "', which its relationships name as the 3MF model");
+}
+
+// Whether the first 64 KiB hold a line that Assimp's PLY reader takes as the header's end: after
+// spaces or tabs, "end_header" followed by a space, a line end, a NUL byte or the end of the file
+// (Assimp's TokenMatch; its lines end at '\r' or '\n'). A line that only starts with it, such as
+// "end_header" followed at once by binary data, is not: Assimp then reads the data as more header
+// lines, and crashes (SIGSEGV) or hangs (tests/fuzz/regressions/mesh_ply).
+bool has_ply_end_header(const std::string& bytes) {
+    const std::string_view head = std::string_view(bytes).substr(0, 65536);
+    const std::string_view token = "end_header";
+    for (std::size_t line = 0; line < head.size();) {
+        std::size_t at = head.find_first_not_of(" \t", line);
+        if (at == std::string_view::npos) return false;
+        if (head.compare(at, token.size(), token) == 0) {
+            const std::size_t after = at + token.size();
+#ifdef HP_FUZZ_CANARY
+            // The fuzzing canary of mesh_ply (docs/fuzzing.md): the line's start checked, not what follows.
+            if (after < bytes.size() && std::strchr(" \t\r\n\f", bytes[after]) == nullptr) __builtin_trap();
+#endif
+            if (after >= bytes.size() || std::strchr(" \t\r\n\f", bytes[after]) != nullptr) return true;
+        }
+        const std::size_t end = head.find_first_of("\r\n", at);
+        if (end == std::string_view::npos) return false;
+        line = end + 1;
+    }
+    return false;
+}
+
+// Whether Assimp's PLY reader takes the file as one: its first line begins with "ply" in any case,
+// whatever follows (a "ply" followed by NUL bytes hung it, tests/fuzz/regressions/mesh_ply), after
+// the line that Assimp skips when the file starts with a line end or a NUL byte.
+bool ply_magic(const std::string& bytes) {
+    std::size_t at = 0;
+    if (!bytes.empty() && std::strchr("\r\n\f", bytes[0]) != nullptr) {  // '\0' too
+        at = bytes.find('\n');
+        if (at == std::string::npos) return false;
+        ++at;
+    }
+    const auto is = [&](std::size_t i, char c) { return std::tolower(static_cast<unsigned char>(bytes[at + i])) == c; };
+    return bytes.size() >= at + 3 && is(0, 'p') && is(1, 'l') && is(2, 'y');
 }
 
 // Some importers trust the element counts of a file's header and allocate for them before
@@ -313,17 +365,25 @@ void check_declared_counts(const std::string& bytes, const std::string& ext, con
             counts.push_back(v);
         }
         if (counts.size() == 2) {
+#ifdef HP_FUZZ_CANARY
+            // The fuzzing canary of mesh_off (docs/fuzzing.md): the check below at 1 byte a vertex, not 6.
+            if (counts[0] * 6 > static_cast<double>(bytes.size()) && counts[0] <= static_cast<double>(bytes.size()))
+                __builtin_trap();
+#endif
             too_many("vertices", counts[0], 6);  // "0 0 0\n"
             too_many("faces", counts[1], 8);     // "3 0 1 2\n"
         }
-    } else if (first == "ply") {
+    }
+    if (ext == "ply" || ply_magic(bytes)) {
         // A header without its end line: Assimp's PLY reader crashes (SIGSEGV) or hangs on such a
-        // file (a crash found by fuzzing, tests/fuzz/regressions/mesh_ply).
-        if (bytes.substr(0, std::min<std::size_t>(bytes.size(), 65536)).find("\nend_header") == std::string::npos)
+        // file (crashes found by fuzzing, tests/fuzz/regressions/mesh_ply).
+        if (!has_ply_end_header(bytes))
             fail_input(where, "the PLY header has no end_header line (truncated or corrupt)");
         // Every element of the header needs at least 2 bytes (ascii) or one byte (binary).
+        std::istringstream header(bytes.substr(0, std::min<std::size_t>(bytes.size(), 4096)));
         std::string line;
-        while (std::getline(in, line) && line.rfind("end_header", 0) != 0) {
+        std::getline(header, line);  // the magic number's line
+        while (std::getline(header, line) && line.rfind("end_header", 0) != 0) {
             std::istringstream l(line);
             std::string kw, name;
             double n = 0;
@@ -336,8 +396,8 @@ void check_declared_counts(const std::string& bytes, const std::string& ext, con
 // does. Otherwise a file that the claiming importers refuse goes to Assimp's detection by content,
 // which hands it to every other importer's parser: a 12-byte ".gltf" file holding "indexarray{"
 // reaches the OpenGEX parser, which reads past the end of its buffer. An extension no importer
-// claims keeps the detection by content (any format Assimp reads).
-void keep_importers_of(Assimp::Importer& importer, const std::string& ext) {
+// claims keeps the detection by content (any format Assimp reads). True when an importer claims it.
+bool keep_importers_of(Assimp::Importer& importer, const std::string& ext) {
     std::vector<Assimp::BaseImporter*> others;
     bool claimed = false;
     for (std::size_t i = 0; i < importer.GetImporterCount(); ++i) {
@@ -349,11 +409,28 @@ void keep_importers_of(Assimp::Importer& importer, const std::string& ext) {
         else
             others.push_back(candidate);
     }
-    if (!claimed) return;
+    if (!claimed) return false;
     for (Assimp::BaseImporter* other : others) {
         importer.UnregisterLoader(other);
         delete other;  // an unregistered importer is no longer the Importer's to delete
     }
+    return true;
+}
+
+// OBJ: Assimp reads the material libraries a file names (its "mtllib" lines) from the working
+// folder and, when one is not there, the OBJ file's own bytes as a material library. A texture
+// line (map_Kd, bump, norm, ...) before a library's first newmtl makes it write through a null
+// material: SIGSEGV (a 388-byte OBJ file, tests/fuzz/regressions/mesh_obj). The tools keep the
+// geometry only, so the copy Assimp reads has its mtllib lines made comments; empty when the file
+// has none.
+std::string without_material_libraries(const std::string& bytes) {
+    std::string out;
+    for (std::size_t at = bytes.find("mtllib"); at != std::string::npos; at = bytes.find("mtllib", at + 1)) {
+        if (at != 0 && bytes[at - 1] != '\n' && bytes[at - 1] != '\r') continue;
+        if (out.empty()) out = bytes;
+        out[at] = '#';
+    }
+    return out;
 }
 
 }  // namespace
@@ -378,10 +455,12 @@ ImportedFile import_file(const std::filesystem::path& path) {
     // aborts the process on an assertion (a 448-byte PLY file, found by fuzzing): refused between.
     const unsigned steps = aiProcess_Triangulate | aiProcess_SortByPType;
     // Read from memory with the file's extension as a hint, so the file is read exactly once.
-    keep_importers_of(importer, ext);
+    const bool claimed = keep_importers_of(importer, ext);
+    const std::string commented = ext == "obj" || !claimed ? without_material_libraries(bytes) : std::string();
+    const std::string& input = commented.empty() ? bytes : commented;
     const aiScene* scene = nullptr;
     try {
-        scene = importer.ReadFileFromMemory(bytes.data(), bytes.size(), aiProcess_ValidateDataStructure, ext.c_str());
+        scene = importer.ReadFileFromMemory(input.data(), input.size(), aiProcess_ValidateDataStructure, ext.c_str());
         for (unsigned m = 0; scene && m < scene->mNumMeshes; ++m)
             for (unsigned f = 0; f < scene->mMeshes[m]->mNumFaces; ++f)
                 if (scene->mMeshes[m]->mFaces[f].mNumIndices == 0)

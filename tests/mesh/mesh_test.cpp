@@ -313,6 +313,42 @@ TEST(MeshImport, ZipEntriesThatDoNotOpenAreRefused) {
 }
 
 // A count beyond long long's range (or inf) is refused with a message, not cast.
+// A PLY header whose end line Assimp does not take as one ("end_header" followed at once by other
+// bytes) made Assimp read the binary data as header lines: SIGSEGV or a hang
+// (tests/fuzz/regressions/mesh_ply). Refused before Assimp reads it; a space, tab or CR before the
+// line end is still an end line.
+TEST(MeshImport, PlyHeaderWithoutAnEndLineIsRefused) {
+    const std::string header = "ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\n"
+                               "property float y\nproperty float z\nelement face 1\n"
+                               "property list uchar int vertex_indices\n";
+    std::string body(36, '\0');
+    const float one = 1.0f;
+    std::memcpy(&body[12], &one, 4);  // (1, 0, 0)
+    std::memcpy(&body[28], &one, 4);  // (0, 1, 0)
+    body += std::string("\3\0\0\0\0\1\0\0\0\2\0\0\0", 13);
+    for (const char* end : {"end_header\n", "end_header \r\n", "  end_header\t\n"})
+        EXPECT_EQ(hp::load_mesh(temp_file("triangle.ply", header + end + body)).mesh.triangles.size(), 1u) << end;
+    std::string msg;
+    for (const char* end : {"end_headerX\n", "end_header\xff", "end_header_\n"}) {
+        EXPECT_EQ(load_error(temp_file("no-end.ply", header + end + body), &msg), hp::ExitCode::bad_input) << end;
+        EXPECT_NE(msg.find("no end_header line"), std::string::npos) << msg;
+    }
+    // Assimp takes any first line that begins with "ply" as the magic number: a header whose "ply" is
+    // followed by NUL bytes, and which has no end line, hung it.
+    EXPECT_EQ(load_error(temp_file("nul.ply", std::string("ply\0\0\n", 6) + header.substr(4) + body), &msg),
+              hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("no end_header line"), std::string::npos) << msg;
+}
+
+// Assimp read a missing material library as the OBJ file's own bytes, and a texture line before its
+// first newmtl made it write through a null material (SIGSEGV, tests/fuzz/regressions/mesh_obj). The
+// import does not read material libraries: the file's triangles are read.
+TEST(MeshImport, ObjMaterialLibrariesAreNotRead) {
+    const std::string triangle = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    for (const char* head : {"mtllib missing.mtl\nmap_Kd a.png\n", "mtllib missing.mtl\r\nbump a.png\r\n"})
+        EXPECT_EQ(hp::load_mesh(temp_file("materials.obj", head + triangle)).mesh.triangles.size(), 1u) << head;
+}
+
 TEST(MeshImport, CountsBeyondLongLongAreRefused) {
     std::string msg;
     EXPECT_EQ(load_error(temp_file("inf.off", "OFF\n1e526 1 0\n0 0 0\n"), &msg), hp::ExitCode::bad_input);
