@@ -213,9 +213,15 @@ std::string model_part(const std::string& rels) {
 // (the local header's method, name length, CRC-32 and sizes), inflated and checked against its
 // CRC-32 and size, and a 3MF package's model part must be one of them. An encrypted entry is
 // refused (Assimp reads it without a password). Entries of another method or of ZIP64 sizes are
-// left to Assimp; an archive without its end record too.
-void check_zip_entries(const std::string& bytes, const std::string& where) {
-    if (bytes.size() < 4) return;
+// left to Assimp. A file of a ZIP format's extension (`archive`) that minizip cannot open (no end
+// record, an end record of several disks or with a directory that does not fit before it) is
+// refused too: Assimp refuses it as well, but its 3MF reader leaks 96 bytes each time (the package's
+// constructor throws after allocating its ZIP reader; docs/fuzzing.md, "Findings and fixes").
+void check_zip_entries(const std::string& bytes, bool archive, const std::string& where) {
+    const auto unopened = [&](const std::string& why) {
+        if (archive) fail_input(where, "not a ZIP archive that can be opened (" + why + ")");
+    };
+    if (bytes.size() < 22) return unopened("shorter than the archive's end record");
     // The end record: 22 bytes and a comment of up to 65535, the last signature in the file's tail
     // (minizip takes one however few bytes follow it).
     std::size_t end = std::string::npos;
@@ -228,9 +234,17 @@ void check_zip_entries(const std::string& bytes, const std::string& where) {
 #endif
     if (end != std::string::npos && end + 22 > bytes.size())
         fail_input(where, "the ZIP archive's end record is cut short (truncated or corrupt)");
+    if (end == std::string::npos) return unopened("no end record");
     // minizip's reading: the directory ends where the end record begins, and what comes before
-    // the archive (a self-extracting stub) shifts every offset.
-    if (end == std::string::npos || std::uint64_t{le32(bytes, end + 16)} + le32(bytes, end + 12) > end) return;
+    // the archive (a self-extracting stub) shifts every offset. A ZIP64 archive (its locator before
+    // the end record) is left to Assimp.
+    if (end < 20 || le32(bytes, end - 20) != 0x07064b50u) {
+        if (le16(bytes, end + 4) != 0 || le16(bytes, end + 6) != 0 || le16(bytes, end + 8) != le16(bytes, end + 10))
+            return unopened("its end record is of an archive on several disks");
+        if (std::uint64_t{le32(bytes, end + 16)} + le32(bytes, end + 12) > end)
+            return unopened("its directory does not fit before its end record");
+    }
+    if (std::uint64_t{le32(bytes, end + 16)} + le32(bytes, end + 12) > end) return;
     const std::size_t base = end - le32(bytes, end + 16) - le32(bytes, end + 12);
     const auto corrupt = [&](const std::string& what) { fail_input(where, "the ZIP archive " + what + " (corrupt)"); };
     std::set<std::string> names;
@@ -314,8 +328,9 @@ void check_declared_counts(const std::string& bytes, const std::string& ext, con
     // minizip finds an archive by its end record, whatever the first bytes (a .3mf file may start
     // as a binary glTF): the extensions of the importers that read ZIP archives, and any file that
     // starts as one.
-    if (bytes.compare(0, 2, "PK") == 0 || ext == "3mf" || ext == "zae" || ext == "pk3") {
-        check_zip_entries(bytes, where);
+    const bool archive = ext == "3mf" || ext == "zae" || ext == "pk3";
+    if (bytes.compare(0, 2, "PK") == 0 || archive) {
+        check_zip_entries(bytes, archive, where);
         return;
     }
     if (bytes.compare(0, 4, "glTF") == 0) {
