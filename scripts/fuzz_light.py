@@ -78,7 +78,8 @@ GROUPS = {
 }
 ENTRY = {target: entry for entry, targets in GROUPS.items() for target in targets}
 FUZZ_FLAGS = ["-O1", "-gline-tables-only", "-DNDEBUG", "-fsanitize=fuzzer-no-link,address,undefined",
-              "-fno-omit-frame-pointer", "-fno-sanitize-recover=undefined"]
+              "-fno-omit-frame-pointer", "-fno-sanitize-recover=undefined",
+              "-fsanitize-ignorelist=" + os.path.join(ROOT, "tests", "fuzz", "ubsan_ignore.txt")]
 COVERAGE_FLAGS = ["-O0", "-fprofile-instr-generate", "-fcoverage-mapping"]
 # STEP and IGES: the import layer and lib/mesh/cad.cpp in the binary, the OpenCASCADE module's own
 # files in OUT/hapticprep_cad.so (CAD_MODULE).
