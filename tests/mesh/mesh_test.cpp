@@ -359,6 +359,20 @@ TEST(MeshImport, ObjMaterialLibrariesAreNotRead) {
         EXPECT_EQ(hp::load_mesh(temp_file("materials.obj", head + triangle)).mesh.triangles.size(), 1u) << head;
 }
 
+// Assimp's OFF reader takes its counts from where its tokenizer stands: "OFF08 500000000" is 8
+// vertices and 500 million faces (7.8 GB before the check), and a file without a header is read
+// from its first number (tests/fuzz/regressions/mesh_off). Both are checked as it reads them.
+TEST(MeshImport, OffCountsAreCheckedAsAssimpReadsThem) {
+    const std::string triangle = "3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
+    for (const std::string head : {"OFF\n", "", "nOFF 3\n"})
+        EXPECT_EQ(hp::load_mesh(temp_file("triangle.off", head + triangle)).mesh.triangles.size(), 1u) << head;
+    std::string msg;
+    for (const char* bomb : {"OFF08 500000000 5 0\n0 0 0\n", "500000000 5 0\n0 0 0\n"}) {
+        EXPECT_EQ(load_error(temp_file("bomb.off", bomb), &msg), hp::ExitCode::bad_input) << bomb;
+        EXPECT_NE(msg.find("the header declares"), std::string::npos) << msg;
+    }
+}
+
 TEST(MeshImport, CountsBeyondLongLongAreRefused) {
     std::string msg;
     EXPECT_EQ(load_error(temp_file("inf.off", "OFF\n1e526 1 0\n0 0 0\n"), &msg), hp::ExitCode::bad_input);
