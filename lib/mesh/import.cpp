@@ -315,6 +315,7 @@ bool has_ply_end_header(const std::string& bytes) {
 // gives 8 vertices and 50 million faces, and a file without a header is read from its first number.
 // Empty when the reader refuses the header.
 std::optional<std::array<std::uint32_t, 2>> assimp_off_counts(const std::string& bytes) {
+    if (bytes.size() < 4) return std::nullopt;  // no count can be too many; and `end - 3` below stays in the bytes
     const char* car = bytes.c_str();
     const char* const end = car + bytes.size();
     const auto skip_spaces = [&] { while (*car == ' ' || *car == '\t' || *car == '\r' || *car == '\n') ++car; };
