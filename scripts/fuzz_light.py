@@ -34,7 +34,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fuzz_coverage import READERS  # noqa: E402
+from fuzz_coverage import CAD_MODULE, READERS  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 # The file that holds each target's canary (as HP_FUZZ_CANARY_<target> in tests/fuzz/fuzz.cmake).
@@ -82,9 +82,8 @@ FUZZ_FLAGS = ["-O1", "-gline-tables-only", "-DNDEBUG", "-fsanitize=fuzzer-no-lin
               "-fsanitize-ignorelist=" + os.path.join(ROOT, "tests", "fuzz", "ubsan_ignore.txt")]
 COVERAGE_FLAGS = ["-O0", "-fprofile-instr-generate", "-fcoverage-mapping"]
 # STEP and IGES: the import layer and lib/mesh/cad.cpp in the binary, the OpenCASCADE module's own
-# files in OUT/hapticprep_cad.so (CAD_MODULE).
+# files (fuzz_coverage.CAD_MODULE) in OUT/hapticprep_cad.so.
 CAD_READERS = ["lib/mesh/mesh.cpp", "lib/mesh/import.cpp", "lib/mesh/gltf_check.cpp", "lib/mesh/cad.cpp"]
-CAD_MODULE = ["lib/mesh/cad_occt.cpp", "lib/mesh/cad_guard.cpp"]
 
 
 def compiled_files(build):
@@ -143,13 +142,13 @@ def link_libraries(build, target, drop=()):
     return libs
 
 
-def link_cad_module(build, out, objects, file_name):
+def link_cad_module(build, out, objects, file_name, flags=()):
     """OUT/FILE_NAME, the OpenCASCADE module from `objects`, with the libraries of the build's own
     module. Its sanitizer and libFuzzer symbols stay undefined: the fuzz binary exports them
     (-rdynamic)."""
     libs = link_libraries(build, "hapticprep_cad", ("-Wl,--no-undefined", "-shared", "-fPIC"))
     module = os.path.join(os.path.abspath(out), file_name)
-    subprocess.run(["clang++", "-shared", "-fPIC", *objects, "-o", module, *libs], check=True, cwd=build)
+    subprocess.run(["clang++", "-shared", "-fPIC", *flags, *objects, "-o", module, *libs], check=True, cwd=build)
     return module
 
 
@@ -174,10 +173,16 @@ def main(argv):
                      "(make fuzz-coverage makes build-fuzz-light)")
     os.makedirs(out, exist_ok=True)
     if mode == "coverage":
-        # The readers this build compiles (lib/bullet only with Bullet).
-        readers = sorted({f for files in READERS.values() for f in files} & set(compiled_files(build)))
+        # The readers this build compiles (lib/bullet only with Bullet); the OpenCASCADE module's
+        # files (with OpenCASCADE) into OUT/hapticprep_cad_coverage.so, which the replay of step and
+        # iges loads (scripts/fuzz_coverage.py).
+        built = set(compiled_files(build))
+        readers = sorted(({f for files in READERS.values() for f in files} & built) - set(CAD_MODULE))
         sources = [(f, f, ()) for f in ["tests/fuzz/replay_main.cpp", *readers]]
         objects = compile_all(build, out, sources, COVERAGE_FLAGS)
+        if set(CAD_MODULE) <= built:
+            module = compile_all(build, out, [(f, f, ["-fPIC"]) for f in CAD_MODULE], COVERAGE_FLAGS)
+            link_cad_module(build, out, module, "hapticprep_cad_coverage.so", ["-fprofile-instr-generate"])
         print(link(build, out, "hp_fuzz_coverage", objects, ["-fprofile-instr-generate"]))
         return
     target = argv[4]
