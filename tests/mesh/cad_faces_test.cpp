@@ -122,3 +122,21 @@ TEST(CadFaces, NothingLeftToMeshIsRefusedWithOneLine) {
     }
     EXPECT_EQ(run("haptic-dump " + file.string()), 3);
 }
+
+// An IGES circular arc whose end point is not on the circle its start point gives: OpenCASCADE's
+// shape healing ran for minutes on such a file (tests/fuzz/regressions/iges). Refused before the
+// transfer, naming the arc.
+TEST(CadFaces, IgesArcThatEndsOffItsCircleIsRefused) {
+    const fs::path cylinder = fs::path(HP_SOURCE_DIR) / "tests" / "fuzz" / "corpus" / "iges" / "cylinder.igs";
+    EXPECT_GT(hp::load_mesh(cylinder).mesh.triangles.size(), 0u);
+    const fs::path file = damaged(cylinder, "arc-off-its-circle.igs",
+                                  edited_iges(slurp(cylinder), "100,0.,0.,0.,5.,0.,5.,0.;", "100,0.,0.,0.,5.,0.,4.,0.;"));
+    try {
+        hp::load_mesh(file);
+        FAIL() << "an arc ending off its circle was read";
+    } catch (const hp::Error& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(e.code(), hp::ExitCode::bad_input) << what;
+        EXPECT_NE(what.find("IGES circular arc 19 starts 5 and ends 4 from its centre"), std::string::npos) << what;
+    }
+}
