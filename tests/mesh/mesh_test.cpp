@@ -350,6 +350,20 @@ TEST(MeshImport, PlyHeaderWithoutAnEndLineIsRefused) {
     EXPECT_NE(msg.find("no end_header line"), std::string::npos) << msg;
 }
 
+// Assimp reads an ASCII PLY file one line per element and, past the last line, parses from what its
+// line buffer still holds: 14 elements on 8 lines made it allocate 16 GB
+// (tests/fuzz/regressions/mesh_ply). Each element needs its line.
+TEST(MeshImport, AsciiPlyElementsPastTheLastLineAreRefused) {
+    const std::string header = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+                               "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n";
+    const std::string body = "0 0 0\n1 0 0\n0 1 0\n3 0 1 2";
+    EXPECT_EQ(hp::load_mesh(temp_file("triangle.ply", header + body)).mesh.triangles.size(), 1u);
+    EXPECT_EQ(hp::load_mesh(temp_file("triangle.ply", header + body + "\n")).mesh.triangles.size(), 1u);
+    std::string msg;
+    EXPECT_EQ(load_error(temp_file("short.ply", header + "0 0 0\n1 0 0\n0 1 0\n"), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("has 3 lines where the header declares 4 elements"), std::string::npos) << msg;
+}
+
 // Assimp read a missing material library as the OBJ file's own bytes, and a texture line before its
 // first newmtl made it write through a null material (SIGSEGV, tests/fuzz/regressions/mesh_obj). The
 // import does not read material libraries: the file's triangles are read.
