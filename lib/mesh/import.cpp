@@ -451,12 +451,20 @@ void check_declared_counts(const std::string& bytes, const std::string& ext, con
         std::getline(header, line);  // the magic number's line
         double elements = 0;
         bool ascii = false;
+        // An element declared twice: Assimp 5.2.5 sizes its vertex array by the first "vertex"
+        // element and writes the second's past its end (a heap overflow found by fuzzing,
+        // tests/fuzz/regressions/mesh_ply). Names end where Assimp's end, at a NUL byte too.
+        std::set<std::string> names;
         while (std::getline(header, line) && line.rfind("end_header", 0) != 0) {
             std::istringstream l(line);
             std::string kw, name;
             double n = 0;
             if (l >> kw >> name && kw == "format") ascii = ascii || name == "ascii";
-            if (kw == "element" && l >> n) {
+            if (kw != "element") continue;
+            name = name.substr(0, name.find('\0'));
+            if (!names.insert(name).second)
+                fail_input(where, "the PLY header declares the element '" + name.substr(0, 80) + "' twice (corrupt)");
+            if (l >> n) {
                 too_many(("'" + name + "' elements").c_str(), n, 1);
                 elements += n;
             }

@@ -350,6 +350,17 @@ TEST(MeshImport, PlyHeaderWithoutAnEndLineIsRefused) {
     EXPECT_NE(msg.find("no end_header line"), std::string::npos) << msg;
 }
 
+// A PLY element declared twice: Assimp sized its vertex array by the first "vertex" element and wrote
+// the second's past its end (a heap overflow, tests/fuzz/regressions/mesh_ply).
+TEST(MeshImport, PlyElementDeclaredTwiceIsRefused) {
+    const std::string twice = "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nelement vertex 3\n"
+                              "property float x\nproperty float y\nproperty float z\nelement face 1\n"
+                              "property list uchar int vertex_indices\nend_header\n0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
+    std::string msg;
+    EXPECT_EQ(load_error(temp_file("twice.ply", twice), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("declares the element 'vertex' twice"), std::string::npos) << msg;
+}
+
 // Assimp reads an ASCII PLY file one line per element and, past the last line, parses from what its
 // line buffer still holds: 14 elements on 8 lines made it allocate 16 GB
 // (tests/fuzz/regressions/mesh_ply). Each element needs its line.
