@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -320,6 +321,33 @@ void check_iges_arcs(const Handle(IGESData_IGESModel)& model, const std::string&
     }
 }
 
+// Real numbers of the file beyond a double's range: refused. OpenCASCADE reads `1.E+30810` as
+// infinity, and its shape healing then ran for minutes on a STEP point with that coordinate
+// (tests/fuzz/regressions/step). A number has a mantissa and an exponent (E, or D in IGES); STEP
+// strings ('...', '' inside) are skipped, IGES Hollerith strings are not (a string holding such a
+// number would be refused too).
+void check_cad_numbers(const std::string& where, const std::string& format, const std::string& bytes) {
+    bool in_string = false;
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+        const char c = bytes[i];
+        if (format == "STEP" && c == '\'') in_string = !in_string;
+        if (in_string || (c != 'E' && c != 'e' && c != 'D' && c != 'd') || i == 0 ||
+            !(std::isdigit(static_cast<unsigned char>(bytes[i - 1])) || bytes[i - 1] == '.'))
+            continue;
+        std::size_t begin = i;
+        while (begin > 0 && (std::isdigit(static_cast<unsigned char>(bytes[begin - 1])) || bytes[begin - 1] == '.')) --begin;
+        if (begin > 0 && (std::isalpha(static_cast<unsigned char>(bytes[begin - 1])) || bytes[begin - 1] == '_')) continue;
+        std::size_t end = i + 1;
+        if (end < bytes.size() && (bytes[end] == '+' || bytes[end] == '-')) ++end;
+        while (end < bytes.size() && std::isdigit(static_cast<unsigned char>(bytes[end]))) ++end;
+        std::string number = bytes.substr(begin, end - begin);
+        number[i - begin] = 'E';
+        if (!std::isfinite(std::strtod(number.c_str(), nullptr)))
+            fail_input(where, "the " + format + " number " + number.substr(0, 40) + " at byte " + std::to_string(begin) +
+                                  " is beyond the range of a double (damaged file; check or export it again)");
+    }
+}
+
 // The file's bytes are a whole STEP or IGES file: not empty, starting as one, not cut short.
 void check_cad_bytes(const std::string& where, const std::string& kind, const std::string& format, const std::string& bytes) {
     if (bytes.empty()) fail_input(where, "the file is empty (0 bytes)");
@@ -342,6 +370,7 @@ void check_cad_bytes(const std::string& where, const std::string& kind, const st
         fail_input(where, "the " + format + " file is cut short (no " +
                               (kind == "step" ? std::string("END-ISO-10303-21; at its end") : std::string("Terminate section")) +
                               "); copy or export it again");
+    check_cad_numbers(where, format, bytes);
 }
 
 // The file's shapes transferred into an XCAF document, and the file's length unit: metres per unit

@@ -140,3 +140,16 @@ TEST(CadFaces, IgesArcThatEndsOffItsCircleIsRefused) {
     const std::string what = refusal(file);
     EXPECT_NE(what.find("IGES circular arc 19 starts 5 and ends 4 from its centre"), std::string::npos) << what;
 }
+
+// A number beyond a double's range, which OpenCASCADE reads as infinity: its shape healing ran for
+// minutes on a STEP point at 1.E+30810 (tests/fuzz/regressions/step). Refused before it is read; the
+// same digits inside a string are not a number.
+TEST(CadFaces, NumbersBeyondADoubleAreRefused) {
+    const std::string box = slurp(box_step());
+    const fs::path named = damaged(box_step(), "named.step", edited(box, "PRODUCT('", "PRODUCT('1.E+30810 "));
+    EXPECT_EQ(hp::load_mesh(named).diagnostics.triangles, 12u);
+    const fs::path file = damaged(box_step(), "infinite-point.step",
+                                  edited(box, "CARTESIAN_POINT('',(0.,0.,0.))", "CARTESIAN_POINT('',(1.E+30810,0.,0.))"));
+    const std::string what = refusal(file);
+    EXPECT_NE(what.find("the STEP number 1.E+30810 at byte"), std::string::npos) << what;
+}
