@@ -380,7 +380,8 @@ TEST(MeshImport, AsciiPlyElementsPastTheLastLineAreRefused) {
 // import does not read material libraries: the file's triangles are read.
 TEST(MeshImport, ObjMaterialLibrariesAreNotRead) {
     const std::string triangle = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
-    for (const char* head : {"mtllib missing.mtl\nmap_Kd a.png\n", "mtllib missing.mtl\r\nbump a.png\r\n"})
+    for (const std::string& head : {std::string("mtllib missing.mtl\nmap_Kd a.png\n"), std::string("mtllib missing.mtl\r\nbump a.png\r\n"),
+                                   std::string("#\0\0mtllib missing.mtl\nnorm a.png\n", 34)})  // a NUL byte ends a line too
         EXPECT_EQ(hp::load_mesh(temp_file("materials.obj", head + triangle)).mesh.triangles.size(), 1u) << head;
 }
 
