@@ -323,28 +323,39 @@ void check_iges_arcs(const Handle(IGESData_IGESModel)& model, const std::string&
 
 // Real numbers of the file beyond a double's range: refused. OpenCASCADE reads `1.E+30810` as
 // infinity, and its shape healing then ran for minutes on a STEP point with that coordinate
-// (tests/fuzz/regressions/step). A number has a mantissa and an exponent (E, or D in IGES); STEP
-// strings ('...', '' inside) are skipped, IGES Hollerith strings are not (a string holding such a
-// number would be refused too).
+// (tests/fuzz/regressions/step). A number has a mantissa and an exponent (E, or D in IGES). STEP:
+// the whole file, strings ('...', '' inside) skipped. IGES: the data of the global and parameter
+// sections only (the directory's columns 65 to 80 read as numbers, "00010000D0000401"), Hollerith
+// strings not skipped (a string holding such a number would be refused too).
 void check_cad_numbers(const std::string& where, const std::string& format, const std::string& bytes) {
-    bool in_string = false;
-    for (std::size_t i = 0; i < bytes.size(); ++i) {
-        const char c = bytes[i];
-        if (format == "STEP" && c == '\'') in_string = !in_string;
-        if (in_string || (c != 'E' && c != 'e' && c != 'D' && c != 'd') || i == 0 ||
-            !(std::isdigit(static_cast<unsigned char>(bytes[i - 1])) || bytes[i - 1] == '.'))
-            continue;
-        std::size_t begin = i;
-        while (begin > 0 && (std::isdigit(static_cast<unsigned char>(bytes[begin - 1])) || bytes[begin - 1] == '.')) --begin;
-        if (begin > 0 && (std::isalpha(static_cast<unsigned char>(bytes[begin - 1])) || bytes[begin - 1] == '_')) continue;
-        std::size_t end = i + 1;
-        if (end < bytes.size() && (bytes[end] == '+' || bytes[end] == '-')) ++end;
-        while (end < bytes.size() && std::isdigit(static_cast<unsigned char>(bytes[end]))) ++end;
-        std::string number = bytes.substr(begin, end - begin);
-        number[i - begin] = 'E';
-        if (!std::isfinite(std::strtod(number.c_str(), nullptr)))
-            fail_input(where, "the " + format + " number " + number.substr(0, 40) + " at byte " + std::to_string(begin) +
-                                  " is beyond the range of a double (damaged file; check or export it again)");
+    const auto scan = [&](std::size_t from, std::size_t to, bool step) {
+        bool in_string = false;
+        for (std::size_t i = from; i < to; ++i) {
+            const char c = bytes[i];
+            if (step && c == '\'') in_string = !in_string;
+            if (in_string || (c != 'E' && c != 'e' && c != 'D' && c != 'd') || i == from ||
+                !(std::isdigit(static_cast<unsigned char>(bytes[i - 1])) || bytes[i - 1] == '.'))
+                continue;
+            std::size_t begin = i;
+            while (begin > from && (std::isdigit(static_cast<unsigned char>(bytes[begin - 1])) || bytes[begin - 1] == '.')) --begin;
+            if (begin > from && (std::isalpha(static_cast<unsigned char>(bytes[begin - 1])) || bytes[begin - 1] == '_')) continue;
+            std::size_t end = i + 1;
+            if (end < to && (bytes[end] == '+' || bytes[end] == '-')) ++end;
+            while (end < to && std::isdigit(static_cast<unsigned char>(bytes[end]))) ++end;
+            std::string number = bytes.substr(begin, end - begin);
+            number[i - begin] = 'E';
+            if (!std::isfinite(std::strtod(number.c_str(), nullptr)))
+                fail_input(where, "the " + format + " number " + number.substr(0, 40) + " at byte " + std::to_string(begin) +
+                                      " is beyond the range of a double (damaged file; check or export it again)");
+        }
+    };
+    if (format == "STEP") return scan(0, bytes.size(), true);
+    for (std::size_t line = 0; line < bytes.size();) {  // IGES: 80-column records, section letter in column 73
+        std::size_t eol = bytes.find_first_of("\r\n", line);
+        if (eol == std::string::npos) eol = bytes.size();
+        if (eol - line >= 73 && (bytes[line + 72] == 'G' || bytes[line + 72] == 'P'))
+            scan(line, line + (bytes[line + 72] == 'P' ? 64 : 72), false);
+        line = eol + 1;
     }
 }
 

@@ -152,4 +152,9 @@ TEST(CadFaces, NumbersBeyondADoubleAreRefused) {
                                   edited(box, "CARTESIAN_POINT('',(0.,0.,0.))", "CARTESIAN_POINT('',(1.E+30810,0.,0.))"));
     const std::string what = refusal(file);
     EXPECT_NE(what.find("the STEP number 1.E+30810 at byte"), std::string::npos) << what;
+    // IGES: in the parameter data (D exponents too), not in the columns after it.
+    const fs::path cylinder = fs::path(HP_SOURCE_DIR) / "tests" / "fuzz" / "corpus" / "iges" / "cylinder.igs";
+    const fs::path iges = damaged(cylinder, "infinite-arc.igs",
+                                  edited_iges(slurp(cylinder), "100,0.,0.,0.,5.,0.,5.,0.;", "100,0.,0.,0.,5.D999,0.,5.,0.;"));
+    EXPECT_NE(refusal(iges).find("the IGES number 5.E999 at byte"), std::string::npos);
 }
