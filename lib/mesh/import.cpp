@@ -219,7 +219,7 @@ std::string model_part(const std::string& rels) {
 // record, an end record of several disks or with a directory that does not fit before it) is
 // refused too: Assimp refuses it as well, but its 3MF reader leaks 96 bytes each time (the package's
 // constructor throws after allocating its ZIP reader; docs/fuzzing.md, "Findings and fixes").
-void check_zip_entries(const std::string& bytes, bool archive, const std::string& where) {
+void check_zip_entries(const std::string& bytes, bool archive, bool package_3mf, const std::string& where) {
     const auto unopened = [&](const std::string& why) {
         if (archive) fail_input(where, "not a ZIP archive that can be opened (" + why + ")");
     };
@@ -281,6 +281,10 @@ void check_zip_entries(const std::string& bytes, bool archive, const std::string
     const std::string model = model_part(rels);
     if (!model.empty() && names.count(model) == 0)
         corrupt("has no part '" + model.substr(0, 200) + "', which its relationships name as the 3MF model");
+    // A .3mf package whose relationships name no model (or that has no _rels/.rels): Assimp's 3MF
+    // reader aborts on its assertion that the model was opened (an archive of no entries, found by
+    // fuzzing, tests/fuzz/regressions/mesh_3mf).
+    if (package_3mf && model.empty()) corrupt("has no 3MF model named by its relationships (_rels/.rels)");
 }
 
 // Where the data of a PLY file begins: past the first line of the first 64 KiB that Assimp's PLY
@@ -369,7 +373,7 @@ void check_declared_counts(const std::string& bytes, const std::string& ext, con
     // starts as one.
     const bool archive = ext == "3mf" || ext == "zae" || ext == "pk3";
     if (bytes.compare(0, 2, "PK") == 0 || archive) {
-        check_zip_entries(bytes, archive, where);
+        check_zip_entries(bytes, archive, ext == "3mf", where);
         return;
     }
     if (bytes.compare(0, 4, "glTF") == 0) {

@@ -320,6 +320,12 @@ TEST(MeshImport, ZipEntriesThatDoNotOpenAreRefused) {
         EXPECT_EQ(load_error(temp_file("unopened.3mf", unopened), &msg), hp::ExitCode::bad_input);
         EXPECT_NE(msg.find("not a ZIP archive that can be opened"), std::string::npos) << msg;
     }
+    // A package whose relationships (renamed away) name no model: Assimp aborted on an assertion.
+    std::string no_rels = box;
+    for (std::size_t at = no_rels.find("_rels/.rels"); at != std::string::npos; at = no_rels.find("_rels/.rels", at + 1))
+        no_rels[at + 10] = 'z';
+    EXPECT_EQ(load_error(temp_file("no-rels.3mf", no_rels), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("has no 3MF model named by its relationships"), std::string::npos) << msg;
 }
 
 // A count beyond long long's range (or inf) is refused with a message, not cast.
