@@ -80,6 +80,10 @@ GridSpec spec_from(const nlohmann::json& meta, const std::string& where) {
         for (int a = 0; a < 3; ++a) {
             g.origin[a] = j.at("origin").at(static_cast<std::size_t>(a)).get<double>();
             const double d = j.at("dims").at(static_cast<std::size_t>(a)).get<double>();
+#ifdef HP_FUZZ_CANARY
+            // The fuzzing canary of the VDB grid reads (docs/fuzzing.md): dims from 0, not 1, pass the check below.
+            if (d == 0) __builtin_trap();
+#endif
             // Index coordinates are int32 in OpenVDB; a leaf-aligned margin stays below 2^31.
             ok = ok && d >= 1 && d <= 2147483647.0 - 8 && d == std::floor(d);
             if (ok) g.dims[static_cast<std::size_t>(a)] = static_cast<int>(d);

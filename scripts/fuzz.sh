@@ -19,7 +19,8 @@ jobs=${JOBS:-2}
 canary=${FUZZ_CANARY:-0}
 all=(hps hcfm hoct hsmp vdb_field vdb_shell_field vdb_gradient pipeline manifest poses scene
      mesh_obj mesh_stl mesh_ply mesh_off mesh_gltf mesh_glb mesh_dae mesh_3mf)
-canaries=(hps hcfm hoct hsmp vdb_field vdb_shell_field vdb_gradient pipeline manifest poses scene)
+canaries=(hps hcfm hoct hsmp vdb_field vdb_shell_field vdb_gradient pipeline manifest poses scene
+          mesh_obj mesh_stl mesh_ply mesh_off mesh_gltf mesh_glb mesh_dae mesh_3mf)
 
 command -v clang++ >/dev/null || { echo "fuzz: clang++ not found (scripts/install-deps.sh installs it)" >&2; exit 2; }
 if [ ! -f "$build/CMakeCache.txt" ]; then

@@ -44,7 +44,12 @@ READERS = {
     "mesh_3mf": MESH,
     "bullet_scene": ["lib/bullet/scene.cpp"],
     "hacd_cache": ["lib/bullet/hacd.cpp"],
+    # In the OpenCASCADE module (hapticprep_cad_coverage.so next to the binary), and the soup's path.
+    "step": ["lib/mesh/cad_occt.cpp", "lib/mesh/cad_guard.cpp", "lib/mesh/mesh.cpp"],
+    "iges": ["lib/mesh/cad_occt.cpp", "lib/mesh/cad_guard.cpp", "lib/mesh/mesh.cpp"],
 }
+# The files of the OpenCASCADE module: compiled into a module of their own, not into the binary.
+CAD_MODULE = ["lib/mesh/cad_occt.cpp", "lib/mesh/cad_guard.cpp"]
 
 
 def tool(name):
@@ -55,9 +60,11 @@ def tool(name):
     sys.exit(f"fuzz_coverage: {name}-14 not found (scripts/install-deps.sh installs llvm-14)")
 
 
-def line_summary(llvm_cov, binary, profdata, sources):
-    """{source: (covered, total)} for the given sources, from llvm-cov export."""
-    out = subprocess.run([llvm_cov, "export", "-summary-only", "-instr-profile=" + profdata, binary, *sources],
+def line_summary(llvm_cov, binary, profdata, sources, objects=()):
+    """{source: (covered, total)} for the given sources, from llvm-cov export (of the binary and the
+    modules in `objects`)."""
+    more = [a for o in objects for a in ("-object", o)]
+    out = subprocess.run([llvm_cov, "export", "-summary-only", "-instr-profile=" + profdata, binary, *more, *sources],
                          check=True, stdout=subprocess.PIPE, text=True).stdout
     found = {}
     for f in json.loads(out)["data"][0]["files"]:
@@ -85,9 +92,18 @@ def main(argv):
             sys.exit(f"fuzz_coverage: unknown target '{target}' (targets: {' '.join(READERS)})")
         inputs = [f"tests/fuzz/{kind}/{target}" for kind in ("seeds", "corpus", "regressions")]
         inputs = [d for d in inputs if os.path.isdir(d)]
-        raw = os.path.join(profiles, target + ".profraw")
+        # STEP and IGES: the binary loads the module built with coverage; each writes its own profile.
+        module = os.path.join(os.path.dirname(binary), "hapticprep_cad_coverage.so")
+        cad = target in ("step", "iges")
+        if cad and not os.path.exists(module):
+            print(f"fuzz_coverage: {target}: no {module} (a build without OpenCASCADE), skipped", file=sys.stderr)
+            continue
+        for old in os.listdir(profiles):
+            if old.startswith(target + "-") and old.endswith(".profraw"):
+                os.remove(os.path.join(profiles, old))
+        raw = os.path.join(profiles, target + "-%m.profraw")
         merged = os.path.join(profiles, target + ".profdata")
-        env = dict(os.environ, LLVM_PROFILE_FILE=raw)
+        env = dict(os.environ, LLVM_PROFILE_FILE=raw, **({"HP_CAD_MODULE": module} if cad else {}))
         run = subprocess.run([binary, target, *inputs], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              errors="replace")
         if run.returncode == 2 and "unknown target" in run.stderr:  # lib/bullet not built
@@ -98,8 +114,9 @@ def main(argv):
                   file=sys.stderr)
             status = 1
             continue
-        subprocess.run([profdata_tool, "merge", "-sparse", "-o", merged, raw], check=True)
-        summary = line_summary(llvm_cov, binary, merged, READERS[target])
+        raws = [os.path.join(profiles, f) for f in os.listdir(profiles) if f.startswith(target + "-") and f.endswith(".profraw")]
+        subprocess.run([profdata_tool, "merge", "-sparse", "-o", merged, *raws], check=True)
+        summary = line_summary(llvm_cov, binary, merged, READERS[target], [module] if cad else [])
         for source in READERS[target]:
             covered, total = summary.get(source, (0, 0))
             share = f"{100.0 * covered / total:.1f} %" if total else "-"

@@ -4,10 +4,12 @@
 #include "mesh/import.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -50,6 +52,10 @@ void check_glb_lengths(const std::string& bytes, const std::string& where) {
     };
     if (bytes.size() < 12) refuse("a header", 12, bytes.size());
     const std::uint32_t version = le32(bytes, 4), length = le32(bytes, 8);
+#ifdef HP_FUZZ_CANARY
+    // The fuzzing canary of mesh_glb (docs/fuzzing.md): the check of the file's length below, off by one.
+    if (length == bytes.size() + 1) __builtin_trap();
+#endif
     if (length > bytes.size()) refuse("a file", length, bytes.size());
     if (version == 1) {  // glTF 1.0: the JSON content's length and format follow the header
         if (length < 20) refuse("a header", 20, length);
@@ -113,6 +119,10 @@ void check_collada(const std::string& bytes, const std::string& where) {
     const std::string attribute = " count=\"";
     for (std::size_t at = bytes.find(attribute); at != std::string::npos; at = bytes.find(attribute, at + 1)) {
         const double declared = std::strtod(bytes.c_str() + at + attribute.size(), nullptr);
+#ifdef HP_FUZZ_CANARY
+        // The fuzzing canary of mesh_dae (docs/fuzzing.md): the check below against the file's bits, not its bytes.
+        if (declared > static_cast<double>(bytes.size()) && declared <= 8.0 * static_cast<double>(bytes.size())) __builtin_trap();
+#endif
         if (declared > static_cast<double>(bytes.size()))
             fail_input(where, "the COLLADA count at byte " + std::to_string(at) + " declares " + count_text(declared) +
                                   " elements but the file has only " +
@@ -205,20 +215,38 @@ std::string model_part(const std::string& rels) {
 // (the local header's method, name length, CRC-32 and sizes), inflated and checked against its
 // CRC-32 and size, and a 3MF package's model part must be one of them. An encrypted entry is
 // refused (Assimp reads it without a password). Entries of another method or of ZIP64 sizes are
-// left to Assimp; an archive without its end record too.
-void check_zip_entries(const std::string& bytes, const std::string& where) {
-    if (bytes.size() < 4) return;
+// left to Assimp. A file of a ZIP format's extension (`archive`) that minizip cannot open (no end
+// record, an end record of several disks or with a directory that does not fit before it) is
+// refused too: Assimp refuses it as well, but its 3MF reader leaks 96 bytes each time (the package's
+// constructor throws after allocating its ZIP reader; docs/fuzzing.md, "Findings and fixes").
+void check_zip_entries(const std::string& bytes, bool archive, bool package_3mf, const std::string& where) {
+    const auto unopened = [&](const std::string& why) {
+        if (archive) fail_input(where, "not a ZIP archive that can be opened (" + why + ")");
+    };
+    if (bytes.size() < 22) return unopened("shorter than the archive's end record");
     // The end record: 22 bytes and a comment of up to 65535, the last signature in the file's tail
     // (minizip takes one however few bytes follow it).
     std::size_t end = std::string::npos;
     const std::size_t lowest = bytes.size() > 22 + 65535 ? bytes.size() - 22 - 65535 : 0;
     for (std::size_t at = bytes.size() - 3; end == std::string::npos && at-- > lowest;)
         if (le32(bytes, at) == 0x06054b50u) end = at;
+#ifdef HP_FUZZ_CANARY
+    // The fuzzing canary of mesh_3mf (docs/fuzzing.md): the check of the end record below, off by one.
+    if (end != std::string::npos && end + 22 == bytes.size() + 1) __builtin_trap();
+#endif
     if (end != std::string::npos && end + 22 > bytes.size())
         fail_input(where, "the ZIP archive's end record is cut short (truncated or corrupt)");
+    if (end == std::string::npos) return unopened("no end record");
     // minizip's reading: the directory ends where the end record begins, and what comes before
-    // the archive (a self-extracting stub) shifts every offset.
-    if (end == std::string::npos || std::uint64_t{le32(bytes, end + 16)} + le32(bytes, end + 12) > end) return;
+    // the archive (a self-extracting stub) shifts every offset. A ZIP64 archive (its locator before
+    // the end record) is left to Assimp.
+    if (end < 20 || le32(bytes, end - 20) != 0x07064b50u) {
+        if (le16(bytes, end + 4) != 0 || le16(bytes, end + 6) != 0 || le16(bytes, end + 8) != le16(bytes, end + 10))
+            return unopened("its end record is of an archive on several disks");
+        if (std::uint64_t{le32(bytes, end + 16)} + le32(bytes, end + 12) > end)
+            return unopened("its directory does not fit before its end record");
+    }
+    if (std::uint64_t{le32(bytes, end + 16)} + le32(bytes, end + 12) > end) return;
     const std::size_t base = end - le32(bytes, end + 16) - le32(bytes, end + 12);
     const auto corrupt = [&](const std::string& what) { fail_input(where, "the ZIP archive " + what + " (corrupt)"); };
     std::set<std::string> names;
@@ -253,6 +281,87 @@ void check_zip_entries(const std::string& bytes, const std::string& where) {
     const std::string model = model_part(rels);
     if (!model.empty() && names.count(model) == 0)
         corrupt("has no part '" + model.substr(0, 200) + "', which its relationships name as the 3MF model");
+    // A .3mf package whose relationships name no model (or that has no _rels/.rels): Assimp's 3MF
+    // reader aborts on its assertion that the model was opened (an archive of no entries, found by
+    // fuzzing, tests/fuzz/regressions/mesh_3mf).
+    if (package_3mf && model.empty()) corrupt("has no 3MF model named by its relationships (_rels/.rels)");
+}
+
+// Where the data of a PLY file begins: past the first line of the first 64 KiB that Assimp's PLY
+// reader takes as the header's end (npos when there is none): after
+// spaces or tabs, "end_header" followed by a space, a line end, a NUL byte or the end of the file
+// (Assimp's TokenMatch; its lines end at '\r' or '\n'). A line that only starts with it, such as
+// "end_header" followed at once by binary data, is not: Assimp then reads the data as more header
+// lines, and crashes (SIGSEGV) or hangs (tests/fuzz/regressions/mesh_ply).
+std::size_t ply_data_start(const std::string& bytes) {
+    const std::string_view head = std::string_view(bytes).substr(0, 65536);
+    const std::string_view token = "end_header";
+    for (std::size_t line = 0; line < head.size();) {
+        std::size_t at = head.find_first_not_of(" \t", line);
+        if (at == std::string_view::npos) return std::string::npos;
+        if (head.compare(at, token.size(), token) == 0) {
+            const std::size_t after = at + token.size();
+#ifdef HP_FUZZ_CANARY
+            // The fuzzing canary of mesh_ply (docs/fuzzing.md): the line's start checked, not what follows.
+            if (after < bytes.size() && std::strchr(" \t\r\n\f", bytes[after]) == nullptr) __builtin_trap();
+#endif
+            if (after >= bytes.size() || std::strchr(" \t\r\n\f", bytes[after]) != nullptr) {
+                const std::size_t eol = bytes.find('\n', after);
+                return eol == std::string::npos ? bytes.size() : eol + 1;
+            }
+        }
+        const std::size_t end = head.find_first_of("\r\n", at);
+        if (end == std::string_view::npos) return std::string::npos;
+        line = end + 1;
+    }
+    return std::string::npos;
+}
+
+// The vertex and face counts of an OFF file as Assimp's OFF reader takes them (OFFLoader.cpp): an
+// optional header of the letters ST, C, N, 4, n and "OFF" (a dimension after "n"), then unsigned
+// decimal digits read from wherever its tokenizer stands, wrapping at 2^32, so that "OFF08 50000000"
+// gives 8 vertices and 50 million faces, and a file without a header is read from its first number.
+// Empty when the reader refuses the header.
+std::optional<std::array<std::uint32_t, 2>> assimp_off_counts(const std::string& bytes) {
+    if (bytes.size() < 4) return std::nullopt;  // no count can be too many; and `end - 3` below stays in the bytes
+    const char* car = bytes.c_str();
+    const char* const end = car + bytes.size();
+    const auto skip_spaces = [&] { while (*car == ' ' || *car == '\t' || *car == '\r' || *car == '\n') ++car; };
+    const auto next_token = [&] {
+        skip_spaces();
+        while (car < end && (*car == '#' || *car == '\n' || *car == '\r')) {
+            while (*car != '\0' && *car != '\n' && *car != '\r') ++car;  // SkipLine
+            while (*car == '\n' || *car == '\r') ++car;
+            skip_spaces();
+        }
+    };
+    const auto number = [&] {
+        std::uint32_t v = 0;
+        for (; *car >= '0' && *car <= '9'; ++car) v = v * 10 + static_cast<std::uint32_t>(*car - '0');
+        return v;
+    };
+    next_token();
+    if (car < end - 2 && car[0] == 'S' && car[1] == 'T') car += 2;
+    if (car < end - 1 && car[0] == 'C') ++car;
+    if (car < end - 1 && car[0] == 'N') ++car;
+    if (car < end - 1 && car[0] == '4') ++car;
+    const bool dimension = car < end - 1 && car[0] == 'n';
+    if (dimension) ++car;
+    if (car < end - 3 && car[0] == 'O' && car[1] == 'F' && car[2] == 'F') {
+        car += 3;
+        next_token();
+    } else {
+        next_token();
+        if (car >= end - 1 || *car < '0' || *car > '9') return std::nullopt;
+    }
+    if (dimension) {
+        if (number() > 3) return std::nullopt;
+        next_token();
+    }
+    next_token();
+    const std::uint32_t vertices = number();
+    next_token();
+    return std::array<std::uint32_t, 2>{vertices, number()};
 }
 
 // Some importers trust the element counts of a file's header and allocate for them before
@@ -262,8 +371,9 @@ void check_declared_counts(const std::string& bytes, const std::string& ext, con
     // minizip finds an archive by its end record, whatever the first bytes (a .3mf file may start
     // as a binary glTF): the extensions of the importers that read ZIP archives, and any file that
     // starts as one.
-    if (bytes.compare(0, 2, "PK") == 0 || ext == "3mf" || ext == "zae" || ext == "pk3") {
-        check_zip_entries(bytes, where);
+    const bool archive = ext == "3mf" || ext == "zae" || ext == "pk3";
+    if (bytes.compare(0, 2, "PK") == 0 || archive) {
+        check_zip_entries(bytes, archive, ext == "3mf", where);
         return;
     }
     if (bytes.compare(0, 4, "glTF") == 0) {
@@ -309,26 +419,69 @@ void check_declared_counts(const std::string& bytes, const std::string& ext, con
             }
             char* end = nullptr;
             double v = std::strtod(token.c_str(), &end);
-            if (end == token.c_str()) return;  // not numeric: let the importer report it
+            if (end == token.c_str()) break;  // not numeric: the checks below, or the importer, report it
             counts.push_back(v);
         }
         if (counts.size() == 2) {
+#ifdef HP_FUZZ_CANARY
+            // The fuzzing canary of mesh_off (docs/fuzzing.md): the check below at 1 byte a vertex, not 6.
+            if (counts[0] * 6 > static_cast<double>(bytes.size()) && counts[0] <= static_cast<double>(bytes.size()))
+                __builtin_trap();
+#endif
             too_many("vertices", counts[0], 6);  // "0 0 0\n"
             too_many("faces", counts[1], 8);     // "3 0 1 2\n"
         }
-    } else if (first == "ply") {
+    }
+    // The counts as Assimp reads them, which allocates for them first: a 26-byte .off file whose
+    // header "OFF08 500000000" the check above does not take as a header made it take 7.8 GB
+    // (tests/fuzz/regressions/mesh_off).
+    if (ext == "off" || (first.size() >= 3 && first.compare(first.size() - 3, 3, "OFF") == 0)) {
+        if (const auto counts = assimp_off_counts(bytes)) {
+            too_many("vertices", (*counts)[0], 6);
+            too_many("faces", (*counts)[1], 8);
+        }
+    }
+    // Every .ply file, whatever its first word: Assimp's PLY reader takes any first line that begins
+    // with "ply" (a "ply" followed by NUL bytes and no end_header hung it); and, as for the other
+    // formats read by their content, a file whose first word is "ply".
+    if (ext == "ply" || first == "ply") {
         // A header without its end line: Assimp's PLY reader crashes (SIGSEGV) or hangs on such a
-        // file (a crash found by fuzzing, tests/fuzz/regressions/mesh_ply).
-        if (bytes.substr(0, std::min<std::size_t>(bytes.size(), 65536)).find("\nend_header") == std::string::npos)
-            fail_input(where, "the PLY header has no end_header line (truncated or corrupt)");
+        // file (crashes found by fuzzing, tests/fuzz/regressions/mesh_ply).
+        const std::size_t data = ply_data_start(bytes);
+        if (data == std::string::npos) fail_input(where, "the PLY header has no end_header line (truncated or corrupt)");
         // Every element of the header needs at least 2 bytes (ascii) or one byte (binary).
+        std::istringstream header(bytes.substr(0, std::min<std::size_t>(bytes.size(), 4096)));
         std::string line;
-        while (std::getline(in, line) && line.rfind("end_header", 0) != 0) {
+        std::getline(header, line);  // the magic number's line
+        double elements = 0;
+        bool ascii = false;
+        // An element declared twice: Assimp 5.2.5 sizes its vertex array by the first "vertex"
+        // element and writes the second's past its end (a heap overflow found by fuzzing,
+        // tests/fuzz/regressions/mesh_ply). Names end where Assimp's end, at a NUL byte too.
+        std::set<std::string> names;
+        while (std::getline(header, line) && line.rfind("end_header", 0) != 0) {
             std::istringstream l(line);
             std::string kw, name;
             double n = 0;
-            if (l >> kw >> name >> n && kw == "element") too_many(("'" + name + "' elements").c_str(), n, 1);
+            if (l >> kw >> name && kw == "format") ascii = ascii || name == "ascii";
+            if (kw != "element") continue;
+            name = name.substr(0, name.find('\0'));
+            if (!names.insert(name).second)
+                fail_input(where, "the PLY header declares the element '" + name.substr(0, 80) + "' twice (corrupt)");
+            if (l >> n) {
+                too_many(("'" + name + "' elements").c_str(), n, 1);
+                elements += n;
+            }
         }
+        // ASCII: Assimp reads one line per element and, past the last line, parses the next
+        // element from what its line buffer still holds: a 390-byte file with 14 elements on 8 lines
+        // made it allocate a list of a count read from a header line (16 GB, 42 s;
+        // tests/fuzz/regressions/mesh_ply). The data must have a line for every element.
+        const auto newlines = std::count(bytes.begin() + static_cast<std::ptrdiff_t>(data), bytes.end(), '\n');
+        const double lines = static_cast<double>(newlines + (data < bytes.size() && bytes.back() != '\n' ? 1 : 0));
+        if (ascii && lines < elements)
+            fail_input(where, "the ASCII PLY data has " + count_text(lines) + " lines where the header declares " +
+                                  count_text(elements) + " elements (truncated or corrupt)");
     }
 }
 
@@ -336,8 +489,8 @@ void check_declared_counts(const std::string& bytes, const std::string& ext, con
 // does. Otherwise a file that the claiming importers refuse goes to Assimp's detection by content,
 // which hands it to every other importer's parser: a 12-byte ".gltf" file holding "indexarray{"
 // reaches the OpenGEX parser, which reads past the end of its buffer. An extension no importer
-// claims keeps the detection by content (any format Assimp reads).
-void keep_importers_of(Assimp::Importer& importer, const std::string& ext) {
+// claims keeps the detection by content (any format Assimp reads). True when an importer claims it.
+bool keep_importers_of(Assimp::Importer& importer, const std::string& ext) {
     std::vector<Assimp::BaseImporter*> others;
     bool claimed = false;
     for (std::size_t i = 0; i < importer.GetImporterCount(); ++i) {
@@ -349,11 +502,28 @@ void keep_importers_of(Assimp::Importer& importer, const std::string& ext) {
         else
             others.push_back(candidate);
     }
-    if (!claimed) return;
+    if (!claimed) return false;
     for (Assimp::BaseImporter* other : others) {
         importer.UnregisterLoader(other);
         delete other;  // an unregistered importer is no longer the Importer's to delete
     }
+    return true;
+}
+
+// OBJ: Assimp reads the material libraries a file names (its "mtllib" lines) from the working
+// folder and, when one is not there, the OBJ file's own bytes as a material library. A texture
+// line (map_Kd, bump, norm, ...) before a library's first newmtl makes it write through a null
+// material: SIGSEGV (a 388-byte OBJ file, tests/fuzz/regressions/mesh_obj). The tools keep the
+// geometry only, so the copy Assimp reads has every "mtllib" made "#tllib" (a comment where it starts
+// a line, and Assimp's lines also end at NUL bytes, where a line-start test missed one); empty when
+// the file has none.
+std::string without_material_libraries(const std::string& bytes) {
+    std::string out;
+    for (std::size_t at = bytes.find("mtllib"); at != std::string::npos; at = bytes.find("mtllib", at + 1)) {
+        if (out.empty()) out = bytes;
+        out[at] = '#';
+    }
+    return out;
 }
 
 }  // namespace
@@ -378,10 +548,12 @@ ImportedFile import_file(const std::filesystem::path& path) {
     // aborts the process on an assertion (a 448-byte PLY file, found by fuzzing): refused between.
     const unsigned steps = aiProcess_Triangulate | aiProcess_SortByPType;
     // Read from memory with the file's extension as a hint, so the file is read exactly once.
-    keep_importers_of(importer, ext);
+    const bool claimed = keep_importers_of(importer, ext);
+    const std::string commented = ext == "obj" || !claimed ? without_material_libraries(bytes) : std::string();
+    const std::string& input = commented.empty() ? bytes : commented;
     const aiScene* scene = nullptr;
     try {
-        scene = importer.ReadFileFromMemory(bytes.data(), bytes.size(), aiProcess_ValidateDataStructure, ext.c_str());
+        scene = importer.ReadFileFromMemory(input.data(), input.size(), aiProcess_ValidateDataStructure, ext.c_str());
         for (unsigned m = 0; scene && m < scene->mNumMeshes; ++m)
             for (unsigned f = 0; f < scene->mMeshes[m]->mNumFaces; ++f)
                 if (scene->mMeshes[m]->mFaces[f].mNumIndices == 0)

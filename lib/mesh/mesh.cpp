@@ -178,6 +178,10 @@ LoadedMesh prepare_mesh(TriMesh soup, const MeshLoadOptions& options, const std:
     if (!(options.scale > 0) || !std::isfinite(options.scale))
         fail_usage("the scale must be a positive number");
     for (std::size_t i = 0; i < soup.vertices.size(); ++i) {
+#ifdef HP_FUZZ_CANARY
+        // The fuzzing canary of mesh_obj and mesh_stl (docs/fuzzing.md): the check below left out.
+        if (!is_finite(soup.vertices[i])) __builtin_trap();
+#endif
         if (!is_finite(soup.vertices[i]))
             fail_input(where, "vertex " + std::to_string(i) + " has a NaN or infinite coordinate (repair the export)");
         soup.vertices[i] *= factor;

@@ -41,6 +41,18 @@ set(HP_FUZZ_CANARY_poses lib/query/scenario.cpp)
 set(HP_FUZZ_CANARY_scene lib/scene/scene_file.cpp)
 set(HP_FUZZ_CANARY_bullet_scene lib/bullet/scene.cpp)
 set(HP_FUZZ_CANARY_hacd_cache lib/bullet/hacd.cpp)
+# The mesh import layer: one canary per format, next to the check of that format's bytes (or, for
+# OBJ and STL, of the vertices Assimp returns).
+set(HP_FUZZ_CANARY_mesh_obj lib/mesh/mesh.cpp)
+set(HP_FUZZ_CANARY_mesh_stl lib/mesh/mesh.cpp)
+set(HP_FUZZ_CANARY_mesh_gltf lib/mesh/gltf_check.cpp)
+foreach(target mesh_ply mesh_off mesh_glb mesh_dae mesh_3mf)
+  set(HP_FUZZ_CANARY_${target} lib/mesh/import.cpp)
+endforeach()
+# STEP and IGES: in the OpenCASCADE module (lib/mesh/cad_occt.cpp), which the fuzz_canary_ binaries
+# of this file cannot replace; scripts/fuzz_light.py canary builds the module with it.
+set(HP_FUZZ_CANARY_step lib/mesh/cad_occt.cpp)
+set(HP_FUZZ_CANARY_iges lib/mesh/cad_occt.cpp)
 
 add_library(hp_fuzz_support STATIC ${HP_FUZZ_DIR}/fuzz_support.cpp)
 target_include_directories(hp_fuzz_support PUBLIC ${HP_FUZZ_DIR})
@@ -140,7 +152,7 @@ if(HP_FUZZ)
         add_dependencies(fuzz_${target} hapticprep_cad)
         target_link_options(fuzz_${target} PRIVATE -rdynamic)
       endif()
-      if(HP_FUZZ_CANARY_${target})
+      if(HP_FUZZ_CANARY_${target} AND NOT HP_FUZZ_CANARY_${target} STREQUAL "lib/mesh/cad_occt.cpp")
         # The canary's reader object comes first on the link line, so the library's copy of it is
         # never pulled in.
         add_executable(fuzz_canary_${target} ${HP_FUZZ_DIR}/fuzz_main.cpp ${CMAKE_SOURCE_DIR}/${HP_FUZZ_CANARY_${target}})
@@ -148,6 +160,8 @@ if(HP_FUZZ)
         target_link_libraries(fuzz_canary_${target} PRIVATE hp_fuzz_${group})
         if(HP_FUZZ_CANARY_${target} MATCHES "^formats/vdb")
           target_link_libraries(fuzz_canary_${target} PRIVATE OpenVDB::openvdb)
+        elseif(HP_FUZZ_CANARY_${target} MATCHES "^lib/mesh")
+          target_link_libraries(fuzz_canary_${target} PRIVATE assimp::assimp ZLIB::ZLIB)
         endif()
         target_link_options(fuzz_canary_${target} PRIVATE -fsanitize=fuzzer)
         set_target_properties(fuzz_canary_${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fuzz)

@@ -310,9 +310,101 @@ TEST(MeshImport, ZipEntriesThatDoNotOpenAreRefused) {
     std::string msg;
     EXPECT_EQ(load_error(temp_file("renamed.3mf", renamed), &msg), hp::ExitCode::bad_input);
     EXPECT_NE(msg.find("which its relationships name as the 3MF model"), std::string::npos) << msg;
+    // Archives minizip cannot open (Assimp refused them too, and its 3MF reader leaked 96 bytes on
+    // each): no end record, or one whose entry counts disagree.
+    const std::size_t end = box.rfind("PK\5\6");
+    ASSERT_NE(end, std::string::npos);
+    std::string counts = box;
+    counts[end + 8] = static_cast<char>(counts[end + 8] + 1);  // the entries on this disk
+    for (const std::string& unopened : {std::string("B/`St06ru,F"), box.substr(0, end), counts}) {
+        EXPECT_EQ(load_error(temp_file("unopened.3mf", unopened), &msg), hp::ExitCode::bad_input);
+        EXPECT_NE(msg.find("not a ZIP archive that can be opened"), std::string::npos) << msg;
+    }
+    // A package whose relationships (renamed away) name no model: Assimp aborted on an assertion.
+    std::string no_rels = box;
+    for (std::size_t at = no_rels.find("_rels/.rels"); at != std::string::npos; at = no_rels.find("_rels/.rels", at + 1))
+        no_rels[at + 10] = 'z';
+    EXPECT_EQ(load_error(temp_file("no-rels.3mf", no_rels), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("has no 3MF model named by its relationships"), std::string::npos) << msg;
 }
 
 // A count beyond long long's range (or inf) is refused with a message, not cast.
+// A PLY header whose end line Assimp does not take as one ("end_header" followed at once by other
+// bytes) made Assimp read the binary data as header lines: SIGSEGV or a hang
+// (tests/fuzz/regressions/mesh_ply). Refused before Assimp reads it; a space, tab or CR before the
+// line end is still an end line.
+TEST(MeshImport, PlyHeaderWithoutAnEndLineIsRefused) {
+    const std::string header = "ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\n"
+                               "property float y\nproperty float z\nelement face 1\n"
+                               "property list uchar int vertex_indices\n";
+    std::string body(36, '\0');
+    const float one = 1.0f;
+    std::memcpy(&body[12], &one, 4);  // (1, 0, 0)
+    std::memcpy(&body[28], &one, 4);  // (0, 1, 0)
+    body += std::string("\3\0\0\0\0\1\0\0\0\2\0\0\0", 13);
+    for (const char* end : {"end_header\n", "end_header \r\n", "  end_header\t\n"})
+        EXPECT_EQ(hp::load_mesh(temp_file("triangle.ply", header + end + body)).mesh.triangles.size(), 1u) << end;
+    std::string msg;
+    for (const char* end : {"end_headerX\n", "end_header\xff", "end_header_\n"}) {
+        EXPECT_EQ(load_error(temp_file("no-end.ply", header + end + body), &msg), hp::ExitCode::bad_input) << end;
+        EXPECT_NE(msg.find("no end_header line"), std::string::npos) << msg;
+    }
+    // Assimp takes any first line that begins with "ply" as the magic number: a header whose "ply" is
+    // followed by NUL bytes, and which has no end line, hung it.
+    EXPECT_EQ(load_error(temp_file("nul.ply", std::string("ply\0\0\n", 6) + header.substr(4) + body), &msg),
+              hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("no end_header line"), std::string::npos) << msg;
+}
+
+// A PLY element declared twice: Assimp sized its vertex array by the first "vertex" element and wrote
+// the second's past its end (a heap overflow, tests/fuzz/regressions/mesh_ply).
+TEST(MeshImport, PlyElementDeclaredTwiceIsRefused) {
+    const std::string twice = "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nelement vertex 3\n"
+                              "property float x\nproperty float y\nproperty float z\nelement face 1\n"
+                              "property list uchar int vertex_indices\nend_header\n0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
+    std::string msg;
+    EXPECT_EQ(load_error(temp_file("twice.ply", twice), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("declares the element 'vertex' twice"), std::string::npos) << msg;
+}
+
+// Assimp reads an ASCII PLY file one line per element and, past the last line, parses from what its
+// line buffer still holds: 14 elements on 8 lines made it allocate 16 GB
+// (tests/fuzz/regressions/mesh_ply). Each element needs its line.
+TEST(MeshImport, AsciiPlyElementsPastTheLastLineAreRefused) {
+    const std::string header = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+                               "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n";
+    const std::string body = "0 0 0\n1 0 0\n0 1 0\n3 0 1 2";
+    EXPECT_EQ(hp::load_mesh(temp_file("triangle.ply", header + body)).mesh.triangles.size(), 1u);
+    EXPECT_EQ(hp::load_mesh(temp_file("triangle.ply", header + body + "\n")).mesh.triangles.size(), 1u);
+    std::string msg;
+    EXPECT_EQ(load_error(temp_file("short.ply", header + "0 0 0\n1 0 0\n0 1 0\n"), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("has 3 lines where the header declares 4 elements"), std::string::npos) << msg;
+}
+
+// Assimp read a missing material library as the OBJ file's own bytes, and a texture line before its
+// first newmtl made it write through a null material (SIGSEGV, tests/fuzz/regressions/mesh_obj). The
+// import does not read material libraries: the file's triangles are read.
+TEST(MeshImport, ObjMaterialLibrariesAreNotRead) {
+    const std::string triangle = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    for (const std::string& head : {std::string("mtllib missing.mtl\nmap_Kd a.png\n"), std::string("mtllib missing.mtl\r\nbump a.png\r\n"),
+                                   std::string("#\0\0mtllib missing.mtl\nnorm a.png\n", 34)})  // a NUL byte ends a line too
+        EXPECT_EQ(hp::load_mesh(temp_file("materials.obj", head + triangle)).mesh.triangles.size(), 1u) << head;
+}
+
+// Assimp's OFF reader takes its counts from where its tokenizer stands: "OFF08 500000000" is 8
+// vertices and 500 million faces (7.8 GB before the check), and a file without a header is read
+// from its first number (tests/fuzz/regressions/mesh_off). Both are checked as it reads them.
+TEST(MeshImport, OffCountsAreCheckedAsAssimpReadsThem) {
+    const std::string triangle = "3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
+    for (const std::string head : {"OFF\n", "", "nOFF 3\n"})
+        EXPECT_EQ(hp::load_mesh(temp_file("triangle.off", head + triangle)).mesh.triangles.size(), 1u) << head;
+    std::string msg;
+    for (const char* bomb : {"OFF08 500000000 5 0\n0 0 0\n", "500000000 5 0\n0 0 0\n"}) {
+        EXPECT_EQ(load_error(temp_file("bomb.off", bomb), &msg), hp::ExitCode::bad_input) << bomb;
+        EXPECT_NE(msg.find("the header declares"), std::string::npos) << msg;
+    }
+}
+
 TEST(MeshImport, CountsBeyondLongLongAreRefused) {
     std::string msg;
     EXPECT_EQ(load_error(temp_file("inf.off", "OFF\n1e526 1 0\n0 0 0\n"), &msg), hp::ExitCode::bad_input);
