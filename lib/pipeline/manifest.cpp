@@ -317,7 +317,8 @@ Manifest read_manifest(const std::filesystem::path& file) {
     std::ifstream in(file, std::ios::binary);
     if (!in) fail_input(where, "cannot be read (missing, or no permission to read it)");
     const json j = json::parse(in, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || j.value("format", "") != kManifestFormat)
+    // (json::value would throw on a "format" that is not a string.)
+    if (j.is_discarded() || !j.is_object() || !j.contains("format") || j["format"] != kManifestFormat)
         fail_input(where, "is not a manifest of haptic-pipeline");
 #ifdef HP_FUZZ_CANARY
     // The fuzzing canary (docs/fuzzing.md): the version check below, off by one.

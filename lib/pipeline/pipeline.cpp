@@ -91,7 +91,8 @@ void apply_overrides(json& raw, const std::vector<Override>& overrides, const st
         json* entry = nullptr;
         if (raw.is_object() && raw.contains("stages") && raw["stages"].is_array())
             for (auto& e : raw["stages"])
-                if (e.is_object() && e.value("stage", "") == o.stage) entry = &e;
+                if (e.is_object())  // (json::value would throw on a "stage" that is not a string)
+                    if (const auto s = e.find("stage"); s != e.end() && *s == o.stage) entry = &e;
         if (!entry) fail_usage(where + ": stage '" + o.stage + "' is not in the pipeline " + source);
         // Remove the key as the file spells it (e.g. "voxel-size") and the keys it excludes.
         for (auto it = entry->begin(); it != entry->end();) {

@@ -186,6 +186,8 @@ TEST_F(ManifestFile, AMissingOrMistypedKeyIsNamedWithItsPath) {
     EXPECT_TRUE(has(e, "newer")) << e;
     e = error_after([](json& j) { j = json::array(); });
     EXPECT_TRUE(has(e, "is not a manifest")) << e;
+    e = error_after([](json& j) { j["format"] = 2; });  // (json::value threw its own type error)
+    EXPECT_TRUE(has(e, "is not a manifest")) << e;
 }
 
 TEST_F(ManifestFile, WriteThenReadKeepsEveryValue) {

@@ -262,6 +262,14 @@ TEST(SetParsing, BadOverridesNameStageAndKey) {
     json only_voxelize = json::parse(R"({"name": "t", "stages": [{"stage": "voxelize"}]})");
     const std::string msg = usage_error(only_voxelize, {parse_override("distance.gradient=true")});
     EXPECT_NE(msg.find("stage 'distance' is not in the pipeline"), std::string::npos) << msg;
+    // A stage entry whose "stage" is not a string is not the stage --set names (json::value threw
+    // its own type error before the pipeline's validation could name it).
+    json numbered = json::parse(R"({"name": "t", "stages": [{"stage": 7}, {"stage": "voxelize"}]})");
+    EXPECT_NO_THROW(apply_overrides(numbered, {parse_override("voxelize.pad=2")}, "t"));
+    EXPECT_EQ(numbered["stages"][1]["pad"], 2);
+    numbered["stages"].erase(1);
+    const std::string none = usage_error(numbered, {parse_override("voxelize.pad=2")});
+    EXPECT_NE(none.find("stage 'voxelize' is not in the pipeline"), std::string::npos) << none;
 }
 
 TEST(PipelineHash, ChangesWithParametersNotWithNames) {
