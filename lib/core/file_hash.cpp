@@ -47,9 +47,12 @@ std::string content_hash(const std::filesystem::path& path) {
     return kXxh3Prefix + hex64(sum.digest64());
 }
 
+bool is_content_hash(const std::string& recorded) {
+    return recorded.rfind(kXxh3Prefix, 0) == 0 && is_hex64(recorded, std::char_traits<char>::length(kXxh3Prefix));
+}
+
 bool hash_matches(const std::filesystem::path& path, const std::string& recorded) {
-    const std::string prefix = kXxh3Prefix;
-    if (recorded.rfind(prefix, 0) == 0) return is_hex64(recorded, prefix.size()) && content_hash(path) == recorded;
+    if (recorded.rfind(kXxh3Prefix, 0) == 0) return is_content_hash(recorded) && content_hash(path) == recorded;
     return is_hex64(recorded, 0) && hash_file(path) == recorded;
 }
 

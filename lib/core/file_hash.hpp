@@ -14,5 +14,7 @@ namespace hp {
 std::string hash_file(const std::filesystem::path& path);
 std::string content_hash(const std::filesystem::path& path);
 bool hash_matches(const std::filesystem::path& path, const std::string& recorded);
+// Whether a recorded hash is in content_hash's form ("xxh3:" and 16 hex digits).
+bool is_content_hash(const std::string& recorded);
 
 }  // namespace hp

@@ -304,7 +304,7 @@ void hash_scene_files(const fs::path& scene_path, Scene& scene) {
         for (auto& [kind, ref] : geometry.files) {
             // Already the file's XXH3: the manifest's, made as the file was written or checked
             // when the run resumed it. Earlier manifests' FNV hashes are computed again.
-            if (ref.hash.rfind("xxh3:", 0) == 0) continue;
+            if (is_content_hash(ref.hash)) continue;
             const fs::path file = scene_path.parent_path() / ref.file;
             ref.hash = content_hash(file);  // refuses a file it cannot read
             std::error_code ec;
