@@ -11,12 +11,39 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cstddef>
 #include <exception>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 namespace hp {
+
+// Grids of fewer cells than this run their passes on one lane: a lane's thread costs tens of
+// microseconds to start (milliseconds on a loaded machine), more than a pass over such a grid
+// (about a nanosecond per cell). Tests lower it to pipeline small grids.
+inline std::atomic<std::size_t>& pipeline_min_cells() {
+    static std::atomic<std::size_t> cells{std::size_t{1} << 17};
+    return cells;
+}
+
+// Sets pipeline_min_cells() while it lives (tests that pipeline small grids).
+class ScopedPipelineMinCells {
+public:
+    explicit ScopedPipelineMinCells(std::size_t cells) : before_(pipeline_min_cells().exchange(cells)) {}
+    ~ScopedPipelineMinCells() { pipeline_min_cells().store(before_); }
+    ScopedPipelineMinCells(const ScopedPipelineMinCells&) = delete;
+    ScopedPipelineMinCells& operator=(const ScopedPipelineMinCells&) = delete;
+
+private:
+    std::size_t before_;
+};
+
+// The lanes a pass over `slices` slices of `cells` cells in all runs on, given `threads`.
+inline int pipeline_lanes(int threads, int slices, std::size_t cells) {
+    if (cells < pipeline_min_cells().load(std::memory_order_relaxed)) return 1;
+    return std::clamp(threads, 1, std::max(slices, 1));
+}
 
 class SlicePipeline {
 public:

@@ -224,7 +224,7 @@ bool propagate_row(Prop& s, int dir, int pass, int j, int k, ChangeMasks& cm, st
 // the values the sequential pass would give it: the result is the same for any number of threads.
 bool propagate_pass(Prop& s, int dir, int pass, ChangeMasks& cm, int threads, std::size_t& visits) {
     const int ny = static_cast<int>(s.ny), nz = static_cast<int>(s.nz);
-    threads = std::clamp(threads, 1, nz);
+    threads = pipeline_lanes(threads, nz, s.nx * s.ny * s.nz);
     struct alignas(64) Lane {  // a cache line of its own: `visits` counts every voxel's visit
         bool any = false;
         std::size_t visits = 0;

@@ -188,7 +188,7 @@ struct SliceClock {
 template <bool kSided>
 bool sweep(Work& w, bool diag, bool forward, SliceClock& clock, const Progress& progress, double p0, double p1) {
     const int nz = static_cast<int>(w.nz), ny = static_cast<int>(w.ny);
-    const int lanes = std::clamp(worker_threads(), 1, nz);
+    const int lanes = pipeline_lanes(worker_threads(), nz, w.nx * w.ny * w.nz);
     std::vector<RowScratch> scratch(static_cast<std::size_t>(lanes));
     std::vector<char> lane_changed(static_cast<std::size_t>(lanes), 0);
     const std::uint64_t base = clock.now;

@@ -119,3 +119,19 @@ TEST(SlicePipeline, WorkerThreadsFollowTheToolsThreadLimit) {
     }
     EXPECT_EQ(hp::worker_threads(), all);
 }
+
+// Small grids run on one lane (no thread to start), others on as many lanes as threads, at most
+// one per slice; the threshold can be lowered.
+TEST(SlicePipeline, SmallGridsRunOnOneLane) {
+    const std::size_t min_cells = hp::pipeline_min_cells().load();
+    EXPECT_EQ(hp::pipeline_lanes(8, 20, 20 * 20 * 20), 1);  // a 12-triangle cube at 16 voxels
+    EXPECT_EQ(hp::pipeline_lanes(8, 300, min_cells - 1), 1);
+    EXPECT_EQ(hp::pipeline_lanes(2, 300, min_cells), 2);
+    EXPECT_EQ(hp::pipeline_lanes(8, 3, min_cells), 3);
+    EXPECT_EQ(hp::pipeline_lanes(0, 300, min_cells), 1);
+    {
+        const hp::ScopedPipelineMinCells all(0);
+        EXPECT_EQ(hp::pipeline_lanes(8, 20, 8000), 8);
+    }
+    EXPECT_EQ(hp::pipeline_min_cells().load(), min_cells);
+}

@@ -11,6 +11,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "core/pipelined.hpp"
 #include "geometry/closest_point.hpp"
 #include "voxel/voxelize.hpp"
 
@@ -167,6 +168,7 @@ TEST(Distance, SameFieldWhateverTheThreads) {
     hp::TriMesh gear = sample("gear.obj");
     hp::GridSpec g = hp::grid_around(gear.bounds(), 0.02, 8);
     std::vector<std::int32_t> layers = dense(hp::voxelize(gear, g, {}));
+    const hp::ScopedPipelineMinCells small_grids_too(0);  // pipelined whatever the grid's size
     auto run = [&](int threads) {
         hp::DistanceField f;
         tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));

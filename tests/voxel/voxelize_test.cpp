@@ -13,6 +13,7 @@
 #include <tbb/global_control.h>
 
 #include "core/error.hpp"
+#include "core/pipelined.hpp"
 #include "geometry/sat.hpp"
 #include "geometry/winding.hpp"
 
@@ -236,6 +237,7 @@ TEST(Voxelize, LayersOfOpenMeshesStayOnTheirSide) {
 TEST(Voxelize, LayersOfThinGridsEqualBreadthFirstLayersOnAnyThreads) {
     hp::TriMesh torus = sample("torus.off");
     hp::TriMesh cup = sample("open-box.obj");
+    const hp::ScopedPipelineMinCells small_grids_too(0);  // these grids would run on one lane
     for (const hp::TriMesh* mesh : {&torus, &cup}) {
         const hp::GridSpec around = hp::grid_around(mesh->bounds(), 0.05, 2);
         for (std::array<int, 3> dims : {std::array<int, 3>{1, around.dims[1], around.dims[2]}, {around.dims[0], 1, around.dims[2]},
