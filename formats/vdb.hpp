@@ -88,11 +88,11 @@ struct WriteOptions {
 // sign_convention = "inside_positive" and tool_version when the caller gives none).
 // The tree is built slab by slab of 8 z-slices straight into leaf nodes; blocks of 8^3 equal
 // voxels become tiles and constant tiles are pruned upwards, so deep constant regions stay
-// sparse; every voxel of the grid reads back its value. Peak memory: the trees plus 8 slices
-// (the finished file is hashed by streaming). Progress phases: "tree" (fraction of slabs),
-// "save" (OpenVDB writes and compresses; no fraction), "checksum". Cost at the largest target
-// (1.5e9 Int32 voxels, formats/vdb.md): about a minute and 6.2 GiB peak. Throws
-// hp::Error(cannot_write).
+// sparse; every voxel of the grid reads back its value. Each leaf is compressed as it is built
+// and keeps no values: peak memory is the compressed leaves plus 8 slices (the finished file is
+// hashed by streaming). Progress phases: "tree" (fraction of slabs, leaves compressed as they
+// come), "save" (the file written; no fraction), "checksum". Cost at the largest target
+// (1.5e9 Int32 voxels): about a minute. Throws hp::Error(cannot_write).
 void write(const std::filesystem::path& path, const GridSpec& grid, const std::vector<GridOut>& grids,
            const nlohmann::json& metadata, const std::string& creator, const WriteOptions& options = {},
            const Progress& progress = {});

@@ -4,29 +4,30 @@
 
 #include <atomic>
 #include <cstring>
+#include <deque>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include <unistd.h>
 
 #include <openvdb/io/Compression.h>
 #include <openvdb/io/DelayedLoadMetadata.h>
 #include <openvdb/io/GridDescriptor.h>
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/parallel_invoke.h>
 
 namespace hp::vdb {
 
 namespace {
-std::atomic<std::uint64_t> g_serialized_twice{0};
+std::atomic<std::uint64_t> g_incompressible{0};
 }  // namespace
 
-std::uint64_t detail::leaves_serialized_twice() { return g_serialized_twice.load(std::memory_order_relaxed); }
+std::uint64_t detail::leaves_incompressible() { return g_incompressible.load(std::memory_order_relaxed); }
 
 namespace archive {
 
@@ -39,111 +40,69 @@ std::uint32_t file_compression() {
 
 namespace {
 
-// Every leaf's bytes as LeafNode::writeBuffers writes them into the stream (value mask, then
-// io::writeCompressedValues: mask metadata byte, inactive values, selection mask, Blosc block),
-// serialized once, on all threads, in chunks of leaves. OpenVDB's own writer compresses every leaf
-// twice: once for the delayed-load metadata (each leaf's mask metadata and compressed size), once
-// into the stream. Here that metadata is read off the serialized bytes, and the bytes after the
-// value mask are kept until the stream reaches the leaf buffers, in the leaf's own value buffer:
-// the trees are the writer's own and are not read again (their topology lives in the nodes'
-// masks), and the compressed bytes nearly always fit in the 512 values they encode. The rare leaf
-// whose bytes do not fit (incompressible values, which Blosc stores raw behind its 16-byte header)
-// keeps its values untouched and is serialized again by writeBuffers when the stream reaches it
-// (Blosc is deterministic: the same bytes). So the save needs, beyond the trees, only a leaf
-// pointer and a length per leaf, and compresses each leaf once except those incompressible ones.
-template <class GridT>
-class SerializedLeaves {
-public:
-    using TreeT = typename GridT::TreeType;
-    using ValueT = typename TreeT::ValueType;
-    using LeafT = typename TreeT::LeafNodeType;
-    using MaskT = typename LeafT::NodeMaskType;
+// The delayed-load metadata's two entries of a leaf, read off its bytes `b` as
+// LeafNode::writeBuffers writes them (value mask first; with the active mask, the mask kind is the
+// byte after it, and the Blosc block's size counts its 8-byte length).
+template <class LeafT>
+void read_leaf_entries(std::string_view b, std::uint8_t& mask, std::uint64_t& compressed) {
+    namespace io = openvdb::io;
+    using ValueT = typename LeafT::ValueType;
+    constexpr std::size_t kMaskBytes = LeafT::NodeMaskType::WORD_COUNT * sizeof(typename LeafT::NodeMaskType::Word);
+    if (b.size() < kMaskBytes + 1 + 8) throw std::runtime_error("unexpected leaf buffer layout");
+    mask = static_cast<std::uint8_t>(b[kMaskBytes]);
+    // What precedes the compressed block.
+    std::size_t head = kMaskBytes + 1;
+    if (mask == io::NO_MASK_AND_ONE_INACTIVE_VAL || mask == io::MASK_AND_ONE_INACTIVE_VAL) head += sizeof(ValueT);
+    if (mask == io::MASK_AND_TWO_INACTIVE_VALS) head += 2 * sizeof(ValueT);
+    if (mask == io::MASK_AND_NO_INACTIVE_VALS || mask == io::MASK_AND_ONE_INACTIVE_VAL || mask == io::MASK_AND_TWO_INACTIVE_VALS)
+        head += kMaskBytes;
+    if (b.size() < head + 8) throw std::runtime_error("unexpected leaf buffer layout");
+    compressed = b.size() - head;
+}
 
-    // Serializes the leaves of `grid` (whose values it overwrites) and fills `meta`.
-    SerializedLeaves(GridT& grid, openvdb::io::DelayedLoadMetadata& meta, std::uint32_t compression) {
-        namespace io = openvdb::io;
-        TreeT& tree = grid.tree();
-        leaves_.reserve(tree.leafCount());
+// The leaves of a grid built with a LeafStore, in leaf order: their records (one serialized here
+// for a leaf the store does not hold: none, when the builder recorded them all), and the
+// delayed-load metadata's entries of them. OpenVDB's own writer compresses every leaf twice (once
+// for that metadata, once into the stream); here each leaf is compressed once, by the builder's
+// threads.
+template <class GridT>
+class RecordedLeaves {
+public:
+    using LeafT = typename GridT::TreeType::LeafNodeType;
+
+    RecordedLeaves(GridT& grid, openvdb::io::DelayedLoadMetadata& meta, std::shared_ptr<const LeafStore<GridT>> store)
+        : store_(std::move(store)) {
+        auto& tree = grid.tree();
         for (auto it = tree.beginLeaf(); it; ++it) leaves_.push_back(&*it);
-        if (leaves_.empty()) return;
-        length_.resize(leaves_.size());
-        // Only the one compression hapticprep writes (Blosc with the active mask, compressed sizes
-        // in the delayed-load metadata); others, and half floats (never saved here), are left to
-        // io::File.
-        if (compression != kCompression || grid.saveFloatAsHalf()) throw std::runtime_error("unsupported leaf compression");
         meta.resizeMask(leaves_.size());
         meta.resizeCompressedSize(leaves_.size());
-        background_ = tree.background();
-        const ValueT& background = background_;
-        constexpr std::size_t kChunk = 256;  // leaves per task
-        const std::size_t chunks = (leaves_.size() + kChunk - 1) / kChunk;
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
-            std::ostringstream out(std::ios_base::binary);
-            std::vector<std::size_t> ends;
-            for (std::size_t c = r.begin(); c != r.end(); ++c) {
-                out.str(std::string());
-                io::setDataCompression(out, compression);
-                io::setGridBackgroundValuePtr(out, &background);
-                const std::size_t first = c * kChunk, last = std::min(leaves_.size(), first + kChunk);
-                ends.clear();
-                for (std::size_t n = first; n < last; ++n) {
-                    leaves_[n]->writeBuffers(out, /*toHalf=*/false);
-                    ends.push_back(static_cast<std::size_t>(out.tellp()));
-                }
-                const std::string_view b = out.view();
-                std::size_t begin = 0;
-                for (std::size_t n = first; n < last; ++n) {
-                    const std::size_t end = ends[n - first];
-                    if (end - begin < kMaskBytes + 1 + 8) throw std::runtime_error("unexpected leaf buffer layout");
-                    // With the active mask, the mask kind is the byte after the value mask.
-                    const std::uint8_t mask = static_cast<std::uint8_t>(b[begin + kMaskBytes]);
-                    meta.setMask(n, static_cast<io::DelayedLoadMetadata::MaskType>(mask));
-                    // What precedes the compressed block, whose size counts its 8-byte length.
-                    std::size_t head = kMaskBytes + 1;
-                    if (mask == io::NO_MASK_AND_ONE_INACTIVE_VAL || mask == io::MASK_AND_ONE_INACTIVE_VAL) head += sizeof(ValueT);
-                    if (mask == io::MASK_AND_TWO_INACTIVE_VALS) head += 2 * sizeof(ValueT);
-                    if (mask == io::MASK_AND_NO_INACTIVE_VALS || mask == io::MASK_AND_ONE_INACTIVE_VAL || mask == io::MASK_AND_TWO_INACTIVE_VALS)
-                        head += kMaskBytes;
-                    if (end - begin < head + 8) throw std::runtime_error("unexpected leaf buffer layout");
-                    meta.setCompressedSize(n, static_cast<io::DelayedLoadMetadata::CompressedSizeType>(end - begin - head));
-                    // Keep the bytes after the value mask (written again from the leaf's mask).
-                    const std::string_view kept = b.substr(begin + kMaskBytes, end - begin - kMaskBytes);
-                    if (kept.size() <= sizeof(ValueT) * LeafT::SIZE) {
-                        std::memcpy(leaves_[n]->buffer().data(), kept.data(), kept.size());
-                        length_[n] = kept.size();
-                    } else {
-                        length_[n] = kRewrite;  // values untouched: write() serializes the leaf again
-                    }
-                    begin = end;
-                }
+        const LeafStore<GridT> own(tree.background());
+        records_.resize(leaves_.size());
+        for (std::size_t n = 0; n < leaves_.size(); ++n) {
+            const LeafRecord* r = store_->find(leaves_[n]);
+            if (!r) {  // (its values still in it)
+                extra_.push_back(own.take(*leaves_[n]));
+                r = &extra_.back();
             }
-        });
+            records_[n] = r;
+            meta.setMask(n, static_cast<openvdb::io::DelayedLoadMetadata::MaskType>(r->mask));
+            meta.setCompressedSize(n, static_cast<openvdb::io::DelayedLoadMetadata::CompressedSizeType>(r->compressed));
+        }
     }
 
-    // The leaf buffers, as LeafNode::writeBuffers would write them, in leaf order. `os` must be
-    // tagged with the compression the constructor was given.
     void write(std::ostream& os) const {
         for (std::size_t n = 0; n < leaves_.size(); ++n) {
-            if (length_[n] == kRewrite) {
-                openvdb::io::setGridBackgroundValuePtr(os, &background_);
-                leaves_[n]->writeBuffers(os, /*toHalf=*/false);
-                g_serialized_twice.fetch_add(1, std::memory_order_relaxed);
-                openvdb::io::setGridBackgroundValuePtr(os, nullptr);
-                continue;
-            }
             leaves_[n]->valueMask().save(os);
-            os.write(reinterpret_cast<const char*>(leaves_[n]->buffer().data()), static_cast<std::streamsize>(length_[n]));
+            os.write(records_[n]->bytes.data(), static_cast<std::streamsize>(records_[n]->bytes.size()));
         }
     }
 
 private:
-    static constexpr std::size_t kMaskBytes = MaskT::WORD_COUNT * sizeof(typename MaskT::Word);
+    std::shared_ptr<const LeafStore<GridT>> store_;
     std::vector<LeafT*> leaves_;
-    static constexpr std::size_t kRewrite = SIZE_MAX;  // a length_: the bytes outgrew the leaf's buffer
-    std::vector<std::size_t> length_;                   // bytes kept in the leaf's buffer, or kRewrite
-    ValueT background_{};
+    std::vector<const LeafRecord*> records_;
+    std::deque<LeafRecord> extra_;  // stable addresses
 };
-
 
 // One grid's part of the stream as io::File lays it out: the descriptor (its stream positions
 // filled in at the end), the compression flags, `meta` (the grid's metadata with the file
@@ -178,7 +137,27 @@ void write_grid_part(std::ostream& os, const openvdb::GridBase& g, const openvdb
 }  // namespace
 
 template <class GridT>
-EmitGrid prepare_grid(const typename GridT::Ptr& grid) {
+LeafRecord LeafStore<GridT>::take(const LeafT& leaf) const {
+    namespace io = openvdb::io;
+    // One stream per thread, reused: its storage grows to a leaf's bytes once.
+    static thread_local std::ostringstream out(std::ios_base::binary);
+    out.str(std::string());
+    io::setDataCompression(out, kCompression);
+    io::setGridBackgroundValuePtr(out, &background_);
+    leaf.writeBuffers(out, /*toHalf=*/false);
+    io::setGridBackgroundValuePtr(out, nullptr);
+    const std::string_view b = out.view();
+    LeafRecord r;
+    read_leaf_entries<LeafT>(b, r.mask, r.compressed);
+    constexpr std::size_t kMaskBytes = LeafT::NodeMaskType::WORD_COUNT * sizeof(typename LeafT::NodeMaskType::Word);
+    r.bytes.assign(b.substr(kMaskBytes));
+    // Incompressible values: Blosc stores them raw behind its header, more bytes than the values.
+    if (r.bytes.size() > LeafT::SIZE * sizeof(ValueT)) g_incompressible.fetch_add(1, std::memory_order_relaxed);
+    return r;
+}
+
+template <class GridT>
+EmitGrid prepare_grid(const typename GridT::Ptr& grid, std::shared_ptr<const LeafStore<GridT>> store) {
     const std::uint32_t archive_compression = file_compression();
     std::uint32_t c = archive_compression;
     if (grid->getGridClass() == openvdb::GRID_LEVEL_SET || grid->getGridClass() == openvdb::GRID_FOG_VOLUME) c &= ~openvdb::io::COMPRESS_ZIP;
@@ -189,18 +168,25 @@ EmitGrid prepare_grid(const typename GridT::Ptr& grid) {
     const openvdb::GridBase::Ptr meta = openvdb::ConstPtrCast<openvdb::GridBase>(copy);
     meta->insertMeta(openvdb::GridBase::META_FILE_DELAYED_LOAD, openvdb::io::DelayedLoadMetadata());
     openvdb::io::DelayedLoadMetadata& delayed = *meta->getMetadata<openvdb::io::DelayedLoadMetadata>(openvdb::GridBase::META_FILE_DELAYED_LOAD);
-    // The statistics (bounding box, voxel count, memory: the trees' masks and node sizes) while the
-    // leaves are serialized (their values overwritten); each adds its own entries to the metadata.
-    std::shared_ptr<const SerializedLeaves<GridT>> leaves;
-    tbb::parallel_invoke([&] { meta->addStatsMetadata(); },
-                         [&] { leaves = std::make_shared<const SerializedLeaves<GridT>>(*grid, delayed, archive_compression); });
+    if (!store) throw std::runtime_error("the grid's leaves were not recorded as it was built");
+    // The leaves' records in leaf order; then the statistics (bounding box, voxel count: the
+    // masks; memory: the nodes' sizes, in which a leaf counts its values only while it holds them,
+    // so those of the leaves that hold none are added: the file records the tree as built).
+    auto leaves = std::make_shared<const RecordedLeaves<GridT>>(*grid, delayed, std::move(store));
+    meta->addStatsMetadata();
+    using LeafT = typename GridT::TreeType::LeafNodeType;
+    std::int64_t emptied = 0;
+    for (auto it = grid->tree().cbeginLeaf(); it; ++it) emptied += it->buffer().empty() ? 1 : 0;
+    if (auto mem = meta->template getMetadata<openvdb::Int64Metadata>(openvdb::GridBase::META_FILE_MEM_BYTES))
+        mem->value() += emptied * static_cast<std::int64_t>(LeafT::SIZE * sizeof(typename GridT::ValueType));
+    std::function<void(std::ostream&)> write_leaves = [leaves](std::ostream& o) { leaves->write(o); };
     meta->insertMeta(openvdb::GridBase::META_FILE_COMPRESSION, openvdb::StringMetadata(openvdb::io::compressionToString(c)));
     typename GridT::Ptr held = grid;
-    return [held, copy, leaves, c](std::ostream& os, openvdb::io::StreamMetadata::Ptr& file_meta) mutable {
+    return [held, copy, write_leaves, c](std::ostream& os, openvdb::io::StreamMetadata::Ptr& file_meta) mutable {
         GridT& g = *held;
-        write_grid_part(os, g, *copy, c, file_meta, [&](std::ostream& o) { g.writeTopology(o); }, [&](std::ostream& o) { leaves->write(o); });
+        write_grid_part(os, g, *copy, c, file_meta, [&](std::ostream& o) { g.writeTopology(o); }, write_leaves);
         // The grid is on its way to the disk: free it (Tree::clear frees the leaves on all threads).
-        leaves.reset();
+        write_leaves = nullptr;
         copy.reset();
         g.clear();
         held.reset();
@@ -304,7 +290,8 @@ void write_file(const fs::path& path, std::size_t count, const std::function<Emi
 
 // The four grid types formats/vdb writes.
 #define HP_VDB_ARCHIVE_INSTANTIATE(GridT)                                                          \
-    template EmitGrid prepare_grid<GridT>(const GridT::Ptr&);                                    \
+    template EmitGrid prepare_grid<GridT>(const GridT::Ptr&, std::shared_ptr<const LeafStore<GridT>>); \
+    template class LeafStore<GridT>;                                                             \
     template EmitGrid prepare_stored<GridT>(const GridT::Ptr&, const detail::StoredGrid&);
 HP_VDB_ARCHIVE_INSTANTIATE(openvdb::Int32Grid)
 HP_VDB_ARCHIVE_INSTANTIATE(openvdb::FloatGrid)

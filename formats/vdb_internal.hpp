@@ -29,9 +29,9 @@ inline constexpr std::int64_t kFormatVersion = 1;
 // openvdb::initialize(), once per process.
 void init_openvdb();
 
-// vdb_write.cpp. How many leaves this process's saves serialized a second time because their
-// compressed bytes outgrew the leaf's buffer (incompressible values); for tests.
-std::uint64_t leaves_serialized_twice();
+// vdb_archive.cpp. How many leaves this process's saves found incompressible (Blosc's bytes for
+// them outgrow their values); for tests.
+std::uint64_t leaves_incompressible();
 
 // vdb_integrity.cpp. After OpenVDB wrote `path`: replaces the random header UUID by one derived
 // from the content (byte-identical files for identical grids) and appends the checksum trailer.

@@ -74,7 +74,7 @@ std::shared_ptr<const detail::StoredGrid> Reader::stored_grid(const std::string&
 double stored_background(const detail::StoredGrid& grid) { return api("hapticprep_vdb.so").stored_background(grid); }
 
 namespace detail {
-std::uint64_t leaves_serialized_twice() { return api("hapticprep_vdb.so").leaves_serialized_twice(); }
+std::uint64_t leaves_incompressible() { return api("hapticprep_vdb.so").leaves_incompressible(); }
 }  // namespace detail
 
 // The writer inside the module, freed there.

@@ -28,7 +28,7 @@ const ModuleApi kApi{
     .read_distance_bricks = [](const Reader& r) { return r.read_distance_bricks(); },
     .stored_grid = [](const Reader& r, const std::string& name) { return r.stored_grid(name); },
     .stored_background = &hp::vdb::stored_background,
-    .leaves_serialized_twice = &leaves_serialized_twice,
+    .leaves_incompressible = &leaves_incompressible,
     .levelset_new = [](const GridSpec& grid, const LevelSetOptions& options) -> void* {
         return new LevelSetWriter(grid, options);
     },

@@ -38,7 +38,7 @@ struct ModuleApi {
     BrickField<double> (*read_distance_bricks)(const Reader&);
     std::shared_ptr<const StoredGrid> (*stored_grid)(const Reader&, const std::string&);
     double (*stored_background)(const StoredGrid&);
-    std::uint64_t (*leaves_serialized_twice)();
+    std::uint64_t (*leaves_incompressible)();
     // LevelSetWriter: an opaque writer made and freed inside the module.
     void* (*levelset_new)(const GridSpec&, const LevelSetOptions&);
     void (*levelset_free)(void*);

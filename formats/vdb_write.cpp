@@ -27,6 +27,7 @@
 #include <openvdb/tools/Prune.h>
 #include <openvdb/tree/ValueAccessor.h>
 #include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_invoke.h>
 
@@ -75,8 +76,38 @@ std::unique_ptr<LeafT> new_leaf(const openvdb::Coord& origin, const typename Lea
     return std::make_unique<LeafT>(origin, background, false);
 }
 
+// With a store, a leaf's values live in a buffer of the building thread's own while the leaf is
+// filled and serialized; the leaf then keeps none, and no buffer is allocated or freed per leaf.
+template <class LeafT>
+class LeafScratch {
+public:
+    // A leaf at `origin` as new_leaf makes it, its buffer this thread's.
+    std::unique_ptr<LeafT> lend(const openvdb::Coord& origin, const typename LeafT::ValueType& background, bool whole) {
+        auto leaf = std::make_unique<LeafT>(openvdb::PartialCreate(), origin, background, false);
+        leaf->swap(buffers_.local());
+        if (!whole) std::fill(leaf->buffer().data(), leaf->buffer().data() + LeafT::SIZE, background);
+        return leaf;
+    }
+    // This thread's buffer back from `leaf`, which lend() made on this thread; the leaf keeps no values.
+    void take_back(LeafT& leaf) { leaf.swap(buffers_.local()); }
+
+private:
+    tbb::enumerable_thread_specific<typename LeafT::Buffer> buffers_;
+};
+
+// Prunes a built tree's constant tiles upwards (tools::prune). No leaf of a built tree is
+// constant (a constant block is a tile already, a leaf past the grid's faces has inactive voxels),
+// so with its leaves' values released (`released`), only the tiles are pruned (tools::pruneTiles
+// never reads a leaf): the same tree.
+template <class TreeT>
+void prune_built(TreeT& tree, bool released) {
+    if (released) openvdb::tools::pruneTiles(tree);
+    else openvdb::tools::prune(tree);
+}
+
 template <class GridT>
-typename GridT::Ptr build_grid(const GridSpec& g, const GridOut& out, const std::function<void(double)>& done) {
+typename GridT::Ptr build_grid(const GridSpec& g, const GridOut& out, const std::function<void(double)>& done,
+                               archive::LeafStore<GridT>* store) {
     using ValueT = typename GridT::ValueType;
     using TreeT = typename GridT::TreeType;
     using LeafT = typename TreeT::LeafNodeType;
@@ -92,8 +123,10 @@ typename GridT::Ptr build_grid(const GridSpec& g, const GridOut& out, const std:
     struct Block {
         std::unique_ptr<LeafT> leaf;  // null: a constant block, stored as a tile of value `tile`
         ValueT tile{};
+        archive::LeafRecord record;   // with a store: the leaf's bytes (its values released)
     };
     std::vector<Block> blocks(static_cast<std::size_t>(bx) * static_cast<std::size_t>(by));
+    LeafScratch<LeafT> scratch;
     // One slab of up to 8 z-slices at a time: the producer frees its own storage as it goes.
     std::vector<ValueT> slab(slice * static_cast<std::size_t>(std::min(kDim, g.dims[2])));
     for (int z0 = 0; z0 < g.dims[2]; z0 += kDim) {
@@ -125,7 +158,8 @@ typename GridT::Ptr build_grid(const GridSpec& g, const GridOut& out, const std:
                     block.tile = first;
                     continue;
                 }
-                block.leaf = new_leaf<LeafT>(openvdb::Coord(x0, y0, z0), background, full);
+                const openvdb::Coord origin(x0, y0, z0);
+                block.leaf = store ? scratch.lend(origin, background, full) : new_leaf<LeafT>(origin, background, full);
                 ValueT* data = block.leaf->buffer().data();
                 // Leaf offset of (dx, dy, dz) is dx * 64 + dy * 8 + dz (z fastest).
                 for (int dz = 0; dz < nz; ++dz)
@@ -141,17 +175,26 @@ typename GridT::Ptr build_grid(const GridSpec& g, const GridOut& out, const std:
                             for (int dx = 0; dx < ex; ++dx)
                                 block.leaf->setActiveState(static_cast<openvdb::Index>((dx << 6) | (dy << 3) | dz), true);
                 }
+                if (store) {
+                    block.record = store->take(*block.leaf);
+                    scratch.take_back(*block.leaf);
+                }
             }
         });
         for (std::size_t b = 0; b < blocks.size(); ++b) {
             const openvdb::Coord origin(static_cast<int>(b % static_cast<std::size_t>(bx)) * kDim,
                                         static_cast<int>(b / static_cast<std::size_t>(bx)) * kDim, z0);
-            if (blocks[b].leaf) tree.addLeaf(blocks[b].leaf.release());
-            else tree.addTile(1, origin, blocks[b].tile, true);
+            if (blocks[b].leaf) {
+                LeafT* leaf = blocks[b].leaf.release();
+                tree.addLeaf(leaf);
+                if (store) store->keep(leaf, std::move(blocks[b].record));
+            } else {
+                tree.addTile(1, origin, blocks[b].tile, true);
+            }
         }
         done(static_cast<double>(z0 + nz) / g.dims[2]);
     }
-    openvdb::tools::prune(tree);
+    prune_built(tree, store != nullptr);
     return grid;
 }
 
@@ -161,7 +204,8 @@ typename GridT::Ptr build_grid(const GridSpec& g, const GridOut& out, const std:
 // always leaves, active only inside the grid, as in build_grid. Blocks of whole rows of blocks,
 // about 1024 at a time, are built in parallel and added in a fixed order.
 template <class GridT>
-typename GridT::Ptr build_grid_blocks(const GridSpec& g, const GridOut& out, const std::function<void(double)>& done) {
+typename GridT::Ptr build_grid_blocks(const GridSpec& g, const GridOut& out, const std::function<void(double)>& done,
+                                      archive::LeafStore<GridT>* store) {
     using ValueT = typename GridT::ValueType;
     using TreeT = typename GridT::TreeType;
     using LeafT = typename TreeT::LeafNodeType;
@@ -177,6 +221,8 @@ typename GridT::Ptr build_grid_blocks(const GridSpec& g, const GridOut& out, con
     std::vector<const ValueT*> bricks(batch);
     std::vector<ValueT> tiles(batch), copies(batch * static_cast<std::size_t>(kBrickVoxels));
     std::vector<std::unique_ptr<LeafT>> leaves(batch);
+    std::vector<archive::LeafRecord> records(store ? batch : 0);
+    LeafScratch<LeafT> scratch;
     openvdb::tree::ValueAccessor<TreeT> acc(tree);  // consecutive blocks share internal nodes
     const std::size_t count = rows * row;
     for (std::size_t first = 0; first < count; first += batch) {
@@ -203,7 +249,7 @@ typename GridT::Ptr build_grid_blocks(const GridSpec& g, const GridOut& out, con
                 const bool full = ex == kDim && ey == kDim && ez == kDim;
                 leaves[i].reset();
                 if (!bricks[i] && full) continue;
-                auto leaf = new_leaf<LeafT>(o0, background, full);
+                auto leaf = store ? scratch.lend(o0, background, full) : new_leaf<LeafT>(o0, background, full);
                 ValueT* data = leaf->buffer().data();
                 const ValueT* v = bricks[i];
                 if (v && full) {
@@ -223,17 +269,33 @@ typename GridT::Ptr build_grid_blocks(const GridSpec& g, const GridOut& out, con
                             for (int dx = 0; dx < ex; ++dx)
                                 leaf->setActiveState(static_cast<openvdb::Index>((dx << 6) | (dy << 3) | dz), true);
                 }
+                if (store) {
+                    // A whole brick of equal values: the tile tools::prune would make of its leaf
+                    // (the same test and value), since the released leaf cannot be pruned later.
+                    ValueT low, high;
+                    bool on = false;
+                    const bool constant = full && leaf->isConstant(low, high, on, openvdb::zeroVal<ValueT>());
+                    if (constant) tiles[i] = leaf->medianAll();
+                    else records[i] = store->take(*leaf);
+                    scratch.take_back(*leaf);
+                    if (constant) continue;
+                }
                 leaves[i] = std::move(leaf);
             }
         });
         for (std::size_t i = 0; i < n; ++i) {
-            if (leaves[i]) acc.addLeaf(leaves[i].release());
-            else acc.addTile(1, origin_of(first + i), tiles[i], true);
+            if (leaves[i]) {
+                LeafT* leaf = leaves[i].release();
+                acc.addLeaf(leaf);
+                if (store) store->keep(leaf, std::move(records[i]));
+            } else {
+                acc.addTile(1, origin_of(first + i), tiles[i], true);
+            }
         }
         done(static_cast<double>(first + n) / static_cast<double>(count));
     }
     acc.clear();  // no cached node survives the pruning
-    openvdb::tools::prune(tree);
+    prune_built(tree, store != nullptr);
     return grid;
 }
 
@@ -277,12 +339,14 @@ void write(const fs::path& path, const GridSpec& grid, const std::vector<GridOut
         if (!options.plain) put_metadata(*base, meta);
         return base;
     };
-    auto make = [&](std::size_t n) {
+    // Grid n, built; with `store` (a LeafStore of the grid's type), its leaves taken by it.
+    auto make = [&](std::size_t n, void* store) {
         const GridOut& g = grids[n];
         auto done = [&](double f) { progress.report("tree", (static_cast<double>(n) + f) / static_cast<double>(grids.size())); };
         return decorate(with_type(g.type, [&](auto tag) -> openvdb::GridBase::Ptr {
                             using GridT = typename decltype(tag)::type;
-                            return g.blocks ? build_grid_blocks<GridT>(grid, g, done) : build_grid<GridT>(grid, g, done);
+                            auto* s = static_cast<archive::LeafStore<GridT>*>(store);
+                            return g.blocks ? build_grid_blocks<GridT>(grid, g, done, s) : build_grid<GridT>(grid, g, done, s);
                         }),
                         g);
     };
@@ -292,7 +356,7 @@ void write(const fs::path& path, const GridSpec& grid, const std::vector<GridOut
         try {
             if (options.plain || options.openvdb_writer || archive::file_compression() != archive::kCompression) {
                 openvdb::GridPtrVec out;
-                for (std::size_t n = 0; n < grids.size(); ++n) out.push_back(make(n));
+                for (std::size_t n = 0; n < grids.size(); ++n) out.push_back(make(n, nullptr));
                 progress.report("save", 0.0);
                 openvdb::io::File file(tmp.string());
                 file.write(out, file_meta);
@@ -310,7 +374,11 @@ void write(const fs::path& path, const GridSpec& grid, const std::vector<GridOut
                             decorate(empty, g);
                             if (archive::EmitGrid emit = archive::prepare_stored<GridT>(empty, *g.stored)) return emit;
                         }
-                        return archive::prepare_grid<GridT>(openvdb::gridPtrCast<GridT>(make(n)));
+                        // Each leaf serialized as it is built, its values released: the grid's values
+                        // are never all in memory, only their compressed bytes.
+                        auto store = std::make_shared<archive::LeafStore<GridT>>(empty_grid<GridT>(g)->background());
+                        auto built = openvdb::gridPtrCast<GridT>(make(n, store.get()));
+                        return archive::prepare_grid<GridT>(built, std::move(store));
                     });
                 }, file_meta);
             }
