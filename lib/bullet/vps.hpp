@@ -95,7 +95,8 @@ struct AlgorithmOptions {
     // front is made anew from the root when it has grown past 1.5 times its size (plus 16), when
     // many of its clusters must be descended again, every 100 calls, when the box's size, the
     // other object's field or the pair's pointshell changes and after a pose that is not finite
-    // (docs/bullet.md, "Temporal coherence"); false: every step from the root (a VPS pair: the
+    // (docs/bullet.md, "Temporal coherence"); a VPS pair whose front near the other object is
+    // overrun runs the pair query for 16 calls. false: every step from the root (a VPS pair: the
     // pair query, VpsQuery).
     bool coherent = true;
 };
