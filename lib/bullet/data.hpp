@@ -3,6 +3,7 @@
 // Bullet header here.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "bullet/vps.hpp"
@@ -52,6 +53,10 @@ struct VpsData {
     Aabb local_bounds;        // the points' box in the local frame, widened by one voxel
     std::vector<ClusterDisc> discs;  // per tree cluster (mesh frame): the plane algorithm's pruning
     std::vector<std::uint32_t> visit_rank;  // per tree cluster: its place in a breadth-first walk from the root
+    // The pointshell as the pair query reads it (its packed tree), made once: every VPS pair with
+    // this object as its pointshell shares it (VpsQuery(field, same_moving)), so a new pair packs
+    // nothing. Against the object's own field; full mode.
+    std::shared_ptr<const VpsQuery> full_query;
 };
 
 }  // namespace hp::bullet

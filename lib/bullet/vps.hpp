@@ -88,14 +88,16 @@ struct AlgorithmOptions {
     int level = 1;                 // segmented
     double budget_us = 1000;       // time_critical: per pair and step
     std::size_t budget_tests = 0;  // time_critical: sphere tests per pair and step (0: no such limit)
-    // full, against a plane or a box: restart from the last descent's front while the pose has
-    // moved less than its clusters' clearance (the same contacts as a descent from the root),
-    // pruned clusters far out kept in a second list read only once the path may have brought
-    // them near; the front is made anew from the root when it has grown past 1.5 times its size
-    // (plus 16), when many of its clusters must be descended again, every 100 calls, when the
-    // box's size or the pair's pointshell changes and after a pose that is not finite
-    // (docs/bullet.md, "Temporal coherence against a plane or a box"); false: every step from the
-    // root.
+    // full, against a plane, a box or another VPS object's field: restart from the last
+    // descent's front while the pose has moved less than its clusters' clearance (the same
+    // contacts as a descent from the root, and for a VPS pair as the pair query), pruned clusters
+    // far out kept in a second list read only once the path may have brought them near; the
+    // front is made anew from the root when it has grown past 1.5 times its size (plus 16), when
+    // many of its clusters must be descended again, every 100 calls, when the box's size, the
+    // other object's field or the pair's pointshell changes and after a pose that is not finite
+    // (docs/bullet.md, "Temporal coherence"); a VPS pair whose front near the other object is
+    // overrun runs the pair query for 16 calls. false: every step from the root (a VPS pair: the
+    // pair query, VpsQuery).
     bool coherent = true;
 };
 
@@ -123,7 +125,7 @@ void register_vps_algorithms(btCollisionDispatcher& dispatcher);
 bool is_vps_algorithm(const btCollisionAlgorithm* algorithm);
 
 // What one of the VPS algorithms has done, for tests and diagnostics. The coherent full traversal
-// against a plane or a box: the fronts it made from the root, the steps that kept the last one,
+// (against a plane, a box or another VPS object's field): the fronts it made from the root, the steps that kept the last one,
 // and the pruned clusters it tested again at a later pose. `contacts`: every contact of its last
 // step (before the manifold keeps up to four), in order: the pointshell's point in world
 // coordinates and its depth (positive).

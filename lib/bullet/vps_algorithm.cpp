@@ -24,6 +24,7 @@ using detail::analytic_contacts;
 using detail::box_depth;
 using detail::BoxSide;
 using detail::Chosen;
+using detail::FieldSide;
 using detail::Front;
 using detail::Limits;
 using detail::MeshPlane;
@@ -41,7 +42,50 @@ Rigid to_rigid(const btTransform& t) {
 }
 btVector3 to_bt(Vec3d v) { return btVector3(btScalar(v.x), btScalar(v.y), btScalar(v.z)); }
 
+// The contacts of the front's leaves in the other object's field as the pair query gives them for
+// the same pose: its placed points and turned normals (FieldSide), V > 0, by point index, each
+// point once; in world coordinates. `hits`: scratch.
+void field_contacts(const VpsData& shell, const std::vector<std::uint32_t>& leaves, const FieldSide& side,
+                    const Rigid& other_world, std::vector<Contact>& hits, std::vector<WorldContact>& out) {
+    hits.clear();
+    const auto& clusters = shell.moving.tree.clusters;
+    const DistanceSampler& field = *side.field;
+    // The points' cells are asked for a batch ahead (probe_value), as the pair query does: their
+    // reads then overlap instead of waiting one after another. value(cell) is value(p), bit for bit.
+    struct Probe {
+        std::uint32_t point;
+        Vec3d p;
+        DistanceSampler::CellRef cell;
+    };
+    std::array<Probe, 16> batch;
+    std::size_t n = 0;
+    const auto check = [&] {
+        for (std::size_t k = 0; k < n; ++k)
+            if (const double v = field.value(batch[k].cell); v > 0)
+                hits.push_back({batch[k].point, batch[k].p, side.from_mesh.rotate(shell.moving.normals[batch[k].point]), v});
+        n = 0;
+    };
+    for (std::uint32_t id : leaves)
+        for (std::uint32_t i : clusters[id].points) {
+            Probe& b = batch[n];
+            b.point = i;
+            b.p = side.from_mesh(shell.moving.points[i]);
+            field.probe_value(b.p, b.cell);
+            if (++n == batch.size()) check();
+        }
+    check();
+    std::sort(hits.begin(), hits.end(), [](const Contact& a, const Contact& b) { return a.point < b.point; });
+    for (std::size_t k = 0; k < hits.size(); ++k) {
+        if (k > 0 && hits[k].point == hits[k - 1].point) continue;
+        out.push_back({other_world(hits[k].position), other_world.rotate(hits[k].normal), hits[k].value, -1});
+    }
+}
+
 enum class PairKind { vps, plane, box };
+
+// A coherent VPS pair whose front near the other object was overrun (Front::overrun) runs the pair
+// query for this many calls, then makes its front again.
+constexpr int kQueryCalls = 16;
 
 class VpsAlgorithm final : public btCollisionAlgorithm {
 public:
@@ -63,7 +107,12 @@ public:
                 q = {.mode = QueryMode::segmented, .level = std::min(options.level, shell->moving.tree.levels)};
             if (options.traversal == Traversal::time_critical)
                 q = {.mode = QueryMode::time_critical, .budget_us = options.budget_us, .budget_tests = options.budget_tests};
-            state_->query = std::make_unique<VpsQuery>(other->field.field, shell->moving.view(), q);
+            // The full traversal shares the pointshell's packed tree (nothing packed per pair), and
+            // the coherent one makes its query only once it needs it (most pairs never do).
+            if (options.traversal != Traversal::full || !shell->full_query)
+                state_->query = std::make_unique<VpsQuery>(other->field.field, shell->moving.view(), q);
+            else if (!options.coherent)
+                state_->query = std::make_unique<VpsQuery>(other->field.field, *shell->full_query);
         } else {
             state_->shell_is_body0 = !swapped;
         }
@@ -119,9 +168,27 @@ public:
             const VpsData& other = *vps_data(*other_wrap->getCollisionShape());
             const Rigid other_world = to_rigid(other_wrap->getWorldTransform()) * other.local_from_mesh;
             const Rigid pose = other_world.inverse() * shell_world;  // shell mesh -> other mesh
-            const QueryResult& r = (*state_->query)(Pose{pose.t, quaternion_of(pose.r)});
-            for (const Contact& c : r.contacts)
-                contacts.push_back({other_world(c.position), other_world.rotate(c.normal), c.value, c.segment});
+            const Pose query_pose{pose.t, quaternion_of(pose.r)};
+            if (options.traversal == Traversal::full && options.coherent && state_->query_calls == 0) {
+                // The front, placing the points as the pair query does.
+                FieldSide side{{Rigid{rotation_rows(query_pose.quaternion), query_pose.position}}};
+                side.field = &other.field.field;
+                side.voxel = other.field.field.grid().voxel_size;
+                side.margin = 1e-9 * side.voxel;
+                Front<FieldSide>& front = state_->field_front;
+                const std::vector<std::uint32_t>& leaves = front.leaves_at(shell, side, state_->queue);
+                field_contacts(shell, leaves, side, other_world, state_->hits, contacts);
+                // A front near the other object overrun: the pair moves more than its clearances
+                // allow (a pile still settling), where the pair query's own descent is faster.
+                if (front.overrun && !leaves.empty()) state_->query_calls = kQueryCalls;
+            } else {
+                if (!state_->query) state_->query = std::make_unique<VpsQuery>(other.field.field, *shell.full_query);
+                const QueryResult& r = (*state_->query)(query_pose);
+                for (const Contact& c : r.contacts)
+                    contacts.push_back({other_world(c.position), other_world.rotate(c.normal), c.value, c.segment});
+                // Back to a front made anew after these calls.
+                if (state_->query_calls > 0 && --state_->query_calls == 0) state_->field_front.shell = nullptr;
+            }
         } else if (state_->kind == PairKind::plane) {
             const auto* plane = static_cast<const btStaticPlaneShape*>(other_wrap->getCollisionShape());
             const Rigid plane_world = to_rigid(other_wrap->getWorldTransform());
@@ -153,7 +220,7 @@ public:
             const Rigid box_local = box_world.inverse();
             const btVector3 he = box->getHalfExtentsWithMargin();
             const Vec3d h{double(he.x()), double(he.y()), double(he.z())};
-            const BoxSide side{box_local * shell_world, h};
+            const BoxSide side{{box_local * shell_world}, h};
             const auto depth_of = [&](Vec3d q) { return side.depth(q); };
             const auto normal_of = [&](Vec3d p) {
                 Vec3d n;
@@ -168,7 +235,7 @@ public:
                 traverse(
                     shell.moving, shell_world, depth_of, normal_of,
                     [&](std::uint32_t id) {
-                        return side.disc(shell, id, side.box_from_mesh(shell.moving.tree.clusters[id].sphere.center)) > 0;
+                        return side.disc(shell, id, side.from_mesh(shell.moving.tree.clusters[id].sphere.center)) > 0;
                     },
                     limit);
             }
@@ -205,9 +272,9 @@ public:
     }
     AlgorithmTrace trace() const {
         AlgorithmTrace t;
-        t.fronts_made = state_->plane_front.made_count + state_->box_front.made_count;
-        t.fronts_kept = state_->plane_front.kept_count + state_->box_front.kept_count;
-        t.entries_tested = state_->plane_front.tested_count + state_->box_front.tested_count;
+        t.fronts_made = state_->plane_front.made_count + state_->box_front.made_count + state_->field_front.made_count;
+        t.fronts_kept = state_->plane_front.kept_count + state_->box_front.kept_count + state_->field_front.kept_count;
+        t.entries_tested = state_->plane_front.tested_count + state_->box_front.tested_count + state_->field_front.tested_count;
         for (const WorldContact& c : state_->contacts) t.contacts.push_back({c.point.x, c.point.y, c.point.z, c.depth});
         return t;
     }
@@ -250,10 +317,13 @@ private:
         std::vector<btPersistentManifold*> segment_manifolds;  // one per segment, made at its first contact
         bool shell_is_body0 = true;
         std::unique_ptr<VpsQuery> query;  // VPS-VPS: the pointshell against the other's field
+        int query_calls = 0;              // VPS-VPS, coherent full: calls left that run `query` instead of the front
         std::vector<WorldContact> contacts;
+        std::vector<Contact> hits;  // VPS-VPS, coherent full: scratch of field_contacts
         std::vector<std::uint32_t> queue;
         Front<PlaneSide> plane_front;  // full traversal against a plane, coherent
         Front<BoxSide> box_front;      // full traversal against a box, coherent
+        Front<FieldSide> field_front;  // full traversal against another VPS object's field, coherent
     };
     btPersistentManifold* manifold_ = nullptr;
     bool own_manifold_ = false;

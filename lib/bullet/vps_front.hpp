@@ -1,7 +1,7 @@
 #pragma once
-// lib/bullet — the static sides of a VPS descent without Bullet's types, plane and box, and the
-// front that keeps a descent's cut of the tree from step to step against them (temporal
-// coherence). Internal to the module; vps_algorithm.cpp runs them.
+// lib/bullet — the static sides of a VPS descent without Bullet's types, plane, box and another
+// object's distance field, and the front that keeps a descent's cut of the tree from step to step
+// against them (temporal coherence). Internal to the module; vps_algorithm.cpp runs them.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -125,39 +125,21 @@ struct PlaneSide {
     }
 };
 
-// A box centred at its frame's origin with half extents `half`; `box_from_mesh` places the
-// pointshell's mesh frame in it.
-struct BoxSide {
-    Rigid box_from_mesh;
-    Vec3d half;
-    double depth(Vec3d q) const { return box_depth(box_from_mesh(q), half, nullptr); }
-    // The bounds below follow the pose only: a box of other half extents (setLocalScaling,
-    // setMargin, another btBoxShape) needs a new front.
-    bool same_shape(const BoxSide& o) const { return half.x == o.half.x && half.y == o.half.y && half.z == o.half.z; }
-    // By the sphere (the box's signed distance is 1-Lipschitz), else by the cluster's disc against
-    // the plane of the face its centre lies farthest out of: every point beyond that plane lies
-    // outside the box (tight for a flat patch resting on a face).
-    double clearance(const VpsData& s, std::uint32_t id) const {
-        const Ball& b = s.moving.tree.clusters[id].sphere;
-        const Vec3d c = box_from_mesh(b.center);
-        const double sphere = -(box_depth(c, half, nullptr) + covering_radius(b));
-        return sphere > 0 ? sphere : disc(s, id, c);
-    }
-    // The disc bound against one face's plane; `c`: the sphere's centre in the box frame.
-    double disc(const VpsData& s, std::uint32_t id, Vec3d c) const {
-        int a = 0;
-        for (int k = 1; k < 3; ++k)
-            if (std::abs(c[k]) - half[k] > std::abs(c[a]) - half[a]) a = k;
-        const double sign = c[a] >= 0 ? 1 : -1;
-        // Outside the face: sign (R_a . q + t_a) - h_a > 0, R_a the box_from_mesh's row a.
-        const MeshPlane face{box_from_mesh.r[a] * sign, half[a] - sign * box_from_mesh.t[a]};
-        return disc_clearance(s, id, face, dot(face.normal, s.moving.tree.clusters[id].sphere.center));
-    }
-    // A box-frame point x = R q + t moves by (R' - R)(q - pivot) + (R' - R) pivot + t' - t, the
+// A static side placed by a rigid map of the pointshell's mesh frame (`from_mesh`: into the box's
+// frame, or the other object's mesh frame), whose clearances are distances: how far the points
+// of a pruned cluster may move before they can reach the side. Every point q of a pruned cluster
+// has come towards the side by at most shift + turn |q - pivot| since it was decided, with shift
+// and turn summed over the steps since then (the path), and by at most the motion from the
+// reference pose to the pose when decided plus that from the reference pose to now
+// (`net_budget`: far smaller than the path when the object rocks back and forth).
+struct RigidSide {
+    Rigid from_mesh;
+
+    // A side-frame point x = R q + t moves by (R' - R)(q - pivot) + (R' - R) pivot + t' - t, the
     // first term at most |R' - R| |q - pivot| (the spectral norm, bounded by the largest absolute
     // row sum of the Gram matrix of R' - R's rows).
-    Motion motion_since(const BoxSide& before, Vec3d pivot, double scale) const {
-        const Rigid &now = box_from_mesh, &then = before.box_from_mesh;
+    Motion motion_since(const RigidSide& before, Vec3d pivot, double scale) const {
+        const Rigid &now = from_mesh, &then = before.from_mesh;
         const std::array<Vec3d, 3> d{now.r[0] - then.r[0], now.r[1] - then.r[1], now.r[2] - then.r[2]};
         double gram = 0;
         for (int i = 0; i < 3; ++i)
@@ -167,10 +149,6 @@ struct BoxSide {
                 std::sqrt(gram * (1 + 1e-12)) + 1e-15};
     }
 
-    // Every point q of a pruned cluster has come towards the box by at most shift + turn |q - pivot|
-    // since it was decided, with shift and turn summed over the steps since then (the path), and
-    // by at most the motion from the reference pose to the pose when decided plus that from the
-    // reference pose to now (`net_budget`: far smaller than the path when the object rocks back and forth).
     struct Entry {
         double path_budget;  // clearance when decided + the path's shift + turn * reach at that time
         double net_budget;   // clearance when decided - the motion from the reference to that pose
@@ -181,7 +159,7 @@ struct BoxSide {
         double shift = 0, turn = 0;  // the path since the front was made
         Motion net;                  // from the reference to now
     };
-    Step step_from(const BoxSide& reference, const Step& before, const BoxSide& last, Vec3d pivot, double scale) const {
+    Step step_from(const RigidSide& reference, const Step& before, const RigidSide& last, Vec3d pivot, double scale) const {
         const Motion m = motion_since(last, pivot, scale);
         return {before.shift + m.shift, before.turn + m.turn, motion_since(reference, pivot, scale)};
     }
@@ -192,6 +170,60 @@ struct BoxSide {
     }
     double slack(const Entry& e, const Step& step) const {
         return std::max(e.path_budget - (step.shift + step.turn * e.reach), e.net_budget - (step.net.shift + step.net.turn * e.reach));
+    }
+};
+
+// A box centred at its frame's origin with half extents `half`; `from_mesh` places the
+// pointshell's mesh frame in it.
+struct BoxSide : RigidSide {
+    Vec3d half;
+    double depth(Vec3d q) const { return box_depth(from_mesh(q), half, nullptr); }
+    // The bounds below follow the pose only: a box of other half extents (setLocalScaling,
+    // setMargin, another btBoxShape) needs a new front.
+    bool same_shape(const BoxSide& o) const { return half.x == o.half.x && half.y == o.half.y && half.z == o.half.z; }
+    // By the sphere (the box's signed distance is 1-Lipschitz), else by the cluster's disc against
+    // the plane of the face its centre lies farthest out of: every point beyond that plane lies
+    // outside the box (tight for a flat patch resting on a face).
+    double clearance(const VpsData& s, std::uint32_t id) const {
+        const Ball& b = s.moving.tree.clusters[id].sphere;
+        const Vec3d c = from_mesh(b.center);
+        const double sphere = -(box_depth(c, half, nullptr) + covering_radius(b));
+        return sphere > 0 ? sphere : disc(s, id, c);
+    }
+    // The disc bound against one face's plane; `c`: the sphere's centre in the box frame.
+    double disc(const VpsData& s, std::uint32_t id, Vec3d c) const {
+        int a = 0;
+        for (int k = 1; k < 3; ++k)
+            if (std::abs(c[k]) - half[k] > std::abs(c[a]) - half[a]) a = k;
+        const double sign = c[a] >= 0 ? 1 : -1;
+        // Outside the face: sign (R_a . q + t_a) - h_a > 0, R_a the from_mesh's row a.
+        const MeshPlane face{from_mesh.r[a] * sign, half[a] - sign * from_mesh.t[a]};
+        return disc_clearance(s, id, face, dot(face.normal, s.moving.tree.clusters[id].sphere.center));
+    }
+};
+
+// The other object's distance field (VPS-VPS): `from_mesh` places the pointshell's mesh frame in
+// the field's frame with the pair query's own arithmetic (rows of its rotation_rows, then the
+// translation: VpsQuery's placed points, bit for bit), a point inside where V > 0. The field is not
+// 1-Lipschitz (an open mesh's holes make it steep; docs/field.md), so a pruned cluster's clearance is
+// the distance its points may move before they can reach V = 0: the sphere test's bound b < 0 (the
+// query's, with its margin) over L, the field's slope bound over the ball widened by w =
+// max(r / 2, 2 voxels), and at most w (beyond it that slope bound does not hold). V at a point that
+// moved by m <= w is at most b + L m.
+struct FieldSide : RigidSide {
+    const DistanceSampler* field = nullptr;
+    double margin = 0;  // the query's: 1e-9 voxel, for the rounding of the placed points
+    double voxel = 0;
+    bool same_shape(const FieldSide& o) const { return field == o.field; }
+    double clearance(const VpsData& s, std::uint32_t id) const {
+        const Ball& b = s.moving.tree.clusters[id].sphere;
+        const Vec3d c = from_mesh(b.center);
+        const double r = covering_radius(b);
+        const double bound = field->upper_bound(c, r) + margin;
+        if (!(bound < 0)) return -std::abs(bound);  // not pruned (NaN too)
+        const double widen = std::max(0.5 * r, 2 * voxel);
+        const double slope = field->lipschitz(c, r + widen);
+        return slope > 0 ? std::min(-bound / slope, widen) : widen;
     }
 };
 
@@ -217,7 +249,7 @@ void side_descent(const VpsData& shell, const Side& side, std::uint32_t start, P
     }
 }
 
-// Temporal coherence against a plane or a box (the full traversal): the front of a descent from
+// Temporal coherence against a plane, a box or another object's field (the full traversal): the front of a descent from
 // the root, kept from step to step. The front is a cut of the tree: every point lies below exactly
 // one of its clusters, either a leaf whose points are tested or a pruned cluster whose points are
 // known to lie outside the static side. A pruned cluster is kept with what its side needs to tell
@@ -227,8 +259,8 @@ void side_descent(const VpsData& shell, const Side& side, std::uint32_t start, P
 // leaves are kept in the order a descent from the root visits them, so the contacts (every point
 // inside, leaf by leaf) are those of a descent from the root, in the same order. The front is made
 // anew from the root when it has grown to 1.5 times its size since (descents again split pruned
-// clusters that the root's descent would prune whole), when the box's half extents changed (the
-// bounds follow the pose only), when the path is not finite, when the pruned clusters to descend
+// clusters that the root's descent would prune whole), when the box's half extents or the other
+// object's field changed (the bounds follow the pose only), when the path is not finite, when the pruned clusters to descend
 // again outnumber 8 plus half (rounded down) of those that stay pruned (near and far lists, the far
 // one as last read): roughly a third of them, and at the 100th call since it was made (calls of
 // processCollision for the pair: one per collision pass while Bullet's broadphase keeps the pair,
@@ -257,6 +289,9 @@ struct Front {
     std::vector<std::uint32_t> redo, extra, merged;  // scratch
     std::vector<std::pair<std::uint32_t, double>> decided;  // scratch: pruned clusters and their clearance
     std::size_t made_count = 0, kept_count = 0, tested_count = 0;  // AlgorithmTrace
+    // The last call made the front anew because the pose had moved past its clusters' clearances:
+    // it had grown too large, or too many of its clusters had to be descended again.
+    bool overrun = false;
 
     // A pruned cluster that lies at least `slack` out now.
     void keep(const typename Side::Entry& e, double slack) {
@@ -318,12 +353,14 @@ struct Front {
     // The front's leaves at `now`, in visit order: a descent from the root at `now` keeps these
     // leaves among others, and no point inside the side lies outside them.
     const std::vector<std::uint32_t>& leaves_at(const VpsData& s, const Side& now, std::vector<std::uint32_t>& queue) {
+        overrun = false;
         if (s.moving.tree.clusters.empty()) {
             shell = nullptr;
             leaves.clear();
             return leaves;
         }
-        if (shell != &s || !now.same_shape(last) || 2 * (pruned.size() + far.size() + leaves.size()) > 3 * made_size + 32 || ++age >= 100) {
+        overrun = shell == &s && 2 * (pruned.size() + far.size() + leaves.size()) > 3 * made_size + 32;
+        if (shell != &s || !now.same_shape(last) || overrun || ++age >= 100) {
             make(s, now, queue);
             return leaves;
         }
@@ -346,6 +383,7 @@ struct Front {
             sweep(far, now);
         }
         if (redo.size() > (pruned.size() + far.size()) / 2 + 8) {
+            overrun = true;
             make(s, now, queue);
             return leaves;
         }

@@ -246,6 +246,8 @@ std::shared_ptr<const VpsData> load_vps_data(const VpsFiles& files) {
             order.insert(order.end(), children.begin(), children.end());
         }
     }
+    if (!clusters.empty())
+        data->full_query = std::make_shared<const VpsQuery>(data->field.field, data->moving.view(), QueryOptions{.mode = QueryMode::full});
     return data;
 }
 

@@ -59,60 +59,6 @@ struct Twins {
     }
 };
 
-// One pair's algorithm driven by hand, step by step, without a broadphase (any transform, NaN
-// too); `shell` is the VPS object, `other` the plane or the box.
-struct DrivenPair {
-    btDefaultCollisionConfiguration config;
-    btCollisionDispatcher dispatcher{&config};
-    hb::VpsAlgorithms algorithms;
-    btCollisionObject shell, other;
-    btCollisionAlgorithm* algorithm = nullptr;
-    DrivenPair(const hb::AlgorithmOptions& options, btCollisionShape* vps, btCollisionShape* side) : algorithms(options) {
-        algorithms.register_on(dispatcher);
-        shell.setCollisionShape(vps);
-        other.setCollisionShape(side);
-        const btCollisionObjectWrapper a(nullptr, vps, &shell, shell.getWorldTransform(), -1, -1);
-        const btCollisionObjectWrapper b(nullptr, side, &other, other.getWorldTransform(), -1, -1);
-        algorithm = dispatcher.findAlgorithm(&a, &b, nullptr, BT_CONTACT_POINT_ALGORITHMS);
-    }
-    DrivenPair(const DrivenPair&) = delete;
-    DrivenPair& operator=(const DrivenPair&) = delete;
-    ~DrivenPair() {
-        if (!algorithm) return;
-        algorithm->~btCollisionAlgorithm();
-        dispatcher.freeCollisionAlgorithm(algorithm);
-    }
-    // The manifold after one step at these world transforms.
-    const btPersistentManifold* step(const btTransform& shell_at, const btTransform& other_at) {
-        shell.setWorldTransform(shell_at);
-        other.setWorldTransform(other_at);
-        const btCollisionObjectWrapper a(nullptr, shell.getCollisionShape(), &shell, shell_at, -1, -1);
-        const btCollisionObjectWrapper b(nullptr, other.getCollisionShape(), &other, other_at, -1, -1);
-        btManifoldResult result(&a, &b);
-        const btDispatcherInfo info;
-        algorithm->processCollision(&a, &b, info, &result);
-        btManifoldArray manifolds;
-        algorithm->getAllContactManifolds(manifolds);
-        return manifolds.size() > 0 ? manifolds[0] : nullptr;
-    }
-};
-
-// Two manifolds hold the same points, bit for bit, in the same order; returns how many.
-int expect_same_manifold(const btPersistentManifold& a, const btPersistentManifold& b) {
-    EXPECT_EQ(a.getNumContacts(), b.getNumContacts());
-    const int n = std::min(a.getNumContacts(), b.getNumContacts());
-    for (int i = 0; i < n; ++i) {
-        const btManifoldPoint &x = a.getContactPoint(i), &y = b.getContactPoint(i);
-        EXPECT_EQ(x.getDistance(), y.getDistance()) << "point " << i;
-        for (int k = 0; k < 3; ++k) {
-            EXPECT_EQ(x.m_positionWorldOnA[k], y.m_positionWorldOnA[k]) << "point " << i;
-            EXPECT_EQ(x.m_positionWorldOnB[k], y.m_positionWorldOnB[k]) << "point " << i;
-            EXPECT_EQ(x.m_normalWorldOnB[k], y.m_normalWorldOnB[k]) << "point " << i;
-        }
-    }
-    return n;
-}
-
 }  // namespace
 
 TEST(BulletModes, SegmentedGivesOneManifoldPerTouchingClusterOfTheLevel) {
