@@ -381,6 +381,42 @@ TEST(MeshImport, AsciiPlyElementsPastTheLastLineAreRefused) {
     EXPECT_NE(msg.find("has 3 lines where the header declares 4 elements"), std::string::npos) << msg;
 }
 
+// Assimp takes the count of a PLY element whose name it does not know from the digits that name
+// starts with (unsigned, wrapping at 2^32) and allocates that many instances: "element" followed by
+// 103 fives made it ask for 91.6 GB (tests/fuzz/regressions/mesh_ply). Refused by that count.
+TEST(MeshImport, PlyElementCountsAreReadAsAssimpReadsThem) {
+    const std::string header = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+                               "property float z\nelement face 1\nproperty list uchar int vertex_indices\n";
+    const std::string body = "end_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
+    EXPECT_EQ(hp::load_mesh(temp_file("named.ply", header + "element note 0\nproperty float a\n" + body)).mesh.triangles.size(), 1u);
+    std::string msg;
+    EXPECT_EQ(load_error(temp_file("digits.ply", header + "element " + std::string(103, '5') + "\nproperty float a\n" + body), &msg),
+              hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("declares 3817748707 '5555"), std::string::npos) << msg;
+}
+
+// A <vertices> without an input of semantic POSITION, or a polylist of a non-zero count without its
+// <vcount>, is refused: with both, Assimp 5.2.5 followed a null pointer (SIGSEGV on a 4.9 KB file,
+// tests/fuzz/regressions/mesh_dae).
+TEST(MeshImport, ColladaVerticesNameTheirPositionsAndPolylistsTheirSizes) {
+    const std::string triangle = collada_triangle("0 1 2", "9");
+    const std::string triangles = R"(<triangles count="1"><input semantic="VERTEX" source="#v" offset="0"/><p>0 1 2</p></triangles>)";
+    ASSERT_NE(triangle.find(triangles), std::string::npos);
+    std::string polylist = triangle;
+    polylist.replace(polylist.find(triangles), triangles.size(),
+                     R"(<polylist count="1"><input semantic="VERTEX" source="#v" offset="0"/><vcount>3</vcount><p>0 1 2</p></polylist>)");
+    EXPECT_EQ(hp::load_mesh(temp_file("polylist.dae", polylist)).mesh.triangles.size(), 1u);
+    std::string msg;
+    std::string sizeless = polylist;
+    sizeless.erase(sizeless.find("<vcount>"), std::string("<vcount>3</vcount>").size());
+    EXPECT_EQ(load_error(temp_file("sizeless.dae", sizeless), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("has a count of 1 but no <vcount>"), std::string::npos) << msg;
+    std::string unnamed = triangle;
+    unnamed.replace(unnamed.find(R"(semantic="POSITION")"), 19, R"(semantic="NORMAL")");
+    EXPECT_EQ(load_error(temp_file("unnamed.dae", unnamed), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("has no input of semantic POSITION"), std::string::npos) << msg;
+}
+
 // Assimp read a missing material library as the OBJ file's own bytes, and a texture line before its
 // first newmtl made it write through a null material (SIGSEGV, tests/fuzz/regressions/mesh_obj). The
 // import does not read material libraries: the file's triangles are read.
