@@ -154,6 +154,7 @@ Reader Reader::open(const fs::path& path, bool deep) {
     reader.info_ = guarded(path, [&] {
         FileInfo info;
         info.checksum = checksum;
+        if (deep) detail::check_every_grid_chunks(::fcntl(opened->fd, F_DUPFD_CLOEXEC, 0));  // before io::File reads the trees
         openvdb::io::File file(path.string());
         file.open(false);
         auto fm = file.getMetadata();
