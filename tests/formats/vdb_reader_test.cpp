@@ -435,3 +435,23 @@ TEST(VdbReader, UncompressedChunksLongerThanTheirBufferAreRefused) {
             << e.what();
     }
 }
+
+// The haptic: keys the readers read by type: a file whose haptic:band is a string made the query's
+// reader throw the JSON library's type_error (tests/fuzz/regressions/vdb_field); refused instead.
+TEST(VdbReader, MetadataKeysOfAnotherTypeAreRefused) {
+    hp::GridSpec g = grid();
+    hp::vdb::GridOut layers{"layers", hp::vdb::ValueType::int32, [&](int, void* out) {
+                                for (int n = 0; n < g.dims[0] * g.dims[1]; ++n) static_cast<std::int32_t*>(out)[n] = -1;
+                            }};
+    const fs::path path = temp_dir() / "band-a-string.vdb";
+    hp::vdb::write(path, g, {layers}, {{"kind", "voxelmap"}, {"band", "2"}}, "hapticprep test");
+    try {
+        (void)hp::vdb::Reader::open(path);
+        ADD_FAILURE() << "a haptic:band of another type was read";
+    } catch (const hp::Error& e) {
+        EXPECT_EQ(e.code(), hp::ExitCode::bad_input);
+        EXPECT_NE(std::string(e.what()).find("its haptic:band is not an integer"), std::string::npos) << e.what();
+    }
+    hp::vdb::write(path, g, {layers}, {{"kind", "voxelmap"}, {"band", 2}}, "hapticprep test");
+    EXPECT_NO_THROW((void)hp::vdb::Reader::open(path));
+}
