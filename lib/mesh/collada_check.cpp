@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 #include "core/error.hpp"
 
@@ -39,6 +40,51 @@ bool has_attribute(const std::string& bytes, std::size_t begin, std::size_t end,
             if (at + text.size() <= end && std::isspace(static_cast<unsigned char>(bytes[at - 1]))) return true;
     }
     return false;
+}
+
+// The value of attribute `name` (either quote) of the tag in bytes [begin, end); empty when absent.
+std::string attribute(const std::string& bytes, std::size_t begin, std::size_t end, const std::string& name) {
+    for (std::size_t at = bytes.find(name + "=", begin); at < end; at = bytes.find(name + "=", at + 1)) {
+        const std::size_t quote = at + name.size() + 1;
+        if (!std::isspace(static_cast<unsigned char>(bytes[at - 1])) || quote >= end || (bytes[quote] != '"' && bytes[quote] != '\'')) continue;
+        const std::size_t close = bytes.find(bytes[quote], quote + 1);
+        return close < end ? bytes.substr(quote + 1, close - quote - 1) : std::string();
+    }
+    return {};
+}
+
+// An accessor reads `count` elements of `stride` values from `offset` in the array its source names,
+// which Assimp does without checking the array's own count: a float_array of count "*192" (read as
+// 0, so no values) read by an accessor of 64 made it follow a null pointer (SIGSEGV,
+// tests/fuzz/regressions/mesh_dae). Each accessor's last element (its params) must lie within its array.
+void check_accessors(const std::string& bytes, const std::string& where) {
+    std::map<std::string, double> arrays;  // array id -> count
+    for (const std::string tag : {"float_array", "int_array", "Name_array", "IDREF_array", "bool_array", "SIDREF_array"})
+        for (std::size_t at = bytes.find("<" + tag); at != std::string::npos; at = bytes.find("<" + tag, at + 1)) {
+            const std::size_t head_end = std::min(bytes.find('>', at), bytes.size());
+            const std::string id = attribute(bytes, at, head_end, "id");
+            if (!id.empty()) arrays[id] = std::strtod(attribute(bytes, at, head_end, "count").c_str(), nullptr);
+        }
+    for (std::size_t at = bytes.find("<accessor"); at != std::string::npos; at = bytes.find("<accessor", at + 1)) {
+        const std::size_t end = element_end(bytes, at, "accessor");
+        if (end == std::string::npos) continue;
+        const std::size_t head_end = std::min(bytes.find('>', at), end);
+        const auto number = [&](const char* name, double otherwise) {
+            const std::string text = attribute(bytes, at, head_end, name);
+            return text.empty() ? otherwise : std::strtod(text.c_str(), nullptr);
+        };
+        const double count = number("count", 0), offset = number("offset", 0), stride = number("stride", 1);
+        std::string source = attribute(bytes, at, head_end, "source");
+        if (!source.empty() && source[0] == '#') source.erase(0, 1);
+        const auto array = arrays.find(source);
+        if (!(count > 0) || array == arrays.end()) continue;  // nothing read, or a source Assimp does not resolve (it refuses)
+        double params = 0;
+        for (std::size_t p = bytes.find("<param", head_end); p < end; p = bytes.find("<param", p + 1)) ++params;
+        const double last = offset + (count - 1) * stride + std::max(params, 1.0);
+        if (!(last <= array->second))
+            fail_input(where, "the COLLADA <accessor> at byte " + std::to_string(at) + " reads " + count_text(last) +
+                                  " values of the array '" + source.substr(0, 80) + "', which has " + count_text(array->second) + " (corrupt)");
+    }
 }
 
 // The schema requires an input of semantic POSITION in every <vertices>, and a polylist gives each
@@ -129,6 +175,7 @@ void check_collada(const std::string& bytes, const std::string& where) {
                                   std::to_string(bytes.size()) + " bytes (truncated or corrupt)");
     }
     check_vertices_and_polylists(bytes, where);
+    check_accessors(bytes, where);
 }
 
 }  // namespace hp

@@ -397,7 +397,7 @@ TEST(MeshImport, PlyElementCountsAreReadAsAssimpReadsThem) {
 
 // A <vertices> without an input of semantic POSITION, or a polylist of a non-zero count without its
 // <vcount>, is refused: with both, Assimp 5.2.5 followed a null pointer (SIGSEGV on a 4.9 KB file,
-// tests/fuzz/regressions/mesh_dae).
+// tests/fuzz/regressions/mesh_dae); so is an accessor that reads past its array.
 TEST(MeshImport, ColladaVerticesNameTheirPositionsAndPolylistsTheirSizes) {
     const std::string triangle = collada_triangle("0 1 2", "9");
     const std::string triangles = R"(<triangles count="1"><input semantic="VERTEX" source="#v" offset="0"/><p>0 1 2</p></triangles>)";
@@ -415,6 +415,11 @@ TEST(MeshImport, ColladaVerticesNameTheirPositionsAndPolylistsTheirSizes) {
     unnamed.replace(unnamed.find(R"(semantic="POSITION")"), 19, R"(semantic="NORMAL")");
     EXPECT_EQ(load_error(temp_file("unnamed.dae", unnamed), &msg), hp::ExitCode::bad_input);
     EXPECT_NE(msg.find("has no input of semantic POSITION"), std::string::npos) << msg;
+    // An accessor reading past its array (Assimp read an array of count 0 through a null pointer).
+    EXPECT_EQ(load_error(temp_file("short.dae", collada_triangle("0 1 2", "8")), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("reads 9 values of the array 'pos-a', which has 8"), std::string::npos) << msg;
+    EXPECT_EQ(load_error(temp_file("star.dae", collada_triangle("0 1 2", "*9")), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("which has 0"), std::string::npos) << msg;
 }
 
 // Assimp read a missing material library as the OBJ file's own bytes, and a texture line before its
