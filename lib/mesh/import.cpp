@@ -246,6 +246,8 @@ std::size_t ply_data_start(const std::string& bytes) {
             if (after < bytes.size() && std::strchr(" \t\r\n\f", bytes[after]) == nullptr) __builtin_trap();
 #endif
             if (after >= bytes.size() || std::strchr(" \t\r\n\f", bytes[after]) != nullptr) {
+                // Without a line end after it (the file ends there) Assimp hangs (a 111-byte file).
+                if (bytes.find_first_of("\r\n", after) == std::string::npos) return std::string::npos;
                 const std::size_t eol = bytes.find('\n', after);
                 return eol == std::string::npos ? bytes.size() : eol + 1;
             }

@@ -349,6 +349,11 @@ TEST(MeshImport, PlyHeaderWithoutAnEndLineIsRefused) {
         EXPECT_EQ(load_error(temp_file("no-end.ply", header + end + body), &msg), hp::ExitCode::bad_input) << end;
         EXPECT_NE(msg.find("no end_header line"), std::string::npos) << msg;
     }
+    // A header whose end_header is the file's last bytes, without a line end: Assimp hung on it.
+    for (const char* end : {"end_header", "end_header  "}) {
+        EXPECT_EQ(load_error(temp_file("no-line-end.ply", "ply\nformat ascii 1.0\n" + std::string(end)), &msg), hp::ExitCode::bad_input) << end;
+        EXPECT_NE(msg.find("no end_header line"), std::string::npos) << msg;
+    }
     // Assimp takes any first line that begins with "ply" as the magic number: a header whose "ply" is
     // followed by NUL bytes, and which has no end line, hung it.
     EXPECT_EQ(load_error(temp_file("nul.ply", std::string("ply\0\0\n", 6) + header.substr(4) + body), &msg),
