@@ -384,6 +384,10 @@ TEST(MeshImport, AsciiPlyElementsPastTheLastLineAreRefused) {
     std::string msg;
     EXPECT_EQ(load_error(temp_file("short.ply", header + "0 0 0\n1 0 0\n0 1 0\n"), &msg), hp::ExitCode::bad_input);
     EXPECT_NE(msg.find("has 3 lines where the header declares 4 elements"), std::string::npos) << msg;
+    // A NUL byte in the ASCII data: Assimp allocated 12 GB for an 811-byte file.
+    EXPECT_EQ(load_error(temp_file("nul.ply", header + "0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n" + std::string(1, '\0') + "\n"), &msg),
+              hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("holds a NUL byte at byte"), std::string::npos) << msg;
 }
 
 // Assimp takes the count of a PLY element whose name it does not know from the digits that name
