@@ -15,6 +15,8 @@
 #include <openvdb/io/Archive.h>
 #include <openvdb/io/GridDescriptor.h>
 
+#include "formats/vdb_chunks.hpp"
+
 namespace hp::vdb::detail {
 namespace {
 
@@ -143,6 +145,9 @@ public:
         openvdb::GridBase::Ptr grid = openvdb::GridBase::createGrid(gd.gridType());
         grid->setSaveFloatAsHalf(gd.saveFloatAsHalf());
         gd.seekToGrid(is);
+        // The lengths OpenVDB trusts, checked before it reads them (our grid types only).
+        if (!check_grid_chunks(is, gd)) throw std::runtime_error("grid '" + name + "' is stored in half floats or of a type hapticprep does not write");
+        gd.seekToGrid(is);
         Archive::readGrid(grid, gd, is);
         if (!is) throw std::runtime_error("grid '" + name + "' ends early");
         return grid;
@@ -182,11 +187,39 @@ public:
         return out;
     }
 
+    // check_grid_chunks on every grid that is not an instance (those of other types or in half
+    // floats, in files of other programs, are left to OpenVDB). Reads through `fd`, which it closes.
+    void check_chunks(int fd) {
+        WindowedFileBuf buf(fd);
+        std::istream is(&buf);
+        const std::int32_t count = grid_count(is);
+        for (std::int32_t i = 0; i < count && is; ++i) {
+            openvdb::io::GridDescriptor gd;
+            gd.read(is);
+            if (!gd.isInstance()) {
+                gd.seekToGrid(is);
+                check_grid_chunks(is, gd);
+            }
+            gd.seekToEnd(is);
+        }
+    }
+
 private:
     // The header and file metadata, then the grid descriptors up to grid `name`'s (in `gd`);
     // false when there is none. Throws on a file that is not a VDB (or is newer than this OpenVDB)
     // or has no grid offsets.
     bool find(std::istream& is, const std::string& name, openvdb::io::GridDescriptor& gd) {
+        const std::int32_t count = grid_count(is);
+        for (std::int32_t i = 0; i < count && is; ++i) {
+            gd = openvdb::io::GridDescriptor();
+            gd.read(is);
+            if (gd.gridName() == name) return true;
+            gd.seekToEnd(is);
+        }
+        return false;
+    }
+    // The header and file metadata; the grid count. Throws as find does.
+    std::int32_t grid_count(std::istream& is) {
         namespace io = openvdb::io;
         readHeader(is);
         if (!is) throw std::runtime_error("cannot read the file header");
@@ -199,14 +232,7 @@ private:
         setDataCompression(is);
         openvdb::MetaMap file_meta;
         file_meta.readMeta(is);
-        const std::int32_t count = readGridCount(is);
-        for (std::int32_t i = 0; i < count && is; ++i) {
-            gd = io::GridDescriptor();
-            gd.read(is);
-            if (gd.gridName() == name) return true;
-            gd.seekToEnd(is);
-        }
-        return false;
+        return readGridCount(is);
     }
     std::shared_ptr<openvdb::io::StreamMetadata> stream_meta_;  // the stream's, while it is read
 };
@@ -216,5 +242,7 @@ private:
 openvdb::GridBase::Ptr read_grid_windowed(int fd, const std::string& name) { return WindowedArchive().read_grid(fd, name); }
 
 std::shared_ptr<StoredGrid> locate_grid(int fd, const std::string& name) { return WindowedArchive().locate(fd, name); }
+
+void check_every_grid_chunks(int fd) { WindowedArchive().check_chunks(fd); }
 
 }  // namespace hp::vdb::detail

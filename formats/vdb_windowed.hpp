@@ -19,4 +19,8 @@ openvdb::GridBase::Ptr read_grid_windowed(int fd, const std::string& name);
 // half floats or its offsets do not fit the file. Reads through `fd`, which it closes.
 std::shared_ptr<StoredGrid> locate_grid(int fd, const std::string& name);
 
+// check_grid_chunks (vdb_chunks.hpp) on every grid of the file but instances, before OpenVDB's own
+// reader (io::File) reads their trees. Reads through `fd`, which it closes; throws as it does.
+void check_every_grid_chunks(int fd);
+
 }  // namespace hp::vdb::detail

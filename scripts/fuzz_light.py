@@ -58,7 +58,7 @@ CANARY = {
     "mesh_off": "lib/mesh/import.cpp",
     "mesh_gltf": "lib/mesh/gltf_check.cpp",
     "mesh_glb": "lib/mesh/import.cpp",
-    "mesh_dae": "lib/mesh/import.cpp",
+    "mesh_dae": "lib/mesh/collada_check.cpp",
     "mesh_3mf": "lib/mesh/import.cpp",
     "step": "lib/mesh/cad_occt.cpp",
     "iges": "lib/mesh/cad_occt.cpp",
@@ -83,7 +83,8 @@ FUZZ_FLAGS = ["-O1", "-gline-tables-only", "-DNDEBUG", "-fsanitize=fuzzer-no-lin
 COVERAGE_FLAGS = ["-O0", "-fprofile-instr-generate", "-fcoverage-mapping"]
 # STEP and IGES: the import layer and lib/mesh/cad.cpp in the binary, the OpenCASCADE module's own
 # files (fuzz_coverage.CAD_MODULE) in OUT/hapticprep_cad.so.
-CAD_READERS = ["lib/mesh/mesh.cpp", "lib/mesh/import.cpp", "lib/mesh/gltf_check.cpp", "lib/mesh/cad.cpp"]
+CAD_READERS = ["lib/mesh/mesh.cpp", "lib/mesh/import.cpp", "lib/mesh/gltf_check.cpp", "lib/mesh/collada_check.cpp",
+               "lib/mesh/cad.cpp"]
 
 
 def compiled_files(build):

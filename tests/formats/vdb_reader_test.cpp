@@ -399,3 +399,59 @@ TEST(VdbReader, OlderFileFormatsAreRefused) {
                   std::string::npos);
     }
 }
+
+// A node's values stored as an uncompressed chunk longer than the buffer OpenVDB reads them into:
+// OpenVDB 10 read the whole chunk into that buffer before it compared the lengths (a heap overflow
+// on a crafted file with a recomputed trailer, tests/fuzz/regressions/vdb_field and
+// vdb_shell_field). The chunk walk refuses it before OpenVDB reads the trees. A grid of one active
+// voxel, as openvdb::io::File writes it: its leaf stores the one active value (4 bytes, mask
+// compression) as a Blosc chunk of 20 bytes; its length made -20, the same bytes are an
+// uncompressed chunk of 20 bytes for a buffer of 4.
+TEST(VdbReader, UncompressedChunksLongerThanTheirBufferAreRefused) {
+    openvdb::initialize();
+    const fs::path path = temp_dir() / "one-voxel.vdb";
+    openvdb::FloatGrid::Ptr grid = openvdb::FloatGrid::create(0.0f);
+    grid->setName("one");
+    grid->tree().setValue(openvdb::Coord(1, 2, 3), 1.5f);
+    openvdb::io::File(path.string()).write({grid});
+    const std::string good = hp::read_file(path);
+    EXPECT_NO_THROW((void)hp::vdb::Reader::open(path, true));
+    const std::int64_t length = 20;
+    std::string chunk(reinterpret_cast<const char*>(&length), 8);
+    chunk += std::string("\x02\x01", 2);  // Blosc's version and its codec's
+    const std::size_t at = good.rfind(chunk);
+    ASSERT_NE(at, std::string::npos);
+    ASSERT_EQ(at + 8 + 20, good.size());  // the leaf's chunk ends the file
+    std::string bytes = good;
+    const std::int64_t uncompressed = -20;
+    std::memcpy(bytes.data() + at, &uncompressed, 8);
+    { std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes; }
+    try {
+        (void)hp::vdb::Reader::open(path, true);  // deep: every grid's trees, read by openvdb::io::File
+        ADD_FAILURE() << "a chunk longer than its buffer was read";
+    } catch (const hp::Error& e) {
+        EXPECT_EQ(e.code(), hp::ExitCode::bad_input);
+        EXPECT_NE(std::string(e.what()).find("a leaf's values: an uncompressed chunk of 20 bytes for a buffer of 4"), std::string::npos)
+            << e.what();
+    }
+}
+
+// The haptic: keys the readers read by type: a file whose haptic:band is a string made the query's
+// reader throw the JSON library's type_error (tests/fuzz/regressions/vdb_field); refused instead.
+TEST(VdbReader, MetadataKeysOfAnotherTypeAreRefused) {
+    hp::GridSpec g = grid();
+    hp::vdb::GridOut layers{"layers", hp::vdb::ValueType::int32, [&](int, void* out) {
+                                for (int n = 0; n < g.dims[0] * g.dims[1]; ++n) static_cast<std::int32_t*>(out)[n] = -1;
+                            }};
+    const fs::path path = temp_dir() / "band-a-string.vdb";
+    hp::vdb::write(path, g, {layers}, {{"kind", "voxelmap"}, {"band", "2"}}, "hapticprep test");
+    try {
+        (void)hp::vdb::Reader::open(path);
+        ADD_FAILURE() << "a haptic:band of another type was read";
+    } catch (const hp::Error& e) {
+        EXPECT_EQ(e.code(), hp::ExitCode::bad_input);
+        EXPECT_NE(std::string(e.what()).find("its haptic:band is not an integer"), std::string::npos) << e.what();
+    }
+    hp::vdb::write(path, g, {layers}, {{"kind", "voxelmap"}, {"band", 2}}, "hapticprep test");
+    EXPECT_NO_THROW((void)hp::vdb::Reader::open(path));
+}

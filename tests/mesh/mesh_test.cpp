@@ -233,6 +233,9 @@ TEST(MeshImport, ColladaListsOfIntegersAndCountsWithinTheFile) {
     EXPECT_EQ(load_error(temp_file("letter.dae", collada_triangle("0 1 x2", "9")), &msg), hp::ExitCode::bad_input);
     EXPECT_NE(msg.find("COLLADA list <p> at byte"), std::string::npos) << msg;
     EXPECT_NE(msg.find("holds 'x'"), std::string::npos) << msg;
+    // Checked whatever the first bytes (a .dae file that starts with "PK" skipped the checks: 17 GB).
+    EXPECT_EQ(load_error(temp_file("pk.dae", "PK" + collada_triangle("0 1 x2", "9")), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("holds 'x'"), std::string::npos) << msg;
     EXPECT_EQ(load_error(temp_file("count.dae", collada_triangle("0 1 2", "4000000000")), &msg), hp::ExitCode::bad_input);
     EXPECT_NE(msg.find("declares 4000000000 elements"), std::string::npos) << msg;
     std::string uncounted = collada_triangle("0 1 2", "9");
@@ -349,6 +352,11 @@ TEST(MeshImport, PlyHeaderWithoutAnEndLineIsRefused) {
         EXPECT_EQ(load_error(temp_file("no-end.ply", header + end + body), &msg), hp::ExitCode::bad_input) << end;
         EXPECT_NE(msg.find("no end_header line"), std::string::npos) << msg;
     }
+    // A header whose end_header is the file's last bytes, without a line end: Assimp hung on it.
+    for (const char* end : {"end_header", "end_header  "}) {
+        EXPECT_EQ(load_error(temp_file("no-line-end.ply", "ply\nformat ascii 1.0\n" + std::string(end)), &msg), hp::ExitCode::bad_input) << end;
+        EXPECT_NE(msg.find("no end_header line"), std::string::npos) << msg;
+    }
     // Assimp takes any first line that begins with "ply" as the magic number: a header whose "ply" is
     // followed by NUL bytes, and which has no end line, hung it.
     EXPECT_EQ(load_error(temp_file("nul.ply", std::string("ply\0\0\n", 6) + header.substr(4) + body), &msg),
@@ -379,6 +387,51 @@ TEST(MeshImport, AsciiPlyElementsPastTheLastLineAreRefused) {
     std::string msg;
     EXPECT_EQ(load_error(temp_file("short.ply", header + "0 0 0\n1 0 0\n0 1 0\n"), &msg), hp::ExitCode::bad_input);
     EXPECT_NE(msg.find("has 3 lines where the header declares 4 elements"), std::string::npos) << msg;
+    // A NUL byte in the ASCII data: Assimp allocated 12 GB for an 811-byte file.
+    EXPECT_EQ(load_error(temp_file("nul.ply", header + "0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n" + std::string(1, '\0') + "\n"), &msg),
+              hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("holds a NUL byte at byte"), std::string::npos) << msg;
+}
+
+// Assimp takes the count of a PLY element whose name it does not know from the digits that name
+// starts with (unsigned, wrapping at 2^32) and allocates that many instances: "element" followed by
+// 103 fives made it ask for 91.6 GB (tests/fuzz/regressions/mesh_ply). Refused by that count.
+TEST(MeshImport, PlyElementCountsAreReadAsAssimpReadsThem) {
+    const std::string header = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+                               "property float z\nelement face 1\nproperty list uchar int vertex_indices\n";
+    const std::string body = "end_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
+    EXPECT_EQ(hp::load_mesh(temp_file("named.ply", header + "element note 0\nproperty float a\n" + body)).mesh.triangles.size(), 1u);
+    std::string msg;
+    EXPECT_EQ(load_error(temp_file("digits.ply", header + "element " + std::string(103, '5') + "\nproperty float a\n" + body), &msg),
+              hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("declares 3817748707 '5555"), std::string::npos) << msg;
+}
+
+// A <vertices> without an input of semantic POSITION, or a polylist of a non-zero count without its
+// <vcount>, is refused: with both, Assimp 5.2.5 followed a null pointer (SIGSEGV on a 4.9 KB file,
+// tests/fuzz/regressions/mesh_dae); so is an accessor that reads past its array.
+TEST(MeshImport, ColladaVerticesNameTheirPositionsAndPolylistsTheirSizes) {
+    const std::string triangle = collada_triangle("0 1 2", "9");
+    const std::string triangles = R"(<triangles count="1"><input semantic="VERTEX" source="#v" offset="0"/><p>0 1 2</p></triangles>)";
+    ASSERT_NE(triangle.find(triangles), std::string::npos);
+    std::string polylist = triangle;
+    polylist.replace(polylist.find(triangles), triangles.size(),
+                     R"(<polylist count="1"><input semantic="VERTEX" source="#v" offset="0"/><vcount>3</vcount><p>0 1 2</p></polylist>)");
+    EXPECT_EQ(hp::load_mesh(temp_file("polylist.dae", polylist)).mesh.triangles.size(), 1u);
+    std::string msg;
+    std::string sizeless = polylist;
+    sizeless.erase(sizeless.find("<vcount>"), std::string("<vcount>3</vcount>").size());
+    EXPECT_EQ(load_error(temp_file("sizeless.dae", sizeless), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("has a count of 1 but no <vcount>"), std::string::npos) << msg;
+    std::string unnamed = triangle;
+    unnamed.replace(unnamed.find(R"(semantic="POSITION")"), 19, R"(semantic="NORMAL")");
+    EXPECT_EQ(load_error(temp_file("unnamed.dae", unnamed), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("has no input of semantic POSITION"), std::string::npos) << msg;
+    // An accessor reading past its array (Assimp read an array of count 0 through a null pointer).
+    EXPECT_EQ(load_error(temp_file("short.dae", collada_triangle("0 1 2", "8")), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("reads 9 values of the array 'pos-a', which has 8"), std::string::npos) << msg;
+    EXPECT_EQ(load_error(temp_file("star.dae", collada_triangle("0 1 2", "*9")), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("which has 0"), std::string::npos) << msg;
 }
 
 // Assimp read a missing material library as the OBJ file's own bytes, and a texture line before its
