@@ -21,7 +21,8 @@ import sys
 # only by the round trips.
 CONTAINER = ["formats/container.cpp"]
 VDB = ["formats/vdb_read.cpp", "formats/vdb_integrity.cpp", "formats/vdb_windowed.cpp", "formats/vdb_chunks.cpp"]
-MESH = ["lib/mesh/mesh.cpp", "lib/mesh/import.cpp", "lib/mesh/gltf_check.cpp", "lib/mesh/collada_check.cpp"]
+MESH = ["lib/mesh/mesh.cpp", "lib/mesh/import.cpp", "lib/mesh/gltf_check.cpp", "lib/mesh/collada_check.cpp",
+        "lib/mesh/ply_check.cpp"]
 READERS = {
     "hps": ["formats/shell.cpp"] + CONTAINER,
     "hcfm": ["formats/cfm.cpp"] + CONTAINER,

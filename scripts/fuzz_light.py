@@ -84,7 +84,7 @@ COVERAGE_FLAGS = ["-O0", "-fprofile-instr-generate", "-fcoverage-mapping"]
 # STEP and IGES: the import layer and lib/mesh/cad.cpp in the binary, the OpenCASCADE module's own
 # files (fuzz_coverage.CAD_MODULE) in OUT/hapticprep_cad.so.
 CAD_READERS = ["lib/mesh/mesh.cpp", "lib/mesh/import.cpp", "lib/mesh/gltf_check.cpp", "lib/mesh/collada_check.cpp",
-               "lib/mesh/cad.cpp"]
+               "lib/mesh/ply_check.cpp", "lib/mesh/cad.cpp"]
 
 
 def compiled_files(build):

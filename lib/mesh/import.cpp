@@ -23,6 +23,7 @@
 #include "core/error.hpp"
 #include "mesh/collada_check.hpp"
 #include "mesh/gltf_check.hpp"
+#include "mesh/ply_check.hpp"
 
 namespace hp {
 
@@ -259,30 +260,6 @@ std::size_t ply_data_start(const std::string& bytes) {
     return std::string::npos;
 }
 
-// The instance count of a PLY "element" line as Assimp's PLY reader takes it (PlyParser.cpp): the
-// number after a name it knows (vertex, face, tristrips, edge, material; TextureFile has none), but
-// for any other name the digits that name itself starts with, as unsigned decimal digits wrapping at
-// 2^32. It allocates 24 bytes for each instance of such an element first: "element" followed by a
-// name of 103 fives made it ask for 91.6 GB (a 358-byte file, tests/fuzz/regressions/mesh_ply).
-std::uint32_t assimp_ply_count(const std::string& line) {
-    std::size_t at = line.find_first_not_of(" \t");
-    if (at == std::string::npos || line.compare(at, 7, "element") != 0) return 0;
-    at = std::min(line.find_first_not_of(" \t", at + 7), line.size());
-    const auto token = [&](const std::string& name) {
-        const std::size_t end = at + name.size();
-        return line.compare(at, name.size(), name) == 0 && (end == line.size() || std::strchr(" \t\r\n\f", line[end]) != nullptr);
-    };
-    if (token("TextureFile")) return 0;
-    for (const std::string name : {"vertex", "face", "tristrips", "edge", "material"}) {
-        if (!token(name)) continue;
-        at = std::min(line.find_first_not_of(" \t", std::min(at + name.size() + 1, line.size())), line.size());
-        break;
-    }
-    std::uint32_t v = 0;
-    for (; at < line.size() && line[at] >= '0' && line[at] <= '9'; ++at) v = v * 10 + static_cast<std::uint32_t>(line[at] - '0');
-    return v;
-}
-
 // The vertex and face counts of an OFF file as Assimp's OFF reader takes them (OFFLoader.cpp): an
 // optional header of the letters ST, C, N, 4, n and "OFF" (a dimension after "n"), then unsigned
 // decimal digits read from wherever its tokenizer stands, wrapping at 2^32, so that "OFF08 50000000"
@@ -453,6 +430,8 @@ void check_declared_counts(const std::string& bytes, const std::string& ext, con
         if (ascii && lines < elements)
             fail_input(where, "the ASCII PLY data has " + count_text(lines) + " lines where the header declares " +
                                   count_text(elements) + " elements (truncated or corrupt)");
+        if (const std::size_t overrun = ascii ? ply_list_overrun(bytes, data) : 0)
+            fail_input(where, "line " + std::to_string(overrun) + " of the ASCII PLY data gives a list more values than the line holds (corrupt)");
     }
 }
 

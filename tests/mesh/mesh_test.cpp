@@ -407,6 +407,23 @@ TEST(MeshImport, PlyElementCountsAreReadAsAssimpReadsThem) {
     EXPECT_NE(msg.find("declares 3817748707 '5555"), std::string::npos) << msg;
 }
 
+// An ASCII data line whose list gives more values than the line holds is refused: Assimp 5.2.5
+// reserved the values first (26.6 GB for a count of 37 digits in a 646-byte file,
+// tests/fuzz/regressions/mesh_ply). A list with the values of its count, and more values on the
+// line than the list needs, still read.
+TEST(MeshImport, PlyListsHoldTheValuesTheirCountsGive) {
+    const std::string header = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+                               "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n"
+                               "0 0 0\n1 0 0\n0 1 0\n";
+    EXPECT_EQ(hp::load_mesh(temp_file("list.ply", header + "3 0 1 2\n")).mesh.triangles.size(), 1u);
+    EXPECT_EQ(hp::load_mesh(temp_file("extra.ply", header + "3 0 1 2 7\n")).mesh.triangles.size(), 1u);
+    std::string msg;
+    EXPECT_EQ(load_error(temp_file("short.ply", header + "4 0 1 2\n"), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("line 4 of the ASCII PLY data gives a list more values than the line holds"), std::string::npos) << msg;
+    EXPECT_EQ(load_error(temp_file("digits.ply", header + "0000000000000000000000001639710584328 0 1 2\n"), &msg),
+              hp::ExitCode::bad_input);
+}
+
 // A <vertices> without an input of semantic POSITION, or a polylist of a non-zero count without its
 // <vcount>, is refused: with both, Assimp 5.2.5 followed a null pointer (SIGSEGV on a 4.9 KB file,
 // tests/fuzz/regressions/mesh_dae); so is an accessor that reads past its array.
