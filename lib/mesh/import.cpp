@@ -394,6 +394,11 @@ void check_declared_counts(const std::string& bytes, const std::string& ext, con
         // file (crashes found by fuzzing, tests/fuzz/regressions/mesh_ply).
         const std::size_t data = ply_data_start(bytes);
         if (data == std::string::npos) fail_input(where, "the PLY header has no end_header line (truncated or corrupt)");
+        // A carriage return that ends no line: Assimp 5.2.5 hangs on a header whose "end_header"
+        // follows one (a 334-byte file, found by fuzzing, tests/fuzz/regressions/mesh_ply).
+        for (std::size_t cr = bytes.find('\r'); cr < data; cr = bytes.find('\r', cr + 1))
+            if (cr + 1 >= bytes.size() || bytes[cr + 1] != '\n')
+                fail_input(where, "the PLY header has a carriage return without a line feed at byte " + std::to_string(cr) + " (corrupt)");
         // Every element of the header needs at least 2 bytes (ascii) or one byte (binary).
         std::istringstream header(bytes.substr(0, std::min<std::size_t>(bytes.size(), 4096)));
         std::string line;

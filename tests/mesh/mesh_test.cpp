@@ -424,6 +424,20 @@ TEST(MeshImport, PlyListsHoldTheValuesTheirCountsGive) {
               hp::ExitCode::bad_input);
 }
 
+// A header with a carriage return that ends no line is refused (Assimp 5.2.5 hung on one before
+// "end_header", tests/fuzz/regressions/mesh_ply); Windows line ends still read.
+TEST(MeshImport, PlyHeaderCarriageReturnsEndLines) {
+    const std::string header = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+                               "property float z\nelement face 1\nproperty list uchar int vertex_indices\n";
+    const std::string data = "0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
+    std::string windows = header + "end_header\n";
+    for (std::size_t at = windows.find('\n'); at != std::string::npos; at = windows.find('\n', at + 2)) windows.insert(at, "\r");
+    EXPECT_EQ(hp::load_mesh(temp_file("crlf.ply", windows + data)).mesh.triangles.size(), 1u);
+    std::string msg;
+    EXPECT_EQ(load_error(temp_file("cr.ply", header + "\rend_header\n" + data), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("carriage return without a line feed"), std::string::npos) << msg;
+}
+
 // A <vertices> without an input of semantic POSITION, or a polylist of a non-zero count without its
 // <vcount>, is refused: with both, Assimp 5.2.5 followed a null pointer (SIGSEGV on a 4.9 KB file,
 // tests/fuzz/regressions/mesh_dae); so is an accessor that reads past its array.
