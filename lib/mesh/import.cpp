@@ -412,13 +412,12 @@ void check_declared_counts(const std::string& bytes, const std::string& ext, con
         while (std::getline(header, line) && line.rfind("end_header", 0) != 0) {
             std::istringstream l(line);
             std::string kw, name;
-            double n = 0;
             if (l >> kw >> name && kw == "format") ascii = ascii || name == "ascii";
             if (kw != "element") continue;
             name = name.substr(0, name.find('\0'));
             if (!names.insert(name).second)
                 fail_input(where, "the PLY header declares the element '" + name.substr(0, 80) + "' twice (corrupt)");
-            n = l >> n ? std::max(n, static_cast<double>(assimp_ply_count(line))) : assimp_ply_count(line);
+            const double n = ply_element_count(line);
             too_many(("'" + name.substr(0, 80) + "' elements").c_str(), n, 1);
             elements += n;
         }

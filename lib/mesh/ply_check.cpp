@@ -2,12 +2,15 @@
 #include "mesh/ply_check.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <sstream>
 #include <string_view>
 #include <vector>
 
 namespace hp {
+
+namespace {
 
 // The instance count of a PLY "element" line as Assimp's PLY reader takes it (PlyParser.cpp): the
 // number after a name it knows (vertex, face, tristrips, edge, material; TextureFile has none), but
@@ -33,6 +36,15 @@ std::uint32_t assimp_ply_count(const std::string& line) {
     return v;
 }
 
+}  // namespace
+
+double ply_element_count(const std::string& line) {
+    std::istringstream l(line);
+    std::string kw, name;
+    double n = 0;
+    return l >> kw >> name >> n ? std::max(n, static_cast<double>(assimp_ply_count(line))) : assimp_ply_count(line);
+}
+
 // ASCII PLY data against its header's lists: Assimp reads each element from one line and
 // reserves a list's values for the count the line gives before reading them (8 bytes each, the
 // count read as unsigned decimal digits wrapping at 2^32): a face line whose count was
@@ -52,10 +64,9 @@ std::size_t ply_list_overrun(const std::string& bytes, std::size_t data) {
         std::string kw, what;
         l >> kw >> what;
         if (kw == "element") {
-            // The count as the header check above takes it (Assimp's reading of it included).
+            // The count as the header check takes it (Assimp's reading of it included).
             Element e;
-            double n = 0;
-            e.count = l >> n ? std::max(n, static_cast<double>(assimp_ply_count(line))) : assimp_ply_count(line);
+            e.count = ply_element_count(line);
             elements.push_back(std::move(e));
         } else if (kw == "property" && !elements.empty()) {
             elements.back().list.push_back(what == "list");
