@@ -434,8 +434,7 @@ void check_declared_counts(const std::string& bytes, const std::string& ext, con
         if (ascii && lines < elements)
             fail_input(where, "the ASCII PLY data has " + count_text(lines) + " lines where the header declares " +
                                   count_text(elements) + " elements (truncated or corrupt)");
-        if (const std::size_t overrun = ascii ? ply_list_overrun(bytes, data) : 0)
-            fail_input(where, "line " + std::to_string(overrun) + " of the ASCII PLY data gives a list more values than the line holds (corrupt)");
+        if (const std::string problem = ply_assimp_overrun(bytes); !problem.empty()) fail_input(where, problem);
     }
 }
 

@@ -11,9 +11,11 @@ namespace hp {
 // the count Assimp's PLY reader takes (ply_check.cpp) when that is larger or the line gives none.
 double ply_element_count(const std::string& line);
 
-// ASCII data (from byte `data` of `bytes`, the whole file) against its header's list properties:
-// the first data line (1-based) whose list count exceeds the values left on the line, or 0. Linear
-// in the file's size.
-std::size_t ply_list_overrun(const std::string& bytes, std::size_t data);
+// Assimp 5.2's reading of the file followed on its bytes, as far as what it allocates depends on
+// them: its header parser's elements and properties (a "comment" line can be an element to it), its
+// line buffer, the list counts it reads in ASCII and binary data. Returns what Assimp would allocate
+// beyond the file's bytes or read past its end (a phrase for the error message), or "". Linear in the
+// file's size.
+std::string ply_assimp_overrun(const std::string& bytes);
 
 }  // namespace hp
