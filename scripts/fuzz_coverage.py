@@ -46,11 +46,11 @@ READERS = {
     "bullet_scene": ["lib/bullet/scene.cpp"],
     "hacd_cache": ["lib/bullet/hacd.cpp"],
     # In the OpenCASCADE module (hapticprep_cad_coverage.so next to the binary), and the soup's path.
-    "step": ["lib/mesh/cad_occt.cpp", "lib/mesh/cad_soup.cpp", "lib/mesh/cad_guard.cpp", "lib/mesh/mesh.cpp"],
-    "iges": ["lib/mesh/cad_occt.cpp", "lib/mesh/cad_soup.cpp", "lib/mesh/cad_guard.cpp", "lib/mesh/mesh.cpp"],
+    "step": ["lib/mesh/cad_occt.cpp", "lib/mesh/cad_text.cpp", "lib/mesh/cad_soup.cpp", "lib/mesh/cad_guard.cpp", "lib/mesh/mesh.cpp"],
+    "iges": ["lib/mesh/cad_occt.cpp", "lib/mesh/cad_text.cpp", "lib/mesh/cad_soup.cpp", "lib/mesh/cad_guard.cpp", "lib/mesh/mesh.cpp"],
 }
 # The files of the OpenCASCADE module: compiled into a module of their own, not into the binary.
-CAD_MODULE = ["lib/mesh/cad_occt.cpp", "lib/mesh/cad_soup.cpp", "lib/mesh/cad_guard.cpp"]
+CAD_MODULE = ["lib/mesh/cad_occt.cpp", "lib/mesh/cad_text.cpp", "lib/mesh/cad_soup.cpp", "lib/mesh/cad_guard.cpp"]
 
 
 def tool(name):

@@ -23,7 +23,7 @@ canary: OUT/fuzz_canary_TARGET, the libFuzzer binary of TARGET (-fsanitize=fuzze
 target: OUT/fuzz_TARGET, the same without the canary: the reader files behind the target's gate
     (READERS), the entry file and the libFuzzer main compiled with the fuzzer and the sanitizers.
     For step and iges also OUT/hapticprep_cad.so, the OpenCASCADE module (lib/mesh/cad_occt.cpp,
-    cad_soup.cpp, cad_guard.cpp) compiled the same way and linked as the build links its own; the binary exports
+    cad_text.cpp, cad_soup.cpp, cad_guard.cpp) compiled the same way and linked as the build links its own; the binary exports
     the sanitizers' symbols to it (-rdynamic) and loads it when HP_CAD_MODULE names it.
 """
 import hashlib

@@ -6,6 +6,7 @@
 #define OCC_CONVERT_SIGNALS 1
 
 #include "mesh/cad.hpp"
+#include "mesh/cad_text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -113,10 +114,6 @@ double iges_unit_metres(int flag, std::string& name) {
     const std::pair<const char*, double> units[] = {{"in", 0.0254}, {"mm", 1e-3},   {"in", 0.0254}, {"ft", 0.3048},
                                                     {"mi", 1609.344}, {"m", 1.0},   {"km", 1e3},    {"mil", 2.54e-5},
                                                     {"um", 1e-6},    {"cm", 1e-2}, {"uin", 2.54e-8}};
-#ifdef HP_FUZZ_CANARY
-    // The fuzzing canary of iges (docs/fuzzing.md): the range check below, off by one (the table read past its end).
-    if (flag == 12) __builtin_trap();
-#endif
     if (flag < 1 || flag > 11) return 0;
     name = units[flag - 1].first;  // flag 3: the unit named in the file; taken as inches, the usual one
     return units[flag - 1].second;
@@ -208,44 +205,6 @@ void check_iges_arcs(const Handle(IGESData_IGESModel)& model, const std::string&
     }
 }
 
-// Real numbers of the file beyond a double's range: refused. OpenCASCADE reads `1.E+30810` as
-// infinity, and its shape healing then ran for minutes on a STEP point with that coordinate
-// (tests/fuzz/regressions/step). A number has a mantissa and an exponent (E, or D in IGES). STEP:
-// the whole file, strings ('...', '' inside) skipped. IGES: the data of the global and parameter
-// sections only (the directory's columns 65 to 80 read as numbers, "00010000D0000401"), Hollerith
-// strings not skipped (a string holding such a number would be refused too).
-void check_cad_numbers(const std::string& where, const std::string& format, const std::string& bytes) {
-    const auto scan = [&](std::size_t from, std::size_t to, bool step) {
-        bool in_string = false;
-        for (std::size_t i = from; i < to; ++i) {
-            const char c = bytes[i];
-            if (step && c == '\'') in_string = !in_string;
-            if (in_string || (c != 'E' && c != 'e' && c != 'D' && c != 'd') || i == from ||
-                !(std::isdigit(static_cast<unsigned char>(bytes[i - 1])) || bytes[i - 1] == '.'))
-                continue;
-            std::size_t begin = i;
-            while (begin > from && (std::isdigit(static_cast<unsigned char>(bytes[begin - 1])) || bytes[begin - 1] == '.')) --begin;
-            if (begin > from && (std::isalpha(static_cast<unsigned char>(bytes[begin - 1])) || bytes[begin - 1] == '_')) continue;
-            std::size_t end = i + 1;
-            if (end < to && (bytes[end] == '+' || bytes[end] == '-')) ++end;
-            while (end < to && std::isdigit(static_cast<unsigned char>(bytes[end]))) ++end;
-            std::string number = bytes.substr(begin, end - begin);
-            number[i - begin] = 'E';
-            if (!std::isfinite(std::strtod(number.c_str(), nullptr)))
-                fail_input(where, "the " + format + " number " + number.substr(0, 40) + " at byte " + std::to_string(begin) +
-                                      " is beyond the range of a double (damaged file; check or export it again)");
-        }
-    };
-    if (format == "STEP") return scan(0, bytes.size(), true);
-    for (std::size_t line = 0; line < bytes.size();) {  // IGES: 80-column records, section letter in column 73
-        std::size_t eol = bytes.find_first_of("\r\n", line);
-        if (eol == std::string::npos) eol = bytes.size();
-        if (eol - line >= 73 && (bytes[line + 72] == 'G' || bytes[line + 72] == 'P'))
-            scan(line, line + (bytes[line + 72] == 'P' ? 64 : 72), false);
-        line = eol + 1;
-    }
-}
-
 // The file's bytes are a whole STEP or IGES file: not empty, starting as one, not cut short.
 void check_cad_bytes(const std::string& where, const std::string& kind, const std::string& format, const std::string& bytes) {
     if (bytes.empty()) fail_input(where, "the file is empty (0 bytes)");
@@ -261,14 +220,15 @@ void check_cad_bytes(const std::string& where, const std::string& kind, const st
     const bool cut_short = kind == "step" ? std::string_view(bytes).substr(0, end).find("END-ISO-10303-21;", end >= 64 ? end - 64 : 0) == std::string::npos
                                           : last.size() < 73 || last[72] != 'T';
 #ifdef HP_FUZZ_CANARY
-    // The fuzzing canary of step (docs/fuzzing.md): the check of a STEP file's end below left out.
-    if (cut_short && kind == "step") __builtin_trap();
+    // The fuzzing canaries of step and iges (docs/fuzzing.md): the check of the file's end below left out.
+    if (cut_short) __builtin_trap();
 #endif
     if (cut_short)
         fail_input(where, "the " + format + " file is cut short (no " +
                               (kind == "step" ? std::string("END-ISO-10303-21; at its end") : std::string("Terminate section")) +
                               "); copy or export it again");
     check_cad_numbers(where, format, bytes);
+    if (kind == "step") check_step_cycles(where, bytes);
 }
 
 // The file's shapes transferred into an XCAF document, and the file's length unit: metres per unit

@@ -144,6 +144,20 @@ TEST(CadFaces, IgesArcThatEndsOffItsCircleIsRefused) {
 // A number beyond a double's range, which OpenCASCADE reads as infinity: its shape healing ran for
 // minutes on a STEP point at 1.E+30810 (tests/fuzz/regressions/step). Refused before it is read; the
 // same digits inside a string are not a number.
+// A STEP entity that refers to itself, directly or through others, is refused before OpenCASCADE
+// follows the references (a GEOMETRIC_CURVE_SET listing itself kept it busy for more than ten
+// minutes; tests/fuzz/regressions/step); references inside strings and comments are not references.
+TEST(CadFaces, StepReferenceCyclesAreRefused) {
+    const std::string box = slurp(box_step());
+    ASSERT_NE(box.find("#17 = ADVANCED_FACE('',(#18),#32,.F.);"), std::string::npos);
+    const fs::path quoted = damaged(box_step(), "quoted.step", edited(edited(box, "PRODUCT('", "PRODUCT('#16 it''s #3 "), "DATA;", "DATA;\n/* #16 = X(#16); */"));
+    EXPECT_EQ(hp::load_mesh(quoted).diagnostics.triangles, 12u);
+    const std::string self = refusal(damaged(box_step(), "self.step", edited(box, "#18 = FACE_BOUND('',#19,.F.);", "#18 = FACE_BOUND('',#18,.F.);")));
+    EXPECT_NE(self.find("STEP entity #18 refers to itself (a cycle of references"), std::string::npos) << self;
+    const std::string loop = refusal(damaged(box_step(), "loop.step", edited(box, "#18 = FACE_BOUND('',#19,.F.);", "#18 = FACE_BOUND('',#17,.F.);")));
+    EXPECT_NE(loop.find("STEP entity #17 refers to itself through #18"), std::string::npos) << loop;
+}
+
 TEST(CadFaces, NumbersBeyondADoubleAreRefused) {
     const std::string box = slurp(box_step());
     const fs::path named = damaged(box_step(), "named.step", edited(box, "PRODUCT('", "PRODUCT('1.E+30810 "));

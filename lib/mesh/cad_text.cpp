@@ -1,0 +1,133 @@
+// lib/mesh/cad_text (cad_text.hpp).
+#include "mesh/cad_text.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace hp {
+
+// Real numbers of the file beyond a double's range: refused. OpenCASCADE reads `1.E+30810` as
+// infinity, and its shape healing then ran for minutes on a STEP point with that coordinate
+// (tests/fuzz/regressions/step). A number has a mantissa and an exponent (E, or D in IGES). STEP:
+// the whole file, strings ('...', '' inside) skipped. IGES: the data of the global and parameter
+// sections only (the directory's columns 65 to 80 read as numbers, "00010000D0000401"), Hollerith
+// strings not skipped (a string holding such a number would be refused too).
+void check_cad_numbers(const std::string& where, const std::string& format, const std::string& bytes) {
+    const auto scan = [&](std::size_t from, std::size_t to, bool step) {
+        bool in_string = false;
+        for (std::size_t i = from; i < to; ++i) {
+            const char c = bytes[i];
+            if (step && c == '\'') in_string = !in_string;
+            if (in_string || (c != 'E' && c != 'e' && c != 'D' && c != 'd') || i == from ||
+                !(std::isdigit(static_cast<unsigned char>(bytes[i - 1])) || bytes[i - 1] == '.'))
+                continue;
+            std::size_t begin = i;
+            while (begin > from && (std::isdigit(static_cast<unsigned char>(bytes[begin - 1])) || bytes[begin - 1] == '.')) --begin;
+            if (begin > from && (std::isalpha(static_cast<unsigned char>(bytes[begin - 1])) || bytes[begin - 1] == '_')) continue;
+            std::size_t end = i + 1;
+            if (end < to && (bytes[end] == '+' || bytes[end] == '-')) ++end;
+            while (end < to && std::isdigit(static_cast<unsigned char>(bytes[end]))) ++end;
+            std::string number = bytes.substr(begin, end - begin);
+            number[i - begin] = 'E';
+            if (!std::isfinite(std::strtod(number.c_str(), nullptr)))
+                fail_input(where, "the " + format + " number " + number.substr(0, 40) + " at byte " + std::to_string(begin) +
+                                      " is beyond the range of a double (damaged file; check or export it again)");
+        }
+    };
+    if (format == "STEP") return scan(0, bytes.size(), true);
+    for (std::size_t line = 0; line < bytes.size();) {  // IGES: 80-column records, section letter in column 73
+        std::size_t eol = bytes.find_first_of("\r\n", line);
+        if (eol == std::string::npos) eol = bytes.size();
+        if (eol - line >= 73 && (bytes[line + 72] == 'G' || bytes[line + 72] == 'P'))
+            scan(line, line + (bytes[line + 72] == 'P' ? 64 : 72), false);
+        line = eol + 1;
+    }
+}
+
+// A STEP entity that refers to itself, directly or through others: refused. The instances of a
+// STEP file form an acyclic graph; OpenCASCADE follows references without a guard, and a
+// GEOMETRIC_CURVE_SET listing itself kept its shape healing recursing for more than ten minutes on a
+// 1.6 KB file (tests/fuzz/regressions/step). Linear: each record "#id = ...;" (strings and comments
+// skipped) with the references in it, then a depth-first walk.
+void check_step_cycles(const std::string& where, const std::string& bytes) {
+    std::unordered_map<std::uint64_t, std::uint32_t> index;
+    std::vector<std::uint64_t> ids;
+    std::vector<std::vector<std::uint64_t>> refs;
+    std::int64_t current = -1;
+    const auto number_at = [&](std::size_t& i) {
+        std::uint64_t n = 0;
+        for (; i < bytes.size() && std::isdigit(static_cast<unsigned char>(bytes[i])); ++i) n = n * 10 + static_cast<std::uint64_t>(bytes[i] - '0');
+        return n;
+    };
+    bool record_start = true;
+    for (std::size_t i = 0; i < bytes.size();) {
+        const char c = bytes[i];
+        if (c == '\'') {
+            const std::size_t close = bytes.find('\'', i + 1);  // '' inside a string: two strings in a row
+            i = close == std::string::npos ? bytes.size() : close + 1;
+        } else if (c == '/' && i + 1 < bytes.size() && bytes[i + 1] == '*') {
+            const std::size_t close = bytes.find("*/", i + 2);
+            i = close == std::string::npos ? bytes.size() : close + 2;
+        } else if (c == ';') {
+            current = -1;
+            record_start = true;
+            ++i;
+        } else if (c == '#' && i + 1 < bytes.size() && std::isdigit(static_cast<unsigned char>(bytes[i + 1]))) {
+            ++i;
+            const std::uint64_t n = number_at(i);
+            std::size_t after = i;
+            while (after < bytes.size() && std::isspace(static_cast<unsigned char>(bytes[after]))) ++after;
+            if (record_start && after < bytes.size() && bytes[after] == '=') {
+                const auto [at, fresh] = index.try_emplace(n, static_cast<std::uint32_t>(ids.size()));
+                if (fresh) {
+                    ids.push_back(n);
+                    refs.emplace_back();
+                }
+                current = at->second;
+                i = after + 1;
+            } else if (current >= 0) {
+                refs[static_cast<std::size_t>(current)].push_back(n);
+            }
+            record_start = false;
+        } else {
+            if (!std::isspace(static_cast<unsigned char>(c))) record_start = false;
+            ++i;
+        }
+    }
+    // Depth-first, without recursion: 0 unseen, 1 on the path, 2 done.
+    std::vector<std::uint8_t> state(ids.size(), 0);
+    std::vector<std::pair<std::uint32_t, std::size_t>> path;
+    for (std::uint32_t root = 0; root < ids.size(); ++root) {
+        if (state[root] != 0) continue;
+        state[root] = 1;
+        path.emplace_back(root, 0);
+        while (!path.empty()) {
+            auto& [node, next] = path.back();
+            if (next == refs[node].size()) {
+                state[node] = 2;
+                path.pop_back();
+                continue;
+            }
+            const auto found = index.find(refs[node][next++]);
+            if (found == index.end()) continue;  // a reference to no entity: OpenCASCADE reports it
+            const std::uint32_t to = found->second;
+            if (state[to] == 1)
+                fail_input(where, "STEP entity #" + std::to_string(ids[to]) + " refers to itself" +
+                                      (to == node ? std::string() : " through #" + std::to_string(ids[node])) +
+                                      " (a cycle of references; damaged file, check or export it again)");
+            if (state[to] == 0) {
+                state[to] = 1;
+                path.emplace_back(to, 0);
+            }
+        }
+    }
+}
+
+}  // namespace hp
