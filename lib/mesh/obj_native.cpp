@@ -121,7 +121,6 @@ struct Model {
     std::string material;        // the current material's name
     bool has_material = false;
     std::string active_group;
-    bool relative_out_of_range = false;
 
     long material_index(const std::string& name) const {
         for (std::size_t i = 0; i < materials.size(); ++i)

@@ -324,6 +324,8 @@ TEST(ObjNative, HandWrittenCasesReadAlike) {
         {"nan", "v nan 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", false},
         {"inf", "v 0 inf 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", false},
         {"overflow-to-inf", "v 0 1e39 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\n", true},
+        {"infinite-normal-and-uv", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nvn 1e39 0 0\nvt 0 -1e39\n"
+                                   "f 1/1/1 2/1/1 3/1/1\nf 1/1/1 2/1/1 4/1/1\n", true},
         {"zero-times-inf", "v 0e99 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 2 3 4\n", true},
         {"truncated-vertex", "v 0 0 0\nv 1 0 0\nv 0 1", false},
         {"truncated-face", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2", false},
