@@ -75,8 +75,10 @@ bool parse_index(std::string_view text, long& out) {
     return true;
 }
 
-// A face corner: "v", "v/t", "v//n" or "v/t/n"; the vertex index in `vertex`.
-bool parse_corner(std::string_view token, long& vertex) {
+// A face corner: "v", "v/t", "v//n" or "v/t/n"; the vertex index in `vertex`. With normals read
+// before the face and no texture coordinates, Assimp takes the `t` of "v/t/n" for a normal and
+// the `n` for a fourth index, and then reads on past the line's end: `full` is false then.
+bool parse_corner(std::string_view token, bool full, long& vertex) {
     const std::size_t first = token.find('/');
     if (!parse_index(token.substr(0, first), vertex)) return false;
     if (first == std::string_view::npos) return true;
@@ -84,7 +86,7 @@ bool parse_corner(std::string_view token, long& vertex) {
     const std::size_t second = tail.find('/');
     long ignored = 0;
     if (second == std::string_view::npos) return parse_index(tail, ignored);                 // v/t
-    if (second > 0 && !parse_index(tail.substr(0, second), ignored)) return false;          // v/t/n
+    if (second > 0 && (!full || !parse_index(tail.substr(0, second), ignored))) return false;  // v/t/n
     return tail.find('/', second + 1) == std::string_view::npos && parse_index(tail.substr(second + 1), ignored);
 }
 
@@ -117,6 +119,7 @@ struct Model {
     std::vector<Mesh> meshes;
     std::vector<Object> objects;
     std::vector<std::string> materials{"DefaultMaterial"};  // Assimp's library: its default first
+    std::size_t texture_coordinates = 0, normals = 0;       // `vt` and `vn` lines read so far
     long object = -1, mesh = -1;
     std::string material;        // the current material's name
     bool has_material = false;
@@ -197,13 +200,16 @@ bool read_line(std::string_view line, std::size_t file_bytes, Model& model) {
         for (; tokens.next(token); ++n)
             if (n == 3 || !parse_coordinate(token, value[n])) return false;
         if (keyword == "v" && n == 3) model.positions.push_back(value);
+        model.texture_coordinates += keyword == "vt";
+        model.normals += keyword == "vn";
         return n == 3 || (keyword == "vt" && n == 2);
     }
     if (keyword == "f") {
         long corners[4];
         std::size_t n = 0;
+        const bool full = model.texture_coordinates > 0 || model.normals == 0;
         for (; tokens.next(token); ++n)
-            if (n == 4 || !parse_corner(token, corners[n])) return false;
+            if (n == 4 || !parse_corner(token, full, corners[n])) return false;
         return n >= 3 && model.add_face(corners, n);
     }
     if (keyword == "s" || keyword.substr(0, 6) == "mtllib") return true;  // Assimp reads no library (import.cpp)

@@ -296,6 +296,8 @@ TEST(ObjNative, HandWrittenCasesReadAlike) {
         {"negative-indices", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf -3 -2 -1\nv 0 0 1\nf -4 -1 -3\nf -4 -2 -1\nf -3 -1 -2\n", true},
         {"slashes", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nvt 0 0\nvt 1 0 0\nvn 0 0 1\n"
                     "f 1//1 3//1 2//1\nf 1/1 2/2 4/1\nf 1/1/1 4/2/1 3/1/1\nf 2 3 4\n", true},
+        {"full-corners-without-uv", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nvn 0 0 1\nf 1/1/1 3/1/1 2/1/1\nf 1 2 4\n", false},
+        {"full-corners-before-normals", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1/1/1 3/1/1 2/1/1\nvn 0 0 1\nf 1 2 4\n", true},
         {"normals-without-uv", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nvn 0 0 1\nf 1/1 3/1 2/1\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", true},
         {"crlf", "# exported\r\nv 0 0 0\r\nv 1 0 0\r\nv 0 1 0\r\nv 0 0 1\r\n\r\nf 1 3 2\r\nf 1 2 4\r\nf 1 4 3\r\nf 2 3 4\r\n", true},
         {"cr-only", "v 0 0 0\rv 1 0 0\rv 0 1 0\rv 0 0 1\rf 1 3 2\rf 1 2 4\rf 1 4 3\rf 2 3 4", true},
