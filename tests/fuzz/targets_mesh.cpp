@@ -5,14 +5,15 @@
 // A loaded mesh must index only its own vertices, hold finite coordinates and at least one triangle.
 // STEP and IGES go through the same call: load_mesh knows them by their content and hands them to
 // the OpenCASCADE module (lib/mesh/cad.cpp loads it as for the tools). An OBJ file that the native
-// OBJ reading takes (lib/mesh/obj_native.hpp) is read again by Assimp: the mesh, its diagnostics or
-// the refusal must be the same.
+// OBJ reading takes (lib/mesh/obj_native.hpp) is read again by Assimp: the mesh, its diagnostics,
+// its parts or the refusals must be the same.
 #include <cmath>
 
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "fuzz_targets.hpp"
+#include "mesh/assembly.hpp"
 #include "mesh/import.hpp"
 #include "mesh/mesh.hpp"
 
@@ -35,18 +36,35 @@ void load(const char* target, const char* extension, const std::uint8_t* data, s
     if (m.diagnostics.triangles != m.mesh.triangles.size()) violated(target, "the diagnostics count other triangles");
 }
 
-// What load_mesh gives with the OBJ reading chosen: the diagnostics and the mesh's bytes, or the
-// refusal's message.
+template <class T>
+void append_bytes(std::string& out, const std::vector<T>& v) {
+    out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
+
+// What load_mesh and read_assembly give with the OBJ reading chosen: the diagnostics and the
+// mesh's bytes, the parts (names, geometries, instances) and the geometries' bytes; or the
+// refusals' messages.
 std::string reading(const std::filesystem::path& path, bool native_obj) {
     set_native_obj(native_obj);
     std::string out;
     try {
         const LoadedMesh m = load_mesh(path);
         out = to_json(m.diagnostics).dump();
-        out.append(reinterpret_cast<const char*>(m.mesh.vertices.data()), m.mesh.vertices.size() * sizeof(Vec3d));
-        out.append(reinterpret_cast<const char*>(m.mesh.triangles.data()), m.mesh.triangles.size() * sizeof(m.mesh.triangles[0]));
+        append_bytes(out, m.mesh.vertices);
+        append_bytes(out, m.mesh.triangles);
     } catch (const Error& e) {
         out = e.what();
+    }
+    try {
+        const Assembly a = read_assembly(path);
+        for (const AssemblyPart& p : a.parts) out += "|" + p.name + " g" + std::to_string(p.geometry);
+        for (const AssemblyGeometry& g : a.geometries) {
+            out += "|" + std::to_string(g.instances);
+            append_bytes(out, g.soup.vertices);
+            append_bytes(out, g.soup.triangles);
+        }
+    } catch (const Error& e) {
+        out += e.what();
     }
     set_native_obj(true);
     return out;
