@@ -5,6 +5,7 @@
 #include "mesh/obj_native.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -280,6 +281,14 @@ TEST(ObjNative, FuzzInputsAndAssimpTestModelsReadAlikeOrAreDeclined) {
     std::size_t native = 0;
     for (const fs::path& p : files) native += compare(p).native;
     EXPECT_GE(native, 5u);  // box, bracket, inverted-box, seam-cube, two-boxes at least
+}
+
+TEST(ObjNative, AssemblyTestFileReadsAlike) {
+    // The OBJ assembly of the assembly tests (tests/cli/make_assembly.py groups): `o` and `g` parts.
+    const fs::path out = temp_obj("groups.obj", "");
+    const std::string cmd = "python3 " + (kSource / "tests/cli/make_assembly.py").string() + " groups " + out.string();
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    EXPECT_TRUE(compare(out).native);
 }
 
 TEST(ObjNative, HandWrittenCasesReadAlike) {
