@@ -73,6 +73,13 @@ Aabb world_bounds(const Aabb& local, const Placement& placement) {
 
 namespace {
 
+// A vertex in a part's frame: `linear` applied in double precision.
+Vec3d apply_linear(const Mat3& linear, float px, float py, float pz) {
+    const double x = px, y = py, z = pz;
+    return {linear[0][0] * x + linear[0][1] * y + linear[0][2] * z, linear[1][0] * x + linear[1][1] * y + linear[1][2] * z,
+            linear[2][0] * x + linear[2][1] * y + linear[2][2] * z};
+}
+
 // The triangles of a node's meshes in the node's frame, `linear` applied (identity unless baked).
 TriMesh node_soup(const aiScene* scene, const aiNode* node, const Mat3& linear, std::size_t& dropped) {
     TriMesh soup;
@@ -83,10 +90,7 @@ TriMesh node_soup(const aiScene* scene, const aiNode* node, const Mat3& linear, 
         const auto base = static_cast<std::uint32_t>(soup.vertices.size());
         for (unsigned v = 0; v < mesh->mNumVertices; ++v) {
             const aiVector3D& p = mesh->mVertices[v];
-            const double x = p.x, y = p.y, z = p.z;
-            soup.vertices.push_back({linear[0][0] * x + linear[0][1] * y + linear[0][2] * z,
-                                     linear[1][0] * x + linear[1][1] * y + linear[1][2] * z,
-                                     linear[2][0] * x + linear[2][1] * y + linear[2][2] * z});
+            soup.vertices.push_back(apply_linear(linear, p.x, p.y, p.z));
         }
         for (unsigned f = 0; f < mesh->mNumFaces; ++f) {
             const aiFace& face = mesh->mFaces[f];
@@ -199,6 +203,33 @@ struct Walker {
     }
 };
 
+// A natively read OBJ file (mesh/obj_native.hpp) as Walker reads Assimp's scene of it: every
+// node below the root, untransformed, a part named as the node when it has meshes; a mesh's key
+// hashes its corners' positions then its triangles, the bytes mesh_facts hashes of Assimp's mesh.
+void add_obj_parts(const ObjScene& obj, AssemblyBuilder& builder) {
+    const aiMatrix4x4 m = aiMatrix4x4() * aiMatrix4x4();
+    const Mat3 a{{{m.a1, m.a2, m.a3}, {m.b1, m.b2, m.b3}, {m.c1, m.c2, m.c3}}};
+    for (const ObjNode& node : obj.nodes) {
+        if (node.meshes.empty()) continue;
+        AssemblyBuilder::Content content;
+        for (std::uint32_t mi : node.meshes) {
+            const ObjMesh& mesh = obj.meshes[mi];
+            std::uint64_t hash = hash64(nullptr, 0);
+            for (std::uint32_t c : mesh.corners) hash = hash64(obj.positions[c].data(), sizeof(obj.positions[c]), hash);
+            for (const auto& t : mesh.triangles) hash = hash64(t.data(), sizeof(t), hash);
+            content.triangles += mesh.triangles.size();
+            content.key += hex64(hash) + ",";
+        }
+        const auto soup_of = [&](const Mat3& linear, std::size_t&) {
+            TriMesh soup;
+            const auto placed = [&](float x, float y, float z) { return apply_linear(linear, x, y, z); };
+            for (std::uint32_t mi : node.meshes) append_obj_mesh(obj, obj.meshes[mi], soup, placed);
+            return soup;
+        };
+        builder.add_part(node.name, a, Vec3d{m.a4, m.b4, m.c4}, soup_of, &content);
+    }
+}
+
 }  // namespace
 
 std::string AssemblyBuilder::unique_name(const std::string& name) {
@@ -310,7 +341,10 @@ Assembly read_assembly(const std::filesystem::path& path, const MeshLoadOptions&
     out.source_hash = hex64(hash64(file.bytes.data(), file.bytes.size()));
     out.units = options.units.empty() ? "" : "m";
     out.factor = unit_factor(options.units) * options.scale;
-    if (file.scene->mRootNode) {
+    if (file.obj) {
+        AssemblyBuilder builder(out, where);
+        add_obj_parts(*file.obj, builder);
+    } else if (file.scene->mRootNode) {
         AssemblyBuilder builder(out, where);
         Walker walker{file.scene, where, builder, {}, {}};
         const aiNode* root = file.scene->mRootNode;

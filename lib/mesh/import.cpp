@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
@@ -479,7 +480,11 @@ std::string without_material_libraries(const std::string& bytes) {
     return out;
 }
 
+std::atomic<bool> native_obj{true};
+
 }  // namespace
+
+void set_native_obj(bool enabled) { native_obj = enabled; }
 
 ImportedFile import_file(const std::filesystem::path& path) {
     const std::string where = path.string();
@@ -492,6 +497,12 @@ ImportedFile import_file(const std::filesystem::path& path) {
     if (!ext.empty() && ext[0] == '.') ext.erase(0, 1);
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     check_declared_counts(bytes, ext, where);
+    // OBJ: the native reading when it takes the file (mesh/obj_native.hpp), which spares Assimp's
+    // 16 MiB line buffer and its slower parse; what it declines goes to Assimp as before.
+    if (ext == "obj" && native_obj) {
+        file.obj = read_obj_native(bytes);
+        if (file.obj) return file;
+    }
 
     file.importer = std::make_unique<Assimp::Importer>();
     Assimp::Importer& importer = *file.importer;

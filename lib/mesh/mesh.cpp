@@ -37,6 +37,13 @@ double unit_factor(const std::string& units) {
 
 namespace {
 
+// A vertex placed by a node transform, in double precision.
+Vec3d place(const aiMatrix4x4& m, float px, float py, float pz) {
+    const double x = px, y = py, z = pz;
+    return {m.a1 * x + m.a2 * y + m.a3 * z + m.a4, m.b1 * x + m.b2 * y + m.b3 * z + m.b4,
+            m.c1 * x + m.c2 * y + m.c3 * z + m.c4};
+}
+
 // Appends the triangles of `node` and its children, with the accumulated transform applied in
 // double precision. Faces that are not triangles after aiProcess_Triangulate are points/lines.
 void collect(const aiScene* scene, const aiNode* node, const aiMatrix4x4& parent, TriMesh& soup,
@@ -50,9 +57,7 @@ void collect(const aiScene* scene, const aiNode* node, const aiMatrix4x4& parent
         const std::uint32_t base = static_cast<std::uint32_t>(soup.vertices.size());
         for (unsigned v = 0; v < mesh->mNumVertices; ++v) {
             const aiVector3D& p = mesh->mVertices[v];
-            double x = p.x, y = p.y, z = p.z;
-            soup.vertices.push_back({m.a1 * x + m.a2 * y + m.a3 * z + m.a4, m.b1 * x + m.b2 * y + m.b3 * z + m.b4,
-                                     m.c1 * x + m.c2 * y + m.c3 * z + m.c4});
+            soup.vertices.push_back(place(m, p.x, p.y, p.z));
         }
         for (unsigned f = 0; f < mesh->mNumFaces; ++f) {
             const aiFace& face = mesh->mFaces[f];
@@ -72,6 +77,23 @@ void collect(const aiScene* scene, const aiNode* node, const aiMatrix4x4& parent
     }
     for (unsigned c = 0; c < node->mNumChildren; ++c)
         if (node->mChildren[c]) collect(scene, node->mChildren[c], m, soup, dropped_primitives, depth + 1);
+}
+
+// The triangles of a natively read OBJ file (mesh/obj_native.hpp) as collect() gathers Assimp's
+// scene of it: the nodes in order, each mesh's corners then its triangles, placed by the identity
+// (the product of the root's and the node's transforms) in the same arithmetic.
+void collect_obj(const ObjScene& obj, TriMesh& soup) {
+    const aiMatrix4x4 m = aiMatrix4x4() * aiMatrix4x4();
+    std::size_t corners = 0, triangles = 0;
+    for (const ObjMesh& mesh : obj.meshes) {
+        corners += mesh.corners.size();
+        triangles += mesh.triangles.size();
+    }
+    soup.vertices.reserve(corners);
+    soup.triangles.reserve(triangles);
+    const auto placed = [&](float x, float y, float z) { return place(m, x, y, z); };
+    for (const ObjNode& node : obj.nodes)
+        for (std::uint32_t mi : node.meshes) append_obj_mesh(obj, obj.meshes[mi], soup, placed);
 }
 
 // Union-find with path halving, for connected components.
@@ -337,7 +359,9 @@ LoadedMesh load_mesh(const std::filesystem::path& path, const MeshLoadOptions& o
     const aiScene* scene = file.scene;
     TriMesh soup;
     std::size_t dropped_primitives = 0;
-    if (scene->mRootNode) {
+    if (file.obj) {
+        collect_obj(*file.obj, soup);
+    } else if (scene->mRootNode) {
         collect(scene, scene->mRootNode, aiMatrix4x4(), soup, dropped_primitives, 0);
     }
     if (soup.triangles.empty()) {
