@@ -35,7 +35,7 @@ READERS = {
     "manifest": ["lib/pipeline/manifest.cpp"],
     "poses": ["lib/query/scenario.cpp"],
     "scene": ["lib/scene/scene_file.cpp"],
-    "mesh_obj": MESH,
+    "mesh_obj": MESH + ["lib/mesh/obj_native.cpp"],
     "mesh_stl": MESH,
     "mesh_ply": MESH,
     "mesh_off": MESH,
