@@ -54,50 +54,71 @@ void check_cad_numbers(const std::string& where, const std::string& format, cons
 // A STEP entity that refers to itself, directly or through others: refused. The instances of a
 // STEP file form an acyclic graph; OpenCASCADE follows references without a guard, and a
 // GEOMETRIC_CURVE_SET listing itself kept its shape healing recursing for more than ten minutes on a
-// 1.6 KB file (tests/fuzz/regressions/step). Linear: each record "#id = ...;" (strings and comments
-// skipped) with the references in it, then a depth-first walk.
+// 1.6 KB file (tests/fuzz/regressions/step). The records are read as OpenCASCADE's lexer reads them
+// (StepFile's step.lex): "#id" followed by blanks and '=' opens a record, ';' ends it, other "#id"
+// are references; a string runs from a quote to the next quote not doubled, and a quote whose string
+// meets a byte strings may not hold (1 to 8, 127, 128) or the file's end is an ordinary character;
+// "/* ... */" is a comment; after END-ISO-10303-21; nothing is read. Then a depth-first walk.
 void check_step_cycles(const std::string& where, const std::string& bytes) {
+    const std::size_t n = bytes.size();
+    const auto forbidden_in_string = [](unsigned char b) { return (b >= 1 && b <= 8) || b == 127 || b == 128; };
+    // The next quote and the next byte a string may not hold, from each position (n: none).
+    std::vector<std::uint32_t> next_quote(n + 1, static_cast<std::uint32_t>(n)), next_bad(n + 1, static_cast<std::uint32_t>(n));
+    for (std::size_t i = n; i-- > 0;) {
+        next_quote[i] = bytes[i] == '\'' ? static_cast<std::uint32_t>(i) : next_quote[i + 1];
+        next_bad[i] = forbidden_in_string(static_cast<unsigned char>(bytes[i])) ? static_cast<std::uint32_t>(i) : next_bad[i + 1];
+    }
+    // The end of the string opened by the quote at `i` (its closing quote), or n when it has none.
+    // Bounded work: past the budget the check gives up rather than refuse.
+    std::size_t budget = 64 * n + (1u << 20);
+    const auto string_end = [&](std::size_t i) -> std::size_t {
+        for (std::size_t p = i + 1;; p += 2) {
+            if (budget-- == 0) return n + 1;
+            const std::size_t q = next_quote[std::min(p, n)];
+            if (q >= n || next_bad[std::min(p, n)] < q) return n;
+            if (q + 1 >= n || bytes[q + 1] != '\'') return q;
+            p = q;  // a doubled quote: the string goes on after it
+        }
+    };
     std::unordered_map<std::uint64_t, std::uint32_t> index;
     std::vector<std::uint64_t> ids;
     std::vector<std::vector<std::uint64_t>> refs;
     std::int64_t current = -1;
-    const auto number_at = [&](std::size_t& i) {
-        std::uint64_t n = 0;
-        for (; i < bytes.size() && std::isdigit(static_cast<unsigned char>(bytes[i])); ++i) n = n * 10 + static_cast<std::uint64_t>(bytes[i] - '0');
-        return n;
-    };
-    bool record_start = true;
-    for (std::size_t i = 0; i < bytes.size();) {
+    for (std::size_t i = 0; i < n;) {
         const char c = bytes[i];
         if (c == '\'') {
-            const std::size_t close = bytes.find('\'', i + 1);  // '' inside a string: two strings in a row
-            i = close == std::string::npos ? bytes.size() : close + 1;
-        } else if (c == '/' && i + 1 < bytes.size() && bytes[i + 1] == '*') {
+            const std::size_t end = string_end(i);
+            if (end > n) return;  // out of budget
+            i = end < n ? end + 1 : i + 1;
+        } else if (c == '/' && i + 1 < n && bytes[i + 1] == '*') {
             const std::size_t close = bytes.find("*/", i + 2);
-            i = close == std::string::npos ? bytes.size() : close + 2;
+            i = close == std::string::npos ? n : close + 2;
+        } else if (c == 'E' && bytes.compare(i, 7, "END-ISO") == 0) {
+            std::size_t k = i + 7;
+            while (k < n && (std::isdigit(static_cast<unsigned char>(bytes[k])) || bytes[k] == '-')) ++k;
+            if (k < n && bytes[k] == ';') break;
+            i = k;
         } else if (c == ';') {
             current = -1;
-            record_start = true;
             ++i;
-        } else if (c == '#' && i + 1 < bytes.size() && std::isdigit(static_cast<unsigned char>(bytes[i + 1]))) {
+        } else if (c == '#' && i + 1 < n && std::isdigit(static_cast<unsigned char>(bytes[i + 1]))) {
             ++i;
-            const std::uint64_t n = number_at(i);
+            std::uint64_t id = 0;
+            for (; i < n && std::isdigit(static_cast<unsigned char>(bytes[i])); ++i) id = id * 10 + static_cast<std::uint64_t>(bytes[i] - '0');
             std::size_t after = i;
-            while (after < bytes.size() && std::isspace(static_cast<unsigned char>(bytes[after]))) ++after;
-            if (record_start && after < bytes.size() && bytes[after] == '=') {
-                const auto [at, fresh] = index.try_emplace(n, static_cast<std::uint32_t>(ids.size()));
+            while (after < n && (bytes[after] == ' ' || bytes[after] == '\t')) ++after;
+            if (after < n && bytes[after] == '=') {
+                const auto [at, fresh] = index.try_emplace(id, static_cast<std::uint32_t>(ids.size()));
                 if (fresh) {
-                    ids.push_back(n);
+                    ids.push_back(id);
                     refs.emplace_back();
                 }
                 current = at->second;
                 i = after + 1;
             } else if (current >= 0) {
-                refs[static_cast<std::size_t>(current)].push_back(n);
+                refs[static_cast<std::size_t>(current)].push_back(id);
             }
-            record_start = false;
         } else {
-            if (!std::isspace(static_cast<unsigned char>(c))) record_start = false;
             ++i;
         }
     }

@@ -156,6 +156,13 @@ TEST(CadFaces, StepReferenceCyclesAreRefused) {
     EXPECT_NE(self.find("STEP entity #18 refers to itself (a cycle of references"), std::string::npos) << self;
     const std::string loop = refusal(damaged(box_step(), "loop.step", edited(box, "#18 = FACE_BOUND('',#19,.F.);", "#18 = FACE_BOUND('',#17,.F.);")));
     EXPECT_NE(loop.find("STEP entity #17 refers to itself through #18"), std::string::npos) << loop;
+    // A quote whose string meets a byte strings may not hold (here at the file's end) is an
+    // ordinary character to OpenCASCADE's lexer, and the references after it are read (found by
+    // fuzzing step: a quote lost in the header had made the check read the rest as one string).
+    std::string unclosed = edited(box, "#18 = FACE_BOUND('',#19,.F.);", "#18 = FACE_BOUND('',#18,.F.);");
+    unclosed.insert(unclosed.find("DATA;") + 5, " '\x01 ");
+    const std::string shifted = refusal(damaged(box_step(), "unclosed.step", unclosed));
+    EXPECT_NE(shifted.find("STEP entity #18 refers to itself"), std::string::npos) << shifted;
 }
 
 TEST(CadFaces, NumbersBeyondADoubleAreRefused) {
