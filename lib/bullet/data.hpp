@@ -51,6 +51,13 @@ struct VpsData {
     MassProperties mass;
     Rigid local_from_mesh;    // local = R (p - centre of mass), R's rows the principal axes
     Aabb local_bounds;        // the points' box in the local frame, widened by one voxel
+    // The pair pre-test (boxes_apart, vps_front.hpp), both mesh frame: the points' box, and a box
+    // outside which V <= 0 everywhere (the cells with a sample above 0 at a corner; empty when no
+    // sample is above 0). `inside_bounded` false: such a cell touches the grid's border, where the
+    // field's extension could stay positive beyond it (no pre-test against this field).
+    Aabb point_box;
+    Aabb inside_box;
+    bool inside_bounded = false;
     std::vector<ClusterDisc> discs;  // per tree cluster (mesh frame): the plane algorithm's pruning
     std::vector<std::uint32_t> visit_rank;  // per tree cluster: its place in a breadth-first walk from the root
     // The pointshell as the pair query reads it (its packed tree), made once: every VPS pair with

@@ -126,11 +126,12 @@ bool is_vps_algorithm(const btCollisionAlgorithm* algorithm);
 
 // What one of the VPS algorithms has done, for tests and diagnostics. The coherent full traversal
 // (against a plane, a box or another VPS object's field): the fronts it made from the root, the steps that kept the last one,
-// and the pruned clusters it tested again at a later pose. `contacts`: every contact of its last
-// step (before the manifold keeps up to four), in order: the pointshell's point in world
-// coordinates and its depth (positive).
+// and the pruned clusters it tested again at a later pose. `boxes_apart`: the steps of a VPS pair
+// (full traversal) that its box pre-test answered: no contact, nothing else read. `contacts`:
+// every contact of its last step (before the manifold keeps up to four), in order: the
+// pointshell's point in world coordinates and its depth (positive).
 struct AlgorithmTrace {
-    std::size_t fronts_made = 0, fronts_kept = 0, entries_tested = 0;
+    std::size_t fronts_made = 0, fronts_kept = 0, entries_tested = 0, boxes_apart = 0;
     std::vector<std::array<double, 4>> contacts;  // x, y, z, depth
 };
 // The trace of `algorithm`; empty when it is not one of the VPS algorithms.

@@ -3,6 +3,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -22,6 +23,7 @@ namespace {
 
 using detail::analytic_contacts;
 using detail::box_depth;
+using detail::boxes_apart;
 using detail::BoxSide;
 using detail::Chosen;
 using detail::FieldSide;
@@ -44,31 +46,37 @@ btVector3 to_bt(Vec3d v) { return btVector3(btScalar(v.x), btScalar(v.y), btScal
 
 // The contacts of the front's leaves in the other object's field as the pair query gives them for
 // the same pose: its placed points and turned normals (FieldSide), V > 0, by point index, each
-// point once; in world coordinates. `hits`: scratch.
+// point once; in world coordinates. `deepest[k]`: the largest V of leaves[k]'s points. `hits`:
+// scratch.
 void field_contacts(const VpsData& shell, const std::vector<std::uint32_t>& leaves, const FieldSide& side,
-                    const Rigid& other_world, std::vector<Contact>& hits, std::vector<WorldContact>& out) {
+                    const Rigid& other_world, std::vector<Contact>& hits, std::vector<double>& deepest,
+                    std::vector<WorldContact>& out) {
     hits.clear();
+    deepest.assign(leaves.size(), -std::numeric_limits<double>::infinity());
     const auto& clusters = shell.moving.tree.clusters;
     const DistanceSampler& field = *side.field;
     // The points' cells are asked for a batch ahead (probe_value), as the pair query does: their
     // reads then overlap instead of waiting one after another. value(cell) is value(p), bit for bit.
     struct Probe {
-        std::uint32_t point;
+        std::uint32_t point, leaf;
         Vec3d p;
         DistanceSampler::CellRef cell;
     };
     std::array<Probe, 16> batch;
     std::size_t n = 0;
     const auto check = [&] {
-        for (std::size_t k = 0; k < n; ++k)
-            if (const double v = field.value(batch[k].cell); v > 0)
-                hits.push_back({batch[k].point, batch[k].p, side.from_mesh.rotate(shell.moving.normals[batch[k].point]), v});
+        for (std::size_t k = 0; k < n; ++k) {
+            const double v = field.value(batch[k].cell);
+            detail::raise_to(deepest[batch[k].leaf], v);
+            if (v > 0) hits.push_back({batch[k].point, batch[k].p, side.from_mesh.rotate(shell.moving.normals[batch[k].point]), v});
+        }
         n = 0;
     };
-    for (std::uint32_t id : leaves)
-        for (std::uint32_t i : clusters[id].points) {
+    for (std::uint32_t leaf = 0; leaf < leaves.size(); ++leaf)
+        for (std::uint32_t i : clusters[leaves[leaf]].points) {
             Probe& b = batch[n];
             b.point = i;
+            b.leaf = leaf;
             b.p = side.from_mesh(shell.moving.points[i]);
             field.probe_value(b.p, b.cell);
             if (++n == batch.size()) check();
@@ -169,15 +177,22 @@ public:
             const Rigid other_world = to_rigid(other_wrap->getWorldTransform()) * other.local_from_mesh;
             const Rigid pose = other_world.inverse() * shell_world;  // shell mesh -> other mesh
             const Pose query_pose{pose.t, quaternion_of(pose.r)};
-            if (options.traversal == Traversal::full && options.coherent && state_->query_calls == 0) {
-                // The front, placing the points as the pair query does.
-                FieldSide side{{Rigid{rotation_rows(query_pose.quaternion), query_pose.position}}};
+            // The points as the pair query places them.
+            const Rigid placed{rotation_rows(query_pose.quaternion), query_pose.position};
+            if (options.traversal == Traversal::full && boxes_apart(shell, other, placed)) {
+                // No point can lie inside: no contact, and nothing read (the front, if any, is
+                // left as it is: its bounds compare poses, not steps).
+                ++state_->boxes_apart;
+            } else if (options.traversal == Traversal::full && options.coherent && state_->query_calls == 0) {
+                // The front.
+                FieldSide side{{placed}};
                 side.field = &other.field.field;
                 side.voxel = other.field.field.grid().voxel_size;
                 side.margin = 1e-9 * side.voxel;
                 Front<FieldSide>& front = state_->field_front;
                 const std::vector<std::uint32_t>& leaves = front.leaves_at(shell, side, state_->queue);
-                field_contacts(shell, leaves, side, other_world, state_->hits, contacts);
+                field_contacts(shell, leaves, side, other_world, state_->hits, state_->deepest, contacts);
+                front.prune_tested_leaves(shell, side, state_->deepest);
                 // A front near the other object overrun: the pair moves more than its clearances
                 // allow (a pile still settling), where the pair query's own descent is faster.
                 if (front.overrun && !leaves.empty()) state_->query_calls = kQueryCalls;
@@ -203,8 +218,7 @@ public:
             const auto depth_of = [&](Vec3d q) { return mesh_plane.depth(q); };
             const auto normal_of = [&](Vec3d) { return normal; };
             if (options.traversal == Traversal::full && options.coherent) {
-                for (std::uint32_t id : state_->plane_front.leaves_at(shell, PlaneSide{mesh_plane}, state_->queue))
-                    leaf_contacts(shell.moving, shell.moving.tree.clusters[id], shell_world, depth_of, normal_of, -1, contacts);
+                coherent_contacts(state_->plane_front, PlaneSide{mesh_plane}, shell, shell_world, depth_of, normal_of);
             } else {
                 // A cluster whose points all lie above the plane by its sphere or its disc.
                 traverse(shell.moving, shell_world, depth_of, normal_of,
@@ -228,8 +242,7 @@ public:
                 return box_world.rotate(n);
             };
             if (options.traversal == Traversal::full && options.coherent) {
-                for (std::uint32_t id : state_->box_front.leaves_at(shell, side, state_->queue))
-                    leaf_contacts(shell.moving, shell.moving.tree.clusters[id], shell_world, depth_of, normal_of, -1, contacts);
+                coherent_contacts(state_->box_front, side, shell, shell_world, depth_of, normal_of);
             } else {
                 // A cluster whose points all lie outside the box by its sphere or its disc.
                 traverse(
@@ -275,6 +288,7 @@ public:
         t.fronts_made = state_->plane_front.made_count + state_->box_front.made_count + state_->field_front.made_count;
         t.fronts_kept = state_->plane_front.kept_count + state_->box_front.kept_count + state_->field_front.kept_count;
         t.entries_tested = state_->plane_front.tested_count + state_->box_front.tested_count + state_->field_front.tested_count;
+        t.boxes_apart = state_->boxes_apart;
         for (const WorldContact& c : state_->contacts) t.contacts.push_back({c.point.x, c.point.y, c.point.z, c.depth});
         return t;
     }
@@ -285,6 +299,19 @@ public:
     }
 
 private:
+    // The coherent full traversal against a plane or a box: the front's leaves' points tested (their
+    // contacts in leaf order), then the leaves none of whose points is inside pruned by them.
+    template <class Side, class Depth, class Normal>
+    void coherent_contacts(Front<Side>& front, const Side& side, const VpsData& shell, const Rigid& shell_world, Depth depth_of,
+                           Normal normal_of) {
+        const std::vector<std::uint32_t>& leaves = front.leaves_at(shell, side, state_->queue);
+        state_->deepest.resize(leaves.size());
+        for (std::size_t k = 0; k < leaves.size(); ++k)
+            state_->deepest[k] = detail::leaf_contacts(shell.moving, shell.moving.tree.clusters[leaves[k]], shell_world, depth_of,
+                                                       normal_of, -1, state_->contacts);
+        front.prune_tested_leaves(shell, side, state_->deepest);
+    }
+
     // The analytic traversal in the options' mode: from the root (full, time-critical), or from
     // every segment's cluster keeping its deepest contact (segmented).
     template <class Depth, class Normal, class Clear>
@@ -318,8 +345,10 @@ private:
         bool shell_is_body0 = true;
         std::unique_ptr<VpsQuery> query;  // VPS-VPS: the pointshell against the other's field
         int query_calls = 0;              // VPS-VPS, coherent full: calls left that run `query` instead of the front
+        std::size_t boxes_apart = 0;      // VPS-VPS, full: calls the box pre-test answered (AlgorithmTrace)
         std::vector<WorldContact> contacts;
         std::vector<Contact> hits;  // VPS-VPS, coherent full: scratch of field_contacts
+        std::vector<double> deepest;  // coherent full: the largest depth of each leaf's points (scratch)
         std::vector<std::uint32_t> queue;
         Front<PlaneSide> plane_front;  // full traversal against a plane, coherent
         Front<BoxSide> box_front;      // full traversal against a box, coherent

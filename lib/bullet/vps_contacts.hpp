@@ -2,9 +2,12 @@
 // lib/bullet — the VPS algorithms' contacts without Bullet's types (vps_algorithm.cpp turns them
 // into manifold points): contacts in world coordinates, the choice of a manifold's four, and the
 // descent of a pointshell's tree against an analytic depth (plane, box). Internal to the module.
+#include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "bullet/data.hpp"
@@ -38,6 +41,11 @@ struct Chosen {
 };
 Chosen select_manifold(const std::vector<WorldContact>& c);
 
+// m = max(m, v), except that a NaN v or m makes m NaN (std::max would drop a NaN v).
+inline void raise_to(double& m, double v) {
+    if (!std::isnan(m) && !(v <= m)) m = v;
+}
+
 // Where a time-critical traversal stops.
 struct Limits {
     std::size_t tests = 0;  // 0: no limit in sphere tests
@@ -45,16 +53,20 @@ struct Limits {
 };
 
 // The contacts of one leaf's points: those with a positive depth_of (mesh-frame point), in world
-// coordinates, with normal_of (world point).
+// coordinates, with normal_of (world point). Returns the largest depth of its points (-inf for
+// none, NaN when one is NaN).
 template <class Depth, class Normal>
-void leaf_contacts(const MovingObjectData& m, const TreeCluster& c, const Rigid& world_from_mesh, Depth depth_of,
-                   Normal normal_of, std::int32_t segment, std::vector<WorldContact>& out) {
+double leaf_contacts(const MovingObjectData& m, const TreeCluster& c, const Rigid& world_from_mesh, Depth depth_of,
+                     Normal normal_of, std::int32_t segment, std::vector<WorldContact>& out) {
+    double deepest = -std::numeric_limits<double>::infinity();
     for (std::uint32_t i : c.points) {
         const double d = depth_of(m.points[i]);
+        raise_to(deepest, d);
         if (d <= 0) continue;
         const Vec3d p = world_from_mesh(m.points[i]);
         out.push_back({p, normal_of(p), d, segment});
     }
+    return deepest;
 }
 
 // The contacts of the pointshell's points against a 1-Lipschitz signed depth `depth_of` (mesh-frame

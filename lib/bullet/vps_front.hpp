@@ -6,10 +6,12 @@
 #include <cmath>
 #include <cstdint>
 #include <iterator>
+#include <span>
 #include <utility>
 #include <vector>
 
 #include "bullet/vps_contacts.hpp"
+#include "core/prefetch.hpp"
 
 namespace hp::bullet::detail {
 
@@ -81,7 +83,14 @@ struct Motion {
 struct PlaneSide {
     MeshPlane plane;
     double clearance(const VpsData& s, std::uint32_t id) const { return plane_clearance(s, id, plane); }
+    void warm(const VpsData& s, std::uint32_t id) const { prefetch_line(&s.moving.tree.clusters[id]); }
     bool same_shape(const PlaneSide&) const { return true; }  // a plane has no size
+    // Every point of a leaf lies at least -deepest above the plane (its largest depth, tested at
+    // this pose), less the rounding of the depths: a lower bound of each point's height, which is
+    // what `clearance` stands for in the entry's bound.
+    double leaf_clearance(const VpsData&, std::uint32_t, double deepest, double scale) const {
+        return -deepest - 1e-9 * (scale + std::abs(plane.offset));
+    }
     // Since `before`, every mesh-frame point q has come towards the plane by at most
     // shift + turn |q - pivot|: depth(q) = offset - normal . q changes by
     // (offset' - offset) - (normal' - normal) . pivot - (normal' - normal) . (q - pivot).
@@ -181,6 +190,7 @@ struct BoxSide : RigidSide {
     // The bounds below follow the pose only: a box of other half extents (setLocalScaling,
     // setMargin, another btBoxShape) needs a new front.
     bool same_shape(const BoxSide& o) const { return half.x == o.half.x && half.y == o.half.y && half.z == o.half.z; }
+    void warm(const VpsData& s, std::uint32_t id) const { prefetch_line(&s.moving.tree.clusters[id]); }
     // By the sphere (the box's signed distance is 1-Lipschitz), else by the cluster's disc against
     // the plane of the face its centre lies farthest out of: every point beyond that plane lies
     // outside the box (tight for a flat patch resting on a face).
@@ -189,6 +199,13 @@ struct BoxSide : RigidSide {
         const Vec3d c = from_mesh(b.center);
         const double sphere = -(box_depth(c, half, nullptr) + covering_radius(b));
         return sphere > 0 ? sphere : disc(s, id, c);
+    }
+    // Every point of leaf `id` lies outside the box by at least -deepest (its largest depth,
+    // tested at this pose: box_depth of the placed point, whose rounding the margin covers); the
+    // box's signed distance is 1-Lipschitz, so that is how far they may move before one can reach
+    // it.
+    double leaf_clearance(const VpsData&, std::uint32_t, double deepest, double scale) const {
+        return -deepest - 1e-9 * (scale + length(from_mesh.t) + half.x + half.y + half.z);
     }
     // The disc bound against one face's plane; `c`: the sphere's centre in the box frame.
     double disc(const VpsData& s, std::uint32_t id, Vec3d c) const {
@@ -215,26 +232,85 @@ struct FieldSide : RigidSide {
     double margin = 0;  // the query's: 1e-9 voxel, for the rounding of the placed points
     double voxel = 0;
     bool same_shape(const FieldSide& o) const { return field == o.field; }
+    // Asks for what clearance(s, id) reads of the field: the ball's pyramid entries (its own and
+    // the widened ball's) and the centre's cell.
+    void warm(const VpsData& s, std::uint32_t id) const {
+        const Ball& b = s.moving.tree.clusters[id].sphere;
+        const Vec3d c = from_mesh(b.center);
+        const double r = covering_radius(b);
+        DistanceSampler::SphereProbe probe;
+        field->probe_sphere(c, r, probe);
+        field->probe_sphere(c, r + std::max(0.5 * r, 2 * voxel), probe);
+    }
     double clearance(const VpsData& s, std::uint32_t id) const {
         const Ball& b = s.moving.tree.clusters[id].sphere;
         const Vec3d c = from_mesh(b.center);
         const double r = covering_radius(b);
         const double bound = field->upper_bound(c, r) + margin;
         if (!(bound < 0)) return -std::abs(bound);  // not pruned (NaN too)
+        return distance_for(c, r, bound);
+    }
+    // Every point of leaf `id` has V <= deepest (its largest value, read at this pose at the point
+    // the pair query places): the clearance of that bound instead of the sphere test's, by the same
+    // slope bound (over the leaf's ball widened by w).
+    double leaf_clearance(const VpsData& s, std::uint32_t id, double deepest, double) const {
+        const double bound = deepest + margin;
+        if (!(bound < 0)) return -std::abs(bound);
+        const Ball& b = s.moving.tree.clusters[id].sphere;
+        return distance_for(from_mesh(b.center), covering_radius(b), bound);
+    }
+    // How far a point of the ball (c, r) where V <= bound < 0 may move before it can reach V = 0:
+    // -bound / L, L the slope bound over the ball widened by w = max(r / 2, 2 voxels), at most w.
+    double distance_for(Vec3d c, double r, double bound) const {
         const double widen = std::max(0.5 * r, 2 * voxel);
         const double slope = field->lipschitz(c, r + widen);
         return slope > 0 ? std::min(-bound / slope, widen) : widen;
     }
 };
 
-// Breadth-first from cluster `start`: a cluster with a positive clearance is pruned
-// (pruned(id, clearance)), the leaves kept are appended to `leaves` in visit order.
+// The pair pre-test of a VPS pair: true when no point of `shell` placed by `from_mesh` (into the
+// other object's mesh frame, as the pair query places them) can have V > 0 in `other`'s field,
+// because the box of the shell's points, placed, and the other's inside box (VpsData) are
+// separated along one of the six axes of the two boxes, by more than a margin for the rounding of
+// the placed points (1e-9 of the sizes involved). Exact in the sense the contacts need: true only
+// when the pair query finds no contact. About 60 multiplications, no read of the field or tree.
+inline bool boxes_apart(const VpsData& shell, const VpsData& other, const Rigid& from_mesh) {
+    if (!other.inside_bounded) return false;
+    const Aabb& in = other.inside_box;
+    if (in.empty()) return true;  // no V > 0 anywhere
+    const Aabb& pts = shell.point_box;
+    if (pts.empty()) return true;  // no point
+    const std::array<Vec3d, 3>& r = from_mesh.r;
+    const Vec3d ah = (pts.max - pts.min) * 0.5, bh = (in.max - in.min) * 0.5;
+    const Vec3d d = from_mesh(pts.center()) - in.center();  // the shell box's centre from the inside box's
+    const double margin = 1e-9 * (length(ah) + length(bh) + length(from_mesh.t) + length(pts.center()) + length(in.center()));
+    // The inside box's axes: the shell box's extent along axis i is sum_j |R_ij| ah_j.
+    for (int i = 0; i < 3; ++i)
+        if (std::abs(d[i]) > bh[i] + std::abs(r[i].x) * ah.x + std::abs(r[i].y) * ah.y + std::abs(r[i].z) * ah.z + margin)
+            return true;
+    // The shell box's axes (R's columns).
+    for (int j = 0; j < 3; ++j) {
+        const Vec3d axis{r[0][j], r[1][j], r[2][j]};
+        if (std::abs(dot(axis, d)) >
+            ah[j] + std::abs(axis.x) * bh.x + std::abs(axis.y) * bh.y + std::abs(axis.z) * bh.z + margin)
+            return true;
+    }
+    return false;
+}
+
+// Breadth-first from the clusters `starts`: a cluster with a positive clearance is pruned
+// (pruned(id, clearance)), the leaves kept are appended to `leaves` in visit order. Each
+// cluster's reads are asked for a few clusters before its test (Side::warm), so that they arrive
+// while the clusters before it are tested.
 template <class Side, class Pruned>
-void side_descent(const VpsData& shell, const Side& side, std::uint32_t start, Pruned pruned,
+void side_descent(const VpsData& shell, const Side& side, std::span<const std::uint32_t> starts, Pruned pruned,
                   std::vector<std::uint32_t>& queue, std::vector<std::uint32_t>& leaves) {
+    constexpr std::size_t kAhead = 6;
     const auto& clusters = shell.moving.tree.clusters;
-    queue.assign(1, start);
+    queue.assign(starts.begin(), starts.end());
+    std::size_t warmed = 0;
     for (std::size_t head = 0; head < queue.size(); ++head) {
+        for (; warmed < queue.size() && warmed <= head + kAhead; ++warmed) side.warm(shell, queue[warmed]);
         const std::uint32_t id = queue[head];
         const double clearance = side.clearance(shell, id);
         if (clearance > 0) {
@@ -255,9 +331,11 @@ void side_descent(const VpsData& shell, const Side& side, std::uint32_t start, P
 // known to lie outside the static side. A pruned cluster is kept with what its side needs to tell
 // whether it still lies outside at a later pose (Side::Entry, Side::slack); while it does, it stays
 // pruned; else it is descended again from it at the new pose and replaced by what that descent
-// prunes and keeps. A kept leaf whose sphere or disc leaves the side becomes a pruned cluster. The
-// leaves are kept in the order a descent from the root visits them, so the contacts (every point
-// inside, leaf by leaf) are those of a descent from the root, in the same order. The front is made
+// prunes and keeps. A kept leaf whose sphere or disc leaves the side becomes a pruned cluster, and
+// so does one whose points the caller tested and found all outside (prune_tested_leaves: its
+// clearance from its points). The leaves are kept in the order a descent from the root visits
+// them, so the contacts (every point inside, leaf by leaf) are those of a descent from the root,
+// in the same order. The front is made
 // anew from the root when it has grown to 1.5 times its size since (descents again split pruned
 // clusters that the root's descent would prune whole), when the box's half extents or the other
 // object's field changed (the bounds follow the pose only), when the path is not finite, when the pruned clusters to descend
@@ -336,7 +414,9 @@ struct Front {
         far_shift = far_turn = far_reach = 0;
         leaves.clear();
         decided.clear();
-        side_descent(s, now, 0, [&](std::uint32_t id, double clearance) { decided.push_back({id, clearance}); }, queue, leaves);
+        const std::uint32_t root = 0;
+        side_descent(s, now, std::span<const std::uint32_t>(&root, 1),
+                     [&](std::uint32_t id, double clearance) { decided.push_back({id, clearance}); }, queue, leaves);
         const auto& clusters = s.moving.tree.clusters;
         scale = clusters[0].sphere.radius;
         far_distance = 0.005 * scale;
@@ -348,6 +428,25 @@ struct Front {
         }
         for (const auto& [id, clearance] : decided) keep(now.entry(s, id, clearance, step, pivot, scale), clearance);
         made_size = pruned.size() + far.size() + leaves.size();
+    }
+
+    // After the caller has tested the points of the leaves leaves_at returned, at the same pose
+    // `now`: a leaf none of whose points lies inside leaves them for the pruned lists, decided now
+    // with the clearance its points give (Side::leaf_clearance of the largest depth among them,
+    // `deepest[k]` for leaves[k]; not positive: it stays a leaf). Its points are then tested
+    // again only once the pose may have brought one of them inside, not at every step as while
+    // its sphere reaches the side. The kept leaves stay in visit order.
+    void prune_tested_leaves(const VpsData& s, const Side& now, const std::vector<double>& deepest) {
+        std::size_t stay = 0;
+        for (std::size_t k = 0; k < leaves.size(); ++k) {
+            const std::uint32_t id = leaves[k];
+            const double clearance = now.leaf_clearance(s, id, deepest[k], scale);
+            if (clearance > 0)
+                keep(now.entry(s, id, clearance, step, pivot, scale), clearance);
+            else
+                leaves[stay++] = id;
+        }
+        leaves.resize(stay);
     }
 
     // The front's leaves at `now`, in visit order: a descent from the root at `now` keeps these
@@ -401,7 +500,7 @@ struct Front {
         leaves.resize(stay);
         if (redo.empty()) return leaves;
         extra.clear();
-        for (std::uint32_t id : redo) side_descent(s, now, id, add, queue, extra);
+        side_descent(s, now, std::span<const std::uint32_t>(redo), add, queue, extra);
         if (extra.empty()) return leaves;
         const auto by_rank = [&](std::uint32_t a, std::uint32_t b) { return s.visit_rank[a] < s.visit_rank[b]; };
         std::sort(extra.begin(), extra.end(), by_rank);

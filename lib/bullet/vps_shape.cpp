@@ -196,6 +196,28 @@ std::vector<ClusterDisc> cluster_discs(const MovingObjectData& m) {
     return discs;
 }
 
+// The box of the cells with a sample above 0 at a corner (VpsData::inside_box): where the
+// trilinear V can be positive (elsewhere it interpolates samples <= 0). Sets `bounded` false when
+// such a cell lies on the grid's border (or an axis has one voxel).
+Aabb inside_box_of_field(const DistanceSampler& field, bool& bounded) {
+    const GridSpec& g = field.grid();
+    std::array<int, 3> lo{g.dims[0], g.dims[1], g.dims[2]}, hi{-1, -1, -1};
+    for (int k = 0; k < g.dims[2]; ++k)
+        for (int j = 0; j < g.dims[1]; ++j)
+            for (int i = 0; i < g.dims[0]; ++i)
+                if (field.sample(i, j, k) > 0) {
+                    const int at[3] = {i, j, k};
+                    for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], at[a]), hi[a] = std::max(hi[a], at[a]);
+                }
+    bounded = true;
+    if (hi[0] < 0) return {};  // no sample above 0: empty
+    // A sample above 0 at voxel i makes cells i - 1 and i (between centres i - 1..i and i..i + 1)
+    // positive; on the border the field's extension beyond the grid reads those cells.
+    for (int a = 0; a < 3; ++a)
+        if (g.dims[a] < 3 || lo[a] < 2 || hi[a] > g.dims[a] - 3) bounded = false;
+    return {g.center(lo[0] - 1, lo[1] - 1, lo[2] - 1), g.center(hi[0] + 1, hi[1] + 1, hi[2] + 1)};
+}
+
 }  // namespace
 
 std::shared_ptr<const VpsData> load_vps_data(const VpsFiles& files) {
@@ -235,6 +257,8 @@ std::shared_ptr<const VpsData> load_vps_data(const VpsFiles& files) {
     box.min -= Vec3d{s, s, s};
     box.max += Vec3d{s, s, s};
     data->local_bounds = box;
+    for (const Vec3d& p : data->moving.points) data->point_box.extend(p);
+    data->inside_box = inside_box_of_field(data->field.field, data->inside_bounded);
     data->discs = cluster_discs(data->moving);
     const auto& clusters = data->moving.tree.clusters;
     data->visit_rank.assign(clusters.size(), 0);

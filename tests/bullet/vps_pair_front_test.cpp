@@ -14,6 +14,8 @@
 #include <gtest/gtest.h>
 
 #include "bullet/data.hpp"
+#include "bullet/vps_contacts.hpp"
+#include "contact/query.hpp"
 
 using namespace hp_bullet_test;
 
@@ -44,6 +46,27 @@ std::size_t points_above(const hb::VpsData& cube, const hb::VpsData& sphere, con
     return n;
 }
 
+// The contacts of the pair query run alone (no pre-test, no front) at the pose the algorithm
+// places `shell`'s points at in `other`'s mesh frame, as the algorithm's trace gives them: the
+// point in world coordinates and its depth, by point index.
+std::vector<std::array<double, 4>> plain_query_contacts(hp::VpsQuery& query, const hb::VpsData& shell, const hb::VpsData& other,
+                                                        const btTransform& shell_at, const btTransform& other_at) {
+    const auto rigid = [](const btTransform& t) {
+        hb::Rigid r;
+        for (int i = 0; i < 3; ++i) r.r[i] = {double(t.getBasis()[i].x()), double(t.getBasis()[i].y()), double(t.getBasis()[i].z())};
+        r.t = {double(t.getOrigin().x()), double(t.getOrigin().y()), double(t.getOrigin().z())};
+        return r;
+    };
+    const hb::Rigid other_world = rigid(other_at) * other.local_from_mesh;
+    const hb::Rigid pose = other_world.inverse() * (rigid(shell_at) * shell.local_from_mesh);
+    std::vector<std::array<double, 4>> out;
+    for (const hp::Contact& c : query({pose.t, hb::detail::quaternion_of(pose.r)}).contacts) {
+        const hp::Vec3d w = other_world(c.position);
+        out.push_back({w.x, w.y, w.z, c.value});
+    }
+    return out;
+}
+
 }  // namespace
 
 TEST(BulletPairFront, CoherentVpsPairContactsEqualTheQueryAtEveryPose) {
@@ -51,13 +74,15 @@ TEST(BulletPairFront, CoherentVpsPairContactsEqualTheQueryAtEveryPose) {
     // walk: the cube turns by 1e-5 to 0.3 rad a step about a random axis through its centre of mass
     // and moves by 1 micrometre to 3 cm (log-uniform: most steps small, as in a pile coming to
     // rest, some large enough to overrun the front, after which the pair query runs), then moves along the sphere's radius so that its point
-    // nearest the sphere's centre lies 0.001 to 0.06 inside the sphere; every 61st step 0.3 clear,
-    // then four steps of the walk alone while it stays 0.2 clear (nothing touches: the front holds
-    // pruned clusters only), every 53rd step 0.3 deep. The sphere moves too (its pose turns
+    // nearest the sphere's centre lies 0.001 to 0.06 inside the sphere; every 61st step clear, by
+    // 0.3 and 0.03 in turn, then four steps of the walk alone while it stays 0.2 or 0.02 clear
+    // (nothing touches: 0.3 out the two objects' boxes are apart and the pre-test answers, 0.03
+    // out they overlap and the front holds pruned clusters only), every 53rd step 0.3 deep. The sphere moves too (its pose turns
     // slowly): only the pose between the two matters. At every step the full list of contacts
     // (before the manifold keeps four) equals, point for point and bit for bit, that of the pair
-    // query run afresh (the algorithm with coherent = false), and so does the manifold; its size is
-    // the number of points with V > 0 by brute force. Both orders of the bodies.
+    // query run afresh (the algorithm with coherent = false, and the pair query alone, without the
+    // algorithm's pre-test), and so does the manifold; its size is the number of points with V > 0
+    // by brute force. Both orders of the bodies.
     const auto sphere = hb::load_vps_data(files("sphere", "sphere.obj"));
     const auto cube = hb::load_vps_data(files("cube", "seam-cube.obj"));
     ASSERT_LT(hb::point_count(*cube), hb::point_count(*sphere));
@@ -69,6 +94,7 @@ TEST(BulletPairFront, CoherentVpsPairContactsEqualTheQueryAtEveryPose) {
         btCollisionShape* first = cube_first ? vc.get() : vs.get();
         btCollisionShape* second = cube_first ? vs.get() : vc.get();
         DrivenPair coherent({}, first, second), fresh({.coherent = false}, first, second);
+        hp::VpsQuery plain(sphere->field.field, cube->moving.view(), {.mode = hp::QueryMode::full});
         ASSERT_NE(coherent.algorithm, nullptr);
         ASSERT_NE(fresh.algorithm, nullptr);
         std::mt19937 rng(cube_first ? 5 : 6);
@@ -77,8 +103,9 @@ TEST(BulletPairFront, CoherentVpsPairContactsEqualTheQueryAtEveryPose) {
         btTransform local(btQuaternion(btVector3(0.2, -0.1, 1).normalized(), 0.3), btVector3(-0.5, -0.5, 0.98));
         btTransform sphere_pose(btQuaternion(btVector3(0, 1, 1).normalized(), btScalar(0.4)), btVector3(1, 2, 3));
         int touching = 0, clear = 0, compared = 0;
-        std::size_t all_contacts = 0, kept_before = 0, kept_clear = 0;
+        std::size_t all_contacts = 0, kept_before = 0, kept_clear = 0, apart_before = 0, apart_clear = 0;
         int clear_left = 0;
+        double clear_to = 1.3;
         for (int step = 0; step < 500; ++step) {
             SCOPED_TRACE("step " + std::to_string(step));
             const double move = 1e-6 * std::pow(3e4, scale(rng)), turn = 1e-5 * std::pow(3e4, scale(rng));
@@ -89,11 +116,11 @@ TEST(BulletPairFront, CoherentVpsPairContactsEqualTheQueryAtEveryPose) {
             local = about * local;
             local.setRotation(local.getRotation().normalized());
             local.setOrigin(local.getOrigin() + btVector3(btScalar(move * u(rng)), btScalar(move * u(rng)), btScalar(move * u(rng))));
-            if (step % 61 == 30) clear_left = 5;
+            if (step % 61 == 30) clear_left = 5, clear_to = clear_to > 1.1 ? 1.03 : 1.3;
             const Nearest n = nearest_to_centre(*cube, local);
             double target = std::clamp(n.distance, 0.94, 0.999);
-            bool creep = false;  // clear: left where the walk took it while it stays 0.2 clear
-            if (clear_left > 0) target = 1.3, creep = n.distance > 1.2, --clear_left;
+            bool creep = false;  // clear: left where the walk took it while it stays 0.2 (0.02) clear
+            if (clear_left > 0) target = clear_to, creep = n.distance > 1 + (clear_to - 1) * 2 / 3, --clear_left;
             if (step % 53 == 20) target = 0.7, creep = false;
             if (!creep) local.setOrigin(local.getOrigin() + n.point.normalized() * btScalar(target - n.distance));
             sphere_pose.setRotation((sphere_pose.getRotation() * btQuaternion(btVector3(1, 0, 0), btScalar(1e-3))).normalized());
@@ -104,6 +131,7 @@ TEST(BulletPairFront, CoherentVpsPairContactsEqualTheQueryAtEveryPose) {
             ASSERT_NE(mb, nullptr);
             const hb::AlgorithmTrace ta = hb::trace_of(coherent.algorithm), tb = hb::trace_of(fresh.algorithm);
             EXPECT_EQ(ta.contacts, tb.contacts);  // every contact, in order, bit for bit
+            EXPECT_EQ(ta.contacts, plain_query_contacts(plain, *cube, *sphere, cube_at, sphere_at));
             EXPECT_EQ(tb.fronts_made, 0u);
             compared += expect_same_manifold(*ma, *mb);
             // Brute force: the points inside the sphere's field (up to the float transforms' rounding).
@@ -112,17 +140,21 @@ TEST(BulletPairFront, CoherentVpsPairContactsEqualTheQueryAtEveryPose) {
             EXPECT_LE(ta.contacts.size(), points_above(*cube, *sphere, in_sphere, -1e-5));
             touching += !ta.contacts.empty();
             all_contacts += ta.contacts.size();
-            if (target > 1) {  // 0.2 clear at least
+            if (target > 1) {  // 0.02 clear at least
                 ++clear;
                 EXPECT_TRUE(ta.contacts.empty());
                 kept_clear += ta.fronts_kept > kept_before;
+                apart_clear += ta.boxes_apart > apart_before;
+            } else {
+                EXPECT_EQ(ta.boxes_apart, apart_before);  // touching: never answered by the boxes
             }
             kept_before = ta.fronts_kept;
+            apart_before = ta.boxes_apart;
             if (step == 499) {
                 std::printf("%s: %zu fronts made, %zu kept, %zu pruned clusters tested again; %d of 500 poses touching, "
-                            "%d clear (the front kept in %zu), %zu contacts, %d manifold points compared\n",
+                            "%d clear (the front kept in %zu, the boxes apart in %zu), %zu contacts, %d manifold points compared\n",
                             cube_first ? "cube first" : "sphere first", ta.fronts_made, ta.fronts_kept, ta.entries_tested,
-                            touching, clear, kept_clear, all_contacts, compared);
+                            touching, clear, kept_clear, apart_clear, all_contacts, compared);
                 EXPECT_GT(ta.fronts_kept, 80u);
                 EXPECT_GT(ta.entries_tested, 0u);
             }
@@ -130,6 +162,7 @@ TEST(BulletPairFront, CoherentVpsPairContactsEqualTheQueryAtEveryPose) {
         EXPECT_GT(touching, 350);
         EXPECT_GT(clear, 20);
         EXPECT_GT(kept_clear, 0u);
+        EXPECT_GT(apart_clear, 0u);
         EXPECT_GT(all_contacts, static_cast<std::size_t>(compared));
     }
 }
