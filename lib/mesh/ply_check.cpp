@@ -224,14 +224,15 @@ struct Element {
     std::vector<Property> properties;
 };
 
+// DOM::SkipComments: a "comment" line is passed over unless a TextureFile follows its keyword.
+// Followed on the buffer with a cursor (Assimp works on a copy it keeps only when it skips).
 void skip_comments(LineBuffer& b) {
-    LineBuffer n = b;
-    if (!front_spaces(n) || !front_token(n, "comment")) return;
-    if (!front_spaces(n)) n.erase(skip_line(n, 0));
-    if (!front_token(n, "TextureFile")) {
-        n.erase(skip_line(n, 0));
-        b = std::move(n);
-    }
+    std::size_t c = skip_spaces(b, 0);
+    if (line_end(b[c]) || !token_match(b, c, "comment")) return;
+    c = skip_spaces(b, c);
+    if (line_end(b[c])) c = skip_line(b, c);
+    std::size_t texture = c;
+    if (!token_match(b, texture, "TextureFile")) b.erase(skip_line(b, c));
 }
 
 bool parse_property(LineBuffer& b, Property& p) {
