@@ -62,23 +62,21 @@ void check_cad_numbers(const std::string& where, const std::string& format, cons
 void check_step_cycles(const std::string& where, const std::string& bytes) {
     const std::size_t n = bytes.size();
     const auto forbidden_in_string = [](unsigned char b) { return (b >= 1 && b <= 8) || b == 127 || b == 128; };
-    // The next quote and the next byte a string may not hold, from each position (n: none).
-    std::vector<std::uint32_t> next_quote(n + 1, static_cast<std::uint32_t>(n)), next_bad(n + 1, static_cast<std::uint32_t>(n));
-    for (std::size_t i = n; i-- > 0;) {
-        next_quote[i] = bytes[i] == '\'' ? static_cast<std::uint32_t>(i) : next_quote[i + 1];
-        next_bad[i] = forbidden_in_string(static_cast<unsigned char>(bytes[i])) ? static_cast<std::uint32_t>(i) : next_bad[i + 1];
-    }
     // The end of the string opened by the quote at `i` (its closing quote), or n when it has none.
-    // Bounded work: past the budget the check gives up rather than refuse.
+    // Bounded work (a quote whose string fails is scanned again from the next quote): past the
+    // budget the check gives up rather than refuse.
     std::size_t budget = 64 * n + (1u << 20);
     const auto string_end = [&](std::size_t i) -> std::size_t {
-        for (std::size_t p = i + 1;; p += 2) {
+        for (std::size_t p = i + 1; p < n; ++p) {
             if (budget-- == 0) return n + 1;
-            const std::size_t q = next_quote[std::min(p, n)];
-            if (q >= n || next_bad[std::min(p, n)] < q) return n;
-            if (q + 1 >= n || bytes[q + 1] != '\'') return q;
-            p = q;  // a doubled quote: the string goes on after it
+            if (bytes[p] == '\'') {
+                if (p + 1 >= n || bytes[p + 1] != '\'') return p;
+                ++p;  // a doubled quote: the string goes on after it
+            } else if (forbidden_in_string(static_cast<unsigned char>(bytes[p]))) {
+                return n;
+            }
         }
+        return n;
     };
     std::unordered_map<std::uint64_t, std::uint32_t> index;
     std::vector<std::uint64_t> ids;
