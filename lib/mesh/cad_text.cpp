@@ -13,19 +13,78 @@
 
 namespace hp {
 
+namespace {
+
+// The stretches of a STEP file that OpenCASCADE's lexer (StepFile's step.lex) reads as tokens, in
+// order: code(begin, end) for each. Left out: strings, from a quote to the next quote not doubled
+// (a quote whose string meets a byte strings may not hold, 1 to 8, 127 and 128, or the file's end
+// is an ordinary character), "/* ... */" comments, and all after END-ISO-10303-21;. The work is
+// bounded (a quote whose string fails is scanned again from the next quote): past the budget it
+// stops and returns the byte it stopped at (a quote), else the file's size.
+template <class Code>
+std::size_t for_each_step_code(const std::string& bytes, Code code) {
+    const std::size_t n = bytes.size();
+    const auto forbidden_in_string = [](unsigned char b) { return (b >= 1 && b <= 8) || b == 127 || b == 128; };
+    std::size_t budget = 64 * n + (1u << 20);
+    // The closing quote of the string opened at `i`; n when it has none, n + 1 past the budget.
+    const auto string_end = [&](std::size_t i) -> std::size_t {
+        for (std::size_t p = i + 1; p < n; ++p) {
+            if (budget-- == 0) return n + 1;
+            if (bytes[p] == '\'') {
+                if (p + 1 >= n || bytes[p + 1] != '\'') return p;
+                ++p;  // a doubled quote: the string goes on after it
+            } else if (forbidden_in_string(static_cast<unsigned char>(bytes[p]))) {
+                return n;
+            }
+        }
+        return n;
+    };
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < n;) {
+        const char c = bytes[i];
+        if (c == '\'') {
+            const std::size_t end = string_end(i);
+            if (end == n) {  // not a string: an ordinary character
+                ++i;
+                continue;
+            }
+            code(start, i);
+            if (end > n) return i;
+            i = start = end + 1;
+        } else if (c == '/' && i + 1 < n && bytes[i + 1] == '*') {
+            code(start, i);
+            const std::size_t close = bytes.find("*/", i + 2);
+            i = start = close == std::string::npos ? n : close + 2;
+        } else if (c == 'E' && bytes.compare(i, 7, "END-ISO") == 0) {
+            std::size_t k = i + 7;
+            while (k < n && (std::isdigit(static_cast<unsigned char>(bytes[k])) || bytes[k] == '-')) ++k;
+            if (k < n && bytes[k] == ';') {
+                code(start, i);
+                return n;
+            }
+            i = k;
+        } else {
+            ++i;
+        }
+    }
+    code(start, n);
+    return n;
+}
+
+}  // namespace
+
 // Real numbers of the file beyond a double's range: refused. OpenCASCADE reads `1.E+30810` as
-// infinity, and its shape healing then ran for minutes on a STEP point with that coordinate
-// (tests/fuzz/regressions/step). A number has a mantissa and an exponent (E, or D in IGES). STEP:
-// the whole file, strings ('...', '' inside) skipped. IGES: the data of the global and parameter
-// sections only (the directory's columns 65 to 80 read as numbers, "00010000D0000401"), Hollerith
-// strings not skipped (a string holding such a number would be refused too).
+// infinity, and its shape healing then ran for minutes on a STEP point with that coordinate, or
+// forever on an edge of a line through such a point (its range made NaN; tests/fuzz/regressions/step).
+// A number has a mantissa and an exponent (E, or D in IGES). STEP: what OpenCASCADE's lexer reads as
+// tokens (for_each_step_code; past its budget, the rest of the file with its strings). IGES: the data
+// of the global and parameter sections only (the directory's columns 65 to 80 read as numbers,
+// "00010000D0000401"), Hollerith strings not skipped (a string holding such a number is refused too).
 void check_cad_numbers(const std::string& where, const std::string& format, const std::string& bytes) {
-    const auto scan = [&](std::size_t from, std::size_t to, bool step) {
-        bool in_string = false;
+    const auto scan = [&](std::size_t from, std::size_t to) {
         for (std::size_t i = from; i < to; ++i) {
             const char c = bytes[i];
-            if (step && c == '\'') in_string = !in_string;
-            if (in_string || (c != 'E' && c != 'e' && c != 'D' && c != 'd') || i == from ||
+            if ((c != 'E' && c != 'e' && c != 'D' && c != 'd') || i == from ||
                 !(std::isdigit(static_cast<unsigned char>(bytes[i - 1])) || bytes[i - 1] == '.'))
                 continue;
             std::size_t begin = i;
@@ -41,12 +100,16 @@ void check_cad_numbers(const std::string& where, const std::string& format, cons
                                       " is beyond the range of a double (damaged file; check or export it again)");
         }
     };
-    if (format == "STEP") return scan(0, bytes.size(), true);
+    if (format == "STEP") {
+        const std::size_t stopped = for_each_step_code(bytes, scan);
+        if (stopped < bytes.size()) scan(stopped, bytes.size());
+        return;
+    }
     for (std::size_t line = 0; line < bytes.size();) {  // IGES: 80-column records, section letter in column 73
         std::size_t eol = bytes.find_first_of("\r\n", line);
         if (eol == std::string::npos) eol = bytes.size();
         if (eol - line >= 73 && (bytes[line + 72] == 'G' || bytes[line + 72] == 'P'))
-            scan(line, line + (bytes[line + 72] == 'P' ? 64 : 72), false);
+            scan(line, line + (bytes[line + 72] == 'P' ? 64 : 72));
         line = eol + 1;
     }
 }
@@ -55,71 +118,42 @@ void check_cad_numbers(const std::string& where, const std::string& format, cons
 // STEP file form an acyclic graph; OpenCASCADE follows references without a guard, and a
 // GEOMETRIC_CURVE_SET listing itself kept its shape healing recursing for more than ten minutes on a
 // 1.6 KB file (tests/fuzz/regressions/step). The records are read as OpenCASCADE's lexer reads them
-// (StepFile's step.lex): "#id" followed by blanks and '=' opens a record, ';' ends it, other "#id"
-// are references; a string runs from a quote to the next quote not doubled, and a quote whose string
-// meets a byte strings may not hold (1 to 8, 127, 128) or the file's end is an ordinary character;
-// "/* ... */" is a comment; after END-ISO-10303-21; nothing is read. Then a depth-first walk.
+// (for_each_step_code): "#id" followed by blanks and '=' opens a record, ';' ends it, other "#id"
+// are references. Then a depth-first walk. A file past the lexer's budget is not checked.
 void check_step_cycles(const std::string& where, const std::string& bytes) {
-    const std::size_t n = bytes.size();
-    const auto forbidden_in_string = [](unsigned char b) { return (b >= 1 && b <= 8) || b == 127 || b == 128; };
-    // The end of the string opened by the quote at `i` (its closing quote), or n when it has none.
-    // Bounded work (a quote whose string fails is scanned again from the next quote): past the
-    // budget the check gives up rather than refuse.
-    std::size_t budget = 64 * n + (1u << 20);
-    const auto string_end = [&](std::size_t i) -> std::size_t {
-        for (std::size_t p = i + 1; p < n; ++p) {
-            if (budget-- == 0) return n + 1;
-            if (bytes[p] == '\'') {
-                if (p + 1 >= n || bytes[p + 1] != '\'') return p;
-                ++p;  // a doubled quote: the string goes on after it
-            } else if (forbidden_in_string(static_cast<unsigned char>(bytes[p]))) {
-                return n;
-            }
-        }
-        return n;
-    };
     std::unordered_map<std::uint64_t, std::uint32_t> index;
     std::vector<std::uint64_t> ids;
     std::vector<std::vector<std::uint64_t>> refs;
     std::int64_t current = -1;
-    for (std::size_t i = 0; i < n;) {
-        const char c = bytes[i];
-        if (c == '\'') {
-            const std::size_t end = string_end(i);
-            if (end > n) return;  // out of budget
-            i = end < n ? end + 1 : i + 1;
-        } else if (c == '/' && i + 1 < n && bytes[i + 1] == '*') {
-            const std::size_t close = bytes.find("*/", i + 2);
-            i = close == std::string::npos ? n : close + 2;
-        } else if (c == 'E' && bytes.compare(i, 7, "END-ISO") == 0) {
-            std::size_t k = i + 7;
-            while (k < n && (std::isdigit(static_cast<unsigned char>(bytes[k])) || bytes[k] == '-')) ++k;
-            if (k < n && bytes[k] == ';') break;
-            i = k;
-        } else if (c == ';') {
-            current = -1;
-            ++i;
-        } else if (c == '#' && i + 1 < n && std::isdigit(static_cast<unsigned char>(bytes[i + 1]))) {
-            ++i;
-            std::uint64_t id = 0;
-            for (; i < n && std::isdigit(static_cast<unsigned char>(bytes[i])); ++i) id = id * 10 + static_cast<std::uint64_t>(bytes[i] - '0');
-            std::size_t after = i;
-            while (after < n && (bytes[after] == ' ' || bytes[after] == '\t')) ++after;
-            if (after < n && bytes[after] == '=') {
-                const auto [at, fresh] = index.try_emplace(id, static_cast<std::uint32_t>(ids.size()));
-                if (fresh) {
-                    ids.push_back(id);
-                    refs.emplace_back();
+    const auto records = [&](std::size_t from, std::size_t to) {
+        for (std::size_t i = from; i < to;) {
+            const char c = bytes[i];
+            if (c == ';') {
+                current = -1;
+                ++i;
+            } else if (c == '#' && i + 1 < to && std::isdigit(static_cast<unsigned char>(bytes[i + 1]))) {
+                ++i;
+                std::uint64_t id = 0;
+                for (; i < to && std::isdigit(static_cast<unsigned char>(bytes[i])); ++i) id = id * 10 + static_cast<std::uint64_t>(bytes[i] - '0');
+                std::size_t after = i;
+                while (after < to && (bytes[after] == ' ' || bytes[after] == '\t')) ++after;
+                if (after < to && bytes[after] == '=') {
+                    const auto [at, fresh] = index.try_emplace(id, static_cast<std::uint32_t>(ids.size()));
+                    if (fresh) {
+                        ids.push_back(id);
+                        refs.emplace_back();
+                    }
+                    current = at->second;
+                    i = after + 1;
+                } else if (current >= 0) {
+                    refs[static_cast<std::size_t>(current)].push_back(id);
                 }
-                current = at->second;
-                i = after + 1;
-            } else if (current >= 0) {
-                refs[static_cast<std::size_t>(current)].push_back(id);
+            } else {
+                ++i;
             }
-        } else {
-            ++i;
         }
-    }
+    };
+    if (for_each_step_code(bytes, records) < bytes.size()) return;  // past the budget
     // Depth-first, without recursion: 0 unseen, 1 on the path, 2 done.
     std::vector<std::uint8_t> state(ids.size(), 0);
     std::vector<std::pair<std::uint32_t, std::size_t>> path;

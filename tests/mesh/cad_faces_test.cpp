@@ -141,9 +141,6 @@ TEST(CadFaces, IgesArcThatEndsOffItsCircleIsRefused) {
     EXPECT_NE(what.find("IGES circular arc 19 starts 5 and ends 4 from its centre"), std::string::npos) << what;
 }
 
-// A number beyond a double's range, which OpenCASCADE reads as infinity: its shape healing ran for
-// minutes on a STEP point at 1.E+30810 (tests/fuzz/regressions/step). Refused before it is read; the
-// same digits inside a string are not a number.
 // A STEP entity that refers to itself, directly or through others, is refused before OpenCASCADE
 // follows the references (a GEOMETRIC_CURVE_SET listing itself kept it busy for more than ten
 // minutes; tests/fuzz/regressions/step); references inside strings and comments are not references.
@@ -165,14 +162,24 @@ TEST(CadFaces, StepReferenceCyclesAreRefused) {
     EXPECT_NE(shifted.find("STEP entity #18 refers to itself"), std::string::npos) << shifted;
 }
 
+// A number beyond a double's range, which OpenCASCADE reads as infinity: its shape healing ran for
+// minutes on a STEP point at 1.E+30810 (tests/fuzz/regressions/step), and forever on an edge of a
+// line through such a point. Refused before it is read; the same digits inside a string or a comment
+// are not a number, and a quote that opens no string to OpenCASCADE's lexer hides none.
 TEST(CadFaces, NumbersBeyondADoubleAreRefused) {
     const std::string box = slurp(box_step());
-    const fs::path named = damaged(box_step(), "named.step", edited(box, "PRODUCT('", "PRODUCT('1.E+30810 "));
+    const fs::path named = damaged(box_step(), "named.step", edited(edited(box, "PRODUCT('", "PRODUCT('1.E+30810 "), "DATA;", "DATA;\n/* 1.E+30810 */"));
     EXPECT_EQ(hp::load_mesh(named).diagnostics.triangles, 12u);
     const fs::path file = damaged(box_step(), "infinite-point.step",
                                   edited(box, "CARTESIAN_POINT('',(0.,0.,0.))", "CARTESIAN_POINT('',(1.E+30810,0.,0.))"));
     const std::string what = refusal(file);
     EXPECT_NE(what.find("the STEP number 1.E+30810 at byte"), std::string::npos) << what;
+    // Found by fuzzing step: a quote that meets a byte strings may not hold is an ordinary character
+    // to the lexer; read as a string's start, it had hidden the number after it.
+    std::string unclosed = edited(box, "CARTESIAN_POINT('',(0.,0.,0.))", "CARTESIAN_POINT('',(1.E+30810,0.,0.))");
+    unclosed.insert(unclosed.find("DATA;") + 5, " '\x01 ");
+    const std::string hidden = refusal(damaged(box_step(), "unclosed-infinite-point.step", unclosed));
+    EXPECT_NE(hidden.find("the STEP number 1.E+30810 at byte"), std::string::npos) << hidden;
     // IGES: in the parameter data (D exponents too), not in the columns after it.
     const fs::path cylinder = fs::path(HP_SOURCE_DIR) / "tests" / "fuzz" / "corpus" / "iges" / "cylinder.igs";
     const fs::path iges = damaged(cylinder, "infinite-arc.igs",
