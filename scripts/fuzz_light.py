@@ -208,7 +208,8 @@ def main(argv):
         files = CAD_READERS if target in ("step", "iges") else READERS[target]
         readers, name = [(f, f, ()) for f in files], "fuzz_" + target
     sources = [*readers, ("tests/fuzz/" + entry, "tests/fuzz/" + entry, ()),
-               ("tests/fuzz/fuzz_main.cpp", "tests/fuzz/replay_main.cpp", [f"-DHP_FUZZ_ENTRY={target}"])]
+               ("tests/fuzz/fuzz_main.cpp", "tests/fuzz/replay_main.cpp",
+                [f"-DHP_FUZZ_ENTRY={target}", *(["-DHP_FUZZ_VDB_MUTATOR=1"] if target.startswith("vdb_") else [])])]
     objects = compile_all(build, out, sources, FUZZ_FLAGS)
     flags = ["-fsanitize=fuzzer,address,undefined"]
     if cad:

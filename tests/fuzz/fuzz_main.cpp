@@ -1,5 +1,7 @@
 // The libFuzzer binary of one target (make fuzz): HP_FUZZ_ENTRY names its entry function.
 #include <cstdlib>
+#include <cstring>
+#include <string>
 #include <new>
 
 #include "fuzz_targets.hpp"
@@ -12,6 +14,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     hp::fuzz::HP_FUZZ_ENTRY(data, size);
     return 0;
 }
+
+#ifdef HP_FUZZ_VDB_MUTATOR
+// The VDB targets' mutator: libFuzzer's own, and one time in four a mutation of the framing
+// (mutate_vdb_framing). Byte-level mutations seldom leave a framing that is consistent but wrong by
+// a few bytes, where a reader's off-by-one errors live; the trailer would also refuse most of them.
+extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t max_size);
+
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size, unsigned seed) {
+    if (seed % 4 == 0) {
+        const std::string framed = hp::fuzz::mutate_vdb_framing(std::string(reinterpret_cast<const char*>(data), size), seed / 4);
+        if (!framed.empty() && framed.size() <= max_size) {
+            std::memcpy(data, framed.data(), framed.size());
+            return framed.size();
+        }
+    }
+    return LLVMFuzzerMutate(data, size, max_size);
+}
+#endif
 
 // Array new as the C++ library provides it: std::bad_alloc when the memory cannot be had.
 // AddressSanitizer's own operator new[] aborts the process instead, even with

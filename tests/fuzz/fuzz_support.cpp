@@ -1,12 +1,15 @@
 // Support of the fuzz entries: the scratch folder, the checksum fix-ups, the report of a failed
 // invariant. Layouts: formats/container.md (header, sections) and formats/vdb.md (the trailer).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <random>
 
 #include <unistd.h>
+#include <vector>
 
 #include "core/hash.hpp"
 #include "fuzz_targets.hpp"
@@ -104,6 +107,42 @@ std::string fix_vdb_trailer(std::string b) {
     b.resize(b.size() + 8);
     store<std::uint64_t>(b, b.size() - 8, h);
     return b;
+}
+
+std::string mutate_vdb_framing(std::string b, unsigned seed) {
+    constexpr std::size_t kTrailer = 16;
+    static constexpr char kMagic[8] = {'H', 'P', 'V', 'D', 'B', 'X', 'H', '3'};
+    if (b.size() >= kTrailer && std::memcmp(b.data() + b.size() - kTrailer, kMagic, 8) == 0)
+        b.resize(b.size() - kTrailer);
+    // A grid's descriptor ends with three offsets: grid <= block <= end, past the descriptor and
+    // within the file (as the framing walk reads them, formats/vdb_integrity.cpp).
+    std::vector<std::size_t> found;
+    for (std::size_t i = 0; i + 24 <= b.size(); ++i) {
+        std::int64_t grid, block, end;
+        std::memcpy(&grid, b.data() + i, 8);
+        std::memcpy(&block, b.data() + i + 8, 8);
+        std::memcpy(&end, b.data() + i + 16, 8);
+        if (grid >= static_cast<std::int64_t>(i + 24) && grid <= block && block <= end && end <= static_cast<std::int64_t>(b.size() + kTrailer))
+            found.push_back(i);
+    }
+    if (found.empty()) return {};
+    std::minstd_rand rng(seed);
+    const std::size_t at = found[rng() % found.size()];
+    std::int64_t by = static_cast<std::int64_t>(rng() % (2 * (kTrailer + 8) + 1)) - static_cast<std::int64_t>(kTrailer + 8);
+    if (by == 0) by = 1;
+    if (rng() % 2 == 0) {  // an offset moved
+        const std::size_t field = at + 8 * (rng() % 3);
+        std::int64_t v;
+        std::memcpy(&v, b.data() + field, 8);
+        v += by;
+        std::memcpy(b.data() + field, &v, 8);
+    } else {  // the file cut near the grid's end
+        std::int64_t end;
+        std::memcpy(&end, b.data() + at + 16, 8);
+        const std::int64_t cut = std::max<std::int64_t>(at + 24, std::min<std::int64_t>(end + by, static_cast<std::int64_t>(b.size())));
+        b.resize(static_cast<std::size_t>(cut));
+    }
+    return rng() % 4 == 0 ? b : fix_vdb_trailer(b);
 }
 
 }  // namespace hp::fuzz

@@ -81,6 +81,10 @@ auto must_read(const char* target, F&& read);
 std::string fix_container_checksums(std::string bytes);
 // Recomputes (or appends) the XXH3-64 trailer of one of our .vdb files.
 std::string fix_vdb_trailer(std::string bytes);
+// A mutation of a .vdb file's framing (the VDB targets' libFuzzer mutator, fuzz_main.cpp): one
+// grid's byte offsets moved, or the file cut, by up to the trailer's size and a few bytes, near a
+// grid's end; then the trailer recomputed, or left off. Empty when the bytes hold no grid offsets.
+std::string mutate_vdb_framing(std::string bytes, unsigned seed);
 
 }  // namespace hp::fuzz
 
