@@ -1,6 +1,7 @@
 // lib/mesh/cad_text (cad_text.hpp).
 #include "mesh/cad_text.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
@@ -15,52 +16,44 @@ namespace hp {
 
 namespace {
 
-// The stretches of a STEP file that OpenCASCADE's lexer (StepFile's step.lex) reads as tokens, in
-// order: code(begin, end) for each. Left out: strings, from a quote to the next quote not doubled
-// (a quote whose string meets a byte strings may not hold, 1 to 8, 127 and 128, or the file's end
-// is an ordinary character), "/* ... */" comments, and all after END-ISO-10303-21;. The work is
-// bounded (a quote whose string fails is scanned again from the next quote): past the budget it
-// stops and returns the byte it stopped at (a quote), else the file's size.
+// The stretches of a STEP file that OpenCASCADE 7.6's lexer (StepFile's step.lex) reads as tokens,
+// in order: code(begin, end) for each. Left out:
+// - strings: a quote opens one, and it ends at the next quote that is followed, after any spaces,
+//   double quotes, CRs and LFs, by ',' or ')' (its trailing context; a doubled quote is read by the
+//   same rule). A string the file's end cuts short runs to the end.
+// - "/* ... */" comments (a quote inside one opens nothing);
+// - all after END-ISO...; (any case), where the lexer stops reading.
+// One pass: each byte is looked at by at most two of the rules.
 template <class Code>
-std::size_t for_each_step_code(const std::string& bytes, Code code) {
+void for_each_step_code(const std::string& bytes, Code code) {
     const std::size_t n = bytes.size();
-    const auto forbidden_in_string = [](unsigned char b) { return (b >= 1 && b <= 8) || b == 127 || b == 128; };
-    std::size_t budget = 64 * n + (1u << 20);
-    // The closing quote of the string opened at `i`; n when it has none, n + 1 past the budget.
-    const auto string_end = [&](std::size_t i) -> std::size_t {
-        for (std::size_t p = i + 1; p < n; ++p) {
-            if (budget-- == 0) return n + 1;
-            if (bytes[p] == '\'') {
-                if (p + 1 >= n || bytes[p + 1] != '\'') return p;
-                ++p;  // a doubled quote: the string goes on after it
-            } else if (forbidden_in_string(static_cast<unsigned char>(bytes[p]))) {
-                return n;
-            }
-        }
-        return n;
-    };
+    const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
     std::size_t start = 0;
     for (std::size_t i = 0; i < n;) {
         const char c = bytes[i];
         if (c == '\'') {
-            const std::size_t end = string_end(i);
-            if (end == n) {  // not a string: an ordinary character
-                ++i;
-                continue;
-            }
             code(start, i);
-            if (end > n) return i;
-            i = start = end + 1;
+            std::size_t q = i;
+            for (;;) {
+                q = bytes.find('\'', q + 1);
+                if (q == std::string::npos) return;  // the rest is the string
+                std::size_t k = q + 1;
+                while (k < n && (bytes[k] == ' ' || bytes[k] == '"' || bytes[k] == '\r' || bytes[k] == '\n')) ++k;
+                if (k < n && (bytes[k] == ',' || bytes[k] == ')')) break;
+            }
+            i = start = q + 1;
         } else if (c == '/' && i + 1 < n && bytes[i + 1] == '*') {
             code(start, i);
             const std::size_t close = bytes.find("*/", i + 2);
             i = start = close == std::string::npos ? n : close + 2;
-        } else if (c == 'E' && bytes.compare(i, 7, "END-ISO") == 0) {
+        } else if ((c == 'E' || c == 'e') && (i == 0 || !word(bytes[i - 1])) && i + 7 <= n &&
+                   std::equal(bytes.begin() + static_cast<std::ptrdiff_t>(i), bytes.begin() + static_cast<std::ptrdiff_t>(i + 7), "END-ISO",
+                              [](char x, char y) { return std::toupper(static_cast<unsigned char>(x)) == y; })) {
             std::size_t k = i + 7;
             while (k < n && (std::isdigit(static_cast<unsigned char>(bytes[k])) || bytes[k] == '-')) ++k;
             if (k < n && bytes[k] == ';') {
                 code(start, i);
-                return n;
+                return;
             }
             i = k;
         } else {
@@ -68,7 +61,6 @@ std::size_t for_each_step_code(const std::string& bytes, Code code) {
         }
     }
     code(start, n);
-    return n;
 }
 
 }  // namespace
@@ -77,9 +69,9 @@ std::size_t for_each_step_code(const std::string& bytes, Code code) {
 // infinity, and its shape healing then ran for minutes on a STEP point with that coordinate, or
 // forever on an edge of a line through such a point (its range made NaN; tests/fuzz/regressions/step).
 // A number has a mantissa and an exponent (E, or D in IGES). STEP: what OpenCASCADE's lexer reads as
-// tokens (for_each_step_code; past its budget, the rest of the file with its strings). IGES: the data
-// of the global and parameter sections only (the directory's columns 65 to 80 read as numbers,
-// "00010000D0000401"), Hollerith strings not skipped (a string holding such a number is refused too).
+// tokens (for_each_step_code). IGES: the data of the global and parameter sections only (the
+// directory's columns 65 to 80 read as numbers, "00010000D0000401"), Hollerith strings not skipped
+// (a string holding such a number is refused too).
 void check_cad_numbers(const std::string& where, const std::string& format, const std::string& bytes) {
     const auto scan = [&](std::size_t from, std::size_t to) {
         for (std::size_t i = from; i < to; ++i) {
@@ -100,11 +92,7 @@ void check_cad_numbers(const std::string& where, const std::string& format, cons
                                       " is beyond the range of a double (damaged file; check or export it again)");
         }
     };
-    if (format == "STEP") {
-        const std::size_t stopped = for_each_step_code(bytes, scan);
-        if (stopped < bytes.size()) scan(stopped, bytes.size());
-        return;
-    }
+    if (format == "STEP") return for_each_step_code(bytes, scan);
     for (std::size_t line = 0; line < bytes.size();) {  // IGES: 80-column records, section letter in column 73
         std::size_t eol = bytes.find_first_of("\r\n", line);
         if (eol == std::string::npos) eol = bytes.size();
@@ -119,7 +107,7 @@ void check_cad_numbers(const std::string& where, const std::string& format, cons
 // GEOMETRIC_CURVE_SET listing itself kept its shape healing recursing for more than ten minutes on a
 // 1.6 KB file (tests/fuzz/regressions/step). The records are read as OpenCASCADE's lexer reads them
 // (for_each_step_code): "#id" followed by blanks and '=' opens a record, ';' ends it, other "#id"
-// are references. Then a depth-first walk. A file past the lexer's budget is not checked.
+// are references. Then a depth-first walk.
 void check_step_cycles(const std::string& where, const std::string& bytes) {
     std::unordered_map<std::uint64_t, std::uint32_t> index;
     std::vector<std::uint64_t> ids;
@@ -153,7 +141,7 @@ void check_step_cycles(const std::string& where, const std::string& bytes) {
             }
         }
     };
-    if (for_each_step_code(bytes, records) < bytes.size()) return;  // past the budget
+    for_each_step_code(bytes, records);
     // Depth-first, without recursion: 0 unseen, 1 on the path, 2 done.
     std::vector<std::uint8_t> state(ids.size(), 0);
     std::vector<std::pair<std::uint32_t, std::size_t>> path;

@@ -153,9 +153,9 @@ TEST(CadFaces, StepReferenceCyclesAreRefused) {
     EXPECT_NE(self.find("STEP entity #18 refers to itself (a cycle of references"), std::string::npos) << self;
     const std::string loop = refusal(damaged(box_step(), "loop.step", edited(box, "#18 = FACE_BOUND('',#19,.F.);", "#18 = FACE_BOUND('',#17,.F.);")));
     EXPECT_NE(loop.find("STEP entity #17 refers to itself through #18"), std::string::npos) << loop;
-    // A quote whose string meets a byte strings may not hold (here at the file's end) is an
-    // ordinary character to OpenCASCADE's lexer, and the references after it are read (found by
-    // fuzzing step: a quote lost in the header had made the check read the rest as one string).
+    // A quote opens a string that OpenCASCADE 7.6's lexer ends at the next quote followed by ',' or
+    // ')' (here the one after 'international standard'): the references after that are read (found
+    // by fuzzing step: a quote lost in the header had made the check read the rest as one string).
     std::string unclosed = edited(box, "#18 = FACE_BOUND('',#19,.F.);", "#18 = FACE_BOUND('',#18,.F.);");
     unclosed.insert(unclosed.find("DATA;") + 5, " '\x01 ");
     const std::string shifted = refusal(damaged(box_step(), "unclosed.step", unclosed));
@@ -174,12 +174,15 @@ TEST(CadFaces, NumbersBeyondADoubleAreRefused) {
                                   edited(box, "CARTESIAN_POINT('',(0.,0.,0.))", "CARTESIAN_POINT('',(1.E+30810,0.,0.))"));
     const std::string what = refusal(file);
     EXPECT_NE(what.find("the STEP number 1.E+30810 at byte"), std::string::npos) << what;
-    // Found by fuzzing step: a quote that meets a byte strings may not hold is an ordinary character
-    // to the lexer; read as a string's start, it had hidden the number after it.
+    // Found by fuzzing step: a string ends at a quote followed by ',' or ')' to the lexer, not at
+    // every second quote; counting quotes had hidden the number after a lone one.
     std::string unclosed = edited(box, "CARTESIAN_POINT('',(0.,0.,0.))", "CARTESIAN_POINT('',(1.E+30810,0.,0.))");
     unclosed.insert(unclosed.find("DATA;") + 5, " '\x01 ");
     const std::string hidden = refusal(damaged(box_step(), "unclosed-infinite-point.step", unclosed));
     EXPECT_NE(hidden.find("the STEP number 1.E+30810 at byte"), std::string::npos) << hidden;
+    // ... and a quote followed by other text does not end a string: the digits after it are the string's.
+    const fs::path inside = damaged(box_step(), "number-in-a-string.step", edited(box, "PRODUCT('", "PRODUCT('it' 1.E+30810 '"));
+    EXPECT_EQ(hp::load_mesh(inside).diagnostics.triangles, 12u);
     // IGES: in the parameter data (D exponents too), not in the columns after it.
     const fs::path cylinder = fs::path(HP_SOURCE_DIR) / "tests" / "fuzz" / "corpus" / "iges" / "cylinder.igs";
     const fs::path iges = damaged(cylinder, "infinite-arc.igs",
