@@ -228,7 +228,7 @@ void check_cad_bytes(const std::string& where, const std::string& kind, const st
                               (kind == "step" ? std::string("END-ISO-10303-21; at its end") : std::string("Terminate section")) +
                               "); copy or export it again");
     check_cad_numbers(where, format, bytes);
-    if (kind == "step") check_step_cycles(where, bytes);
+    if (kind == "step") check_step_references(where, bytes);
 }
 
 // The file's shapes transferred into an XCAF document, and the file's length unit: metres per unit

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -102,17 +103,23 @@ void check_cad_numbers(const std::string& where, const std::string& format, cons
     }
 }
 
-// A STEP entity that refers to itself, directly or through others: refused. The instances of a
+// A STEP entity number defined twice, or an entity that refers to itself, directly or through
+// others: refused. Entity numbers are unique outside &SCOPE blocks (OpenCASCADE's reader reports
+// "Ident defined SEVERAL TIMES" as a failure, then resolves references to such a number by position
+// in a second pass, where a process that had read many mutated files stalled). The instances of a
 // STEP file form an acyclic graph; OpenCASCADE follows references without a guard, and a
 // GEOMETRIC_CURVE_SET listing itself kept its shape healing recursing for more than ten minutes on a
 // 1.6 KB file (tests/fuzz/regressions/step). The records are read as OpenCASCADE's lexer reads them
 // (for_each_step_code): "#id" followed by blanks and '=' opens a record, ';' ends it, other "#id"
-// are references. Then a depth-first walk.
-void check_step_cycles(const std::string& where, const std::string& bytes) {
+// are references. Then a depth-first walk. In a file with &SCOPE, a number defined twice counts as
+// one entity with the references of both.
+void check_step_references(const std::string& where, const std::string& bytes) {
     std::unordered_map<std::uint64_t, std::uint32_t> index;
     std::vector<std::uint64_t> ids;
     std::vector<std::vector<std::uint64_t>> refs;
     std::int64_t current = -1;
+    std::optional<std::uint64_t> twice;  // the first entity number defined again
+    bool scoped = false;                 // &SCOPE seen
     const auto records = [&](std::size_t from, std::size_t to) {
         for (std::size_t i = from; i < to;) {
             const char c = bytes[i];
@@ -130,6 +137,8 @@ void check_step_cycles(const std::string& where, const std::string& bytes) {
                     if (fresh) {
                         ids.push_back(id);
                         refs.emplace_back();
+                    } else if (!twice) {
+                        twice = id;
                     }
                     current = at->second;
                     i = after + 1;
@@ -137,11 +146,18 @@ void check_step_cycles(const std::string& where, const std::string& bytes) {
                     refs[static_cast<std::size_t>(current)].push_back(id);
                 }
             } else {
+                if (c == '&' && i + 6 <= to && std::toupper(static_cast<unsigned char>(bytes[i + 1])) == 'S' &&
+                    std::toupper(static_cast<unsigned char>(bytes[i + 2])) == 'C' && std::toupper(static_cast<unsigned char>(bytes[i + 3])) == 'O' &&
+                    std::toupper(static_cast<unsigned char>(bytes[i + 4])) == 'P' && std::toupper(static_cast<unsigned char>(bytes[i + 5])) == 'E')
+                    scoped = true;
                 ++i;
             }
         }
     };
     for_each_step_code(bytes, records);
+    if (twice && !scoped)
+        fail_input(where, "STEP entity #" + std::to_string(*twice) +
+                              " is defined twice (entity numbers must be unique; damaged file, check or export it again)");
     // Depth-first, without recursion: 0 unseen, 1 on the path, 2 done.
     std::vector<std::uint8_t> state(ids.size(), 0);
     std::vector<std::pair<std::uint32_t, std::size_t>> path;

@@ -9,7 +9,7 @@ namespace hp {
 // Real numbers beyond a double's range (format "STEP" or "IGES").
 void check_cad_numbers(const std::string& where, const std::string& format, const std::string& bytes);
 
-// STEP entities whose references form a cycle.
-void check_step_cycles(const std::string& where, const std::string& bytes);
+// STEP entity numbers defined twice (outside &SCOPE), and entities whose references form a cycle.
+void check_step_references(const std::string& where, const std::string& bytes);
 
 }  // namespace hp

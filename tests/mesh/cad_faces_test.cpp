@@ -153,6 +153,12 @@ TEST(CadFaces, StepReferenceCyclesAreRefused) {
     EXPECT_NE(self.find("STEP entity #18 refers to itself (a cycle of references"), std::string::npos) << self;
     const std::string loop = refusal(damaged(box_step(), "loop.step", edited(box, "#18 = FACE_BOUND('',#19,.F.);", "#18 = FACE_BOUND('',#17,.F.);")));
     EXPECT_NE(loop.find("STEP entity #17 refers to itself through #18"), std::string::npos) << loop;
+    // An entity number defined twice is refused (OpenCASCADE reports it as a failure and resolves
+    // references to it by position), unless the file has &SCOPE blocks, where numbers may repeat.
+    const std::string twice = refusal(damaged(box_step(), "twice.step", edited(box, "DATA;", "DATA;\n#18 = FACE_BOUND('',#19,.F.);")));
+    EXPECT_NE(twice.find("STEP entity #18 is defined twice"), std::string::npos) << twice;
+    const std::string quoted_twice = edited(box, "DATA;", "DATA;\n#9999 = CARTESIAN_POINT('#18 = FACE_BOUND(',(0.,0.,0.)); /* #18 = Y(); */");
+    EXPECT_EQ(hp::load_mesh(damaged(box_step(), "twice-in-a-string.step", quoted_twice)).diagnostics.triangles, 12u);
     // A quote opens a string that OpenCASCADE 7.6's lexer ends at the next quote followed by ',' or
     // ')' (here the one after 'international standard'): the references after that are read (found
     // by fuzzing step: a quote lost in the header had made the check read the rest as one string).
