@@ -7,6 +7,7 @@
 // knows each buffer's size. Layout: OpenVDB's io/Compression.h and tree/{Root,Internal,Leaf}Node.h.
 #include "formats/vdb_chunks.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bitset>
 #include <cstdint>
@@ -47,7 +48,21 @@ public:
         const std::uint32_t tiles = scalar<std::uint32_t>("the root's tile count");
         const std::uint32_t children = scalar<std::uint32_t>("the root's child count");
         if (std::uint64_t{tiles} * (13 + value_size_) > left()) fail("the root declares " + std::to_string(tiles) + " tiles past the grid's end");
-        skip(std::uint64_t{tiles} * (13 + value_size_), "the root's tiles");
+        // A tile: its origin, its value, and its active state as one byte, which OpenVDB reads into a
+        // bool (any byte but 0 or 1 is undefined behaviour there: UndefinedBehaviorSanitizer's "load
+        // of value 54, which is not a valid value for type 'bool'" in RootNode::readTopology).
+        const std::size_t tile_size = 13 + value_size_;
+        std::vector<char> block;
+        for (std::uint32_t done = 0; done < tiles;) {
+            const std::uint32_t n = std::min<std::uint32_t>(tiles - done, 4096);
+            block.resize(n * tile_size);
+            read(block.data(), block.size(), "the root's tiles");
+            for (std::uint32_t t = 0; t < n; ++t) {
+                const auto active = static_cast<std::uint8_t>(block[t * tile_size + tile_size - 1]);
+                if (active > 1) fail("a root tile's active state is " + std::to_string(active) + " (0 or 1)");
+            }
+            done += n;
+        }
         if (std::uint64_t{children} * (12 + 2 * 4096 + 1) > left())
             fail("the root declares " + std::to_string(children) + " children past the grid's end");
         std::map<std::array<std::int32_t, 3>, std::vector<std::vector<LeafMask>>> roots;

@@ -436,6 +436,45 @@ TEST(VdbReader, UncompressedChunksLongerThanTheirBufferAreRefused) {
     }
 }
 
+// A root tile's active state is one byte that OpenVDB reads into a bool: a byte other than 0 or 1
+// was undefined behaviour in RootNode::readTopology (UndefinedBehaviorSanitizer, on 11 of 300
+// grown vdb_field fuzz inputs replayed in the sanitized build). The chunk walk refuses it. A grid
+// with one active root tile (level 3, 4096^3 voxels of 2.5), as openvdb::io::File writes it.
+TEST(VdbReader, RootTilesWhoseActiveStateIsNotABoolAreRefused) {
+    openvdb::initialize();
+    const fs::path path = temp_dir() / "root-tile.vdb";
+    openvdb::FloatGrid::Ptr grid = openvdb::FloatGrid::create(0.0f);
+    grid->setName("tile");
+    grid->tree().addTile(3, openvdb::Coord(0, 0, 0), 2.5f, true);
+    ASSERT_EQ(grid->tree().activeTileCount(), 1u);
+    openvdb::io::File(path.string()).write({grid});
+    const std::string good = hp::read_file(path);
+    EXPECT_NO_THROW((void)hp::vdb::Reader::open(path, true));
+    const float value = 2.5f;
+    std::string tile(12, '\0');  // the origin (0, 0, 0)
+    tile.append(reinterpret_cast<const char*>(&value), 4);
+    tile += '\x01';
+    const std::size_t at = good.find(tile);
+    ASSERT_NE(at, std::string::npos);
+    ASSERT_EQ(good.find(tile, at + 1), std::string::npos);
+    for (const char active : {'\x00', '\x36'}) {
+        std::string bytes = good;
+        bytes[at + 16] = active;
+        { std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes; }
+        if (active == '\x00') {
+            EXPECT_NO_THROW((void)hp::vdb::Reader::open(path, true));  // an inactive tile is a tile
+            continue;
+        }
+        try {
+            (void)hp::vdb::Reader::open(path, true);
+            ADD_FAILURE() << "a root tile's active state of 54 was read";
+        } catch (const hp::Error& e) {
+            EXPECT_EQ(e.code(), hp::ExitCode::bad_input);
+            EXPECT_NE(std::string(e.what()).find("a root tile's active state is 54 (0 or 1)"), std::string::npos) << e.what();
+        }
+    }
+}
+
 // The haptic: keys the readers read by type: a file whose haptic:band is a string made the query's
 // reader throw the JSON library's type_error (tests/fuzz/regressions/vdb_field); refused instead.
 TEST(VdbReader, MetadataKeysOfAnotherTypeAreRefused) {
