@@ -1,6 +1,8 @@
 #include "formats/container.hpp"
 
 #include <cerrno>
+#include <fcntl.h>
+#include <unistd.h>
 #include <fstream>
 #include <stdexcept>
 
@@ -102,26 +104,77 @@ void Writer::add_section(const std::string& name, std::string owned, std::string
     sections_.push_back({.name = name, .owned = std::move(owned), .view = view, .align = align});
 }
 
+void Writer::add_reserved(const std::string& name, std::size_t size, std::size_t align) {
+    add_section(name, {}, {}, align);
+    sections_.back().reserved = true;
+    sections_.back().size = size;
+}
+
+Writer::Section& Writer::section(const std::string& name) {
+    for (Section& s : sections_)
+        if (s.name == name) return s;
+    throw std::invalid_argument("no section '" + name + "'");
+}
+
+void Writer::set_payload(const std::string& name, std::string payload) {
+    Section& s = section(name);
+    if (!s.reserved || s.crc_set || payload.size() != s.size)
+        throw std::invalid_argument("section '" + name + "' is not reserved for these bytes or already written");
+    s.owned = std::move(payload);
+    s.reserved = false;
+}
+
+void Writer::set_written(const std::string& name, std::size_t size, std::uint32_t crc) {
+    Section& s = section(name);
+    if (!s.reserved) throw std::invalid_argument("section '" + name + "' is not reserved");
+    s.size = size;
+    s.crc = crc;
+    s.crc_set = true;
+}
+
+namespace {
+// The padding before a payload of alignment `align` whose section header would start at `total`:
+// 0 when none is needed, else the padding section's payload bytes.
+std::size_t padding_at(std::size_t total, std::size_t align, bool& needed) {
+    needed = (total + kSectionHeaderSize) % align != 0;
+    return needed ? (2 * align - (total + 2 * kSectionHeaderSize) % align) % align : 0;
+}
+}  // namespace
+
+std::size_t Writer::payload_offset(const std::string& name) const {
+    std::size_t total = kHeaderSize;
+    for (const Section& s : sections_) {
+        bool pad = false;
+        const std::size_t zeros = padding_at(total, s.align, pad);
+        if (pad) total += kSectionHeaderSize + zeros;
+        total += kSectionHeaderSize;
+        if (s.name == name) return total;
+        total += s.payload_size();
+    }
+    throw std::invalid_argument("no section '" + name + "'");
+}
+
 std::vector<std::string_view> Writer::pieces(std::string& store) const {
     // The sections as written: each aligned one after its padding section when it needs one.
     struct Piece {
         std::string name;
-        std::string_view payload;
+        const Section* section = nullptr;  // null: a padding section
         std::size_t zeros = 0;  // a padding section: its payload, this many zero bytes
     };
     std::vector<Piece> order;
     std::size_t total = kHeaderSize, padding = 0;
     for (const Section& s : sections_) {
-        const std::size_t misalign = (total + kSectionHeaderSize) % s.align;
-        if (misalign != 0) {
+        bool pad = false;
+        const std::size_t zeros = padding_at(total, s.align, pad);
+        if (pad) {
             // A padding section's header and payload move the next payload to the boundary.
-            const std::size_t pad = (2 * s.align - (total + 2 * kSectionHeaderSize) % s.align) % s.align;
-            order.push_back({"pad:" + s.name, {}, pad});
-            padding += pad;
-            total += kSectionHeaderSize + pad;
+            order.push_back({"pad:" + s.name, nullptr, zeros});
+            padding += zeros;
+            total += kSectionHeaderSize + zeros;
         }
-        order.push_back({s.name, s.payload(), 0});
-        total += kSectionHeaderSize + s.payload().size();
+        if (s.reserved && !s.crc_set) throw std::logic_error("reserved section '" + s.name + "' was not written");
+        order.push_back({s.name, &s, 0});
+        total += kSectionHeaderSize + s.payload_size();
     }
     // Every byte `store` will hold, reserved first: the views into it stay valid.
     store.clear();
@@ -137,21 +190,23 @@ std::vector<std::string_view> Writer::pieces(std::string& store) const {
     std::vector<std::string_view> out;
     std::size_t held = 0;  // of `store`, in `out` already
     for (const Piece& p : order) {
-        const bool pad = p.zeros > 0;
+        const bool pad = p.section == nullptr;
         const std::string zeros(p.zeros, '\0');
+        const std::string_view payload = pad ? std::string_view(zeros) : p.section->payload();
+        const std::size_t size = pad ? zeros.size() : p.section->payload_size();
         const std::size_t start = store.size();
         std::string padded = p.name;
         padded.resize(kNameSize, '\0');
         store += padded;
-        put<std::uint64_t>(store, pad ? zeros.size() : p.payload.size());
-        put<std::uint32_t>(store, pad ? crc32(zeros.data(), zeros.size()) : crc32(p.payload.data(), p.payload.size()));
+        put<std::uint64_t>(store, size);
+        put<std::uint32_t>(store, !pad && p.section->reserved ? p.section->crc : crc32(payload.data(), payload.size()));
         put<std::uint32_t>(store, crc32(store.data() + start, store.size() - start));
         if (pad) {
             store += zeros;
-        } else if (!p.payload.empty()) {
+        } else if (size > 0) {
             out.emplace_back(store.data() + held, store.size() - held);
             held = store.size();
-            out.push_back(p.payload);
+            out.push_back(p.section->reserved ? std::string_view(nullptr, size) : payload);
         }
     }
     if (store.size() > held) out.emplace_back(store.data() + held, store.size() - held);
@@ -164,7 +219,10 @@ std::string Writer::serialize() const {
     std::size_t total = 0;
     for (std::string_view p : parts) total += p.size();
     out.reserve(total);
-    for (std::string_view p : parts) out += p;
+    for (std::string_view p : parts) {
+        if (p.data() == nullptr) throw std::logic_error("a reserved section cannot be serialized");
+        out += p;
+    }
     return out;
 }
 
@@ -174,10 +232,46 @@ void Writer::write(const fs::path& path) const {
     write_atomically(path, [&](const fs::path& tmp) {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         if (!out) fail_write(path.string(), std::string("cannot create a file here (") + std::strerror(errno) + ")");
-        for (std::string_view p : parts) out.write(p.data(), static_cast<std::streamsize>(p.size()));
+        for (std::string_view p : parts) {
+            if (p.data() == nullptr) throw std::logic_error("a reserved section needs write(path, fill)");
+            out.write(p.data(), static_cast<std::streamsize>(p.size()));
+        }
         out.close();
         if (!out) fail_write(path.string(), "write failed (disk full?)");
     });
+}
+
+void Writer::write(const fs::path& path, const std::function<void(int fd)>& fill) {
+    write_atomically(path, [&](const fs::path& tmp) {
+        const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (fd < 0) fail_write(path.string(), std::string("cannot create a file here (") + std::strerror(errno) + ")");
+        struct Closer {
+            int fd;
+            ~Closer() {
+                if (fd >= 0) ::close(fd);
+            }
+        } closer{fd};
+        fill(fd);
+        std::string store;
+        std::size_t at = 0;
+        for (std::string_view p : pieces(store)) {
+            if (p.data() != nullptr) write_at(fd, p.data(), p.size(), at, path);
+            at += p.size();
+        }
+        const int rc = ::close(closer.fd);
+        closer.fd = -1;
+        if (rc != 0) fail_write(path.string(), std::string("write failed (") + std::strerror(errno) + ")");
+    });
+}
+
+void write_at(int fd, const void* data, std::size_t size, std::size_t offset, const fs::path& path) {
+    const char* p = static_cast<const char*>(data);
+    while (size > 0) {
+        const ssize_t n = ::pwrite(fd, p, size, static_cast<off_t>(offset));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) fail_write(path.string(), std::string("write failed (") + (n < 0 ? std::strerror(errno) : "no progress") + "; disk full?)");
+        p += n, size -= static_cast<std::size_t>(n), offset += static_cast<std::size_t>(n);
+    }
 }
 
 Reader Reader::open(const fs::path& path, const Kind* expected) {

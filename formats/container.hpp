@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -67,25 +68,52 @@ public:
         static_assert(std::is_trivially_copyable_v<T>);
         add_section(name, {}, std::string_view(reinterpret_cast<const char*>(values.data()), values.size_bytes()), align);
     }
+    // A section of `size` bytes whose payload comes later, while write(path, fill) runs (a large
+    // array written as it is made, never held whole; values known only after it): before fill
+    // returns, either set_payload gives its bytes (`size` of them), or the caller writes them
+    // itself at payload_offset(name) and set_written gives their size (which may differ from
+    // `size` when no section added before fill depends on it) and CRC-32. Sections may be added
+    // after it meanwhile.
+    void add_reserved(const std::string& name, std::size_t size, std::size_t align = 1);
+    void set_payload(const std::string& name, std::string payload);
+    void set_written(const std::string& name, std::size_t size, std::uint32_t crc);
+    // Where a section's payload starts in the file (after its padding section, if any): it
+    // depends on the sizes of the sections before it only.
+    std::size_t payload_offset(const std::string& name) const;
     // The whole file as bytes (deterministic), and an atomic write of it (the same bytes, written
     // piece by piece: header, section headers and payloads in place, nothing assembled).
+    // serialize() and write(path) take no reserved section.
     std::string serialize() const;
     void write(const std::filesystem::path& path) const;
+    // The same with reserved sections: `fill(fd)` writes their payloads into the temporary file
+    // (and may add sections after them), then every other byte is written around them.
+    void write(const std::filesystem::path& path, const std::function<void(int fd)>& fill);
 
 private:
     struct Section {
         std::string name, owned;
         std::string_view view;  // a borrowed payload (add_array_view); when empty, the payload is `owned`
         std::size_t align = 1;
+        bool reserved = false;  // add_reserved: `size` bytes of CRC `crc`, written by the caller
+        std::size_t size = 0;
+        std::uint32_t crc = 0;
+        bool crc_set = false;
         std::string_view payload() const { return view.empty() ? std::string_view(owned) : view; }
+        std::size_t payload_size() const { return reserved ? size : payload().size(); }
     };
     void add_section(const std::string& name, std::string owned, std::string_view view, std::size_t align);
+    Section& section(const std::string& name);
     // The file as pieces in order: `store` holds the header and the section headers (and the
-    // padding), the rest are the payloads' bytes where they are.
+    // padding), the rest are the payloads' bytes where they are; a reserved payload is a piece
+    // of its size with no data (nullptr).
     std::vector<std::string_view> pieces(std::string& store) const;
     Kind kind_;
     std::vector<Section> sections_;
 };
+
+// Writes `size` bytes at file offset `offset` of `fd` (pwrite, again after a short write or a
+// signal); throws hp::Error(cannot_write) naming `path`.
+void write_at(int fd, const void* data, std::size_t size, std::size_t offset, const std::filesystem::path& path);
 
 class Reader {
 public:

@@ -3,11 +3,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <algorithm>
 #include <span>
 #include <string_view>
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/hash.hpp"
+#include "field/field_stream.hpp"
 #include "formats/container.hpp"
 
 namespace hp {
@@ -76,11 +79,8 @@ void check_scalars(const ScalarsRecord& s, Bad&& bad) {
     if (sparse && (std::isnan(s.floor_sample) || s.floor_sample == -INFINITY)) bad("the band's floor is not a number or -inf");
 }
 
-}  // namespace
-
-void write_sampler_file(const fs::path& path, const nlohmann::json& metadata, const DistanceSampler& sampler) {
-    const DistanceSampler::Layout l = sampler.layout();
-    const bool as_double = l.samples_f.empty();
+// The scalars record of layout `l` holding `samples` samples (as double when `as_double`).
+ScalarsRecord scalars_of(const DistanceSampler::Layout& l, std::size_t samples, bool as_double) {
     ScalarsRecord r{};
     for (int a = 0; a < 3; ++a) {
         r.dims[a] = l.grid.dims[static_cast<std::size_t>(a)];
@@ -92,10 +92,77 @@ void write_sampler_file(const fs::path& path, const nlohmann::json& metadata, co
     r.max_value = l.max_value;
     r.floor_sample = l.sparse ? l.floor_sample : 0.0;
     r.first_tile_brick = l.sparse ? l.first_tile_brick : 0u;
-    r.samples = as_double ? l.samples_d.size() : l.samples_f.size();
+    r.samples = samples;
     r.pyramid_entries = l.pyramid.size();
     r.blocks = l.block_brick.size();
     r.gaps = l.gap.size();
+    return r;
+}
+
+// The samples section's bytes, written into the file as they come: whole 2 MiB pages of the file
+// at a time where it can (the last ones as they end), so that the page cache holds the file in
+// 2 MiB folios, which a mapping reads with one fault each (docs/scene.md, "Loading"); the
+// CRC-32 taken over each piece while it is in cache.
+class PageWriter {
+public:
+    PageWriter(int fd, std::size_t offset, const fs::path& path) : fd_(fd), at_(offset), path_(path), buf_(kStage) {}
+    void put(const void* data, std::size_t size) {
+        crc_ = crc32(data, size, crc_);
+        const char* p = static_cast<const char*>(data);
+        while (size > 0) {
+            const std::size_t n = std::min(size, buf_.size() - fill_);
+            std::memcpy(buf_.data() + fill_, p, n);
+            fill_ += n, p += n, size -= n;
+            if (fill_ == buf_.size()) flush(false);
+        }
+    }
+    // Writes what is held (all of it when `all`, else up to the last 2 MiB boundary of the file).
+    void flush(bool all) {
+        std::size_t n = fill_;
+        if (!all) n = (at_ + fill_) / kPage * kPage > at_ ? (at_ + fill_) / kPage * kPage - at_ : 0;
+        if (n == 0) return;
+        container::write_at(fd_, buf_.data(), n, at_, path_);
+        std::memmove(buf_.data(), buf_.data() + n, fill_ - n);
+        at_ += n, fill_ -= n;
+    }
+    std::uint32_t crc() const { return crc_; }
+
+private:
+    static constexpr std::size_t kPage = std::size_t{2} << 20, kStage = 4 * kPage;
+    int fd_;
+    std::size_t at_;
+    const fs::path& path_;
+    std::vector<char> buf_;
+    std::size_t fill_ = 0;
+    std::uint32_t crc_ = 0;
+};
+
+template <class V>
+void write_dense(const fs::path& path, const nlohmann::json& metadata, const GridSpec& grid, std::span<const V> values) {
+    container::Writer w(container::Kind::sampler, metadata);
+    // The scalars follow from the pass over the field, the samples' type too (double values that
+    // are all floats are held as float): both sections are filled in once the bricks are written.
+    w.add_reserved("scalars", sizeof(ScalarsRecord), kAlign);
+    w.add_reserved("samples", 0, kAlign);
+    StreamedSampler s;  // its pyramid is written after fill returns, in place
+    w.write(path, [&](int fd) {
+        PageWriter out(fd, w.payload_offset("samples"), path);
+        s = stream_dense_sampler(grid, values, [&](const void* data, std::size_t bytes) { out.put(data, bytes); });
+        out.flush(true);
+        const bool as_double = !s.float_samples;
+        const ScalarsRecord r = scalars_of(s.layout(), s.samples, as_double);
+        w.set_payload("scalars", std::string(reinterpret_cast<const char*>(&r), sizeof r));
+        w.set_written("samples", s.samples * (as_double ? sizeof(double) : sizeof(float)), out.crc());
+        w.add_array_view("pyramid", std::span<const DistanceSampler::PyramidEntry>(s.pyramid), kAlign);
+    });
+}
+
+}  // namespace
+
+void write_sampler_file(const fs::path& path, const nlohmann::json& metadata, const DistanceSampler& sampler) {
+    const DistanceSampler::Layout l = sampler.layout();
+    const bool as_double = l.samples_f.empty();
+    const ScalarsRecord r = scalars_of(l, as_double ? l.samples_d.size() : l.samples_f.size(), as_double);
     container::Writer w(container::Kind::sampler, metadata);
     w.add_array("scalars", std::vector<ScalarsRecord>{r}, kAlign);
     // The arrays are written from the sampler's storage in place (it outlives the write).
@@ -109,6 +176,14 @@ void write_sampler_file(const fs::path& path, const nlohmann::json& metadata, co
         w.add_array_view("gaps", l.gap, kAlign);
     }
     w.write(path);
+}
+
+void write_dense_sampler_file(const fs::path& path, const nlohmann::json& metadata, const GridSpec& grid, std::span<const float> values) {
+    write_dense(path, metadata, grid, values);
+}
+
+void write_dense_sampler_file(const fs::path& path, const nlohmann::json& metadata, const GridSpec& grid, std::span<const double> values) {
+    write_dense(path, metadata, grid, values);
 }
 
 SamplerFile read_sampler_file(std::shared_ptr<const MappedFile> file, const std::string& where) {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,15 @@ inline constexpr const char* kSamplerExtension = ".hsmp";
 // from with its hash) becomes the "meta" section. Deterministic bytes: the same field gives the
 // same file, whatever the threads that built the sampler.
 void write_sampler_file(const std::filesystem::path& path, const nlohmann::json& metadata, const DistanceSampler& sampler);
+
+// The same file as write_sampler_file(path, metadata, DistanceSampler(grid, values)), byte for
+// byte, made while it is written (lib/field/field_stream.hpp): the samples go into the file a
+// layer of bricks at a time, never held whole, their CRC-32 taken while they are in cache.
+// Memory: the pyramid and a few MiB. One thread.
+void write_dense_sampler_file(const std::filesystem::path& path, const nlohmann::json& metadata, const GridSpec& grid,
+                              std::span<const float> values);
+void write_dense_sampler_file(const std::filesystem::path& path, const nlohmann::json& metadata, const GridSpec& grid,
+                              std::span<const double> values);
 
 struct SamplerFile {
     nlohmann::json metadata;

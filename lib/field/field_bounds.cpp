@@ -10,6 +10,7 @@
 
 #include <tbb/parallel_for.h>
 
+#include "field/field_pyramid.hpp"
 #include "math/float_round.hpp"
 
 
@@ -308,9 +309,8 @@ std::size_t DistanceSampler::set_levels(std::array<int, 3> dims) {
 }
 
 void DistanceSampler::build_local_bounds(Owned& own) {
-    std::array<int, 3> bd = level0_dims();
-    const float lowest = -std::numeric_limits<float>::infinity();
-    std::vector<BlockBound> level(static_cast<std::size_t>(bd[0]) * bd[1] * bd[2], BlockBound{0.0f, lowest});
+    const std::array<int, 3> bd = level0_dims();
+    std::vector<BlockBound> level = detail::empty_level0(bd);
     double inside = 0;
     if (sparse_) {
         std::vector<RaisedBox> raised(level.size());
@@ -319,30 +319,56 @@ void DistanceSampler::build_local_bounds(Owned& own) {
     } else {
         inside = dense_level0(level, bd);
     }
+    lipschitz_ = detail::slope_bound(inside);
+    // The levels' sizes first, so that the pyramid is one array allocated once.
+    own.pyramid.resize(set_levels(bd));
+    detail::build_pyramid(std::move(level), bd, own.pyramid.data());
+    pyramid_ = own.pyramid;
+}
 
+namespace detail {
+
+std::vector<DistanceSampler::BlockBound> empty_level0(const std::array<int, 3>& bd) {
+    return std::vector<DistanceSampler::BlockBound>(static_cast<std::size_t>(bd[0]) * bd[1] * bd[2],
+                                                    {0.0f, -std::numeric_limits<float>::infinity()});
+}
+
+double slope_bound(double inside) {
     // Outside the centre box V(P) = V(c(P)) - |P - c(P)| with c the projection onto the box;
     // projections onto convex sets are firmly nonexpansive: |c(P) - c(Q)|^2 + |(P - c(P)) -
     // (Q - c(Q))|^2 <= |P - Q|^2, so by Cauchy-Schwarz |V(P) - V(Q)| <= L_in a + b <=
     // sqrt(L_in^2 + 1) |P - Q|. A small relative margin absorbs rounding in value().
-    lipschitz_ = std::sqrt(inside * inside + 1.0) * (1 + 1e-9);
+    return std::sqrt(inside * inside + 1.0) * (1 + 1e-9);
+}
+
+std::size_t pyramid_entries(std::array<int, 3> dims) {
+    std::size_t n = 0;
+    for (;;) {
+        n += static_cast<std::size_t>(dims[0]) * dims[1] * dims[2];
+        if (dims[0] == 1 && dims[1] == 1 && dims[2] == 1) return n;
+        dims = {(dims[0] + 1) / 2, (dims[1] + 1) / 2, (dims[2] + 1) / 2};
+    }
+}
+
+void build_pyramid(std::vector<DistanceSampler::BlockBound> level, std::array<int, 3> bd, DistanceSampler::PyramidEntry* pyramid) {
+    using BlockBound = DistanceSampler::BlockBound;
     auto merge = [](BlockBound& m, const BlockBound& n) {
         m.lipschitz = std::max(m.lipschitz, n.lipschitz);
         m.max_value = std::max(m.max_value, n.max_value);
     };
-    // The levels' sizes first, so that the pyramid is one array allocated once.
-    auto& pyramid = own.pyramid;
-    pyramid.resize(set_levels(bd));
     // Each level's entries: per axis mask, the bound of the blocks from this one upwards along
-    // the mask's axes (mask 0: the block alone).
-    auto add_level = [&](const std::vector<BlockBound>& blocks, const PyramidLevel& lv) {
-        const auto& dims = lv.dims;
+    // the mask's axes (mask 0: the block alone). Levels halve the blocks per axis, up to one
+    // block (DistanceSampler::set_levels).
+    std::size_t first = 0;
+    for (;;) {
+        const std::array<int, 3>& dims = bd;
         auto at_block = [&](int i, int j, int k) -> const BlockBound& {
-            return blocks[(static_cast<std::size_t>(k) * dims[1] + j) * dims[0] + i];
+            return level[(static_cast<std::size_t>(k) * dims[1] + j) * dims[0] + i];
         };
         for (int k = 0; k < dims[2]; ++k)
             for (int j = 0; j < dims[1]; ++j)
                 for (int i = 0; i < dims[0]; ++i) {
-                    PyramidEntry& e = pyramid[lv.first + (static_cast<std::size_t>(k) * dims[1] + j) * dims[0] + i];
+                    DistanceSampler::PyramidEntry& e = pyramid[first + (static_cast<std::size_t>(k) * dims[1] + j) * dims[0] + i];
                     for (int mask = 0; mask < 8; ++mask) {
                         BlockBound& b = e.by_mask[mask];
                         b = at_block(i, j, k);
@@ -353,11 +379,10 @@ void DistanceSampler::build_local_bounds(Owned& own) {
                         }
                     }
                 }
-    };
-    add_level(level, levels_[0]);
-    for (std::size_t m = 1; m < levels_.size(); ++m) {
-        const std::array<int, 3> nd = levels_[m].dims;
-        std::vector<BlockBound> up(static_cast<std::size_t>(nd[0]) * nd[1] * nd[2], BlockBound{0.0f, lowest});
+        first += level.size();
+        if (bd[0] == 1 && bd[1] == 1 && bd[2] == 1) return;
+        const std::array<int, 3> nd = {(bd[0] + 1) / 2, (bd[1] + 1) / 2, (bd[2] + 1) / 2};
+        std::vector<BlockBound> up = empty_level0(nd);
         for (int k = 0; k < bd[2]; ++k)
             for (int j = 0; j < bd[1]; ++j)
                 for (int i = 0; i < bd[0]; ++i)
@@ -365,9 +390,9 @@ void DistanceSampler::build_local_bounds(Owned& own) {
                           level[(static_cast<std::size_t>(k) * bd[1] + j) * bd[0] + i]);
         level = std::move(up);
         bd = nd;
-        add_level(level, levels_[m]);
     }
-    pyramid_ = pyramid;
 }
+
+}  // namespace detail
 
 }  // namespace hp

@@ -182,16 +182,18 @@ DenseLayers read_dense_layers(const vdb::Reader& reader) {
 
 // The field's prepared sampler beside the file just written (its name with .hsmp), from the
 // values in memory: the sampler haptic-pipeline would build from the file (the same bytes),
-// without reading it back.
-void write_sampler_beside(const StageContext& ctx, vdb::DistanceEncoding encoding, DistanceSampler sampler) {
-    StaticField field;
-    field.field = std::move(sampler);
+// without reading it back, made while it is written (write_dense_sampler_file).
+template <class V>
+void write_sampler_beside(const StageContext& ctx, vdb::DistanceEncoding encoding, const GridSpec& grid, std::span<const V> values) {
+    StaticField field;  // its record only: the sampler is not built
     field.kind = "distance";
     field.encoding = vdb::distance_encoding_name(encoding);
     field.metadata = vdb::Reader::open(ctx.output).info().metadata;  // as a reader of the file sees it
     std::filesystem::path path = ctx.output;
-    write_static_sampler(path.replace_extension(kSamplerExtension), ctx.output.filename().string(),
-                         std::filesystem::file_size(ctx.output), content_hash(ctx.output), field);
+    write_dense_sampler_file(path.replace_extension(kSamplerExtension),
+                             static_sampler_metadata(ctx.output.filename().string(), std::filesystem::file_size(ctx.output),
+                                                     content_hash(ctx.output), field),
+                             grid, values);
 }
 
 // The narrow-band body of run_distance: layers read as bricks, exact distances within the band,
@@ -448,8 +450,8 @@ DistanceSummary run_distance_dense(const StageContext& ctx, const DistanceParams
     DistanceSummary r = write_field(ctx, g, grids, meta, encoding, precision, lo, hi);
     if (sampler) {
         t0 = std::chrono::steady_clock::now();
-        write_sampler_beside(ctx, encoding, encoding == vdb::DistanceEncoding::float32 ? DistanceSampler(g, std::span<const float>(f32.values(), n))
-                                                                : DistanceSampler(g, std::span<const double>(f64.values(), n)));
+        if (encoding == vdb::DistanceEncoding::float32) write_sampler_beside(ctx, encoding, g, std::span<const float>(f32.values(), n));
+        else write_sampler_beside(ctx, encoding, g, std::span<const double>(f64.values(), n));
         r.seconds_sampler = seconds_since(t0);
     }
     r.exact_voxels = field.exact_voxels;

@@ -82,10 +82,14 @@ nlohmann::json sampler_field_record(const std::string& file_name, std::uint64_t 
             {"metadata", field.metadata}};
 }
 
+nlohmann::json static_sampler_metadata(const std::string& file_name, std::uint64_t bytes, const std::string& hash,
+                                       const StaticField& field) {
+    return {{"tool", "haptic-pipeline"}, {"field", sampler_field_record(file_name, bytes, hash, field)}};
+}
+
 void write_static_sampler(const std::filesystem::path& path, const std::string& file_name, std::uint64_t bytes,
                           const std::string& hash, const StaticField& field) {
-    const nlohmann::json meta = {{"tool", "haptic-pipeline"}, {"field", sampler_field_record(file_name, bytes, hash, field)}};
-    write_sampler_file(path, meta, field.field);
+    write_sampler_file(path, static_sampler_metadata(file_name, bytes, hash, field), field.field);
 }
 
 }  // namespace hp

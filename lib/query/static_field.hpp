@@ -43,8 +43,12 @@ StaticField map_static_field(std::shared_ptr<const MappedFile> file, const std::
 // map_static_field gives them back (StaticField::made_from).
 nlohmann::json sampler_field_record(const std::string& file_name, std::uint64_t bytes, const std::string& hash,
                                     const StaticField& field);
+// The metadata of a prepared sampler made by haptic-pipeline from `field` (whose sampler need not
+// be built): the tool and the field file it was made from (sampler_field_record).
+nlohmann::json static_sampler_metadata(const std::string& file_name, std::uint64_t bytes, const std::string& hash,
+                                       const StaticField& field);
 // Writes `field`'s prepared sampler file (formats/sampler.hpp) at `path`, its metadata naming
-// haptic-pipeline as the tool and the field file it was made from (sampler_field_record).
+// haptic-pipeline as the tool and the field file it was made from (static_sampler_metadata).
 void write_static_sampler(const std::filesystem::path& path, const std::string& file_name, std::uint64_t bytes,
                           const std::string& hash, const StaticField& field);
 

@@ -22,6 +22,7 @@
 #include "field/field.hpp"
 #include "formats/container.hpp"
 #include "formats/sampler.hpp"
+#include "sampler_scalars.hpp"
 #include "voxel/brick.hpp"
 
 namespace fs = std::filesystem;
@@ -286,15 +287,7 @@ TEST(SamplerFormat, OtherKindsAndStructuralDamageAreRefusedWithTheFile) {
 
 namespace {
 
-// The "scalars" record as formats/sampler.md lays it out (112 bytes).
-struct Scalars {
-    std::int32_t dims[3];
-    std::uint32_t flags;
-    double origin[3], voxel_size, lipschitz, max_value, floor_sample;
-    std::uint32_t first_tile_brick, reserved;
-    std::uint64_t samples, pyramid, blocks, gaps;
-};
-static_assert(sizeof(Scalars) == 112);
+using Scalars = hp_test::SamplerScalars;
 
 // A sampler file assembled by container::Writer (so every CRC is right) from a layout's arrays,
 // with the scalars record `s` and the arrays as given.
