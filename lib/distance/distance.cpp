@@ -32,24 +32,24 @@ constexpr int kMaxPasses = 6;  // raster passes at most (they stop earlier when 
 // Closest-point propagation state. Per voxel: the triangle it holds and its own closest point on
 // that triangle (float, in voxel units relative to the grid origin: voxel (i, j, k) has its centre
 // at (i + 0.5, j + 0.5, k + 0.5)). Its distance is the exact distance from its centre to that
-// triangle (computed again where needed, not stored; infinity while the voxel holds none). Band voxels (|layer| <= band) hold their exact closest point and never change. 16 bytes
-// per voxel besides the layers.
+// triangle (computed again where needed, not stored; infinity while the voxel holds none). Band
+// voxels (|layer| <= band) hold their exact closest point and never change. 16 bytes per voxel:
+// the triangle shares its word with the voxel's layer class (DenseCells), so no layer is read.
 struct Prop {
     const TriMesh* mesh;
     const GridSpec* grid;
     double inv_s;
     double reach;  // 1 + the largest |origin| coordinate in voxels (the rounding of the points' shift)
     std::size_t nx, ny, nz;
-    const std::int16_t* layers16;  // the layers: one of the two, the other null
-    const std::int32_t* layers32;
-    int band;
     // In pages mapped at once (MappedPages): the points (px, py, pz one after the other) and the
-    // triangles.
+    // cells (DenseCells: each voxel's class and triangle).
     float *px, *py, *pz;
-    std::uint32_t* tri;
+    std::uint32_t* cells;
     bool visit_every_voxel;
-    int layer(std::size_t v) const { return layers16 ? layers16[v] : layers32[v]; }
-    bool fixed(std::size_t v) const { return std::abs(layer(v)) <= band; }
+    int layer(std::size_t v) const { return DenseCells::layer_sign(cells[v]); }
+    bool fixed(std::size_t v) const { return (cells[v] & DenseCells::kFixed) != 0; }
+    std::uint32_t tri(std::size_t v) const { return cells[v] & DenseCells::kTriangle; }
+    void hold(std::size_t v, std::uint32_t t) { cells[v] = (cells[v] & ~DenseCells::kTriangle) | t; }
     // The closest point on triangle t to x (x the centre of the voxel holding it).
     ClosestPoint closest(const Vec3d& x, std::uint32_t t) const {
         const auto& f = mesh->triangles[t];
@@ -60,13 +60,13 @@ struct Prop {
     // float (at most 2^-24 of each coordinate in voxel units), decides unless d lies within a
     // margin 16 times that rounding of the point's distance; there the exact distance does.
     bool beats_own(const Vec3d& x, std::size_t v, int i, int j, int k, double d) const {
-        if (tri[v] == UINT32_MAX) return d < INFINITY;
+        if (tri(v) == DenseCells::kNone) return d < INFINITY;
         const double dx = i + 0.5 - px[v], dy = j + 0.5 - py[v], dz = k + 0.5 - pz[v];
         const double near = std::sqrt(dx * dx + dy * dy + dz * dz) / inv_s;
         const double margin = (std::abs(px[v]) + std::abs(py[v]) + std::abs(pz[v]) + reach) * 1e-6 / inv_s;
         if (d < near - margin) return true;
         if (d > near + margin) return false;
-        return d < std::sqrt(closest(x, tri[v]).distance2);
+        return d < std::sqrt(closest(x, tri(v)).distance2);
     }
 };
 
@@ -202,14 +202,14 @@ bool propagate_row(Prop& s, int dir, int pass, int j, int k, ChangeMasks& cm, st
             }
             // The point's distance only bounds the distance to its triangle from above (the point
             // is the neighbour's closest, not this voxel's): the candidate is tested exactly.
-            if (f == UINT32_MAX || s.tri[f] == s.tri[v]) continue;
+            if (f == UINT32_MAX || s.tri(f) == s.tri(v)) continue;
             const Vec3d x = s.grid->center(i, j, k);
-            const ClosestPoint cp = s.closest(x, s.tri[f]);
+            const ClosestPoint cp = s.closest(x, s.tri(f));
             const double d = std::sqrt(cp.distance2);
             if (s.beats_own(x, v, i, j, k, d)) {
                 const Vec3d q = (cp.point - s.grid->origin) * s.inv_s;
                 s.px[v] = static_cast<float>(q.x), s.py[v] = static_cast<float>(q.y), s.pz[v] = static_cast<float>(q.z);
-                s.tri[v] = s.tri[f];
+                s.hold(v, s.tri(f));
                 changed |= std::uint64_t{1} << c;
                 carry = true;
             }
@@ -263,7 +263,7 @@ __attribute__((target_clones("avx2", "default"))) void row_closest(const Prop& s
     for (int i0 = 0; i0 < nx; i0 += 4) {
         for (int l = 0; l < 4; ++l) {
             const int i = std::min(i0 + l, nx - 1);  // beyond the row's end: its last voxel again
-            const auto& f = s.mesh->triangles[s.tri[row + static_cast<std::size_t>(i)]];
+            const auto& f = s.mesh->triangles[s.tri(row + static_cast<std::size_t>(i))];
             x[l] = s.grid->center(i, j, k);
             t[l] = {s.mesh->vertices[f[0]], s.mesh->vertices[f[1]], s.mesh->vertices[f[2]]};
         }
@@ -291,10 +291,10 @@ void sign_values(Prop& s, const TriangleBvh& bvh, const NearestSign& signs, V* v
                 const std::size_t row = (k * ny + j) * nx;
                 for (std::size_t i = 0; i < nx; ++i) {
                     queried[i] = -1;
-                    if (s.tri[row + i] != UINT32_MAX) continue;
+                    if (s.tri(row + i) != DenseCells::kNone) continue;
                     // No band voxel anywhere: an exact query.
                     const MeshHit hit = bvh.closest(grid.center(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k)));
-                    s.tri[row + i] = hit.triangle;
+                    s.hold(row + i, hit.triangle);
                     queried[i] = std::sqrt(hit.closest.distance2);
                 }
                 row_closest(s, static_cast<int>(j), static_cast<int>(k), cp.data());
@@ -302,13 +302,13 @@ void sign_values(Prop& s, const TriangleBvh& bvh, const NearestSign& signs, V* v
                     const std::size_t v = row + i;
                     const Vec3d c = grid.center(static_cast<int>(i), static_cast<int>(j), static_cast<int>(k));
                     const double d = queried[i] >= 0 ? queried[i] : std::sqrt(cp[i].distance2);
-                    const double sign = signs(s.layer(v), s.tri[v], cp[i], c);
+                    const double sign = signs(s.layer(v), s.tri(v), cp[i], c);
                     const double value = sign * d;
                     values[v] = static_cast<V>(value);
                     l = std::min(l, value), h = std::max(h, value);
                     if (!gradient) continue;
                     // Outside (sign -1): towards the surface; inside: away from it. Both increase V.
-                    const Vec3d g = signs.gradient(sign, d, grid.voxel_size, s.tri[v], cp[i], c);
+                    const Vec3d g = signs.gradient(sign, d, grid.voxel_size, s.tri(v), cp[i], c);
                     gradient[3 * v] = static_cast<float>(g.x);
                     gradient[3 * v + 1] = static_cast<float>(g.y);
                     gradient[3 * v + 2] = static_cast<float>(g.z);
@@ -353,35 +353,31 @@ void MappedPages::reset() {
     data_ = nullptr, bytes_ = 0;
 }
 
-template <class V, class L>
-DenseDistance<V> compute_distance_as(const TriMesh& mesh, const GridSpec& grid, const L* layers, float* gradient,
+template <class V>
+DenseDistance<V> compute_distance_as(const TriMesh& mesh, const GridSpec& grid, DenseCells&& cells, float* gradient,
                                      const DistanceOptions& options, const Progress& progress) {
-    static_assert(std::is_same_v<L, std::int16_t> || std::is_same_v<L, std::int32_t>);
     if (mesh.triangles.empty()) fail_input("", "the mesh has no triangles");
+    if (mesh.triangles.size() >= DenseCells::kNone)
+        fail_input("", "the mesh has more than " + std::to_string(DenseCells::kNone - 1) +
+                           " triangles, more than the dense field indexes");
     const std::size_t n = grid.count();
     const std::size_t nx = static_cast<std::size_t>(grid.dims[0]), ny = static_cast<std::size_t>(grid.dims[1]),
                       nz = static_cast<std::size_t>(grid.dims[2]);
     auto t0 = Clock::now();
     DenseDistance<V> out;
-    const int band = std::max(default_exact_layers(options.connectivity), options.exact_layers);
     const double vs = grid.voxel_size;
-    const std::int16_t* l16 = nullptr;
-    const std::int32_t* l32 = nullptr;
-    if constexpr (std::is_same_v<L, std::int16_t>) l16 = layers;
-    else l32 = layers;
-    // The points, then the values (V at most 8 of the points' 12 bytes per voxel), and the
-    // triangles, each in pages mapped at once, zero.
+    // The points, then the values (V at most 8 of the points' 12 bytes per voxel), in pages mapped
+    // at once, zero; the cells are the caller's, freed on return.
     out.pages = MappedPages(3 * n * sizeof(float));
-    MappedPages tri(n * sizeof(std::uint32_t));
+    const DenseCells held = std::move(cells);
     float* points = static_cast<float*>(out.pages.data());
     const double reach = 1 + std::max({std::abs(grid.origin.x), std::abs(grid.origin.y), std::abs(grid.origin.z)}) / vs;
-    Prop ps{&mesh, &grid, 1 / vs, reach, nx, ny, nz, l16, l32, band, points, points + n, points + 2 * n,
-            static_cast<std::uint32_t*>(tri.data()), options.visit_every_voxel};
+    Prop ps{&mesh, &grid, 1 / vs, reach, nx, ny, nz, points, points + n, points + 2 * n, held.data(),
+            options.visit_every_voxel};
     // Far from everything (voxels not reached yet, no triangle): a point that loses to any real
     // one (its y and z stay 0).
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, std::size_t{1} << 16), [&](const tbb::blocked_range<std::size_t>& r) {
         std::fill(ps.px + r.begin(), ps.px + r.end(), 1e30f);
-        std::fill(ps.tri + r.begin(), ps.tri + r.end(), UINT32_MAX);
     });
 
     TriangleBvh bvh(mesh);
@@ -419,7 +415,7 @@ DenseDistance<V> compute_distance_as(const TriMesh& mesh, const GridSpec& grid, 
                 const std::size_t v = at(dx, dy, dz);
                 const Vec3d u = (hit.closest.point - grid.origin) * (1 / vs);
                 ps.px[v] = static_cast<float>(u.x), ps.py[v] = static_cast<float>(u.y), ps.pz[v] = static_cast<float>(u.z);
-                ps.tri[v] = bvh.triangle_at(hit.slot);
+                ps.hold(v, bvh.triangle_at(hit.slot));
                 ++count;
             }
         }
@@ -456,6 +452,24 @@ DenseDistance<V> compute_distance_as(const TriMesh& mesh, const GridSpec& grid, 
     return out;
 }
 
+template <class V, class L>
+DenseDistance<V> compute_distance_as(const TriMesh& mesh, const GridSpec& grid, const L* layers, float* gradient,
+                                     const DistanceOptions& options, const Progress& progress) {
+    static_assert(std::is_same_v<L, std::int16_t> || std::is_same_v<L, std::int32_t>);
+    const std::size_t n = grid.count();
+    const int band = dense_exact_band(options);
+    DenseCells cells(n);
+    std::uint32_t* c = cells.data();
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, std::size_t{1} << 16), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t v = r.begin(); v != r.end(); ++v) c[v] = DenseCells::of(layers[v], band);
+    });
+    return compute_distance_as<V>(mesh, grid, std::move(cells), gradient, options, progress);
+}
+
+template DenseDistance<float> compute_distance_as(const TriMesh&, const GridSpec&, DenseCells&&, float*,
+                                                  const DistanceOptions&, const Progress&);
+template DenseDistance<double> compute_distance_as(const TriMesh&, const GridSpec&, DenseCells&&, float*,
+                                                   const DistanceOptions&, const Progress&);
 #define HP_DISTANCE_AS(V, L)                                                                                          \
     template DenseDistance<V> compute_distance_as(const TriMesh&, const GridSpec&, const L*, float*, const DistanceOptions&, \
                                                   const Progress&);

@@ -11,8 +11,9 @@
 // the band, a few raster passes beyond it (13 point distances per voxel, and an exact point-triangle
 // test where the nearest neighbour holds another triangle; from the third pass only at voxels a
 // neighbour of which changed). Memory: 16 bytes per voxel while working (each voxel's triangle and
-// its closest point on it; its distance, that triangle's, is computed again where needed) besides
-// the layers; the values then take the closest points' pages (compute_distance_as).
+// its closest point on it; its distance, that triangle's, is computed again where needed), the
+// layers' signs and exact band kept in the triangles' words; the values then take the closest
+// points' pages (compute_distance_as).
 // Threads: TBB, the same result for any thread count. Method and measurements:
 // docs/distance-method.md.
 #include <array>
@@ -93,11 +94,44 @@ struct DenseDistance : DistanceRun {
     const V* values() const { return static_cast<const V*>(pages.data()); }
 };
 
-// The same field as compute_distance, from layers of type L (int16 or int32; only |layer| <= the
-// exact band, the sign and 0 matter), with its values as V (float or double) and, when
-// options.gradient, the gradients written into `gradient` (3 * grid.count() floats of the
-// caller's). Every output value is written once, after the propagation, into the pages of its
-// working arrays: nothing of the grid's size is allocated besides them (16 bytes per voxel).
+// The layers within which the dense field is exact for `options` (exact_layers, at least the default).
+inline int dense_exact_band(const DistanceOptions& options) {
+    return options.exact_layers > default_exact_layers(options.connectivity) ? options.exact_layers
+                                                                             : default_exact_layers(options.connectivity);
+}
+
+// Each voxel's word while the dense field is computed (4 bytes per voxel): what the field needs of
+// its layer in the top three bits (whether |layer| <= the exact band; the layer's sign), the
+// triangle it holds in the others. The caller writes every voxel's of(layer, band), e.g. slice by
+// slice as it reads the layers, which are then not needed in memory; compute_distance_as fills in
+// the triangles. Meshes of up to kNone - 1 triangles.
+struct DenseCells {
+    static constexpr std::uint32_t kFixed = 1u << 31;    // |layer| <= band: exact, never changes
+    static constexpr std::uint32_t kInside = 1u << 30;   // layer > 0
+    static constexpr std::uint32_t kOutside = 1u << 29;  // layer < 0 (neither: layer 0, the surface)
+    static constexpr std::uint32_t kTriangle = kOutside - 1;  // the bits of the triangle
+    static constexpr std::uint32_t kNone = kTriangle;         // holds no triangle (yet)
+    static std::uint32_t of(std::int64_t layer, int band) {
+        return (layer >= -band && layer <= band ? kFixed : 0u) | (layer > 0 ? kInside : layer < 0 ? kOutside : 0u) | kNone;
+    }
+    static int layer_sign(std::uint32_t cell) { return (cell & kInside) ? 1 : (cell & kOutside) ? -1 : 0; }
+
+    explicit DenseCells(std::size_t count = 0) : pages(count * sizeof(std::uint32_t)) {}
+    std::uint32_t* data() const { return pages.as<std::uint32_t>(); }
+    MappedPages pages;
+};
+
+// The same field as compute_distance, from each voxel's DenseCells::of(layer, dense_exact_band(options))
+// in `cells` (grid.count() of them; consumed: unmapped on return), with its values as V (float or
+// double) and, when options.gradient, the gradients written into `gradient` (3 * grid.count()
+// floats of the caller's). Every output value is written once, after the propagation, into the
+// pages of the closest points: nothing of the grid's size is allocated besides them and the cells
+// (16 bytes per voxel in all).
+template <class V>
+DenseDistance<V> compute_distance_as(const TriMesh& mesh, const GridSpec& grid, DenseCells&& cells, float* gradient,
+                                     const DistanceOptions& options, const Progress& progress = {});
+// The same from layers of type L (int16 or int32; only |layer| <= the exact band, the sign and 0
+// matter), whose cells it makes first.
 template <class V, class L>
 DenseDistance<V> compute_distance_as(const TriMesh& mesh, const GridSpec& grid, const L* layers, float* gradient,
                                      const DistanceOptions& options, const Progress& progress = {});

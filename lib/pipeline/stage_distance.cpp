@@ -180,6 +180,20 @@ DenseLayers read_dense_layers(const vdb::Reader& reader) {
     return out;
 }
 
+// The cells of the dense field (DenseCells: each voxel's layer class for the exact band `band`),
+// written once, slice by slice as the layers are read: the layers themselves are not kept.
+DenseCells read_dense_cells(const vdb::Reader& reader, int band) {
+    const GridSpec& g = reader.info().grid;
+    const std::size_t slice = static_cast<std::size_t>(g.dims[0]) * static_cast<std::size_t>(g.dims[1]);
+    DenseCells cells(g.count());
+    reader.read_slices("layers", vdb::ValueType::int32, [&](int z, const void* values) {
+        const auto* v = static_cast<const std::int32_t*>(values);
+        std::uint32_t* c = cells.data() + static_cast<std::size_t>(z) * slice;
+        for (std::size_t i = 0; i < slice; ++i) c[i] = DenseCells::of(v[i], band);
+    });
+    return cells;
+}
+
 // The field's prepared sampler beside the file just written (its name with .hsmp), from the
 // values in memory: the sampler haptic-pipeline would build from the file (the same bytes),
 // without reading it back, made while it is written (write_dense_sampler_file).
@@ -360,7 +374,7 @@ FieldShape field_shape(const StageContext& ctx, const DistanceParams& p, const v
     return {band, connectivity, exact_layers};
 }
 
-// The dense body of run_distance: the layers read as one array, exact distances within
+// The dense body of run_distance: the layers read into the cells, exact distances within
 // `exact_layers`, propagated beyond, written slice by slice (and the prepared sampler beside).
 DistanceSummary run_distance_dense(const StageContext& ctx, const DistanceParams& p, const vdb::Reader& reader,
                                    const LoadedMesh& m, const FieldShape& shape, std::vector<std::string> warnings) {
@@ -370,16 +384,16 @@ DistanceSummary run_distance_dense(const StageContext& ctx, const DistanceParams
     const int precision = p.precision;
     const bool gradient = p.gradient;
     const int connectivity = shape.connectivity, exact_layers = shape.exact_layers;
-    auto t0 = std::chrono::steady_clock::now();
-    DenseLayers layers = read_dense_layers(reader);
-    // The reader's tree was thousands of small leaf allocations, freed now: give them back to the
-    // system (the arrays below are mapped apart and cannot reuse them).
-    ::malloc_trim(0);
-    const double read_s = seconds_since(t0);
     DistanceOptions dopt;
     dopt.connectivity = connectivity;
     dopt.exact_layers = exact_layers;
     dopt.gradient = gradient;
+    auto t0 = std::chrono::steady_clock::now();
+    DenseCells cells = read_dense_cells(reader, dense_exact_band(dopt));
+    // The reader's tree was thousands of small leaf allocations, freed now: give them back to the
+    // system (the arrays below are mapped apart and cannot reuse them).
+    ::malloc_trim(0);
+    const double read_s = seconds_since(t0);
     // The gradients, written once each by the sign phase.
     const GridSpec& g = info.grid;
     const std::size_t n = g.count();
@@ -387,13 +401,10 @@ DistanceSummary run_distance_dense(const StageContext& ctx, const DistanceParams
     // The float encoding's values as floats, the others' as doubles.
     DenseDistance<float> f32;
     DenseDistance<double> f64;
-    auto compute = [&](auto tag) {
-        using V = decltype(tag);
-        return layers.wide ? compute_distance_as<V>(m.mesh, g, layers.l32(), grad.as<float>(), dopt, ctx.progress)
-                           : compute_distance_as<V>(m.mesh, g, layers.l16(), grad.as<float>(), dopt, ctx.progress);
-    };
-    if (encoding == vdb::DistanceEncoding::float32) f32 = compute(float{});
-    else f64 = compute(double{});
+    if (encoding == vdb::DistanceEncoding::float32)
+        f32 = compute_distance_as<float>(m.mesh, g, std::move(cells), grad.as<float>(), dopt, ctx.progress);
+    else
+        f64 = compute_distance_as<double>(m.mesh, g, std::move(cells), grad.as<float>(), dopt, ctx.progress);
     const DistanceRun& field = encoding == vdb::DistanceEncoding::float32 ? static_cast<const DistanceRun&>(f32) : f64;
     const double lo = field.min, hi = field.max;
     const double factor = std::pow(10.0, precision);
@@ -429,7 +440,10 @@ DistanceSummary run_distance_dense(const StageContext& ctx, const DistanceParams
                                  d[i] = static_cast<std::int32_t>(std::llround(f64.values()[at(z) + i] * factor));
                              if (z == last) f64.pages.reset();
                          }, std::round((lo - g.voxel_size) * factor)});
+    // Only where the writer cannot copy the voxelmap's stored grid (below): the layers read again.
+    DenseLayers layers;
     vdb::GridOut lay{"layers", vdb::ValueType::int32, [&](int z, void* out) {
+                         if (z == 0) layers = read_dense_layers(reader);
                          if (layers.wide) std::copy_n(layers.l32() + at(z), slice, static_cast<std::int32_t*>(out));
                          else std::copy_n(layers.l16() + at(z), slice, static_cast<std::int32_t*>(out));
                          if (z == last) layers.pages.reset();

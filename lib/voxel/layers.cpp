@@ -202,7 +202,7 @@ bool sweep(Work& w, bool diag, bool forward, SliceClock& clock, const Progress& 
             if (kk == 0 || clock.changed[kp] <= last) return;
         }
         last = base + static_cast<std::uint64_t>(kk) + 1;
-        const std::vector<std::uint16_t>* other = kk > 0 ? &w.cells[kp] : nullptr;
+        const std::span<std::uint16_t>* other = kk > 0 ? &w.cells[kp] : nullptr;
         const std::uint16_t* prev[4];
         bool changed = false;
         for (int jj = 0; jj < ny; ++jj) {

@@ -56,11 +56,16 @@ LayerMap voxelize(const TriMesh& mesh, const GridSpec& grid, const VoxelizeOptio
     w.ny = static_cast<std::size_t>(grid.dims[1]);
     w.nz = static_cast<std::size_t>(grid.dims[2]);
     w.slice = w.nx * w.ny;
-    w.cells.assign(w.nz, std::vector<std::uint16_t>());
-    tbb::parallel_for(std::size_t{0}, w.nz, [&](std::size_t k) { w.cells[k].assign(w.slice, kUnknown); });
-
+    // The working cells are the output's slices, read and written as uint16 until the layers are
+    // converted in place below: each slice's pages are touched by one buffer only.
     LayerMap out;
     out.grid = grid;
+    out.slices.resize(w.nz);
+    w.cells.resize(w.nz);
+    tbb::parallel_for(std::size_t{0}, w.nz, [&](std::size_t k) {
+        out.slices[k].assign(w.slice, static_cast<std::int16_t>(kUnknown));
+        w.cells[k] = std::span<std::uint16_t>(reinterpret_cast<std::uint16_t*>(out.slices[k].data()), w.slice);
+    });
     out.seconds_prepare = seconds_since(t0);
     t0 = Clock::now();
     mark_surface(mesh, w, progress);
@@ -89,12 +94,12 @@ LayerMap voxelize(const TriMesh& mesh, const GridSpec& grid, const VoxelizeOptio
 
     t0 = Clock::now();
     out.layer_sweeps = compute_layers(w, options.connectivity, progress, out.flipped);
-    // Signed layer values, one slice at a time, freeing the working slice as we go.
-    out.slices.resize(w.nz);
+    // Signed layer values, one slice at a time, each cell read as uint16 and its layer written as
+    // int16 in its place.
     int lo = 0, hi = 0;
     for (std::size_t k = 0; k < w.nz; ++k) {
-        std::vector<std::int16_t> s(w.slice);
-        const std::vector<std::uint16_t>& c = w.cells[k];
+        std::int16_t* s = out.slices[k].data();
+        const std::uint16_t* c = w.cells[k].data();
         for (std::size_t o = 0; o < w.slice; ++o) {
             int d = dist(c[o]);
             if (options.max_layers > 0) d = std::min(d, options.max_layers);
@@ -106,9 +111,8 @@ LayerMap voxelize(const TriMesh& mesh, const GridSpec& grid, const VoxelizeOptio
             lo = std::min(lo, v);
             hi = std::max(hi, v);
         }
-        out.slices[k] = std::move(s);
-        std::vector<std::uint16_t>().swap(w.cells[k]);
     }
+    w.cells.clear();
     out.min_layer = lo;
     out.max_layer = hi;
     out.seconds_layers = seconds_since(t0);

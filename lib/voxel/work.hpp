@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/progress.hpp"
@@ -26,7 +27,9 @@ inline std::uint16_t dist(std::uint16_t c) { return static_cast<std::uint16_t>(c
 struct Work {
     GridSpec grid;
     std::size_t nx = 0, ny = 0, nz = 0, slice = 0;
-    std::vector<std::vector<std::uint16_t>> cells;  // [z][y * nx + x]
+    // [z][y * nx + x]: views of the output's int16 slices (LayerMap::slices), whose storage the
+    // cells share as uint16, the type that may alias it; voxelize() converts them in place.
+    std::vector<std::span<std::uint16_t>> cells;
 
     std::uint16_t& at(std::size_t i, std::size_t j, std::size_t k) { return cells[k][j * nx + i]; }
     std::uint16_t at(std::size_t i, std::size_t j, std::size_t k) const { return cells[k][j * nx + i]; }

@@ -293,3 +293,41 @@ TEST(Distance, FloatValuesFromInt16OrWideLayersAreTheDoubleFieldRounded) {
     const hp::DenseDistance<double> d = hp::compute_distance_as<double>(gear, g, narrow.data(), nullptr, {});
     EXPECT_TRUE(std::equal(ref.values.begin(), ref.values.end(), d.values()));
 }
+
+// A voxel's cell: fixed within the exact band (both signs, and the surface), the layer's sign, no
+// triangle yet; written out bit by bit here.
+TEST(Distance, DenseCellsKeepTheExactBandAndTheLayersSign) {
+    using C = hp::DenseCells;
+    const std::uint32_t none = (1u << 29) - 1;
+    EXPECT_EQ(C::of(0, 3), (1u << 31) | none);
+    EXPECT_EQ(C::of(3, 3), (1u << 31) | (1u << 30) | none);
+    EXPECT_EQ(C::of(-3, 3), (1u << 31) | (1u << 29) | none);
+    EXPECT_EQ(C::of(4, 3), (1u << 30) | none);
+    EXPECT_EQ(C::of(-4, 3), (1u << 29) | none);
+    EXPECT_EQ(C::of(-2147483648LL, 9), (1u << 29) | none);
+    EXPECT_EQ(C::of(9, 9), (1u << 31) | (1u << 30) | none);
+    for (int l : {-5, -1, 0, 1, 7}) EXPECT_EQ(C::layer_sign(C::of(l, 3)), l > 0 ? 1 : l < 0 ? -1 : 0) << l;
+    EXPECT_EQ(C::kNone, none);
+}
+
+// The executable's form: the cells written from the layers as they are read (here by hand, with a
+// wider exact band), consumed by the run; the same field as from the layers themselves.
+TEST(Distance, CellsWrittenByTheCallerGiveTheFieldOfTheLayers) {
+    const hp::TriMesh gear = sample("gear.obj");
+    const hp::GridSpec g = hp::grid_around(gear.bounds(), 0.02, 8);
+    const std::vector<std::int32_t> layers = dense(hp::voxelize(gear, g, {}));
+    const hp::DistanceOptions opt{.exact_layers = 5, .gradient = true};
+    const hp::DistanceField ref = hp::compute_distance(gear, g, layers, opt);
+    hp::DenseCells cells(g.count());
+    for (std::size_t v = 0; v < g.count(); ++v) {
+        const std::int32_t l = layers[v];
+        cells.data()[v] = (std::abs(l) <= 5 ? 0x80000000u : 0u) | (l > 0 ? 0x40000000u : l < 0 ? 0x20000000u : 0u) | 0x1FFFFFFFu;
+    }
+    std::vector<float> gradient(3 * g.count());
+    const hp::DenseDistance<float> f = hp::compute_distance_as<float>(gear, g, std::move(cells), gradient.data(), opt);
+    EXPECT_EQ(cells.data(), nullptr);  // consumed
+    EXPECT_EQ(f.exact_voxels, ref.exact_voxels);
+    EXPECT_GT(f.exact_voxels, 0u);
+    for (std::size_t v = 0; v < g.count(); ++v) ASSERT_EQ(f.values()[v], static_cast<float>(ref.values[v])) << v;
+    EXPECT_EQ(gradient, ref.gradient);
+}
