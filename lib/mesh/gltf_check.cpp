@@ -552,7 +552,9 @@ bool check_gltf2_document(std::string_view json, bool binary, std::string_view b
     const Json& doc = *parsed;
     const Json* asset = member(doc, "asset");
     const Json* version = asset ? member(*asset, "version") : nullptr;
-    if (!version || !version->is_string() || version->get_ref<const std::string&>().rfind('2', 0) != 0) return false;
+    // A binary file's version is its header's (2): Assimp reads the JSON's asset.version only when
+    // it is there, and a GLB without one is read as glTF 2.0.
+    if (version ? !version->is_string() || version->get_ref<const std::string&>().rfind('2', 0) != 0 : !binary) return false;
     Checker(doc, binary, bin, where).run();
     return true;
 }
