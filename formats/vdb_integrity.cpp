@@ -314,7 +314,23 @@ void check_framing(const fs::path& path) {
                                       std::to_string(openvdb::OPENVDB_FILE_VERSION) + "; write it again with a current OpenVDB)");
     c.skip(8, "library version");
     const bool offsets = c.scalar<std::uint8_t>("header") != 0;
-    c.skip(36, "file UUID");
+    // The UUID as OpenVDB writes it: 36 characters, hex digits with dashes after the 8th, 12th,
+    // 16th and 20th. OpenVDB reads it with boost's operator>>, which skips whitespace before each
+    // character: a tab before it made OpenVDB read everything after it one byte later than this
+    // walk (a string of 2 GB; tests/fuzz/regressions/vdb_gradient). Anything else is refused.
+    c.need(36, "file UUID");
+    {
+        char uuid[36];
+        in.seekg(static_cast<std::streamoff>(c.pos));
+        if (!in.read(uuid, sizeof uuid)) fail_input(path.string(), "read error at byte " + std::to_string(c.pos));
+        for (int i = 0; i < 36; ++i) {
+            const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+            if (dash ? uuid[i] != '-' : !std::isxdigit(static_cast<unsigned char>(uuid[i])))
+                fail_input(path.string(), "corrupt VDB file (its UUID at byte " + std::to_string(c.pos) +
+                                              " is not 36 characters of hex digits and dashes)");
+        }
+        c.skip(36, "file UUID");
+    }
     c.metamap("file");
     // Without grid offsets (a stream written by openvdb::io::Stream) the walk cannot bound what
     // follows the file metadata without reading the grids: on a file of ours whose flag was

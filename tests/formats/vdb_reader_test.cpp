@@ -386,6 +386,23 @@ TEST(VdbReader, FilesWithoutGridOffsetsAreRefused) {
               std::string::npos);
 }
 
+// A whitespace before or inside the file's UUID (a tab inserted behind a recomputed trailer): OpenVDB
+// skips it as boost's operator>> does and reads everything after it one byte later than the framing
+// walk, which had let a 20 KB file through to a 2 GB string (tests/fuzz/regressions/vdb_gradient).
+TEST(VdbReader, FileUuidsThatAreNotOneAreRefused) {
+    const std::string good = voxelmap_bytes("uuid-good.vdb");
+    const fs::path bad = temp_dir() / "uuid-bad.vdb";
+    ASSERT_EQ(good[29], '-');  // the UUID from byte 21: 8 hex digits, then a dash
+    EXPECT_EQ(refusal_behind_trailer(good, bad), "");
+    std::string tab = good;
+    tab.insert(21, "\t");
+    EXPECT_NE(refusal_behind_trailer(tab, bad).find("its UUID at byte 21 is not 36 characters of hex digits and dashes"),
+              std::string::npos);
+    std::string letter = good;
+    letter[22] = 'g';
+    EXPECT_NE(refusal_behind_trailer(letter, bad).find("its UUID at byte 21"), std::string::npos);
+}
+
 // A file format older than the framing walk checks (a version number damaged behind a recomputed
 // trailer): OpenVDB would read the header by the older layout and the metadata from shifted bytes.
 TEST(VdbReader, OlderFileFormatsAreRefused) {
