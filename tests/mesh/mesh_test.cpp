@@ -217,12 +217,19 @@ TEST(MeshImport, GlbLengthsBeyondTheFileAreRefused) {
     std::string json_past = glb;
     put_le32(json_past, 12, 0xffffffffu);
     EXPECT_EQ(load_error(temp_file("json-past.glb", json_past), &msg), hp::ExitCode::bad_input);
-    EXPECT_NE(msg.find("declares a chunk of 4294967295 bytes"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("declares a JSON chunk of 4294967295 bytes"), std::string::npos) << msg;
     std::string bin_past = glb;
     put_le32(bin_past, glb.size() - 36 - 8, 37);
     EXPECT_EQ(load_error(temp_file("bin-past.glb", bin_past), &msg), hp::ExitCode::bad_input);
     EXPECT_NE(msg.find("declares a chunk of 37 bytes where the file has 36"), std::string::npos) << msg;
     EXPECT_EQ(load_error(temp_file("header.glb", "glTF\2\0\0"), &msg), hp::ExitCode::bad_input);
+    // The JSON chunk is read even when the header's length ends before it (found by fuzzing mesh_glb).
+    std::string short_header = glb;
+    put_le32(short_header, 8, 19);
+    put_le32(short_header, 12, 0x987e0008u);
+    EXPECT_EQ(load_error(temp_file("short-header.glb", short_header), &msg), hp::ExitCode::bad_input);
+    EXPECT_NE(msg.find("declares a JSON chunk of 2558394376 bytes where the file has " + std::to_string(glb.size() - 20)),
+              std::string::npos) << msg;
 }
 
 // A COLLADA index list with a character that is not part of an integer (Assimp appended zeros for
