@@ -318,18 +318,13 @@ void check_framing(const fs::path& path) {
     // 16th and 20th. OpenVDB reads it with boost's operator>>, which skips whitespace before each
     // character: a tab before it made OpenVDB read everything after it one byte later than this
     // walk (a string of 2 GB; tests/fuzz/regressions/vdb_gradient). Anything else is refused.
-    c.need(36, "file UUID");
-    {
-        char uuid[36];
-        in.seekg(static_cast<std::streamoff>(c.pos));
-        if (!in.read(uuid, sizeof uuid)) fail_input(path.string(), "read error at byte " + std::to_string(c.pos));
-        for (int i = 0; i < 36; ++i) {
-            const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-            if (dash ? uuid[i] != '-' : !std::isxdigit(static_cast<unsigned char>(uuid[i])))
-                fail_input(path.string(), "corrupt VDB file (its UUID at byte " + std::to_string(c.pos) +
-                                              " is not 36 characters of hex digits and dashes)");
-        }
-        c.skip(36, "file UUID");
+    const std::uint64_t uuid_at = c.pos;
+    const auto uuid = c.scalar<std::array<char, 36>>("file UUID");
+    for (int i = 0; i < 36; ++i) {
+        const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+        if (dash ? uuid[i] != '-' : !std::isxdigit(static_cast<unsigned char>(uuid[i])))
+            fail_input(path.string(), "corrupt VDB file (its UUID at byte " + std::to_string(uuid_at) +
+                                          " is not 36 characters of hex digits and dashes)");
     }
     c.metamap("file");
     // Without grid offsets (a stream written by openvdb::io::Stream) the walk cannot bound what

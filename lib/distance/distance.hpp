@@ -16,6 +16,7 @@
 // points' pages (compute_distance_as).
 // Threads: TBB, the same result for any thread count. Method and measurements:
 // docs/distance-method.md.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -96,8 +97,7 @@ struct DenseDistance : DistanceRun {
 
 // The layers within which the dense field is exact for `options` (exact_layers, at least the default).
 inline int dense_exact_band(const DistanceOptions& options) {
-    return options.exact_layers > default_exact_layers(options.connectivity) ? options.exact_layers
-                                                                             : default_exact_layers(options.connectivity);
+    return std::max(options.exact_layers, default_exact_layers(options.connectivity));
 }
 
 // Each voxel's word while the dense field is computed (4 bytes per voxel): what the field needs of

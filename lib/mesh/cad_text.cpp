@@ -1,12 +1,12 @@
 // lib/mesh/cad_text (cad_text.hpp).
 #include "mesh/cad_text.hpp"
 
-#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -16,6 +16,14 @@
 namespace hp {
 
 namespace {
+
+// Whether `word` (upper case) is at `at` of bytes [.., end), in any case: the lexer's (?i:...).
+bool keyword_at(const std::string& bytes, std::size_t at, std::size_t end, std::string_view word) {
+    if (at + word.size() > end) return false;
+    for (std::size_t i = 0; i < word.size(); ++i)
+        if (std::toupper(static_cast<unsigned char>(bytes[at + i])) != word[i]) return false;
+    return true;
+}
 
 // The stretches of a STEP file that OpenCASCADE 7.6's lexer (StepFile's step.lex) reads as tokens,
 // in order: code(begin, end) for each. Left out:
@@ -47,9 +55,7 @@ void for_each_step_code(const std::string& bytes, Code code) {
             code(start, i);
             const std::size_t close = bytes.find("*/", i + 2);
             i = start = close == std::string::npos ? n : close + 2;
-        } else if ((c == 'E' || c == 'e') && (i == 0 || !word(bytes[i - 1])) && i + 7 <= n &&
-                   std::equal(bytes.begin() + static_cast<std::ptrdiff_t>(i), bytes.begin() + static_cast<std::ptrdiff_t>(i + 7), "END-ISO",
-                              [](char x, char y) { return std::toupper(static_cast<unsigned char>(x)) == y; })) {
+        } else if ((i == 0 || !word(bytes[i - 1])) && keyword_at(bytes, i, n, "END-ISO")) {
             std::size_t k = i + 7;
             while (k < n && (std::isdigit(static_cast<unsigned char>(bytes[k])) || bytes[k] == '-')) ++k;
             if (k < n && bytes[k] == ';') {
@@ -146,10 +152,7 @@ void check_step_references(const std::string& where, const std::string& bytes) {
                     refs[static_cast<std::size_t>(current)].push_back(id);
                 }
             } else {
-                if (c == '&' && i + 6 <= to && std::toupper(static_cast<unsigned char>(bytes[i + 1])) == 'S' &&
-                    std::toupper(static_cast<unsigned char>(bytes[i + 2])) == 'C' && std::toupper(static_cast<unsigned char>(bytes[i + 3])) == 'O' &&
-                    std::toupper(static_cast<unsigned char>(bytes[i + 4])) == 'P' && std::toupper(static_cast<unsigned char>(bytes[i + 5])) == 'E')
-                    scoped = true;
+                if (c == '&' && keyword_at(bytes, i + 1, to, "SCOPE")) scoped = true;
                 ++i;
             }
         }

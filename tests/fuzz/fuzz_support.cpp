@@ -97,48 +97,51 @@ std::string fix_container_checksums(std::string b) {
     return b;
 }
 
+namespace {
+
+// Our .vdb files' trailer (formats/vdb.md): the magic, then the XXH3-64 of every byte before it.
+constexpr std::size_t kVdbTrailer = 16;
+constexpr char kVdbTrailerMagic[8] = {'H', 'P', 'V', 'D', 'B', 'X', 'H', '3'};
+
+// The bytes without their trailer, when they end with one.
+void strip_vdb_trailer(std::string& b) {
+    if (b.size() >= kVdbTrailer && std::memcmp(b.data() + b.size() - kVdbTrailer, kVdbTrailerMagic, 8) == 0)
+        b.resize(b.size() - kVdbTrailer);
+}
+
+}  // namespace
+
 std::string fix_vdb_trailer(std::string b) {
-    constexpr std::size_t kTrailer = 16;
-    static constexpr char kMagic[8] = {'H', 'P', 'V', 'D', 'B', 'X', 'H', '3'};
-    if (b.size() >= kTrailer && std::memcmp(b.data() + b.size() - kTrailer, kMagic, 8) == 0)
-        b.resize(b.size() - kTrailer);
+    strip_vdb_trailer(b);
     const std::uint64_t h = xxh3_64(b.data(), b.size());
-    b.append(kMagic, 8);
+    b.append(kVdbTrailerMagic, 8);
     b.resize(b.size() + 8);
     store<std::uint64_t>(b, b.size() - 8, h);
     return b;
 }
 
 std::string mutate_vdb_framing(std::string b, unsigned seed) {
-    constexpr std::size_t kTrailer = 16;
-    static constexpr char kMagic[8] = {'H', 'P', 'V', 'D', 'B', 'X', 'H', '3'};
-    if (b.size() >= kTrailer && std::memcmp(b.data() + b.size() - kTrailer, kMagic, 8) == 0)
-        b.resize(b.size() - kTrailer);
+    strip_vdb_trailer(b);
     // A grid's descriptor ends with three offsets: grid <= block <= end, past the descriptor and
     // within the file (as the framing walk reads them, formats/vdb_integrity.cpp).
     std::vector<std::size_t> found;
     for (std::size_t i = 0; i + 24 <= b.size(); ++i) {
-        std::int64_t grid, block, end;
-        std::memcpy(&grid, b.data() + i, 8);
-        std::memcpy(&block, b.data() + i + 8, 8);
-        std::memcpy(&end, b.data() + i + 16, 8);
-        if (grid >= static_cast<std::int64_t>(i + 24) && grid <= block && block <= end && end <= static_cast<std::int64_t>(b.size() + kTrailer))
+        const auto grid = load<std::int64_t>(b, i), block = load<std::int64_t>(b, i + 8), end = load<std::int64_t>(b, i + 16);
+        if (grid >= static_cast<std::int64_t>(i + 24) && grid <= block && block <= end &&
+            end <= static_cast<std::int64_t>(b.size() + kVdbTrailer))
             found.push_back(i);
     }
     if (found.empty()) return {};
     std::minstd_rand rng(seed);
     const std::size_t at = found[rng() % found.size()];
-    std::int64_t by = static_cast<std::int64_t>(rng() % (2 * (kTrailer + 8) + 1)) - static_cast<std::int64_t>(kTrailer + 8);
+    constexpr std::int64_t kReach = kVdbTrailer + 8;  // the trailer's size and a few bytes more
+    std::int64_t by = static_cast<std::int64_t>(rng() % (2 * kReach + 1)) - kReach;
     if (by == 0) by = 1;
     if (rng() % 2 == 0) {  // an offset moved
         const std::size_t field = at + 8 * (rng() % 3);
-        std::int64_t v;
-        std::memcpy(&v, b.data() + field, 8);
-        v += by;
-        std::memcpy(b.data() + field, &v, 8);
+        store<std::int64_t>(b, field, load<std::int64_t>(b, field) + by);
     } else {  // the file cut near the grid's end
-        std::int64_t end;
-        std::memcpy(&end, b.data() + at + 16, 8);
+        const std::int64_t end = load<std::int64_t>(b, at + 16);
         const std::int64_t cut = std::max<std::int64_t>(at + 24, std::min<std::int64_t>(end + by, static_cast<std::int64_t>(b.size())));
         b.resize(static_cast<std::size_t>(cut));
     }
