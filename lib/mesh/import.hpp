@@ -29,4 +29,8 @@ ImportedFile import_file(const std::filesystem::path& path);
 // (the native reading is on by default). Not for the tools.
 void set_native_obj(bool enabled);
 
+// For the test of the leak it spares: false reads COLLADA files in this process only (each is read
+// first in a child process by default: import.cpp, read_collada_in_child). Not for the tools.
+void set_collada_in_child(bool enabled);
+
 }  // namespace hp
