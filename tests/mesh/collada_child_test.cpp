@@ -25,7 +25,8 @@
 #define HP_TEST_ASAN 1
 #endif
 #ifdef HP_TEST_ASAN
-#include <sanitizer/allocator_interface.h>
+// The sanitizer runtime's count (declared here: GCC does not install its interface headers).
+extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
 #endif
 
 namespace fs = std::filesystem;
@@ -42,6 +43,18 @@ std::size_t heap_in_use() {
 #endif
 }
 
+// A <library_geometries> of one triangle as a `primitive` (triangles, tristrips) whose vertex
+// input names `vertices` (the file's vertices are "#v").
+std::string one_triangle_geometry(const std::string& primitive, const std::string& vertices) {
+    return R"(<library_geometries><geometry id="g"><mesh>
+<source id="p"><float_array id="pa" count="9">0 0 0 1 0 0 0 1 0</float_array>
+<technique_common><accessor source="#pa" count="3" stride="3"><param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/></accessor></technique_common></source>
+<vertices id="v"><input semantic="POSITION" source="#p"/></vertices>
+<)" + primitive + R"( count="1"><input semantic="VERTEX" source=")" + vertices + R"(" offset="0"/><p>0 1 2</p></)" + primitive + R"(>
+</mesh></geometry></library_geometries>
+)";
+}
+
 // The COLLADA file of the leak: `nodes` empty nodes in a visual scene, then a geometry whose
 // <tristrips> names a vertices source the file does not have: Assimp's parser throws there.
 fs::path write_refused_collada(const fs::path& dir, int nodes) {
@@ -50,13 +63,7 @@ fs::path write_refused_collada(const fs::path& dir, int nodes) {
 <library_visual_scenes><visual_scene id="s">)";
     for (int i = 0; i < nodes; ++i) text += "<node/>";
     text += R"(</visual_scene></library_visual_scenes>
-<library_geometries><geometry id="g"><mesh>
-<source id="p"><float_array id="pa" count="9">0 0 0 1 0 0 0 1 0</float_array>
-<technique_common><accessor source="#pa" count="3" stride="3"><param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/></accessor></technique_common></source>
-<vertices id="v"><input semantic="POSITION" source="#p"/></vertices>
-<tristrips count="1"><input semantic="VERTEX" source="#missing" offset="0"/><p>0 1 2</p></tristrips>
-</mesh></geometry></library_geometries>
-<scene><instance_visual_scene url="#s"/></scene>
+)" + one_triangle_geometry("tristrips", "#missing") + R"(<scene><instance_visual_scene url="#s"/></scene>
 </COLLADA>
 )";
     const fs::path path = dir / "refused.dae";
@@ -124,13 +131,7 @@ TEST(ColladaChild, AFileTheChildReadsIsReadHere) {
     const fs::path path = dir / "triangle.dae";
     std::ofstream(path, std::ios::binary) << R"(<?xml version="1.0"?>
 <COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
-<library_geometries><geometry id="g"><mesh>
-<source id="p"><float_array id="pa" count="9">0 0 0 1 0 0 0 1 0</float_array>
-<technique_common><accessor source="#pa" count="3" stride="3"><param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/></accessor></technique_common></source>
-<vertices id="v"><input semantic="POSITION" source="#p"/></vertices>
-<triangles count="1"><input semantic="VERTEX" source="#v" offset="0"/><p>0 1 2</p></triangles>
-</mesh></geometry></library_geometries>
-<library_visual_scenes><visual_scene id="s"><node id="n"><instance_geometry url="#g"/></node></visual_scene></library_visual_scenes>
+)" + one_triangle_geometry("triangles", "#v") + R"(<library_visual_scenes><visual_scene id="s"><node id="n"><instance_geometry url="#g"/></node></visual_scene></library_visual_scenes>
 <scene><instance_visual_scene url="#s"/></scene>
 </COLLADA>
 )";
