@@ -11,13 +11,22 @@
 
 namespace hp {
 
-std::size_t peak_rss_bytes() {
+namespace {
+
+// A "Key:   N kB" line of /proc/self/status, in bytes (0 where it is missing).
+std::size_t status_bytes(const std::string& key) {
     std::ifstream status("/proc/self/status");
     std::string line;
     while (std::getline(status, line))
-        if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+        if (line.rfind(key, 0) == 0) return std::stoull(line.substr(key.size())) * 1024;
     return 0;
 }
+
+}  // namespace
+
+std::size_t peak_rss_bytes() { return status_bytes("VmHWM:"); }
+
+std::size_t anonymous_rss_bytes() { return status_bytes("RssAnon:"); }
 
 bool reset_peak_rss() {
     std::ofstream f("/proc/self/clear_refs");

@@ -11,6 +11,9 @@
 namespace hp {
 
 std::size_t peak_rss_bytes();
+// This process's resident anonymous memory (RssAnon of /proc/self/status, bytes; 0 where the
+// kernel does not say): the pages a fork makes copy-on-write in both processes.
+std::size_t anonymous_rss_bytes();
 bool reset_peak_rss();
 
 // How a large array's pages come from the system: `faulted`, all of them faulted in on all threads

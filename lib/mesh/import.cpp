@@ -23,6 +23,7 @@
 #include "core/atomic_file.hpp"
 #include "core/child_run.hpp"
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "mesh/collada_check.hpp"
 #include "mesh/gltf_check.hpp"
 #include "mesh/ply_check.hpp"
@@ -490,7 +491,7 @@ std::string without_material_libraries(const std::string& bytes) {
 }
 
 std::atomic<bool> native_obj{true};
-std::atomic<bool> collada_in_child{true};
+std::atomic<std::size_t> collada_child_limit{kColladaChildLimit};
 
 // Assimp's COLLADA parser reads the whole document in its constructor and, when it throws there (a
 // <tristrips> input naming a missing source, an index list of the wrong length...), the nodes and
@@ -499,7 +500,10 @@ std::atomic<bool> collada_in_child{true};
 // file is read first in a forked child (run_in_child) with the importer as set up for the reading
 // here; only a file the child read goes to Assimp in this process, where the same reading then
 // succeeds. A refusal or a crash in the child is this file's refusal, with Assimp's reason. Costs a
-// second parse of the file (tests/mesh/collada_child_test.cpp measures the leak it spares).
+// second parse of the file and the fork: every page of anonymous memory is then copy-on-write in
+// this process until written once more (about 0.4 s per GB written afterwards on this machine), so
+// a process holding more than collada_child_limit reads the file here only, and keeps what Assimp
+// leaks on a refusal (tests/mesh/collada_child_test.cpp measures the leak it spares).
 void read_collada_in_child(Assimp::Importer& importer, const std::string& input, const std::string& ext,
                            const std::string& where) {
     const ChildOutcome child = run_in_child([&] {
@@ -531,7 +535,7 @@ void read_collada_in_child(Assimp::Importer& importer, const std::string& input,
 }  // namespace
 
 void set_native_obj(bool enabled) { native_obj = enabled; }
-void set_collada_in_child(bool enabled) { collada_in_child = enabled; }
+void set_collada_child_limit(std::size_t bytes) { collada_child_limit = bytes; }
 
 ImportedFile import_file(const std::filesystem::path& path) {
     const std::string where = path.string();
@@ -562,7 +566,7 @@ ImportedFile import_file(const std::filesystem::path& path) {
     const bool claimed = keep_importers_of(importer, ext);
     const std::string commented = ext == "obj" || !claimed ? without_material_libraries(bytes) : std::string();
     const std::string& input = commented.empty() ? bytes : commented;
-    if (collada_in_child && (ext == "dae" || ext == "zae" || looks_like_collada(bytes)))
+    if ((ext == "dae" || ext == "zae" || looks_like_collada(bytes)) && anonymous_rss_bytes() <= collada_child_limit)
         read_collada_in_child(importer, input, ext, where);
     const aiScene* scene = nullptr;
     try {

@@ -4,6 +4,7 @@
 // file that lib/mesh/obj_native reads exactly as Assimp would is read there instead (no Assimp
 // importer is made); every other file, and every OBJ file it declines, goes to Assimp.
 // Errors: hp::Error(bad_input) naming the file (missing, empty, unreadable, not a mesh).
+#include <cstddef>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -29,8 +30,10 @@ ImportedFile import_file(const std::filesystem::path& path);
 // (the native reading is on by default). Not for the tools.
 void set_native_obj(bool enabled);
 
-// For the test of the leak it spares: false reads COLLADA files in this process only (each is read
-// first in a child process by default: import.cpp, read_collada_in_child). Not for the tools.
-void set_collada_in_child(bool enabled);
+// A COLLADA file is read first in a forked child while this process's resident anonymous memory
+// is at most `bytes` (import.cpp, read_collada_in_child); above, only here. Default 256 MiB; 0 never
+// forks. For tests; not for the tools.
+void set_collada_child_limit(std::size_t bytes);
+inline constexpr std::size_t kColladaChildLimit = std::size_t{256} << 20;
 
 }  // namespace hp
