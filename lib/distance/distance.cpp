@@ -37,6 +37,7 @@ constexpr int kMaxPasses = 6;  // raster passes at most (they stop earlier when 
 // the triangle shares its word with the voxel's layer class (DenseCells), so no layer is read.
 struct Prop {
     const TriMesh* mesh;
+    const PreparedTriangle* tris;  // the mesh's triangles, prepared for closest-point queries
     const GridSpec* grid;
     double inv_s;
     double reach;  // 1 + the largest |origin| coordinate in voxels (the rounding of the points' shift)
@@ -51,10 +52,7 @@ struct Prop {
     std::uint32_t tri(std::size_t v) const { return cells[v] & DenseCells::kTriangle; }
     void hold(std::size_t v, std::uint32_t t) { cells[v] = (cells[v] & ~DenseCells::kTriangle) | t; }
     // The closest point on triangle t to x (x the centre of the voxel holding it).
-    ClosestPoint closest(const Vec3d& x, std::uint32_t t) const {
-        const auto& f = mesh->triangles[t];
-        return closest_point_on_triangle(x, mesh->vertices[f[0]], mesh->vertices[f[1]], mesh->vertices[f[2]]);
-    }
+    ClosestPoint closest(const Vec3d& x, std::uint32_t t) const { return closest_point_on_triangle(x, tris[t]); }
     // Whether d (world units) is below the distance from x, the centre of voxel v = (i, j, k), to
     // the triangle v holds (infinity while it holds none). Its stored closest point, rounded to
     // float (at most 2^-24 of each coordinate in voxel units), decides unless d lies within a
@@ -256,16 +254,14 @@ __attribute__((target_clones("avx2", "default"))) void row_closest(const Prop& s
     const int nx = static_cast<int>(s.nx);
     const std::size_t row = (static_cast<std::size_t>(k) * s.ny + static_cast<std::size_t>(j)) * s.nx;
     Vec3d x[4];
-    std::array<Vec3d, 3> t[4];
     const Vec3d* xs[4] = {&x[0], &x[1], &x[2], &x[3]};
-    const std::array<Vec3d, 3>* ts[4] = {&t[0], &t[1], &t[2], &t[3]};
+    const PreparedTriangle* ts[4];
     ClosestPoint four[4];
     for (int i0 = 0; i0 < nx; i0 += 4) {
         for (int l = 0; l < 4; ++l) {
             const int i = std::min(i0 + l, nx - 1);  // beyond the row's end: its last voxel again
-            const auto& f = s.mesh->triangles[s.tri(row + static_cast<std::size_t>(i))];
             x[l] = s.grid->center(i, j, k);
-            t[l] = {s.mesh->vertices[f[0]], s.mesh->vertices[f[1]], s.mesh->vertices[f[2]]};
+            ts[l] = &s.tris[s.tri(row + static_cast<std::size_t>(i))];
         }
         closest_points_on_triangles4(xs, ts, four);
         for (int l = 0; l < 4 && i0 + l < nx; ++l) cp[i0 + l] = four[l];
@@ -372,7 +368,14 @@ DenseDistance<V> compute_distance_as(const TriMesh& mesh, const GridSpec& grid, 
     const DenseCells held = std::move(cells);
     float* points = static_cast<float*>(out.pages.data());
     const double reach = 1 + std::max({std::abs(grid.origin.x), std::abs(grid.origin.y), std::abs(grid.origin.z)}) / vs;
-    Prop ps{&mesh, &grid, 1 / vs, reach, nx, ny, nz, points, points + n, points + 2 * n, held.data(),
+    std::vector<PreparedTriangle> tris(mesh.triangles.size());
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, tris.size(), 4096), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t t = r.begin(); t != r.end(); ++t) {
+            const auto& f = mesh.triangles[t];
+            tris[t] = prepare_triangle(mesh.vertices[f[0]], mesh.vertices[f[1]], mesh.vertices[f[2]]);
+        }
+    });
+    Prop ps{&mesh, tris.data(), &grid, 1 / vs, reach, nx, ny, nz, points, points + n, points + 2 * n, held.data(),
             options.visit_every_voxel};
     // Far from everything (voxels not reached yet, no triangle): a point that loses to any real
     // one (its y and z stay 0).

@@ -28,13 +28,10 @@ ClosestPoint on_edges(const Vec3d& p, const Vec3d& a, const Vec3d& b, const Vec3
         if (e.distance2 < best.distance2) best = e;
     return best;
 }
-}  // namespace
 
-ClosestPoint closest_point_on_triangle(const Vec3d& p, const Vec3d& a, const Vec3d& b, const Vec3d& c) {
+// closest_point_on_triangle past the badly-conditioned test.
+[[gnu::always_inline]] inline ClosestPoint closest_conditioned(const Vec3d& p, const Vec3d& a, const Vec3d& b, const Vec3d& c) {
     const Vec3d ab = b - a, ac = c - a, ap = p - a;
-    // Relative area test: sin^2 of the angle at a below 1e-14 (a few hundred ulps of the
-    // products below) means the barycentric solve has no significant digits left.
-    if (length2(cross(ab, ac)) <= 1e-14 * length2(ab) * length2(ac)) return on_edges(p, a, b, c);
     ClosestPoint r;
     auto vertex = [&](const Vec3d& v, int i) {
         r.point = v, r.type = FeatureType::vertex, r.index = i;
@@ -68,6 +65,24 @@ ClosestPoint closest_point_on_triangle(const Vec3d& p, const Vec3d& a, const Vec
     r.index = 0;
     r.distance2 = length2(p - r.point);
     return r;
+}
+}  // namespace
+
+PreparedTriangle prepare_triangle(const Vec3d& a, const Vec3d& b, const Vec3d& c) {
+    const Vec3d ab = b - a, ac = c - a;
+    return {a, b, c, length2(cross(ab, ac)) <= 1e-14 * length2(ab) * length2(ac)};
+}
+
+ClosestPoint closest_point_on_triangle(const Vec3d& p, const PreparedTriangle& t) {
+    return t.degenerate ? on_edges(p, t.a, t.b, t.c) : closest_conditioned(p, t.a, t.b, t.c);
+}
+
+ClosestPoint closest_point_on_triangle(const Vec3d& p, const Vec3d& a, const Vec3d& b, const Vec3d& c) {
+    const Vec3d ab = b - a, ac = c - a;
+    // Relative area test: sin^2 of the angle at a below 1e-14 (a few hundred ulps of the
+    // products below) means the barycentric solve has no significant digits left.
+    if (length2(cross(ab, ac)) <= 1e-14 * length2(ab) * length2(ac)) return on_edges(p, a, b, c);
+    return closest_conditioned(p, a, b, c);
 }
 
 }  // namespace hp

@@ -25,6 +25,16 @@ struct ClosestPoint {
 
 ClosestPoint closest_point_on_triangle(const Vec3d& p, const Vec3d& a, const Vec3d& b, const Vec3d& c);
 
+// A triangle's corners and its badly-conditioned test (the part of closest_point_on_triangle that
+// does not depend on the point), for many queries against the same triangle.
+struct PreparedTriangle {
+    Vec3d a, b, c;
+    bool degenerate = false;  // closest_point_on_triangle takes the union of the edges
+};
+PreparedTriangle prepare_triangle(const Vec3d& a, const Vec3d& b, const Vec3d& c);
+// closest_point_on_triangle(p, t.a, t.b, t.c), the same bits, without the triangle's test.
+ClosestPoint closest_point_on_triangle(const Vec3d& p, const PreparedTriangle& t);
+
 // Closest point on the segment from v_ia = s to v_ib = t (edge `edge` of a triangle): the edge
 // feature inside, vertex ia or ib at the ends (a zero-length segment gives vertex ia).
 ClosestPoint closest_point_on_segment(const Vec3d& p, const Vec3d& s, const Vec3d& t, int ia, int ib, int edge);

@@ -36,21 +36,13 @@ using Tri3 = std::array<Vec3d, 3>;
 [[gnu::always_inline]] inline V3 pick(const M4& m, const V3& a, const V3& b) {
     return {m ? a.x : b.x, m ? a.y : b.y, m ? a.z : b.z};
 }
-}  // namespace closest4_detail
 
-// out[l] = closest_point_on_triangle(p[l], t[l][0], t[l][1], t[l][2]) for l = 0..3.
-[[gnu::always_inline]] inline void closest_points_on_triangles4(const Vec3d* const p[4], const std::array<Vec3d, 3>* const t[4],
-                                                                ClosestPoint out[4]) {
-    using namespace closest4_detail;
-    const Tri3& t0 = *t[0], &t1 = *t[1], &t2 = *t[2], &t3 = *t[3];
-    const V3 P = gather(*p[0], *p[1], *p[2], *p[3]);
-    const V3 A = gather(t0[0], t1[0], t2[0], t3[0]);
-    const V3 B = gather(t0[1], t1[1], t2[1], t3[1]);
-    const V3 C = gather(t0[2], t1[2], t2[2], t3[2]);
+// The four queries past the relative area test (lanes `degenerate` and those whose face sums
+// cancelled take scalar(l), the scalar function).
+template <class Scalar>
+[[gnu::always_inline]] inline void closest4(const V3& P, const V3& A, const V3& B, const V3& C, const M4& degenerate,
+                                            Scalar&& scalar, ClosestPoint out[4]) {
     const V3 ab = sub(B, A), ac = sub(C, A), ap = sub(P, A);
-    // The relative area test of closest_point_on_triangle: such lanes take the scalar function.
-    const V3 n{ab.y * ac.z - ab.z * ac.y, ab.z * ac.x - ab.x * ac.z, ab.x * ac.y - ab.y * ac.x};
-    const M4 degenerate = dot(n, n) <= 1e-14 * dot(ab, ab) * dot(ac, ac);
     const D4 d1 = dot(ab, ap), d2 = dot(ac, ap);
     const V3 bp = sub(P, B);
     const D4 d3 = dot(ab, bp), d4 = dot(ac, bp);
@@ -84,9 +76,9 @@ using Tri3 = std::array<Vec3d, 3>;
     const D4 dist2 = dot(r, r);
     for (int l = 0; l < 4; ++l) {
         ClosestPoint& o = out[l];
-        const bool scalar = degenerate[l] || !(in_a[l] || in_b[l] || in_ab[l] || in_c[l] || in_ac[l] || in_bc[l] || in_face[l]);
-        if (scalar) {
-            o = closest_point_on_triangle(*p[l], (*t[l])[0], (*t[l])[1], (*t[l])[2]);
+        const bool use_scalar = degenerate[l] || !(in_a[l] || in_b[l] || in_ab[l] || in_c[l] || in_ac[l] || in_bc[l] || in_face[l]);
+        if (use_scalar) {
+            o = scalar(l);
             continue;
         }
         o.point = {q.x[l], q.y[l], q.z[l]};
@@ -99,6 +91,35 @@ using Tri3 = std::array<Vec3d, 3>;
         else if (in_bc[l]) o.type = FeatureType::edge, o.index = 1;
         else o.type = FeatureType::face, o.index = 0;
     }
+}
+}  // namespace closest4_detail
+
+// out[l] = closest_point_on_triangle(p[l], t[l][0], t[l][1], t[l][2]) for l = 0..3.
+[[gnu::always_inline]] inline void closest_points_on_triangles4(const Vec3d* const p[4], const std::array<Vec3d, 3>* const t[4],
+                                                                ClosestPoint out[4]) {
+    using namespace closest4_detail;
+    const Tri3& t0 = *t[0], &t1 = *t[1], &t2 = *t[2], &t3 = *t[3];
+    const V3 A = gather(t0[0], t1[0], t2[0], t3[0]);
+    const V3 B = gather(t0[1], t1[1], t2[1], t3[1]);
+    const V3 C = gather(t0[2], t1[2], t2[2], t3[2]);
+    const V3 ab = sub(B, A), ac = sub(C, A);
+    // The relative area test of closest_point_on_triangle: such lanes take the scalar function.
+    const V3 n{ab.y * ac.z - ab.z * ac.y, ab.z * ac.x - ab.x * ac.z, ab.x * ac.y - ab.y * ac.x};
+    const M4 degenerate = dot(n, n) <= 1e-14 * dot(ab, ab) * dot(ac, ac);
+    closest4(gather(*p[0], *p[1], *p[2], *p[3]), A, B, C, degenerate,
+             [&](int l) { return closest_point_on_triangle(*p[l], (*t[l])[0], (*t[l])[1], (*t[l])[2]); }, out);
+}
+
+// out[l] = closest_point_on_triangle(p[l], *t[l]) for l = 0..3 (prepared triangles: no relative
+// area test per query).
+[[gnu::always_inline]] inline void closest_points_on_triangles4(const Vec3d* const p[4], const PreparedTriangle* const t[4],
+                                                                ClosestPoint out[4]) {
+    using namespace closest4_detail;
+    const PreparedTriangle &t0 = *t[0], &t1 = *t[1], &t2 = *t[2], &t3 = *t[3];
+    const M4 degenerate{-static_cast<long long>(t0.degenerate), -static_cast<long long>(t1.degenerate),
+                        -static_cast<long long>(t2.degenerate), -static_cast<long long>(t3.degenerate)};
+    closest4(gather(*p[0], *p[1], *p[2], *p[3]), gather(t0.a, t1.a, t2.a, t3.a), gather(t0.b, t1.b, t2.b, t3.b),
+             gather(t0.c, t1.c, t2.c, t3.c), degenerate, [&](int l) { return closest_point_on_triangle(*p[l], *t[l]); }, out);
 }
 
 #pragma GCC diagnostic pop

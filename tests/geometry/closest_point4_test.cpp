@@ -1,6 +1,7 @@
 // closest_points_on_triangles4 against closest_point_on_triangle, bit for bit: the point, the
 // squared distance, the feature type and index, in the default build and in an AVX2 function
-// (where the CPU has AVX2), on points in every Voronoi region of random triangles, on points and
+// (where the CPU has AVX2), from the corners and from prepared triangles (and the scalar function
+// from prepared triangles), on points in every Voronoi region of random triangles, on points and
 // triangles of a small integer lattice (ties and zeros in the region tests), and on badly
 // conditioned triangles (the scalar fall-back).
 #include "geometry/closest_point4.hpp"
@@ -29,6 +30,14 @@ void four_default(const Vec3d* const p[4], const Tri* const t[4], hp::ClosestPoi
 __attribute__((target("avx2"))) void four_avx2(const Vec3d* const p[4], const Tri* const t[4], hp::ClosestPoint out[4]) {
     hp::closest_points_on_triangles4(p, t, out);
 }
+// The same from prepared triangles.
+void four_prepared(const Vec3d* const p[4], const hp::PreparedTriangle* const t[4], hp::ClosestPoint out[4]) {
+    hp::closest_points_on_triangles4(p, t, out);
+}
+__attribute__((target("avx2"))) void four_prepared_avx2(const Vec3d* const p[4], const hp::PreparedTriangle* const t[4],
+                                                         hp::ClosestPoint out[4]) {
+    hp::closest_points_on_triangles4(p, t, out);
+}
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
@@ -40,10 +49,17 @@ void check(const std::vector<Vec3d>& points, const std::vector<Tri>& tris, std::
         const Vec3d* p[4];
         const Tri* t[4];
         for (int l = 0; l < 4; ++l) p[l] = &points[k + static_cast<std::size_t>(l)], t[l] = &tris[k + static_cast<std::size_t>(l)];
-        hp::ClosestPoint got[2][4];
+        // Forms: default, AVX2, prepared default, prepared AVX2, prepared scalar.
+        hp::PreparedTriangle prepared[4];
+        const hp::PreparedTriangle* pt[4];
+        for (int l = 0; l < 4; ++l) prepared[l] = hp::prepare_triangle((*t[l])[0], (*t[l])[1], (*t[l])[2]), pt[l] = &prepared[l];
+        hp::ClosestPoint got[5][4];
         four_default(p, t, got[0]);
-        if (avx2) four_avx2(p, t, got[1]);
-        for (int form = 0; form < (avx2 ? 2 : 1); ++form)
+        four_prepared(p, pt, got[2]);
+        if (avx2) four_avx2(p, t, got[1]), four_prepared_avx2(p, pt, got[3]);
+        else four_default(p, t, got[1]), four_prepared(p, pt, got[3]);
+        for (int l = 0; l < 4; ++l) got[4][l] = hp::closest_point_on_triangle(*p[l], prepared[l]);
+        for (int form = 0; form < 5; ++form)
             for (int l = 0; l < 4; ++l) {
                 const hp::ClosestPoint want = hp::closest_point_on_triangle(*p[l], (*t[l])[0], (*t[l])[1], (*t[l])[2]);
                 const hp::ClosestPoint& g = got[form][l];
