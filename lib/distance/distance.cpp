@@ -36,7 +36,6 @@ constexpr int kMaxPasses = 6;  // raster passes at most (they stop earlier when 
 // voxels (|layer| <= band) hold their exact closest point and never change. 16 bytes per voxel:
 // the triangle shares its word with the voxel's layer class (DenseCells), so no layer is read.
 struct Prop {
-    const TriMesh* mesh;
     const PreparedTriangle* tris;  // the mesh's triangles, prepared for closest-point queries
     const GridSpec* grid;
     double inv_s;
@@ -375,7 +374,7 @@ DenseDistance<V> compute_distance_as(const TriMesh& mesh, const GridSpec& grid, 
             tris[t] = prepare_triangle(mesh.vertices[f[0]], mesh.vertices[f[1]], mesh.vertices[f[2]]);
         }
     });
-    Prop ps{&mesh, tris.data(), &grid, 1 / vs, reach, nx, ny, nz, points, points + n, points + 2 * n, held.data(),
+    Prop ps{tris.data(), &grid, 1 / vs, reach, nx, ny, nz, points, points + n, points + 2 * n, held.data(),
             options.visit_every_voxel};
     // Far from everything (voxels not reached yet, no triangle): a point that loses to any real
     // one (its y and z stay 0).

@@ -30,15 +30,13 @@ ClosestPoint closest_point_on_edges(const Vec3d& p, const Vec3d& a, const Vec3d&
 
 PreparedTriangle prepare_triangle(const Vec3d& a, const Vec3d& b, const Vec3d& c) {
     const Vec3d ab = b - a, ac = c - a;
+    // Relative area test: sin^2 of the angle at a below 1e-14 (a few hundred ulps of the
+    // products of the solve) means the barycentric solve has no significant digits left.
     return {a, b, c, length2(cross(ab, ac)) <= 1e-14 * length2(ab) * length2(ac)};
 }
 
 ClosestPoint closest_point_on_triangle(const Vec3d& p, const Vec3d& a, const Vec3d& b, const Vec3d& c) {
-    const Vec3d ab = b - a, ac = c - a;
-    // Relative area test: sin^2 of the angle at a below 1e-14 (a few hundred ulps of the
-    // products below) means the barycentric solve has no significant digits left.
-    if (length2(cross(ab, ac)) <= 1e-14 * length2(ab) * length2(ac)) return closest_point_on_edges(p, a, b, c);
-    return detail::closest_conditioned(p, a, b, c);
+    return closest_point_on_triangle(p, prepare_triangle(a, b, c));
 }
 
 }  // namespace hp

@@ -490,18 +490,24 @@ std::string without_material_libraries(const std::string& bytes) {
     return out;
 }
 
+// The refusal of a file Assimp could not read, with its reason (cut at 160 characters) when it gave one.
+[[noreturn]] void refuse_unreadable(const std::string& where, std::string reason) {
+    if (reason.size() > 160) reason = reason.substr(0, 160) + "...";
+    fail_input(where, "not a mesh file that can be read" + (reason.empty() ? std::string() : " (" + reason + ")"));
+}
+
 std::atomic<bool> native_obj{true};
 std::atomic<std::size_t> collada_child_limit{kColladaChildLimit};
 
 // Assimp's COLLADA parser reads the whole document in its constructor and, when it throws there (a
 // <tristrips> input naming a missing source, an index list of the wrong length...), the nodes and
-// meshes it had read are never freed: about 280 bytes per <node/> of 8 bytes, once per refused file,
+// meshes it had read are never freed: about 300 bytes per <node/> of 8 bytes, once per refused file,
 // kept by a long-lived process (the pipeline with -j, the Python module) until it exits. So a COLLADA
 // file is read first in a forked child (run_in_child) with the importer as set up for the reading
 // here; only a file the child read goes to Assimp in this process, where the same reading then
 // succeeds. A refusal or a crash in the child is this file's refusal, with Assimp's reason. Costs a
 // second parse of the file and the fork: every page of anonymous memory is then copy-on-write in
-// this process until written once more (about 0.4 s per GB written afterwards on this machine), so
+// this process until written once more (0.44 s for 1 GB written afterwards, one run on 2 cores), so
 // a process holding more than collada_child_limit reads the file here only, and keeps what Assimp
 // leaks on a refusal (tests/mesh/collada_child_test.cpp measures the leak it spares).
 void read_collada_in_child(Assimp::Importer& importer, const std::string& input, const std::string& ext,
@@ -512,21 +518,15 @@ void read_collada_in_child(Assimp::Importer& importer, const std::string& input,
         const std::string reason = importer.GetErrorString();
         return reason.empty() ? std::string("Assimp gave no reason") : reason;
     });
-    auto refuse = [&](std::string reason) {
-        if (reason.size() > 160) reason = reason.substr(0, 160) + "...";
-        fail_input(where, "not a mesh file that can be read (" + reason + ")");
-    };
     switch (child.kind) {
     case ChildOutcome::Kind::done:
-        if (!child.text.empty()) refuse(child.text);
+        if (!child.text.empty()) refuse_unreadable(where, child.text);
         return;
     case ChildOutcome::Kind::threw:
-        refuse(child.text);
-        return;
+        refuse_unreadable(where, child.text);
     case ChildOutcome::Kind::died:
-        refuse(child.signal != 0 ? "Assimp's COLLADA reader ended by signal " + std::to_string(child.signal) + " on it"
+        refuse_unreadable(where, child.signal != 0 ? "Assimp's COLLADA reader ended by signal " + std::to_string(child.signal) + " on it"
                                  : "Assimp's COLLADA reader ended with status " + std::to_string(child.status) + " on it");
-        return;
     case ChildOutcome::Kind::not_started:
         return;  // no process to spare: read here, at the cost above
     }
@@ -581,11 +581,7 @@ ImportedFile import_file(const std::filesystem::path& path) {
     } catch (const std::exception& e) {
         fail_input(where, std::string("not a mesh file that can be read (") + e.what() + ")");
     }
-    if (!scene) {
-        std::string reason = importer.GetErrorString();
-        if (reason.size() > 160) reason = reason.substr(0, 160) + "...";
-        fail_input(where, "not a mesh file that can be read" + (reason.empty() ? std::string() : " (" + reason + ")"));
-    }
+    if (!scene) refuse_unreadable(where, importer.GetErrorString());
     file.scene = scene;
     return file;
 }
